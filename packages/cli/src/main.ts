@@ -1,0 +1,3 @@
+import { runCli } from './program.ts';
+
+await runCli(process.argv);

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('applies the embedded defaults', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c.PORT).toBe(8000);
+    expect(c.HOST).toBe('127.0.0.1');
+    expect(c.dataDir).toBe('/srv/app/data');
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.REDIS_URL).toBeUndefined();
+    expect(c.API_VARIANT).toBe('B');
+  });
+
+  it('refuses a bad value and names the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x/y' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ API_VARIANT: 'C' })).toThrow(/API_VARIANT/);
+    expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('accepts service URLs and treats an empty one as unset', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', REDIS_URL: '' });
+    expect(c.DATABASE_URL).toBe('postgres://u@h:5432/db');
+    expect(c.REDIS_URL).toBeUndefined();
+  });
+});

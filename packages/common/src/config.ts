@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every environment variable earshot reads, validated once at start.
+ * Add a variable here (and to the README's configuration table), never read process.env elsewhere.
+ */
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .refine(
+          (v) => {
+            try {
+              return protocols.includes(new URL(v).protocol);
+            } catch {
+              return false;
+            }
+          },
+          `must be a URL with one of the protocols ${protocols.join(', ')}`,
+        )
+        .optional(),
+    )
+    .optional();
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  FFPROBE_PATH: z.string().min(1).optional(),
+  API_VARIANT: z.enum(['A', 'B']).default('B'),
+  PUBLIC_URL: optionalUrl(['http:', 'https:']),
+  TRUST_PROXY: bool.default(false),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  DEMO_IMPORT: bool.default(true),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export interface Config extends RawConfig {
+  /** DATA_DIR resolved to an absolute path. */
+  dataDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid environment variable ${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment. Throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const input: Record<string, string | undefined> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined) input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(variable, `${issue.message} (got ${JSON.stringify(input[variable])})`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(cwd, parsed.data.DATA_DIR) };
+}
+
+/** Human-readable table of the variables, used by `earshot --help` and checked against the README. */
+export const configDocs: Record<keyof RawConfig, string> = {
+  PORT: 'HTTP port of the API (default 8000)',
+  HOST: 'interface the API binds to (default 127.0.0.1)',
+  DATA_DIR: 'folder for the embedded database and the sound files (default ./data)',
+  DATABASE_URL: 'PostgreSQL server URL; unset = embedded PGlite database in DATA_DIR',
+  REDIS_URL: 'Redis URL for BullMQ workers and rate limits; unset = in-process job runner',
+  LOG_LEVEL: 'pino log level (default info)',
+  FFMPEG_PATH: 'ffmpeg binary; default: ffmpeg on PATH, else the npm @ffmpeg-installer binary',
+  FFPROBE_PATH: 'ffprobe binary; default: ffprobe on PATH, else the npm @ffprobe-installer binary',
+  API_VARIANT: 'B (default) or A: which variant of the version 2 API is served',
+  PUBLIC_URL: 'absolute base URL used in links instead of the request origin',
+  TRUST_PROXY: 'honour X-Forwarded-Proto/Host (set when behind a reverse proxy; default false)',
+  WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
+  DEMO_IMPORT: 'import the demo fixtures on the first start with an empty data folder (default true)',
+};
