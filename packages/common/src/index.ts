@@ -3,3 +3,4 @@ export * from './errors.ts';
 export * from './logger.ts';
 export * from './services.ts';
 export * from './testing.ts';
+export * from './ts-worker.ts';

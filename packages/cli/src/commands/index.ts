@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import * as bench from './bench.ts';
 
-/** Each command lives in its own file and registers itself here. */
+/** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
 export function registerCommands(program: Command): void {
   program
     .command('version')
@@ -8,4 +9,5 @@ export function registerCommands(program: Command): void {
     .action(() => {
       process.stdout.write('earshot 0.1.0\n');
     });
+  bench.register(program);
 }
