@@ -1,0 +1,42 @@
+import http from 'node:http';
+import { EarshotError } from '@earshot/common';
+import type { Context, Next } from 'koa';
+
+/**
+ * Turns every failure into a status code and a `{"detail": …}` body. Errors meant for users
+ * (EarshotError) keep their message; anything else is logged and answered with a generic 500.
+ */
+export function errorHandler() {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
+        const status = ctx.status;
+        ctx.body = { detail: defaultDetail(status, ctx.method) };
+        ctx.status = status; // assigning a body must not change the status
+      }
+    } catch (err) {
+      if (err instanceof EarshotError) {
+        ctx.status = err.status;
+        ctx.body = { detail: err.details ?? err.message };
+        return;
+      }
+      const status = (err as { status?: number; expose?: boolean }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        // Koa/http-errors raised by body parsing and the like: the message is meant for the client.
+        ctx.status = status;
+        ctx.body = { detail: (err as Error).message };
+        return;
+      }
+      ctx.state.log?.error({ err }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = { detail: 'Internal server error.' };
+    }
+  };
+}
+
+function defaultDetail(status: number, method: string): string {
+  if (status === 404) return 'Not found.';
+  if (status === 405) return `Method "${method}" not allowed.`;
+  return http.STATUS_CODES[status] ?? 'Error';
+}

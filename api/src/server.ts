@@ -1,0 +1,36 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import type { AppDeps } from './deps.ts';
+
+export interface RunningServer {
+  server: http.Server;
+  /** Origin the server answers on, e.g. http://127.0.0.1:8000 */
+  origin: string;
+  close: () => Promise<void>;
+}
+
+/** Starts the HTTP server on HOST:PORT (PORT 0 picks a free port, used by tests). */
+export async function startServer(deps: AppDeps): Promise<RunningServer> {
+  const app = createApp(deps);
+  const server = http.createServer(app.callback());
+  // Slow clients must not hold sockets forever; keep-alive a little longer than common proxies' timeouts.
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 120_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(deps.config.PORT, deps.config.HOST, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = deps.config.HOST.includes(':') ? `[${deps.config.HOST}]` : deps.config.HOST;
+  const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  return {
+    server,
+    origin,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
