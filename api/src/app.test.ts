@@ -24,7 +24,7 @@ describe('HTTP skeleton', () => {
     databaseUp = false;
     const down = await fetch(`${server.origin}/health`);
     expect(down.status).toBe(503);
-    expect((await down.json()).database).toMatch(/connection refused/);
+    expect(((await down.json()) as { database: string }).database).toMatch(/connection refused/);
     databaseUp = true;
   });
 
