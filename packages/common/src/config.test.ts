@@ -26,3 +26,14 @@ describe('loadConfig', () => {
     expect(c.REDIS_URL).toBeUndefined();
   });
 });
+
+describe('README configuration table', () => {
+  it('lists every variable the config module reads', async () => {
+    const fs = await import('node:fs');
+    const readme = fs.readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const { configSchema } = await import('./config.ts');
+    for (const variable of Object.keys(configSchema.shape)) {
+      expect(readme, `README is missing ${variable}`).toContain(`| \`${variable}\` |`);
+    }
+  });
+});
