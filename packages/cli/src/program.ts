@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, EarshotError, loadConfig } from '@earshot/common';
+import { ConfigError, configDocs, createLogger, EarshotError, loadConfig } from '@earshot/common';
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.ts';
 
@@ -8,6 +8,11 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerCommands(program);
+  const width = Math.max(...Object.keys(configDocs).map((k) => k.length));
+  const env = Object.entries(configDocs)
+    .map(([name, doc]) => `  ${name.padEnd(width)}  ${doc}`)
+    .join('\n');
+  program.addHelpText('after', `\nEnvironment variables:\n${env}\n`);
   return program;
 }
 
