@@ -1,0 +1,114 @@
+import path from 'node:path';
+
+/**
+ * Pure builders of ffmpeg/ffprobe argument lists (tested without ffmpeg). Inputs are passed with
+ * the `file:` protocol so that a file named like `pipe:1` or `http://…` is still read as a file.
+ */
+
+const QUIET = ['-hide_banner', '-nostdin', '-v', 'error'];
+
+export function fileUrl(file: string): string {
+  return `file:${path.resolve(file)}`;
+}
+
+export function probeArgs(file: string): string[] {
+  return ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-i', fileUrl(file)];
+}
+
+export type PreviewCodec = 'libmp3lame' | 'libvorbis';
+
+export interface PreviewEncoding {
+  codec: PreviewCodec;
+  /** Target bitrate in kbps. */
+  kbps: number;
+  /** Vorbis quality used where libvorbis cannot hold a managed bitrate (rates below 44.1 kHz). */
+  fallbackQuality?: number;
+}
+
+export interface SourceAudio {
+  samplerate: number;
+  channels: number;
+  /** Index of the audio stream to use (ffprobe's stream index). */
+  streamIndex: number;
+}
+
+/** Rates libmp3lame and libvorbis encode; outside them previews are resampled to the nearest family. */
+export function previewSampleRate(sourceRate: number): number {
+  if (sourceRate > 48_000) return sourceRate % 44_100 === 0 ? 44_100 : 48_000;
+  return sourceRate;
+}
+
+/**
+ * Output options of one preview: original rate where the codec allows, at most 2 channels.
+ * Vorbis is VBR by nature and lands far below the contract's ~192/~80 kbps on simple sounds, so it
+ * runs with a managed bitrate (min = max = target); libvorbis has no managed mode below 44.1 kHz,
+ * where it falls back to the quality that upstream uses.
+ */
+export function previewOutputArgs(encoding: PreviewEncoding, source: SourceAudio, output: string): string[] {
+  const rate = previewSampleRate(source.samplerate);
+  const args = ['-map', `0:${source.streamIndex}`, '-vn', '-sn', '-dn', '-map_metadata', '-1'];
+  if (source.channels > 2) args.push('-ac', '2');
+  if (rate !== source.samplerate) args.push('-ar', String(rate));
+  args.push('-c:a', encoding.codec);
+  const kbps = `${encoding.kbps}k`;
+  if (encoding.codec === 'libmp3lame') {
+    args.push('-b:a', kbps, '-f', 'mp3');
+  } else {
+    if (rate >= 44_100) args.push('-b:a', kbps, '-minrate', kbps, '-maxrate', kbps);
+    else args.push('-q:a', String(encoding.fallbackQuality ?? 3));
+    args.push('-f', 'ogg');
+  }
+  args.push(fileUrl(output));
+  return args;
+}
+
+/**
+ * The mono mix-down filter: the mean of all channels (ffmpeg's own `-ac 1` weights stereo by
+ * 0.707 each, which is louder than the mean essentia's "mix" downmix uses).
+ */
+export function monoMixFilter(channels: number, sampleRate: number): string {
+  const resample = `aresample=${sampleRate}`;
+  if (channels <= 1) return resample;
+  const gain = (1 / channels).toPrecision(6);
+  const terms = Array.from({ length: channels }, (_, c) => `${gain}*c${c}`).join('+');
+  return `pan=mono|c0=${terms},${resample}`;
+}
+
+/** Output options writing the mono float32 mix-down at `sampleRate` to stdout. */
+export function monoPipeOutputArgs(source: SourceAudio, sampleRate: number): string[] {
+  return [
+    '-map',
+    `0:${source.streamIndex}`,
+    '-vn',
+    '-sn',
+    '-dn',
+    '-af',
+    monoMixFilter(source.channels, sampleRate),
+    '-c:a',
+    'pcm_f32le',
+    '-f',
+    'f32le',
+    'pipe:1',
+  ];
+}
+
+/** One decode of `input` to the mono pipe only. */
+export function decodeMonoArgs(input: string, source: SourceAudio, sampleRate: number): string[] {
+  return [...QUIET, '-i', fileUrl(input), ...monoPipeOutputArgs(source, sampleRate)];
+}
+
+/**
+ * One ffmpeg process, one input, several outputs: the source is demuxed and decoded once and each
+ * output gets its own resample/encode chain. `mono` adds the float32 pipe used for images/analysis.
+ */
+export function transcodeArgs(
+  input: string,
+  source: SourceAudio,
+  previews: Array<{ encoding: PreviewEncoding; output: string }>,
+  mono?: { sampleRate: number },
+): string[] {
+  const args = [...QUIET, '-y', '-i', fileUrl(input)];
+  for (const p of previews) args.push(...previewOutputArgs(p.encoding, source, p.output));
+  if (mono) args.push(...monoPipeOutputArgs(source, mono.sampleRate));
+  return args;
+}

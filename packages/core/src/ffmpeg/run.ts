@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { type BinaryName, resolveBinary } from './binaries.ts';
+import { FfmpegProcessError } from './errors.ts';
+
+const STDERR_TAIL_BYTES = 4096;
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+export interface RunOptions {
+  /** Kill the process (SIGKILL) after this long; every ffmpeg run has a limit. */
+  timeoutMs?: number;
+  /** Receives stdout chunks as they arrive; when absent, stdout is collected and returned. */
+  onStdout?: (chunk: Buffer) => void;
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  /** Collected stdout (empty when onStdout consumed it). */
+  stdout: Buffer;
+  stderrTail: string;
+}
+
+/** Keeps only the last `limit` bytes of a stream, so a chatty ffmpeg cannot grow memory. */
+export class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit = STDERR_TAIL_BYTES) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size - (this.chunks[0]?.length ?? 0) >= this.limit && this.chunks.length > 1) {
+      this.size -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+
+  toString(): string {
+    const all = Buffer.concat(this.chunks);
+    return all
+      .subarray(Math.max(0, all.length - this.limit))
+      .toString('utf8')
+      .trim();
+  }
+}
+
+/**
+ * The one place that spawns ffmpeg or ffprobe. Spawns directly (not through fluent-ffmpeg) because
+ * the pipeline needs one input fanned out to several outputs plus a raw pipe, a hard timeout on every
+ * process and the stderr tail in the error; fluent-ffmpeg's ffprobe has no timeout at all.
+ */
+export function runBinary(
+  name: BinaryName,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const { path: bin } = resolveBinary(name);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const stderr = new TailBuffer();
+    const stdoutChunks: Buffer[] = [];
+    let timedOut = false;
+    let aborted = false;
+    let spawnError: Error | undefined;
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      child.kill('SIGKILL');
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (options.onStdout) {
+        try {
+          options.onStdout(chunk);
+        } catch (err) {
+          spawnError = err as Error;
+          child.kill('SIGKILL');
+        }
+      } else stdoutChunks.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', (err) => {
+      spawnError = err;
+    });
+    child.on('close', (code, killSignal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      const tail = stderr.toString();
+      if (spawnError) {
+        reject(spawnError instanceof FfmpegProcessError ? spawnError : wrap(spawnError, args, code, tail));
+      } else if (timedOut) {
+        reject(new FfmpegProcessError(`${name} timed out after ${timeoutMs} ms`, args, code, tail, true));
+      } else if (aborted) {
+        reject(new FfmpegProcessError(`${name} was aborted`, args, code, tail));
+      } else if (code !== 0) {
+        reject(new FfmpegProcessError(`${name} exited with ${code ?? killSignal}`, args, code, tail));
+      } else {
+        resolve({ stdout: Buffer.concat(stdoutChunks), stderrTail: tail });
+      }
+    });
+  });
+}
+
+function wrap(err: Error, args: readonly string[], code: number | null, tail: string): Error {
+  // Errors thrown by a stdout consumer are the caller's own (e.g. a typed MediaError): keep them.
+  if (!('code' in err) || typeof (err as NodeJS.ErrnoException).syscall !== 'string') return err;
+  return new FfmpegProcessError(`could not run ffmpeg: ${err.message}`, args, code, tail);
+}

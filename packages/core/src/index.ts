@@ -1,0 +1,2 @@
+// Media: probe, decode, previews, images, peaks (issue 3).
+export * from './media/index.ts';

@@ -1,0 +1,48 @@
+import { decodeMonoArgs } from '../ffmpeg/args.ts';
+import { runBinary } from '../ffmpeg/run.ts';
+import { toMediaError } from './ffmpeg-errors.ts';
+import { MonoSink } from './mono-sink.ts';
+import { type ProbeResult, probeFile } from './probe.ts';
+import { checkDecodedLength } from './validate.ts';
+
+export const ANALYSIS_SAMPLE_RATE = 44_100;
+
+export interface DecodedSignal {
+  /** Mono mix-down (mean of the channels), float32. */
+  samples: Float32Array;
+  sampleRate: number;
+  /** Seconds, from the decoded sample count. */
+  duration: number;
+}
+
+export interface DecodeOptions {
+  /** Default 44100. */
+  sampleRate?: number;
+  timeoutMs?: number;
+  /** A probe already made of this file (skips ffprobe and the md5). */
+  probe?: ProbeResult;
+  /** The user's file name, for the extension check when probing here. */
+  fileName?: string;
+}
+
+/**
+ * Decodes a file once to a mono float32 signal at 44.1 kHz (or `sampleRate`). Memory: the signal,
+ * preallocated from the probed duration, plus ffmpeg's pipe chunks. Throws MediaError for files
+ * that are not usable audio.
+ */
+export async function decodeMono(file: string, opts: DecodeOptions = {}): Promise<DecodedSignal> {
+  const sampleRate = opts.sampleRate ?? ANALYSIS_SAMPLE_RATE;
+  const probe = opts.probe ?? (await probeFile(file, { fileName: opts.fileName, timeoutMs: opts.timeoutMs }));
+  const sink = new MonoSink(probe.duration * sampleRate);
+  try {
+    await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate), {
+      timeoutMs: opts.timeoutMs,
+      onStdout: (chunk) => sink.write(chunk),
+    });
+  } catch (err) {
+    throw toMediaError(err);
+  }
+  const samples = sink.finish();
+  checkDecodedLength(probe, samples.length, sampleRate);
+  return { samples, sampleRate, duration: samples.length / sampleRate };
+}

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { probeArgs } from '../ffmpeg/args.ts';
+import { FfmpegProcessError } from '../ffmpeg/errors.ts';
+import { runBinary } from '../ffmpeg/run.ts';
+import { MediaError } from './errors.ts';
+import { extensionOf, LOSSY_TYPES, type SoundType, typeFromExtension, typeFromProbe } from './formats.ts';
+
+/** The parts of `ffprobe -show_format -show_streams` we read; the whole object is kept as `raw`. */
+export interface FfprobeStream {
+  index: number;
+  codec_type?: string;
+  codec_name?: string;
+  sample_fmt?: string;
+  sample_rate?: string;
+  channels?: number;
+  bits_per_sample?: number;
+  bits_per_raw_sample?: string;
+  duration?: string;
+  bit_rate?: string;
+  [key: string]: unknown;
+}
+
+export interface FfprobeOutput {
+  streams?: FfprobeStream[];
+  format?: {
+    format_name?: string;
+    duration?: string;
+    size?: string;
+    bit_rate?: string;
+    [key: string]: unknown;
+  };
+}
+
+/** What the contract's sound record needs about the original file, plus the raw probe output. */
+export interface ProbeResult {
+  type: SoundType;
+  /** Seconds. */
+  duration: number;
+  samplerate: number;
+  channels: number;
+  /** Bits per sample of lossless files; 0 for lossy ones (unreliable, as the contract says). */
+  bitdepth: number;
+  /** kbps of lossy files (file size over duration, snapped to common rates); 0 for lossless ones. */
+  bitrate: number;
+  /** Bytes. */
+  filesize: number;
+  md5: string;
+  /** The decoder ffmpeg uses for the audio stream. */
+  codec: string;
+  /** Index of the audio stream within the file (the one decoded and previewed). */
+  streamIndex: number;
+  raw: FfprobeOutput;
+}
+
+export interface ProbeOptions {
+  /** The name the user gave the file (its extension is checked against the content); default: the path. */
+  fileName?: string;
+  timeoutMs?: number;
+}
+
+const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
+
+export async function md5File(file: string): Promise<string> {
+  const hash = createHash('md5');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Lossy bitrate from size and duration, snapped to a standard rate when within 2 kbps (as upstream). */
+export function estimateBitrate(type: SoundType, filesize: number, duration: number): number {
+  if (!LOSSY_TYPES.has(type) || duration <= 0) return 0;
+  const kbps = Math.round((filesize * 8) / duration / 1000);
+  const near = COMMON_BITRATES.find((b) => Math.abs(b - kbps) <= 2);
+  return near ?? kbps;
+}
+
+function bitDepthOf(type: SoundType, stream: FfprobeStream): number {
+  if (LOSSY_TYPES.has(type) && !/^(flac|alac)$/.test(stream.codec_name ?? '')) return 0;
+  const raw = Number(stream.bits_per_raw_sample);
+  if (Number.isFinite(raw) && raw > 0) return raw;
+  if (stream.bits_per_sample && stream.bits_per_sample > 0) return stream.bits_per_sample;
+  if (stream.sample_fmt?.startsWith('flt')) return 32;
+  if (stream.sample_fmt?.startsWith('dbl')) return 64;
+  return 0;
+}
+
+function positive(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** Interprets ffprobe's JSON (pure: tested without ffprobe). Throws MediaError for what we refuse. */
+export function interpretProbe(
+  raw: FfprobeOutput,
+  fileName: string,
+  filesize: number,
+  md5: string,
+): ProbeResult {
+  const stream = raw.streams?.find((s) => s.codec_type === 'audio');
+  if (!stream) throw new MediaError('no_audio', undefined, { format: raw.format?.format_name });
+  const detected = typeFromProbe(raw.format?.format_name ?? '', stream.codec_name ?? '');
+  if (!detected) {
+    throw new MediaError('unsupported_format', undefined, {
+      format: raw.format?.format_name,
+      codec: stream.codec_name,
+    });
+  }
+  const claimed = typeFromExtension(fileName);
+  const claimedContainer = claimed === 'aif' ? 'aiff' : claimed;
+  if (claimedContainer && claimedContainer !== detected) {
+    throw new MediaError(
+      'wrong_extension',
+      `It is named .${extensionOf(fileName)} but contains ${detected} audio.`,
+      {
+        detected,
+      },
+    );
+  }
+  const type: SoundType = detected === 'aiff' && claimed === 'aif' ? 'aif' : detected;
+  const samplerate = positive(stream.sample_rate) ?? 0;
+  const channels = stream.channels ?? 0;
+  if (samplerate === 0 || channels === 0) throw new MediaError('corrupt_file', undefined, { stream });
+  const duration = positive(stream.duration) ?? positive(raw.format?.duration);
+  if (duration === undefined)
+    throw new MediaError('no_audio', 'Its audio has no length.', { format: raw.format });
+  return {
+    type,
+    duration,
+    samplerate,
+    channels,
+    bitdepth: bitDepthOf(type, stream),
+    bitrate: estimateBitrate(type, filesize, duration),
+    filesize,
+    md5,
+    codec: stream.codec_name ?? '',
+    streamIndex: stream.index,
+    raw,
+  };
+}
+
+/**
+ * Probes a file once: type, duration, rate, channels, depth, bitrate, size, md5, and ffprobe's raw
+ * output so that nothing re-probes a stored file.
+ */
+export async function probeFile(file: string, options: ProbeOptions = {}): Promise<ProbeResult> {
+  const stat = await fs.stat(file);
+  if (stat.size === 0) throw new MediaError('empty_file');
+  const fileName = options.fileName ?? path.basename(file);
+  const [md5, raw] = await Promise.all([md5File(file), runProbe(file, fileName, options.timeoutMs)]);
+  return interpretProbe(raw, fileName, stat.size, md5);
+}
+
+async function runProbe(file: string, fileName: string, timeoutMs = 60_000): Promise<FfprobeOutput> {
+  try {
+    const { stdout } = await runBinary('ffprobe', probeArgs(file), { timeoutMs });
+    return JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
+  } catch (err) {
+    if (err instanceof FfmpegProcessError) {
+      if (err.timedOut) throw new MediaError('timeout', undefined, { stderr: err.stderrTail });
+      // ffprobe found no container it knows: garbage under an audio name is damaged, under any other name unsupported.
+      const code = typeFromExtension(fileName) ? 'corrupt_file' : 'unsupported_format';
+      throw new MediaError(code, undefined, { stderr: err.stderrTail });
+    }
+    throw err;
+  }
+}
