@@ -1,0 +1,117 @@
+import type { Logger } from '@earshot/common';
+import { errorMessage, isPermanentFailure, JobTimeoutError } from './errors.ts';
+import { type JobContext, type JobDefinition, jobIdFor } from './registry.ts';
+
+/** Adds a job; resolves once it is queued. Both runners offer it to the lifecycle hooks. */
+export type Enqueue = (name: string, soundId: number) => Promise<void>;
+
+export interface JobRef {
+  name: string;
+  soundId: number;
+  attempt: number;
+  maxAttempts: number;
+}
+
+/**
+ * What the pipeline wants to hear about a job's life. The runners call these at the same moments,
+ * so the catalogue's record of a sound does not depend on which runner is in use.
+ */
+export interface JobHooks {
+  started?(job: JobRef): Promise<void>;
+  progress?(job: JobRef, percent: number): Promise<void>;
+  completed?(job: JobRef, tools: { enqueue: Enqueue; durationMs: number }): Promise<void>;
+  /** `final` = no attempt follows (permanent failure or attempts used up). */
+  failed?(job: JobRef, failure: { error: unknown; final: boolean; durationMs: number }): Promise<void>;
+}
+
+export interface JobResult {
+  durationMs: number;
+}
+
+/** Thrown by executeJob; `permanent` tells the runner not to retry. */
+export class JobFailedError extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly permanent: boolean,
+    readonly final: boolean,
+  ) {
+    super(errorMessage(error));
+    this.name = 'JobFailedError';
+  }
+}
+
+const SETTLE_AFTER_ABORT_MS = 5_000;
+
+/**
+ * Runs one attempt of a job: the handler under its timeout, then the hooks. Both runners call this
+ * and only decide when an attempt runs; retries and backoff follow the definition.
+ */
+export async function executeJob(
+  def: JobDefinition,
+  job: JobRef,
+  deps: { hooks: JobHooks; enqueue: Enqueue; logger: Logger; signal?: AbortSignal },
+): Promise<JobResult> {
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(deps.signal?.reason);
+  deps.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const logger = deps.logger.child({ job: def.name, soundId: job.soundId, attempt: job.attempt });
+  const ctx: JobContext = {
+    name: def.name,
+    soundId: job.soundId,
+    jobId: jobIdFor(job.soundId, def.name),
+    attempt: job.attempt,
+    maxAttempts: job.maxAttempts,
+    signal: controller.signal,
+    logger,
+    progress: async (percent) => {
+      await deps.hooks.progress?.(job, Math.max(0, Math.min(100, percent)));
+    },
+  };
+  const startedAt = performance.now();
+  try {
+    await deps.hooks.started?.(job);
+    await runWithTimeout(def, ctx, controller);
+    // Inside the try: if recording success or queueing the next stage fails, the attempt failed.
+    const durationMs = performance.now() - startedAt;
+    await deps.hooks.completed?.(job, { enqueue: deps.enqueue, durationMs });
+    logger.debug({ durationMs }, 'job completed');
+    return { durationMs };
+  } catch (error) {
+    const durationMs = performance.now() - startedAt;
+    const permanent = isPermanentFailure(error);
+    const final = permanent || job.attempt >= job.maxAttempts;
+    logger.warn({ err: error, final, durationMs }, 'job attempt failed');
+    try {
+      await deps.hooks.failed?.(job, { error, final, durationMs });
+    } catch (hookError) {
+      logger.error({ err: hookError }, 'could not record a job failure');
+    }
+    throw new JobFailedError(error, permanent, final);
+  } finally {
+    deps.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+async function runWithTimeout(def: JobDefinition, ctx: JobContext, controller: AbortController) {
+  let timer: NodeJS.Timeout | undefined;
+  const running = def.handler(ctx);
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new JobTimeoutError(def.name, def.timeoutMs)), def.timeoutMs);
+  });
+  try {
+    await Promise.race([running, timedOut]);
+  } catch (err) {
+    if (err instanceof JobTimeoutError) {
+      controller.abort(err);
+      // Give the handler a moment to stop its tools, so a retry does not race a stale writer.
+      await Promise.race([running.catch(() => {}), sleep(SETTLE_AFTER_ABORT_MS)]);
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

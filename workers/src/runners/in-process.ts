@@ -1,0 +1,153 @@
+import type { Logger } from '@earshot/common';
+import { executeJob, JobFailedError, type JobHooks, sleep } from '../jobs/execute.ts';
+import { backoffDelay, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
+import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
+
+interface QueuedJob {
+  name: string;
+  soundId: number;
+  attempt: number;
+}
+
+/**
+ * Runs jobs in this process, for the embedded setup without Redis. Its queue lives in memory: what
+ * a crash loses, the pipeline resumes from the catalogue on the next start.
+ */
+export class InProcessRunner implements JobRunner {
+  readonly kind = 'in-process' as const;
+  private readonly registry: JobRegistry;
+  private readonly hooks: JobHooks;
+  private readonly logger: Logger;
+  private readonly waiting: QueuedJob[] = [];
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
+  private readonly active = new Map<string, Promise<void>>();
+  private readonly abortOnClose = new AbortController();
+  private concurrency = 0;
+  private closing = false;
+  private completedCount = 0;
+  private failedCount = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(options: JobRunnerOptions & { logger: Logger }) {
+    this.registry = options.registry;
+    this.hooks = options.hooks ?? {};
+    this.logger = options.logger;
+  }
+
+  async enqueue(name: string, soundId: number): Promise<void> {
+    this.registry.get(name);
+    // After close, the catalogue still says the sound waits for this job: the next start resumes it.
+    if (this.closing) return;
+    if (await this.isPending(name, soundId)) return;
+    this.waiting.push({ name, soundId, attempt: 1 });
+    this.pump();
+  }
+
+  async isPending(name: string, soundId: number): Promise<boolean> {
+    const id = jobIdFor(soundId, name);
+    return (
+      this.active.has(id) ||
+      this.delayed.has(id) ||
+      this.waiting.some((j) => j.name === name && j.soundId === soundId)
+    );
+  }
+
+  async forget(name: string, soundId: number): Promise<void> {
+    // Finished jobs leave nothing behind here; a pending one is left alone.
+    void name;
+    void soundId;
+  }
+
+  async counts(): Promise<QueueCounts> {
+    return {
+      waiting: this.waiting.length,
+      active: this.active.size,
+      delayed: this.delayed.size,
+      failed: this.failedCount,
+      completed: this.completedCount,
+    };
+  }
+
+  async startWorkers(concurrency: number): Promise<void> {
+    this.concurrency = Math.max(1, concurrency);
+    this.pump();
+  }
+
+  /** Resolves when nothing is waiting, delayed or running. */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(graceMs = 30_000): Promise<void> {
+    this.closing = true;
+    for (const timer of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    this.waiting.length = 0;
+    const running = Promise.allSettled([...this.active.values()]);
+    const finished = await Promise.race([running.then(() => true), sleep(graceMs).then(() => false)]);
+    if (!finished) {
+      this.abortOnClose.abort(new Error('the job runner is shutting down'));
+      await running;
+    }
+    this.notifyIdle();
+  }
+
+  private isIdle(): boolean {
+    return this.waiting.length === 0 && this.delayed.size === 0 && this.active.size === 0;
+  }
+
+  private notifyIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private pump(): void {
+    while (!this.closing && this.active.size < this.concurrency && this.waiting.length > 0) {
+      const job = this.waiting.shift()!;
+      const id = jobIdFor(job.soundId, job.name);
+      const run = this.run(job).finally(() => {
+        this.active.delete(id);
+        this.pump();
+        this.notifyIdle();
+      });
+      this.active.set(id, run);
+    }
+  }
+
+  private async run(job: QueuedJob): Promise<void> {
+    const def = this.registry.get(job.name);
+    try {
+      await executeJob(
+        def,
+        { name: job.name, soundId: job.soundId, attempt: job.attempt, maxAttempts: def.attempts },
+        {
+          hooks: this.hooks,
+          enqueue: (name, soundId) => this.enqueue(name, soundId),
+          logger: this.logger,
+          signal: this.abortOnClose.signal,
+        },
+      );
+      this.completedCount++;
+    } catch (err) {
+      if (!(err instanceof JobFailedError) || err.final) {
+        if (!(err instanceof JobFailedError)) this.logger.error({ err }, 'job runner error');
+        this.failedCount++;
+        return;
+      }
+      if (this.closing) return;
+      const id = jobIdFor(job.soundId, job.name);
+      const timer = setTimeout(
+        () => {
+          this.delayed.delete(id);
+          this.waiting.push({ ...job, attempt: job.attempt + 1 });
+          this.pump();
+        },
+        backoffDelay(def.backoff, job.attempt),
+      );
+      this.delayed.set(id, timer);
+    }
+  }
+}

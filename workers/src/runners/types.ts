@@ -1,0 +1,38 @@
+import type { JobHooks } from '../jobs/execute.ts';
+import type { JobRegistry } from '../jobs/registry.ts';
+
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  completed: number;
+}
+
+export interface JobRunnerOptions {
+  registry: JobRegistry;
+  hooks?: JobHooks;
+}
+
+/**
+ * Queues jobs and (when it has workers) runs them. The in-process runner and the BullMQ runner both
+ * implement it; handlers and hooks see no difference.
+ */
+export interface JobRunner {
+  readonly kind: 'in-process' | 'bullmq';
+  /** Queues a job unless one with the same id is already waiting, delayed or running. */
+  enqueue(name: string, soundId: number): Promise<void>;
+  /** True when the job with this id is waiting, delayed or running somewhere. */
+  isPending(name: string, soundId: number): Promise<boolean>;
+  /** Forgets a finished or failed job so that its id can be queued again (reprocessing). */
+  forget(name: string, soundId: number): Promise<void>;
+  counts(): Promise<QueueCounts>;
+  /** Starts running jobs here, `concurrency` at a time. */
+  startWorkers(concurrency: number): Promise<void>;
+  /**
+   * Stops. Running jobs get `graceMs` to finish; after that they are abandoned: the BullMQ runner
+   * leaves them for another worker, the in-process runner leaves their sounds to be resumed from
+   * the catalogue.
+   */
+  close(graceMs?: number): Promise<void>;
+}
