@@ -1,0 +1,44 @@
+// Regenerates the calibration extract and constants: `npx tsx freesound-classic.calibrate.ts <dir of
+// Essentia FreesoundExtractor JSONs>` (default: the shared essentia-native reference set).
+import fs from 'node:fs';
+import path from 'node:path';
+import { type AnalysisTree, readDescriptor } from '../analysis-tree.ts';
+import { calibrateClassic, renderConstantsModule } from './freesound-classic.calibration.ts';
+import { CLASSIC_FEATURES } from './freesound-classic.features.ts';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const sourceDir = process.argv[2] ?? '/work/shared/reference/essentia-native';
+
+/** Keeps only the paths freesound_classic reads, so the committed extract stays small. */
+function extractClassicInputs(analysis: AnalysisTree): AnalysisTree {
+  const out: AnalysisTree = {};
+  for (const feature of CLASSIC_FEATURES) {
+    const value = readDescriptor(analysis, feature.path);
+    if (value === undefined) continue;
+    const keys = feature.path.split('.');
+    let node = out as Record<string, unknown>;
+    for (const key of keys.slice(0, -1)) {
+      node[key] ??= {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[keys[keys.length - 1]] = value;
+  }
+  return out;
+}
+
+const files = fs
+  .readdirSync(sourceDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+const extract: Record<string, AnalysisTree> = {};
+for (const file of files) {
+  const tree = JSON.parse(fs.readFileSync(path.join(sourceDir, file), 'utf8')) as AnalysisTree;
+  extract[file.replace(/\.json$/, '')] = extractClassicInputs(tree);
+}
+const constants = calibrateClassic(Object.values(extract));
+fs.writeFileSync(path.join(here, 'freesound-classic.reference.json'), `${JSON.stringify(extract)}\n`);
+fs.writeFileSync(
+  path.join(here, 'freesound-classic.constants.ts'),
+  renderConstantsModule(constants, `${files.length} essentia-native reference analyses`),
+);
+process.stdout.write(`calibrated ${CLASSIC_FEATURES.length} inputs on ${files.length} analyses\n`);
