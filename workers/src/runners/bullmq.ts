@@ -101,17 +101,38 @@ export class BullmqRunner implements JobRunner {
     };
   }
 
+  async recentDurations(limit = 500): Promise<Record<string, number[]>> {
+    const jobs = await this.queue.getCompleted(0, limit - 1);
+    const byName: Record<string, number[]> = {};
+    for (const job of jobs.reverse()) {
+      if (!job?.processedOn || !job.finishedOn) continue;
+      (byName[job.name] ??= []).push(job.finishedOn - job.processedOn);
+    }
+    return byName;
+  }
+
+  async recentFailures(limit = 20): Promise<Array<{ name: string; soundId: number; reason: string }>> {
+    const jobs = await this.queue.getFailed(0, limit - 1);
+    return jobs
+      .filter((job) => job)
+      .map((job) => ({ name: job.name, soundId: job.data.soundId, reason: job.failedReason }));
+  }
+
   async startWorkers(concurrency: number): Promise<void> {
-    const worker = new Worker<JobPayload>(PIPELINE_QUEUE, (job, token, signal) => this.process(job, signal), {
-      connection: this.connection,
-      prefix: this.prefix,
-      concurrency: Math.max(1, concurrency),
-      lockDuration: this.options.lockDurationMs ?? 30_000,
-      stalledInterval: this.options.stalledIntervalMs ?? 30_000,
-      // A job whose worker died twice is more likely the cause than the victim.
-      maxStalledCount: 2,
-      autorun: true,
-    });
+    const worker = new Worker<JobPayload>(
+      PIPELINE_QUEUE,
+      (job, _token, signal) => this.process(job, signal),
+      {
+        connection: this.connection,
+        prefix: this.prefix,
+        concurrency: Math.max(1, concurrency),
+        lockDuration: this.options.lockDurationMs ?? 30_000,
+        stalledInterval: this.options.stalledIntervalMs ?? 30_000,
+        // A job whose worker died twice is more likely the cause than the victim.
+        maxStalledCount: 2,
+        autorun: true,
+      },
+    );
     worker.on('error', (err) => this.logger.warn({ err }, 'worker connection error'));
     this.workers.push(worker);
     await worker.waitUntilReady();

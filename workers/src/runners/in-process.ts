@@ -3,6 +3,8 @@ import { executeJob, JobFailedError, type JobHooks, sleep } from '../jobs/execut
 import { backoffDelay, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
+const KEEP_RECENT = 1000;
+
 interface QueuedJob {
   name: string;
   soundId: number;
@@ -27,6 +29,8 @@ export class InProcessRunner implements JobRunner {
   private completedCount = 0;
   private failedCount = 0;
   private idleWaiters: Array<() => void> = [];
+  private readonly durations = new Map<string, number[]>();
+  private readonly failures: Array<{ name: string; soundId: number; reason: string }> = [];
 
   constructor(options: JobRunnerOptions & { logger: Logger }) {
     this.registry = options.registry;
@@ -66,6 +70,14 @@ export class InProcessRunner implements JobRunner {
       failed: this.failedCount,
       completed: this.completedCount,
     };
+  }
+
+  async recentDurations(limit = 500): Promise<Record<string, number[]>> {
+    return Object.fromEntries([...this.durations].map(([name, list]) => [name, list.slice(-limit)]));
+  }
+
+  async recentFailures(limit = 20): Promise<Array<{ name: string; soundId: number; reason: string }>> {
+    return this.failures.slice(0, limit);
   }
 
   async startWorkers(concurrency: number): Promise<void> {
@@ -120,7 +132,7 @@ export class InProcessRunner implements JobRunner {
   private async run(job: QueuedJob): Promise<void> {
     const def = this.registry.get(job.name);
     try {
-      await executeJob(
+      const { durationMs } = await executeJob(
         def,
         { name: job.name, soundId: job.soundId, attempt: job.attempt, maxAttempts: def.attempts },
         {
@@ -131,10 +143,16 @@ export class InProcessRunner implements JobRunner {
         },
       );
       this.completedCount++;
+      const list = this.durations.get(job.name) ?? [];
+      list.push(durationMs);
+      if (list.length > KEEP_RECENT) list.shift();
+      this.durations.set(job.name, list);
     } catch (err) {
       if (!(err instanceof JobFailedError) || err.final) {
         if (!(err instanceof JobFailedError)) this.logger.error({ err }, 'job runner error');
         this.failedCount++;
+        this.failures.unshift({ name: job.name, soundId: job.soundId, reason: (err as Error).message });
+        if (this.failures.length > KEEP_RECENT) this.failures.pop();
         return;
       }
       if (this.closing) return;

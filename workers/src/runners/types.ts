@@ -27,6 +27,10 @@ export interface JobRunner {
   /** Forgets a finished or failed job so that its id can be queued again (reprocessing). */
   forget(name: string, soundId: number): Promise<void>;
   counts(): Promise<QueueCounts>;
+  /** Run times (ms) of recently completed jobs, by job name, newest last. */
+  recentDurations(limit?: number): Promise<Record<string, number[]>>;
+  /** Failure messages of recently failed jobs, newest first. */
+  recentFailures(limit?: number): Promise<Array<{ name: string; soundId: number; reason: string }>>;
   /** Starts running jobs here, `concurrency` at a time. */
   startWorkers(concurrency: number): Promise<void>;
   /**

@@ -1,0 +1,35 @@
+import type { BackoffPolicy, JobDefinition } from '../jobs/registry.ts';
+import { JobRegistry } from '../jobs/registry.ts';
+import { STAGE_HANDLERS, type StageDeps } from './handlers.ts';
+import { STAGES, type StageName } from './stages.ts';
+
+export interface StagePolicy {
+  timeoutMs: number;
+  attempts: number;
+  backoff: BackoffPolicy;
+}
+
+const RETRY: BackoffPolicy = { type: 'exponential', delayMs: 5_000 };
+
+/** Per-stage limits. Media and analysis decode the whole file, so they get minutes. */
+export const DEFAULT_STAGE_POLICIES: Record<StageName, StagePolicy> = {
+  probe: { timeoutMs: 60_000, attempts: 3, backoff: RETRY },
+  media: { timeoutMs: 10 * 60_000, attempts: 3, backoff: RETRY },
+  analysis: { timeoutMs: 15 * 60_000, attempts: 3, backoff: RETRY },
+  similarity: { timeoutMs: 60_000, attempts: 3, backoff: RETRY },
+  handover: { timeoutMs: 30_000, attempts: 5, backoff: RETRY },
+};
+
+/** The pipeline's job registry: one job per stage, all bound to the same dependencies. */
+export function pipelineRegistry(
+  deps: StageDeps,
+  policies: Partial<Record<StageName, Partial<StagePolicy>>> = {},
+): JobRegistry {
+  const definitions: JobDefinition[] = STAGES.map(({ name }) => ({
+    name,
+    ...DEFAULT_STAGE_POLICIES[name],
+    ...policies[name],
+    handler: (ctx) => STAGE_HANDLERS[name](ctx, deps),
+  }));
+  return new JobRegistry(definitions);
+}

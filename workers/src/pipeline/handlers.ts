@@ -1,0 +1,110 @@
+import path from 'node:path';
+import { EarshotError } from '@earshot/common';
+import { PermanentJobError } from '../jobs/errors.ts';
+import type { JobContext } from '../jobs/registry.ts';
+import type { SoundStorage } from '../storage/sound-files.ts';
+import type { StageName } from './stages.ts';
+import type { PipelineStore, SoundToProcess } from './store.ts';
+import type { MediaTools } from './tools.ts';
+
+export interface StageDeps {
+  store: PipelineStore;
+  storage: SoundStorage;
+  tools: MediaTools;
+  /** Told about new similarity vectors, e.g. an in-process index; the catalogue already has them. */
+  onSimilarityVectors?: (soundId: number, vectors: Array<{ space: string; vector: Float32Array }>) => void;
+}
+
+export type StageHandler = (ctx: JobContext, deps: StageDeps) => Promise<void>;
+
+/** User errors (a bad file) will not get better on retry; timeouts and crashes might. */
+function permanentIfUserError(err: unknown): unknown {
+  if (err instanceof EarshotError && err.status < 500 && err.code !== 'timeout') {
+    const details = err.details as { stderr?: string } | undefined;
+    return new PermanentJobError(err.message, details?.stderr, { cause: err });
+  }
+  return err;
+}
+
+async function soundOf(ctx: JobContext, deps: StageDeps): Promise<SoundToProcess> {
+  const sound = await deps.store.soundToProcess(ctx.soundId);
+  if (!sound) throw new PermanentJobError('The sound no longer exists.');
+  return sound;
+}
+
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw permanentIfUserError(err);
+  }
+}
+
+function reporter(ctx: JobContext): (percent: number) => void {
+  let last = -10;
+  return (percent) => {
+    // A catalogue write per 10 % is plenty for a progress bar.
+    if (percent - last < 10 && percent < 100) return;
+    last = percent;
+    void ctx.progress(percent).catch(() => {});
+  };
+}
+
+const probe: StageHandler = async (ctx, deps) => {
+  const sound = await soundOf(ctx, deps);
+  const result = await guarded(() =>
+    deps.tools.probe(sound.originalPath, sound.originalFilename, { signal: ctx.signal }),
+  );
+  await deps.store.saveProbe(ctx.soundId, result);
+};
+
+const media: StageHandler = async (ctx, deps) => {
+  const sound = await soundOf(ctx, deps);
+  const rendered = await deps.storage.replaceStageOutput(ctx.soundId, 'media', (dir) =>
+    guarded(() =>
+      deps.tools.renderMedia(sound.originalPath, dir, { signal: ctx.signal, onProgress: reporter(ctx) }),
+    ),
+  );
+  const finalDir = deps.storage.outputDir(ctx.soundId, 'media');
+  const files: Record<string, string> = {};
+  for (const [key, name] of Object.entries(rendered.files)) {
+    files[key] = deps.storage.relative(path.join(finalDir, name));
+  }
+  await deps.store.saveMedia(ctx.soundId, files);
+};
+
+const analysis: StageHandler = async (ctx, deps) => {
+  const sound = await soundOf(ctx, deps);
+  const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', (dir) =>
+    guarded(() =>
+      deps.tools.analyse(sound.originalPath, dir, { signal: ctx.signal, onProgress: reporter(ctx) }),
+    ),
+  );
+  const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
+  await deps.store.saveAnalysis(ctx.soundId, {
+    analysisPath: deps.storage.relative(path.join(finalDir, out.analysisFile)),
+    framesPath: out.framesFile ? deps.storage.relative(path.join(finalDir, out.framesFile)) : undefined,
+    descriptors: out.analysis,
+  });
+};
+
+const similarity: StageHandler = async (ctx, deps) => {
+  const stored = await deps.store.loadAnalysis(ctx.soundId);
+  if (stored === undefined) throw new Error('the analysis of this sound is missing');
+  const vectors = await guarded(async () => deps.tools.similarityVectors(stored));
+  for (const { space, vector } of vectors) await deps.store.saveSimilarityVector(ctx.soundId, space, vector);
+  deps.onSimilarityVectors?.(ctx.soundId, vectors);
+};
+
+const handover: StageHandler = async (ctx, deps) => {
+  const outcome = await deps.store.finishProcessing(ctx.soundId);
+  ctx.logger.info({ outcome }, 'sound processed');
+};
+
+export const STAGE_HANDLERS: Record<StageName, StageHandler> = {
+  probe,
+  media,
+  analysis,
+  similarity,
+  handover,
+};

@@ -1,0 +1,76 @@
+import { EarshotError } from '@earshot/common';
+import { errorMessage, isPermanentFailure, JobTimeoutError, tail } from '../jobs/errors.ts';
+import type { JobHooks } from '../jobs/execute.ts';
+import { isStage, nextStage, overallProgress, stageLabel } from './stages.ts';
+import type { PipelineStore } from './store.ts';
+
+/**
+ * Keeps each sound's processing record in the catalogue in step with its jobs, and chains the
+ * stages: when one finishes, the record moves on and the next stage is queued.
+ */
+export function pipelineHooks(store: PipelineStore): JobHooks {
+  return {
+    async started(job) {
+      if (!isStage(job.name)) return;
+      await store.recordProgress(job.soundId, {
+        state: 'Processing',
+        stage: job.name,
+        progress: overallProgress(job.name, 0),
+        attempts: job.attempt,
+      });
+    },
+    async progress(job, percent) {
+      if (!isStage(job.name)) return;
+      await store.recordProgress(job.soundId, {
+        state: 'Processing',
+        stage: job.name,
+        progress: overallProgress(job.name, percent),
+      });
+    },
+    async completed(job, { enqueue }) {
+      if (!isStage(job.name)) return;
+      const next = nextStage(job.name);
+      if (!next) return;
+      // Record first, then queue: if the queue is down, the record says what is due and the
+      // reconciler queues it when the queue is back.
+      await store.recordProgress(job.soundId, {
+        state: 'Processing',
+        stage: next,
+        progress: overallProgress(next, 0),
+        attempts: 0,
+      });
+      await enqueue(next, job.soundId);
+    },
+    async failed(job, { error, final }) {
+      if (!isStage(job.name) || !final) return;
+      await store.recordFailure(job.soundId, {
+        stage: job.name,
+        reason: failureReason(job.name, error),
+        detail: failureDetail(error),
+        attempts: job.attempt,
+      });
+    },
+  };
+}
+
+/** The sentence the uploader reads. Tool output stays in `detail`, for operators. */
+export function failureReason(stage: string, error: unknown): string {
+  if (isPermanentFailure(error) || error instanceof EarshotError) return errorMessage(error);
+  if (error instanceof JobTimeoutError) return `Processing took too long while ${stageLabel(stage)}.`;
+  return `Processing failed while ${stageLabel(stage)}; it can be retried.`;
+}
+
+/** The last lines of whatever the failing tool said (ffmpeg's stderr, a stack's first line). */
+export function failureDetail(error: unknown): string | undefined {
+  const e = error as {
+    detail?: unknown;
+    details?: { stderr?: unknown };
+    stderrTail?: unknown;
+    cause?: unknown;
+  };
+  if (typeof e?.detail === 'string') return tail(e.detail);
+  if (typeof e?.details?.stderr === 'string') return tail(e.details.stderr);
+  if (typeof e?.stderrTail === 'string') return tail(e.stderrTail);
+  if (e?.cause) return failureDetail(e.cause);
+  return tail(errorMessage(error));
+}

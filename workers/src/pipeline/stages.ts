@@ -1,0 +1,38 @@
+/**
+ * The stages every uploaded sound goes through, in order. Each is one job; finishing one queues the
+ * next. The weights split the sound's overall progress (0–100 %) between the stages.
+ */
+export const STAGES = [
+  { name: 'probe', label: 'validating and probing', weight: 5 },
+  { name: 'media', label: 'making previews and images', weight: 35 },
+  { name: 'analysis', label: 'analysing', weight: 45 },
+  { name: 'similarity', label: 'indexing for similarity', weight: 10 },
+  { name: 'handover', label: 'handing over to moderation', weight: 5 },
+] as const;
+
+export type StageName = (typeof STAGES)[number]['name'];
+
+export const FIRST_STAGE: StageName = STAGES[0].name;
+
+export function isStage(name: string): name is StageName {
+  return STAGES.some((s) => s.name === name);
+}
+
+export function nextStage(name: StageName): StageName | undefined {
+  const i = STAGES.findIndex((s) => s.name === name);
+  return STAGES[i + 1]?.name;
+}
+
+export function stageLabel(name: string): string {
+  return STAGES.find((s) => s.name === name)?.label ?? name;
+}
+
+/** Overall progress of a sound that is `percentOfStage` % through `name`. */
+export function overallProgress(name: StageName, percentOfStage: number): number {
+  let before = 0;
+  for (const stage of STAGES) {
+    if (stage.name === name) return Math.round(before + (stage.weight * percentOfStage) / 100);
+    before += stage.weight;
+  }
+  return before;
+}

@@ -1,0 +1,31 @@
+/**
+ * The analysis core as the stages use it. `core-tools.ts` implements it on @earshot/core; keeping
+ * the stages on this small interface lets them be read (and built) without the core's internals.
+ */
+export interface StageToolsOptions {
+  signal: AbortSignal;
+  /** Progress within the call, 0–100. */
+  onProgress?: (percent: number) => void;
+}
+
+export interface RenderedMedia {
+  /** File names inside the output folder, keyed by the contract's names (preview-hq-mp3, …). */
+  files: Record<string, string>;
+}
+
+export interface AnalysisOutput {
+  /** File names inside the output folder. */
+  analysisFile: string;
+  framesFile?: string;
+  /** The analysis tree the similarity spaces read (variant-A layout). */
+  analysis: unknown;
+}
+
+export interface MediaTools {
+  /** Validates and probes an upload; throws a user-readable error for files we refuse. */
+  probe(file: string, fileName: string, options: StageToolsOptions): Promise<unknown>;
+  renderMedia(file: string, outDir: string, options: StageToolsOptions): Promise<RenderedMedia>;
+  analyse(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput>;
+  /** The sound's unit vector in every similarity space. */
+  similarityVectors(analysis: unknown): Array<{ space: string; vector: Float32Array }>;
+}
