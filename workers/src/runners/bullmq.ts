@@ -106,7 +106,7 @@ export class BullmqRunner implements JobRunner {
     const byName: Record<string, number[]> = {};
     for (const job of jobs.reverse()) {
       if (!job?.processedOn || !job.finishedOn) continue;
-      (byName[job.name] ??= []).push(job.finishedOn - job.processedOn);
+      byName[job.name] = [...(byName[job.name] ?? []), job.finishedOn - job.processedOn];
     }
     return byName;
   }
