@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import * as bench from './bench.ts';
+import * as processCommand from './process.ts';
 
 /** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
 export function registerCommands(program: Command): void {
@@ -10,4 +11,5 @@ export function registerCommands(program: Command): void {
       process.stdout.write('earshot 0.1.0\n');
     });
   bench.register(program);
+  processCommand.register(program);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { probeArgs } from '../ffmpeg/args.ts';
 import { FfmpegProcessError } from '../ffmpeg/errors.ts';
 import { runBinary } from '../ffmpeg/run.ts';
+import { readPcmDataChunk } from './container-header.ts';
 import { MediaError } from './errors.ts';
 import { extensionOf, LOSSY_TYPES, type SoundType, typeFromExtension, typeFromProbe } from './formats.ts';
 
@@ -150,7 +151,25 @@ export async function probeFile(file: string, options: ProbeOptions = {}): Promi
   if (stat.size === 0) throw new MediaError('empty_file');
   const fileName = options.fileName ?? path.basename(file);
   const [md5, raw] = await Promise.all([md5File(file), runProbe(file, fileName, options.timeoutMs)]);
-  return interpretProbe(raw, fileName, stat.size, md5);
+  const probe = interpretProbe(raw, fileName, stat.size, md5);
+  if (probe.type === 'wav' || probe.type === 'aif' || probe.type === 'aiff')
+    await checkPcmLength(file, stat.size);
+  return probe;
+}
+
+/** A WAV/AIFF whose data chunk promises more than the file holds was cut off (or lies): refuse it. */
+async function checkPcmLength(file: string, filesize: number): Promise<void> {
+  const chunk = await readPcmDataChunk(file, filesize);
+  if (!chunk) return;
+  if (chunk.presentBytes === 0) throw new MediaError('no_audio', undefined, chunk);
+  if (chunk.declaredBytes > chunk.presentBytes + 1) {
+    const percent = Math.floor((100 * chunk.presentBytes) / chunk.declaredBytes);
+    throw new MediaError(
+      'corrupt_file',
+      `Its header promises more audio than it holds (only ${percent}% is there).`,
+      chunk,
+    );
+  }
 }
 
 async function runProbe(file: string, fileName: string, timeoutMs = 60_000): Promise<FfprobeOutput> {
