@@ -1,4 +1,6 @@
 import type { Config, Logger } from '@earshot/common';
+import type { AuthStrategy } from './auth/principal.ts';
+import type { ApiPorts } from './services/index.ts';
 
 /** What the HTTP layer needs from the rest of the system; the server wires the real ones. */
 export interface AppDeps {
@@ -7,4 +9,8 @@ export interface AppDeps {
   version: string;
   /** Resolves when the database answers a trivial query. */
   checkDatabase: () => Promise<void>;
+  /** The read model of the version 2 API; without it only the health endpoint is served. */
+  api?: ApiPorts;
+  /** Tried in order on every request that needs a credential (API key now, OAuth2 later). */
+  authStrategies?: AuthStrategy[];
 }

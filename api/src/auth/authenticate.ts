@@ -1,0 +1,20 @@
+import { NotAuthenticated } from './errors.ts';
+import type { AuthRequest, AuthStrategy, Principal } from './principal.ts';
+
+/** Runs the strategies in order; the first that recognises the request decides. */
+export async function authenticate(
+  strategies: readonly AuthStrategy[],
+  req: AuthRequest,
+): Promise<Principal | null> {
+  for (const strategy of strategies) {
+    const principal = await strategy.authenticate(req);
+    if (principal) return principal;
+  }
+  return null;
+}
+
+/** Throws the contract's 401 when a resource that needs a credential got none. */
+export function requirePrincipal(principal: Principal | null): Principal {
+  if (!principal) throw new NotAuthenticated();
+  return principal;
+}

@@ -1,0 +1,78 @@
+import { NotFoundError, ValidationError } from '@earshot/common';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
+import type { AuthStrategy, Principal } from '../auth/principal.ts';
+import { requestOrigin } from './origin.ts';
+import { readRawQuery } from './raw-query.ts';
+import { type AnyRoute, toRouterPath } from './route.ts';
+
+export interface MountOptions {
+  strategies: readonly AuthStrategy[];
+  publicUrl: string | undefined;
+}
+
+/**
+ * Turns route definitions into a Koa router: authenticate, validate path and query against the
+ * route's schemas (400 naming the parameter; a malformed path id is a 404 like a missing object),
+ * call the handler and leave the body for the renderer.
+ */
+export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions): Router {
+  const router = new Router();
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
+      const rawQuery = readRawQuery(ctx.querystring);
+      const principal = await authorise(route, ctx, rawQuery, options.strategies);
+      const params = parseParams(route.params, ctx.params);
+      const query = parseQuery(route.query, rawQuery);
+      const result = await route.handler({
+        query,
+        params,
+        rawQuery,
+        origin: requestOrigin(ctx, options.publicUrl),
+        path: ctx.path,
+        principal,
+        ctx,
+      });
+      if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
+      ctx.status = 200;
+      ctx.body = result;
+    });
+  }
+  return router;
+}
+
+async function authorise(
+  route: AnyRoute,
+  ctx: Context,
+  rawQuery: Record<string, string>,
+  strategies: readonly AuthStrategy[],
+): Promise<Principal | null> {
+  if (route.auth === 'public') return null;
+  const principal = await authenticate(strategies, {
+    authorization: ctx.get('Authorization') || undefined,
+    query: rawQuery,
+    secure: ctx.secure,
+  });
+  const ok = requirePrincipal(principal);
+  ctx.state.principal = ok;
+  return ok;
+}
+
+function parseParams(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {
+  if (!schema) return raw;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new NotFoundError('Not found');
+  return parsed.data;
+}
+
+function parseQuery(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {
+  if (!schema) return raw;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = String(issue.path[0] ?? 'query');
+  throw new ValidationError(`Invalid value for parameter '${name}': ${issue.message}`);
+}

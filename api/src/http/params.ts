@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/**
+ * Query-parameter schemas shared by many routes. Every query value arrives as a string; these
+ * schemas describe the wire form (for OpenAPI) and turn it into what the handler uses.
+ */
+
+/** A free-form comma-separated list of names (`fields`, `descriptors`). */
+export const commaList = (description: string) => z.string().optional().describe(description);
+
+/** `page`: an integer; the router's pagination decides what an invalid value means. */
+export const pageParam = z.string().optional().describe('page number, 1 for the first page (default 1)');
+
+/** `page_size`: default 15, at most 150. */
+export const pageSizeParam = z.string().optional().describe('results per page (default 15, maximum 150)');
+
+/** A positive integer path id; anything else is a 404 like a missing object. */
+export const idParam = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform(Number)
+  .describe('numeric identifier');
+
+export const fieldsParam = commaList(
+  'comma-separated sound fields (and, in variant B, descriptor names) to return',
+);

@@ -1,0 +1,69 @@
+import type { Context, Next } from 'koa';
+import YAML from 'yaml';
+import { readRawQuery } from './raw-query.ts';
+import { toXml } from './xml.ts';
+
+export const FORMATS = ['json', 'xml', 'yaml'] as const;
+export type Format = (typeof FORMATS)[number];
+
+const MEDIA_TYPES: Record<Format, string> = {
+  json: 'application/json',
+  xml: 'application/xml; charset=utf-8',
+  yaml: 'application/yaml; charset=utf-8',
+};
+
+const ACCEPTED: Array<[string, Format]> = [
+  ['application/json', 'json'],
+  ['application/xml', 'xml'],
+  ['text/xml', 'xml'],
+  ['application/yaml', 'yaml'],
+  ['application/x-yaml', 'yaml'],
+  ['text/yaml', 'yaml'],
+];
+
+/**
+ * Chooses the response format (`format=` first, then the Accept header, JSON otherwise) and
+ * serialises every object body in it, error bodies included. An unknown `format` is a 400.
+ */
+export function renderer() {
+  return async (ctx: Context, next: Next) => {
+    const requested = readRawQuery(ctx.querystring).format;
+    if (requested !== undefined && !(FORMATS as readonly string[]).includes(requested)) {
+      ctx.status = 400;
+      ctx.body = { detail: `Unknown format "${requested}"; use one of ${FORMATS.join(', ')}.` };
+      ctx.state.format = 'json';
+    } else {
+      ctx.state.format = (requested as Format | undefined) ?? negotiate(ctx.get('Accept'));
+      await next();
+    }
+    const body = ctx.body;
+    if (body === null || body === undefined || typeof body !== 'object') return;
+    if (Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+    const format: Format = ctx.state.format;
+    const status = ctx.status;
+    ctx.body = serialise(body, format);
+    ctx.type = MEDIA_TYPES[format];
+    ctx.status = status;
+    ctx.vary('Accept');
+  };
+}
+
+export function serialise(body: unknown, format: Format): string {
+  if (format === 'xml') return toXml(body);
+  if (format === 'yaml') return YAML.stringify(body);
+  return JSON.stringify(body);
+}
+
+/** Picks the best supported type by quality; anything else (or `*\/*`) is JSON. */
+export function negotiate(accept: string): Format {
+  if (!accept) return 'json';
+  let best: { format: Format; q: number } = { format: 'json', q: -1 };
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    const match = ACCEPTED.find(([media]) => media === type.trim());
+    if (match && q > best.q) best = { format: match[1], q };
+  }
+  return best.format;
+}

@@ -1,0 +1,67 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+
+/**
+ * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`
+ * accepts an API key or an OAuth2 bearer token; `oauth2` only a bearer token (later issue).
+ */
+export type AuthRequirement = 'public' | 'read' | 'oauth2';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a handler sees: validated inputs plus the request facts links and auth need. */
+export interface HandlerInput<Q, P> {
+  query: Q;
+  params: P;
+  /** The raw query (after client-quirk cleaning), for links that must echo the request. */
+  rawQuery: Record<string, string>;
+  /** Absolute origin links are built from: PUBLIC_URL or the request's own scheme and host. */
+  origin: string;
+  /** The path the request came in on, without the query. */
+  path: string;
+  principal: Principal | null;
+  ctx: Context;
+}
+
+/** A handler returns the body to render, or takes over the response itself (files). */
+export type HandlerResult<R> = R | { handled: true };
+
+/**
+ * One route, declared once: the router validates with these schemas, handlers get their types from
+ * them, and the OpenAPI document is generated from them. Paths use OpenAPI's `{name}` syntax.
+ */
+export interface RouteDef<
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthRequirement;
+  query?: Q;
+  params?: P;
+  /** Schema of the JSON body; `file` for routes that stream a file. */
+  response: R | 'file';
+  /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */
+  errors?: number[];
+  handler: (input: HandlerInput<z.output<Q>, z.output<P>>) => Promise<HandlerResult<z.input<R>>>;
+}
+
+/** Identity function that keeps the schema types linked to the handler's types. */
+export function defineRoute<Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(
+  def: RouteDef<Q, P, R>,
+): RouteDef<Q, P, R> {
+  return def;
+}
+
+export type AnyRoute = RouteDef<any, any, any>;
+
+/** `/apiv2/sounds/{sound_id}/` → `/apiv2/sounds/:sound_id/` for @koa/router. */
+export function toRouterPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}

@@ -1,0 +1,27 @@
+import { type PagingStyle, readPageRequest } from '../http/pagination.ts';
+import type { HandlerInput } from '../http/route.ts';
+import { selectFields, type Variant } from '../serializers/sound-fields.ts';
+import type { ListRequest } from '../services/api-context.ts';
+
+interface ListQuery {
+  page?: string;
+  page_size?: string;
+  fields?: string;
+  descriptors?: string;
+  normalized?: string;
+}
+
+/** Reads paging, field selection and variant A options the same way for every sound list. */
+export function listRequest(
+  input: HandlerInput<ListQuery, unknown>,
+  variant: Variant,
+  style: PagingStyle,
+  allowScore: boolean,
+): ListRequest {
+  return {
+    links: { origin: input.origin, path: input.path, query: input.rawQuery },
+    page: readPageRequest(input.query, style),
+    selection: selectFields(input.query.fields, { variant, kind: 'list', allowScore }),
+    variantA: { descriptors: input.query.descriptors, normalized: input.query.normalized === '1' },
+  };
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { pageSchema, readPageRequest } from '../http/pagination.ts';
+import { idParam } from '../http/params.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { analysisSchema, commentSchema, soundListItem, soundSchema } from '../serializers/schemas.ts';
+import { selectFields } from '../serializers/sound-fields.ts';
+import type { ApiServices } from '../services/index.ts';
+import { listRequest } from './list-request.ts';
+import { analysisQuery, plainListQuery, similarQuery, soundInstanceQuery } from './query-schemas.ts';
+
+const soundParams = z.object({ sound_id: idParam });
+
+export function soundRoutes(s: ApiServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/sounds/{sound_id}/',
+      operationId: 'soundInstance',
+      summary: 'A sound',
+      tags: ['sounds'],
+      auth: 'read',
+      params: soundParams,
+      query: soundInstanceQuery,
+      response: soundSchema,
+      handler: ({ params, query, origin }) =>
+        s.sounds.instance(
+          params.sound_id,
+          origin,
+          selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
+          { descriptors: query.descriptors, normalized: query.normalized === '1' },
+        ),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/sounds/{sound_id}/analysis/',
+      operationId: 'soundAnalysis',
+      summary: "A sound's content descriptors",
+      tags: ['sounds'],
+      auth: 'read',
+      params: soundParams,
+      query: analysisQuery,
+      response: analysisSchema,
+      handler: ({ params, query }) =>
+        s.sounds.analysis(params.sound_id, { fields: query.fields, descriptors: query.descriptors }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/sounds/{sound_id}/similar/',
+      operationId: 'similarSounds',
+      summary: 'Sounds similar to a sound (the sound itself excluded)',
+      tags: ['sounds'],
+      auth: 'read',
+      params: soundParams,
+      query: similarQuery,
+      response: pageSchema(soundListItem),
+      handler: (input) =>
+        s.sounds.similar(
+          input.params.sound_id,
+          input.query.similarity_space,
+          listRequest(input, s.variant, 'search', true),
+        ),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/sounds/{sound_id}/comments/',
+      operationId: 'soundComments',
+      summary: "A sound's comments, newest first",
+      tags: ['sounds'],
+      auth: 'read',
+      params: soundParams,
+      query: plainListQuery,
+      response: pageSchema(commentSchema),
+      handler: ({ params, query, origin, path, rawQuery }) =>
+        s.sounds.comments(params.sound_id, {
+          links: { origin, path, query: rawQuery },
+          page: readPageRequest(query, 'list'),
+        }),
+    }),
+  ];
+}

@@ -1,0 +1,24 @@
+import type { AnyRoute } from '../http/route.ts';
+import type { ApiServices } from '../services/index.ts';
+import { descriptorRoutes } from './descriptors.ts';
+import { mediaRoutes } from './media.ts';
+import { openApiRoute } from './openapi.ts';
+import { peopleRoutes } from './people.ts';
+import { searchRoutes } from './search.ts';
+import { soundRoutes } from './sounds.ts';
+
+/** Every route of the version 2 API, in one list: the router and the OpenAPI document share it. */
+export function v2Routes(
+  services: ApiServices,
+  options: { version: string; isVisible: (soundId: number) => Promise<boolean> },
+): AnyRoute[] {
+  const routes: AnyRoute[] = [
+    ...searchRoutes(services),
+    ...soundRoutes(services),
+    ...peopleRoutes(services),
+    ...(services.variant === 'A' ? descriptorRoutes(services) : []),
+    ...mediaRoutes(services, options.isVisible),
+  ];
+  routes.push(openApiRoute(() => routes, options.version));
+  return routes;
+}

@@ -1,0 +1,17 @@
+import type { PackRecord } from '../ports.ts';
+import type { PackJson } from './schemas.ts';
+import { v2Timestamp } from './timestamps.ts';
+
+export function serialisePack(pack: PackRecord, origin: string): PackJson {
+  return {
+    id: pack.id,
+    url: `${origin}/people/${encodeURIComponent(pack.username)}/packs/${pack.id}/`,
+    description: pack.description,
+    created: v2Timestamp(pack.created),
+    name: pack.name,
+    username: pack.username,
+    num_sounds: pack.numSounds,
+    sounds: `${origin}/apiv2/packs/${pack.id}/sounds/`,
+    num_downloads: pack.numDownloads,
+  };
+}

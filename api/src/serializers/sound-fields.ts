@@ -1,0 +1,133 @@
+import { DESCRIPTOR_FIELD_NAMES, DESCRIPTOR_NAME_SET } from './descriptor-names.ts';
+
+export type Variant = 'A' | 'B';
+
+/** Every metadata field of a variant-B sound, in the order the original service writes them. */
+export const B_FIELDS = [
+  'id',
+  'url',
+  'name',
+  'tags',
+  'description',
+  'category',
+  'subcategory',
+  'category_code',
+  'category_is_user_provided',
+  'geotag',
+  'is_geotagged',
+  'created',
+  'license',
+  'type',
+  'channels',
+  'filesize',
+  'bitrate',
+  'bitdepth',
+  'duration',
+  'samplerate',
+  'username',
+  'pack',
+  'pack_name',
+  'download',
+  'bookmark',
+  'previews',
+  'images',
+  'num_downloads',
+  'avg_rating',
+  'num_ratings',
+  'rate',
+  'comments',
+  'num_comments',
+  'comment',
+  'similar_sounds',
+  'analysis_files',
+  'is_explicit',
+  'score',
+  'is_remix',
+  'was_remixed',
+  'md5',
+] as const;
+
+/** Variant A: no subcategory/is_geotagged/md5/remix/explicit/analysis_files; analysis links instead. */
+export const A_FIELDS = [
+  'id',
+  'url',
+  'name',
+  'tags',
+  'description',
+  'category',
+  'category_code',
+  'category_is_user_provided',
+  'geotag',
+  'created',
+  'license',
+  'type',
+  'channels',
+  'filesize',
+  'bitrate',
+  'bitdepth',
+  'duration',
+  'samplerate',
+  'username',
+  'pack',
+  'pack_name',
+  'download',
+  'bookmark',
+  'previews',
+  'images',
+  'num_downloads',
+  'avg_rating',
+  'num_ratings',
+  'rate',
+  'comments',
+  'num_comments',
+  'comment',
+  'similar_sounds',
+  'analysis',
+  'analysis_stats',
+  'analysis_frames',
+  'ac_analysis',
+  'score',
+] as const;
+
+export const LIST_DEFAULT_FIELDS = ['id', 'name', 'tags', 'username', 'license'];
+
+/** Fields left out of a sound instance without `fields`: not in the contract's table, or list-only. */
+const INSTANCE_EXCLUDED = new Set(['score', 'pack_name']);
+
+/** What to put in each sound of a response. */
+export interface FieldSelection {
+  /** Metadata fields, in output order. */
+  fields: string[];
+  /** Variant B descriptor names, in request order, after the metadata. */
+  descriptors: string[];
+}
+
+/**
+ * Applies the contract's rules: without `fields` the defaults (the list defaults, or every metadata
+ * field for an instance); with `fields` exactly the listed ones, unknown names ignored, in the
+ * canonical order, descriptors (variant B) after them. `*` selects everything, `all_descriptors`
+ * every descriptor. `score` is only honoured where the resource allows it.
+ */
+export function selectFields(
+  raw: string | undefined,
+  options: { variant: Variant; kind: 'list' | 'instance'; allowScore: boolean },
+): FieldSelection {
+  const canonical: readonly string[] = options.variant === 'A' ? A_FIELDS : B_FIELDS;
+  if (raw === undefined || raw === '') {
+    const fields =
+      options.kind === 'list' ? LIST_DEFAULT_FIELDS : canonical.filter((f) => !INSTANCE_EXCLUDED.has(f));
+    return { fields, descriptors: [] };
+  }
+  const asked = raw.split(',').map((name) => (name === 'is explicit' ? 'is_explicit' : name));
+  const askedSet = new Set(asked);
+  const everything = askedSet.has('*');
+  const fields = canonical.filter(
+    (f) => (everything || askedSet.has(f)) && (f !== 'score' || options.allowScore),
+  );
+  if (options.variant === 'A') return { fields, descriptors: [] };
+  const descriptors =
+    everything || askedSet.has('all_descriptors')
+      ? [...DESCRIPTOR_FIELD_NAMES]
+      : [...new Set(asked.filter((name) => DESCRIPTOR_NAME_SET.has(name)))];
+  return { fields, descriptors };
+}

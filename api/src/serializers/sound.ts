@@ -1,0 +1,94 @@
+import { fileUrl } from '../files/file-names.ts';
+import type { SoundRecord } from '../ports.ts';
+import type { SoundJson } from './schemas.ts';
+import type { FieldSelection, Variant } from './sound-fields.ts';
+import { v2Timestamp } from './timestamps.ts';
+
+/** Per-sound extras a response may add to the stored record. */
+export interface SoundExtras {
+  score?: number;
+  /** Variant B descriptor values by name (only the selected ones are read). */
+  descriptors?: Record<string, unknown>;
+  /** Variant A `analysis` object (the requested descriptors), null when none. */
+  analysis?: unknown;
+  /** Variant A `ac_analysis`. */
+  acAnalysis?: unknown;
+}
+
+export interface SoundContext {
+  origin: string;
+  variant: Variant;
+  selection: FieldSelection;
+}
+
+type Getter = (s: SoundRecord, ctx: SoundContext, extras: SoundExtras) => unknown;
+
+const api = (ctx: SoundContext, path: string) => `${ctx.origin}/apiv2/${path}`;
+
+const GETTERS: Record<string, Getter> = {
+  id: (s) => s.id,
+  url: (s, c) => `${c.origin}/people/${encodeURIComponent(s.username)}/sounds/${s.id}/`,
+  name: (s) => s.name,
+  tags: (s) => s.tags,
+  description: (s) => s.description,
+  category: (s, c) =>
+    c.variant === 'A' ? (s.category ? [s.category, s.subcategory ?? ''] : null) : s.category,
+  subcategory: (s) => s.subcategory,
+  category_code: (s) => s.categoryCode,
+  category_is_user_provided: (s) => s.categoryIsUserProvided,
+  geotag: (s) => (s.geotag ? `${s.geotag.lat} ${s.geotag.lon}` : null),
+  is_geotagged: (s) => s.geotag !== null,
+  created: (s) => v2Timestamp(s.created),
+  license: (s) => s.license,
+  type: (s) => s.type,
+  channels: (s) => s.channels,
+  filesize: (s) => s.filesize,
+  bitrate: (s) => s.bitrate,
+  bitdepth: (s) => s.bitdepth,
+  duration: (s) => s.duration,
+  samplerate: (s) => s.samplerate,
+  username: (s) => s.username,
+  pack: (s, c) => (s.packId === null ? null : api(c, `packs/${s.packId}/`)),
+  pack_name: (s) => s.packName,
+  download: (s, c) => api(c, `sounds/${s.id}/download/`),
+  bookmark: (s, c) => api(c, `sounds/${s.id}/bookmark/`),
+  previews: (s, c) => ({
+    'preview-hq-mp3': fileUrl(c.origin, s.id, 'preview-hq-mp3'),
+    'preview-lq-mp3': fileUrl(c.origin, s.id, 'preview-lq-mp3'),
+    'preview-hq-ogg': fileUrl(c.origin, s.id, 'preview-hq-ogg'),
+    'preview-lq-ogg': fileUrl(c.origin, s.id, 'preview-lq-ogg'),
+  }),
+  images: (s, c) => ({
+    waveform_m: fileUrl(c.origin, s.id, 'waveform_m'),
+    waveform_l: fileUrl(c.origin, s.id, 'waveform_l'),
+    spectral_m: fileUrl(c.origin, s.id, 'spectral_m'),
+    spectral_l: fileUrl(c.origin, s.id, 'spectral_l'),
+  }),
+  num_downloads: (s) => s.numDownloads,
+  avg_rating: (s) => s.avgRating,
+  num_ratings: (s) => s.numRatings,
+  rate: (s, c) => api(c, `sounds/${s.id}/rate/`),
+  comments: (s, c) => api(c, `sounds/${s.id}/comments/`),
+  num_comments: (s) => s.numComments,
+  comment: (s, c) => api(c, `sounds/${s.id}/comment/`),
+  similar_sounds: (s, c) => (s.similarityReady ? api(c, `sounds/${s.id}/similar/`) : null),
+  analysis_files: (s, c) =>
+    s.analysed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
+  is_explicit: (s) => s.isExplicit,
+  score: (_s, _c, e) => e.score ?? null,
+  is_remix: (s) => s.isRemix,
+  was_remixed: (s) => s.wasRemixed,
+  md5: (s) => s.md5,
+  analysis: (_s, _c, e) => e.analysis ?? null,
+  analysis_stats: (s, c) => (s.analysed ? api(c, `sounds/${s.id}/analysis/`) : null),
+  analysis_frames: (s, c) => (s.analysed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
+  ac_analysis: (_s, _c, e) => e.acAnalysis ?? null,
+};
+
+/** Shapes one sound for a response: exactly the selected fields, descriptors after them. */
+export function serialiseSound(sound: SoundRecord, ctx: SoundContext, extras: SoundExtras = {}): SoundJson {
+  const out: Record<string, unknown> = {};
+  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, extras);
+  for (const name of ctx.selection.descriptors) out[name] = extras.descriptors?.[name] ?? null;
+  return out;
+}

@@ -1,0 +1,192 @@
+import { NotFoundError, ValidationError } from '@earshot/common';
+import { encodeQuery, type Page, pageEnvelope, pageLink, resolvePage } from '../http/pagination.ts';
+import type { Hits, SearchEngine } from '../ports.ts';
+import type { SoundJson } from '../serializers/schemas.ts';
+import type { ListRequest } from './api-context.ts';
+import type { SoundPresenter } from './sound-presenter.ts';
+
+export interface TextSearchParams {
+  query?: string;
+  filter?: string;
+  sort?: string;
+  weights?: string;
+  group_by_pack?: string;
+  similar_to?: string;
+  similarity_space?: string;
+}
+
+export interface ContentSearchParams {
+  target?: string;
+  descriptors_filter?: string;
+}
+
+export type CombinedSearchParams = ContentSearchParams & Pick<TextSearchParams, 'query' | 'filter' | 'sort'>;
+
+/** Queries the contract treats as "no query": they return every sound. */
+const EMPTY_QUERIES = new Set(['', '""', '" "', "''", "' '"]);
+
+export class SearchService {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly presenter: SoundPresenter,
+  ) {}
+
+  /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
+  async text(params: TextSearchParams, req: ListRequest): Promise<Page<SoundJson | null>> {
+    const filter = checkFilter(params.filter, 'filter');
+    const { offset, limit, page } = window(req);
+    let hits: Hits;
+    if (params.similar_to !== undefined) {
+      const found = await this.engine.similar({
+        space: this.space(params.similarity_space),
+        target: parseSimilarTo(params.similar_to),
+        filter,
+        offset,
+        limit,
+      });
+      if (!found)
+        throw new NotFoundError('The sound given in similar_to does not exist or is not analysed yet.');
+      hits = found;
+    } else {
+      const query = (params.query ?? '').trim();
+      hits = await this.engine.text({
+        query: EMPTY_QUERIES.has(query) ? '' : query,
+        filter,
+        sort: params.sort || undefined,
+        weights: params.weights || undefined,
+        groupByPack: params.group_by_pack === '1',
+        offset,
+        limit,
+      });
+    }
+    resolvePage(req.page, hits.count);
+    const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
+    results.forEach((sound, i) => {
+      const hit = hits.hits[i];
+      if (sound && hit.packGrouping && hit.nFromSamePack !== undefined) {
+        sound.more_from_same_pack = morePackLink(req, hit.packGrouping);
+      }
+    });
+    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+  }
+
+  /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
+  async content(params: ContentSearchParams, req: ListRequest): Promise<Page<SoundJson | null>> {
+    const target = checkFilter(params.target, 'target');
+    const descriptorsFilter = checkFilter(params.descriptors_filter, 'descriptors_filter');
+    if (target === undefined && descriptorsFilter === undefined) {
+      throw new ValidationError(
+        "At least one parameter from Content Search ('target' or 'descriptors_filter') should be included in the request.",
+      );
+    }
+    const { offset, limit, page } = window(req);
+    const hits = await this.engine.content({ target, descriptorsFilter, offset, limit });
+    resolvePage(req.page, hits.count);
+    const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
+    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+  }
+
+  /**
+   * Combined search with the contract's rules 1–4; the answer is `results` and `more` (a link to
+   * the following results, null at the end), never a count.
+   */
+  async combined(
+    params: CombinedSearchParams,
+    req: ListRequest,
+  ): Promise<{ results: Array<SoundJson | null>; more: string | null }> {
+    const query = params.query === undefined ? undefined : params.query.trim();
+    const filter = checkFilter(params.filter, 'filter');
+    const target = checkFilter(params.target, 'target');
+    const descriptorsFilter = checkFilter(params.descriptors_filter, 'descriptors_filter');
+    if (query !== undefined && target !== undefined) {
+      throw new ValidationError("'query' and 'target' can not be used together in a combined search.");
+    }
+    if (query === undefined && target === undefined) {
+      throw new ValidationError("A combined search needs a 'query' or a 'target'.");
+    }
+    if (filter === undefined && descriptorsFilter === undefined) {
+      throw new ValidationError("A combined search needs a 'filter' or a 'descriptors_filter' (or both).");
+    }
+    const hasText = query !== undefined || filter !== undefined;
+    const hasContent = target !== undefined || descriptorsFilter !== undefined;
+    if (!hasText || !hasContent) {
+      throw new ValidationError(
+        'A combined search needs at least one text parameter (query, filter) and one content parameter (target, descriptors_filter).',
+      );
+    }
+    const { offset, limit, page } = window(req);
+    const hits = await this.engine.content({
+      query: query === undefined || EMPTY_QUERIES.has(query) ? undefined : query,
+      filter,
+      target,
+      descriptorsFilter,
+      offset,
+      limit,
+    });
+    const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
+    const more = offset + hits.hits.length < hits.count ? pageLink(req.links, page + 1) : null;
+    return { results, more };
+  }
+
+  private space(name: string | undefined): string {
+    const { names, defaultSpace } = this.engine.spaces();
+    const space = name || defaultSpace;
+    if (!names.includes(space)) {
+      throw new ValidationError(
+        `Invalid similarity_space "${space}"; available spaces: ${names.join(', ')}.`,
+      );
+    }
+    return space;
+  }
+
+  private soundContext(req: ListRequest) {
+    return { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection };
+  }
+}
+
+function window(req: ListRequest) {
+  const page = req.page.page === 'last' ? 1 : req.page.page;
+  return { page, offset: (page - 1) * req.page.pageSize, limit: req.page.pageSize };
+}
+
+/** A present-but-blank filter is an error (it would silently match everything). */
+function checkFilter(value: string | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') throw new ValidationError(`Invalid ${name}.`);
+  return value;
+}
+
+function parseSimilarTo(value: string): { soundId: number } | { vector: number[] } {
+  const text = value.trim();
+  if (text.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (
+      !Array.isArray(parsed) ||
+      parsed.length === 0 ||
+      !parsed.every((n) => typeof n === 'number' && Number.isFinite(n))
+    ) {
+      throw new ValidationError("The 'similar_to' parameter is not a valid serialized vector");
+    }
+    return { vector: parsed };
+  }
+  if (!/^\d{1,15}$/.test(text))
+    throw new ValidationError("The 'similar_to' parameter is not a valid sound ID");
+  return { soundId: Number(text) };
+}
+
+/** Grouped results link to all matches of their pack: same search, the pack as the only filter. */
+function morePackLink(req: ListRequest, packGrouping: string): string {
+  const q = req.links.query;
+  const entries: Array<[string, string]> = [['query', q.query ?? '']];
+  entries.push(['filter', `pack_grouping:"${packGrouping}"`]);
+  if (q.sort) entries.push(['sort', q.sort]);
+  if (q.page_size) entries.push(['page_size', q.page_size]);
+  if (q.fields) entries.push(['fields', q.fields]);
+  entries.push(['group_by_pack', '0']);
+  return `${req.links.origin}${req.links.path}${encodeQuery(entries)}`;
+}

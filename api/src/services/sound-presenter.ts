@@ -1,0 +1,69 @@
+import type { CatalogueReader, DescriptorReader, Hit, SoundRecord } from '../ports.ts';
+import type { SoundJson } from '../serializers/schemas.ts';
+import { type SoundContext, type SoundExtras, serialiseSound } from '../serializers/sound.ts';
+import type { Variant } from '../serializers/sound-fields.ts';
+import { pickAnalysis } from './variant-a-analysis.ts';
+
+/** Options of variant A's `descriptors` / `normalized` parameters. */
+export interface VariantAOptions {
+  descriptors?: string;
+  normalized?: boolean;
+}
+
+/**
+ * Turns ids (in result order) into serialised sounds: one catalogue read for the records, one
+ * descriptor read when descriptor fields are selected. Ids the catalogue no longer knows become
+ * null, as the original service shows an index/database disagreement.
+ */
+export class SoundPresenter {
+  constructor(
+    private readonly catalogue: CatalogueReader,
+    private readonly descriptors: DescriptorReader,
+    readonly variant: Variant,
+  ) {}
+
+  async present(
+    hits: readonly Hit[],
+    ctx: SoundContext,
+    variantA: VariantAOptions = {},
+  ): Promise<Array<SoundJson | null>> {
+    const records = await this.catalogue.soundsByIds(hits.map((h) => h.id));
+    const byId = new Map(records.map((r) => [r.id, r]));
+    const values =
+      ctx.selection.descriptors.length > 0
+        ? await this.descriptors.consolidatedMany(records.map((r) => r.id))
+        : undefined;
+    const out: Array<SoundJson | null> = [];
+    for (const hit of hits) {
+      const record = byId.get(hit.id);
+      if (!record) {
+        out.push(null);
+        continue;
+      }
+      const extras: SoundExtras = { score: hit.score, descriptors: values?.get(hit.id) };
+      if (this.variant === 'A') Object.assign(extras, await this.variantAExtras(record, ctx, variantA));
+      const sound = serialiseSound(record, ctx, extras);
+      if (hit.nFromSamePack !== undefined) sound.n_from_same_pack = hit.nFromSamePack;
+      out.push(sound);
+    }
+    return out;
+  }
+
+  private async variantAExtras(
+    record: SoundRecord,
+    ctx: SoundContext,
+    options: VariantAOptions,
+  ): Promise<SoundExtras> {
+    const fields = ctx.selection.fields;
+    if (!fields.includes('analysis') && !fields.includes('ac_analysis')) return {};
+    const tree = record.analysed ? await this.descriptors.analysisTree(record.id) : undefined;
+    const extras: SoundExtras = {};
+    if (fields.includes('analysis')) {
+      extras.analysis = tree && options.descriptors ? pickAnalysis(tree, options.descriptors) : null;
+    }
+    if (fields.includes('ac_analysis') && record.analysed) {
+      extras.acAnalysis = (await this.descriptors.consolidated(record.id)) ?? null;
+    }
+    return extras;
+  }
+}

@@ -1,0 +1,102 @@
+import { NotFoundError, ValidationError } from '@earshot/common';
+import { type Page, pageEnvelope, resolvePage } from '../http/pagination.ts';
+import type { CatalogueReader, DescriptorReader, SearchEngine } from '../ports.ts';
+import { serialiseComment } from '../serializers/comment.ts';
+import type { CommentJson, SoundJson } from '../serializers/schemas.ts';
+import type { FieldSelection } from '../serializers/sound-fields.ts';
+import type { ListRequest } from './api-context.ts';
+import type { SoundPresenter, VariantAOptions } from './sound-presenter.ts';
+import { pickAnalysis } from './variant-a-analysis.ts';
+
+/** A sound that is missing, unapproved or unprocessed: one 404 wording for all, as upstream. */
+export class SoundNotFound extends NotFoundError {
+  constructor() {
+    super('No Sound matches the given query.');
+  }
+}
+
+export class SoundService {
+  constructor(
+    private readonly catalogue: CatalogueReader,
+    private readonly descriptors: DescriptorReader,
+    private readonly search: SearchEngine,
+    private readonly presenter: SoundPresenter,
+  ) {}
+
+  async instance(
+    id: number,
+    origin: string,
+    selection: FieldSelection,
+    variantA?: VariantAOptions,
+  ): Promise<SoundJson> {
+    const [sound] = await this.presenter.present(
+      [{ id }],
+      { origin, variant: this.presenter.variant, selection },
+      variantA,
+    );
+    if (!sound) throw new SoundNotFound();
+    return sound;
+  }
+
+  /**
+   * Variant B: the flat descriptor dictionary plus one vector per similarity space, filtered by
+   * `fields` when given. Variant A: the analysis tree, or the `descriptors` picked from it.
+   */
+  async analysis(
+    id: number,
+    options: { fields?: string; descriptors?: string },
+  ): Promise<Record<string, unknown>> {
+    const [sound] = await this.catalogue.soundsByIds([id]);
+    if (!sound) throw new SoundNotFound();
+    if (this.presenter.variant === 'A') {
+      const tree = await this.descriptors.analysisTree(id);
+      if (!tree) throw new NotFoundError('Analysis data for this sound is not available.');
+      if (!options.descriptors) return tree;
+      return pickAnalysis(tree, options.descriptors) ?? {};
+    }
+    const values = await this.descriptors.consolidated(id);
+    if (!values) throw new NotFoundError('Analysis data for this sound is not available.');
+    const all: Record<string, unknown> = { ...values, ...(await this.descriptors.vectors(id)) };
+    if (!options.fields) return all;
+    const wanted = new Set(options.fields.split(','));
+    return Object.fromEntries(Object.entries(all).filter(([name]) => wanted.has(name)));
+  }
+
+  /** Similar sounds in a space, the target excluded; unknown or unanalysed target: 404. */
+  async similar(id: number, space: string | undefined, req: ListRequest): Promise<Page<SoundJson | null>> {
+    const { names, defaultSpace } = this.search.spaces();
+    const spaceName = space || defaultSpace;
+    if (!names.includes(spaceName)) {
+      throw new ValidationError(
+        `Invalid similarity_space "${spaceName}"; available spaces: ${names.join(', ')}.`,
+      );
+    }
+    const page = req.page.page === 'last' ? 1 : req.page.page;
+    const offset = (page - 1) * req.page.pageSize;
+    const [sound] = await this.catalogue.soundsByIds([id]);
+    if (!sound) throw new SoundNotFound();
+    const hits = await this.search.similar({
+      space: spaceName,
+      target: { soundId: id },
+      offset,
+      limit: req.page.pageSize,
+    });
+    if (!hits) throw new NotFoundError('This sound is not analysed for similarity yet.');
+    resolvePage(req.page, hits.count);
+    const results = await this.presenter.present(
+      hits.hits,
+      { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
+      req.variantA,
+    );
+    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+  }
+
+  async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<Page<CommentJson>> {
+    const [sound] = await this.catalogue.soundsByIds([id]);
+    if (!sound) throw new SoundNotFound();
+    const first = await this.catalogue.soundComments(id, 0, 0);
+    const { page, offset } = resolvePage(req.page, first.count);
+    const slice = await this.catalogue.soundComments(id, offset, req.page.pageSize);
+    return pageEnvelope(req.links, page, req.page.pageSize, slice.count, slice.items.map(serialiseComment));
+  }
+}
