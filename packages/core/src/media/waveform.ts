@@ -55,8 +55,9 @@ export function renderWaveform(
   height: number,
 ): Uint8Array {
   const pixels = new Uint8Array(width * height * 3).fill(BACKGROUND);
-  const mid = (height - 1) / 2;
-  const zeroRow = Math.round(mid);
+  // Continuous y: +1 is the top edge of row 0, -1 the bottom edge of the last row.
+  const mid = height / 2;
+  const zeroRow = Math.floor(mid);
   for (let x = 0; x < width; x++)
     pixels.fill(ZERO_LINE, (zeroRow * width + x) * 3, (zeroRow * width + x) * 3 + 3);
 
@@ -65,6 +66,11 @@ export function renderWaveform(
   let previousTop = toY(0);
   let previousBottom = previousTop;
   for (let x = 0; x < width; x++) {
+    if (peaks.max[x] === 0 && peaks.min[x] === 0) {
+      // Digital silence keeps just the dim zero line.
+      previousTop = previousBottom = mid;
+      continue;
+    }
     let top = toY(peaks.max[x]);
     let bottom = toY(peaks.min[x]);
     // Join to the previous column: a jump between columns is drawn, not left as a gap.

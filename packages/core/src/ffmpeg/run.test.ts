@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { resolveBinary } from './binaries.ts';
+import { FfmpegProcessError } from './errors.ts';
+import { runBinary, TailBuffer } from './run.ts';
+
+describe('runBinary', () => {
+  it('resolves a working ffmpeg and reports its version', () => {
+    const ffmpeg = resolveBinary('ffmpeg');
+    expect(ffmpeg.version).toMatch(/\d/);
+    expect(['env', 'path', 'npm']).toContain(ffmpeg.source);
+  });
+
+  it('kills a process that outlives its timeout', async () => {
+    // An endless generated source: only the timeout can end it.
+    const args = ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'anullsrc', '-f', 'null', '-'];
+    const error = await runBinary('ffmpeg', args, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FfmpegProcessError);
+    expect((error as FfmpegProcessError).timedOut).toBe(true);
+  });
+
+  it('keeps the tail of stderr in the error', async () => {
+    const error = await runBinary('ffmpeg', [
+      '-v',
+      'error',
+      '-i',
+      'file:/nonexistent/x.wav',
+      '-f',
+      'null',
+      '-',
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FfmpegProcessError);
+    expect((error as FfmpegProcessError).stderrTail).toMatch(/No such file/);
+    expect((error as FfmpegProcessError).message).toMatch(/No such file/);
+    expect((error as FfmpegProcessError).exitCode).not.toBe(0);
+  });
+
+  it('streams stdout to a consumer', async () => {
+    let bytes = 0;
+    const args = [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=8000:cl=mono',
+      '-t',
+      '1',
+      '-f',
+      'f32le',
+      'pipe:1',
+    ];
+    const result = await runBinary('ffmpeg', args, { onStdout: (c) => (bytes += c.length) });
+    expect(bytes).toBe(8000 * 4);
+    expect(result.stdout.length).toBe(0);
+  });
+});
+
+describe('TailBuffer', () => {
+  it('keeps only the last bytes', () => {
+    const tail = new TailBuffer(10);
+    for (let i = 0; i < 100; i++) tail.push(Buffer.from(`line ${i}\n`));
+    expect(tail.toString()).toBe('8\nline 99');
+  });
+});
