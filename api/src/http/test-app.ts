@@ -1,0 +1,39 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@earshot/common';
+import Koa from 'koa';
+import type { AuthStrategy } from '../auth/principal.ts';
+import { cors } from '../middleware/cors.ts';
+import { errorHandler } from '../middleware/errors.ts';
+import { requestContext } from '../middleware/request-context.ts';
+import { mountRoutes } from './mount.ts';
+import { renderer } from './render.ts';
+import type { AnyRoute } from './route.ts';
+
+/** Serves a few route definitions through the real middleware stack, for framework tests. */
+export async function serveRoutes(
+  routes: AnyRoute[],
+  options: { strategies?: AuthStrategy[]; publicUrl?: string; proxy?: boolean } = {},
+): Promise<{ origin: string; close: () => Promise<void> }> {
+  const app = new Koa();
+  app.proxy = options.proxy ?? false;
+  app.silent = true;
+  app.use(requestContext(createLogger('silent')));
+  app.use(renderer());
+  app.use(errorHandler());
+  app.use(cors());
+  const router = mountRoutes(routes, { strategies: options.strategies ?? [], publicUrl: options.publicUrl });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
