@@ -1,3 +1,4 @@
 export * from './app.ts';
+export * from './auth/credentials-store.ts';
 export * from './deps.ts';
 export * from './server.ts';

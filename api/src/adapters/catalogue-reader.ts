@@ -227,7 +227,6 @@ function toPack(row: {
   };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the visible-sounds builder's type is long and internal
 async function idSlice(base: any, offset: number, limit: number) {
   const [{ count }] = await base.select(sql<number>`count(*)::int`.as('count')).execute();
   if (limit === 0) return { count: count as number, items: [] as number[] };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import * as bench from './bench.ts';
+import * as credentials from './credentials.ts';
 import * as processCommand from './process.ts';
 
 /** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
@@ -11,5 +12,6 @@ export function registerCommands(program: Command): void {
       process.stdout.write('earshot 0.1.0\n');
     });
   bench.register(program);
+  credentials.register(program);
   processCommand.register(program);
 }
