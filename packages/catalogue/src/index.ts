@@ -1,0 +1,17 @@
+export * from './connection/data-folder-lock.ts';
+export {
+  type Catalogue,
+  CatalogueBusyError,
+  type CatalogueKind,
+  type OpenCatalogueOptions,
+  openCatalogue,
+} from './connection/open-catalogue.ts';
+export {
+  FolderMigrationProvider,
+  type MigrateOutcome,
+  MigrationError,
+  migrate,
+  migrateDatabase,
+} from './migrate.ts';
+export * from './schema/database.ts';
+export * from './schema/descriptors.ts';

@@ -1,0 +1,261 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { DescriptorValues } from './descriptors.ts';
+
+/** The table types Kysely checks every query against. Mirrors src/migrations/. */
+
+export type LicenseName = 'Attribution' | 'Attribution NonCommercial' | 'Creative Commons 0';
+export const LICENSES: readonly LicenseName[] = [
+  'Attribution',
+  'Attribution NonCommercial',
+  'Creative Commons 0',
+];
+
+export type ProcessingState = 'Queued' | 'Processing' | 'Failed' | 'Processed';
+export type ModerationState = 'pending_description' | 'pending_moderation' | 'ok' | 'rejected';
+export type CredentialStatus = 'approved' | 'pending' | 'rejected' | 'revoked';
+export type RateLimitLevel = 0 | 1 | 2 | 3 | 99;
+export type SoundFileType = 'wav' | 'aif' | 'aiff' | 'ogg' | 'mp3' | 'm4a' | 'flac';
+
+/** A timestamp column filled by the database unless given. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+/** Computed by PostgreSQL (GENERATED ALWAYS): readable, never written. */
+type Computed<T> = ColumnType<T, never, never>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  email: Defaulted<string>;
+  password_hash: string | null;
+  about: Defaulted<string>;
+  homepage: Defaulted<string>;
+  signature: Defaulted<string>;
+  avatar_path: string | null;
+  date_joined: CreatedAt;
+  is_moderator: Defaulted<boolean>;
+  /** Trusted uploaders' sounds skip moderation. */
+  is_trusted: Defaulted<boolean>;
+}
+
+export interface ApiCredentialsTable {
+  id: Generated<number>;
+  user_id: number;
+  client_id: string;
+  /** Also the API key of the token strategy. */
+  client_secret: string;
+  name: string;
+  description: Defaulted<string>;
+  url: Defaulted<string>;
+  redirect_uri: string;
+  status: Defaulted<CredentialStatus>;
+  rate_limit_level: Defaulted<RateLimitLevel>;
+  allow_password_grant: Defaulted<boolean>;
+  created: CreatedAt;
+}
+
+export interface OauthGrantsTable {
+  id: Generated<number>;
+  code: string;
+  credential_id: number;
+  user_id: number;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string | null;
+  code_challenge_method: 'plain' | 'S256' | null;
+  created: CreatedAt;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface OauthTokensTable {
+  id: Generated<number>;
+  credential_id: number;
+  user_id: number;
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+  created: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface PendingUploadsTable {
+  id: Generated<number>;
+  user_id: number;
+  filename: string;
+  stored_path: string;
+  filesize: number;
+  created: CreatedAt;
+}
+
+export interface PacksTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  description: Defaulted<string>;
+  created: CreatedAt;
+  num_downloads: Defaulted<number>;
+}
+
+export interface SoundsTable {
+  id: Generated<number>;
+  user_id: number;
+  pack_id: number | null;
+  name: string;
+  description: Defaulted<string>;
+  /** Normalised tags (lower case), in the order given; mirrored by sound_tags. */
+  tags: Defaulted<string[]>;
+  license: LicenseName;
+  category: string | null;
+  subcategory: string | null;
+  category_code: string | null;
+  category_is_user_provided: Defaulted<boolean>;
+  geotag_lat: number | null;
+  geotag_lon: number | null;
+  geotag_zoom: number | null;
+  is_geotagged: Computed<boolean>;
+  is_explicit: Defaulted<boolean>;
+  is_remix: Defaulted<boolean>;
+  was_remixed: Defaulted<boolean>;
+  original_filename: string;
+  /** Relative to DATA_DIR. */
+  original_path: string;
+  /** Generated files (previews, images, analysis) by kind, relative to DATA_DIR. */
+  media_paths: Defaulted<Record<string, string>>;
+  type: SoundFileType | null;
+  channels: number | null;
+  filesize: number | null;
+  bitrate: number | null;
+  bitdepth: number | null;
+  duration: number | null;
+  samplerate: number | null;
+  md5: string | null;
+  created: CreatedAt;
+  num_downloads: Defaulted<number>;
+  /** 0–5. */
+  avg_rating: Defaulted<number>;
+  num_ratings: Defaulted<number>;
+  num_comments: Defaulted<number>;
+  processing_state: Defaulted<ProcessingState>;
+  processing_stage: string | null;
+  /** 0–1 within the current attempt. */
+  processing_progress: Defaulted<number>;
+  processing_attempts: Defaulted<number>;
+  processing_error: string | null;
+  processing_updated: CreatedAt;
+  moderation_state: Defaulted<ModerationState>;
+  moderated_at: NullableTimestamp;
+  moderated_by: number | null;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface SoundTagsTable {
+  sound_id: number;
+  tag_id: number;
+}
+
+export interface SoundRemixesTable {
+  sound_id: number;
+  source_id: number;
+}
+
+export interface CommentsTable {
+  id: Generated<number>;
+  sound_id: number;
+  user_id: number;
+  comment: string;
+  created: CreatedAt;
+}
+
+export interface RatingsTable {
+  sound_id: number;
+  user_id: number;
+  /** 0–5. */
+  rating: number;
+  created: CreatedAt;
+}
+
+export interface BookmarkCategoriesTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  created: CreatedAt;
+}
+
+export interface BookmarksTable {
+  id: Generated<number>;
+  user_id: number;
+  sound_id: number;
+  /** Null: uncategorised. */
+  category_id: number | null;
+  name: string;
+  created: CreatedAt;
+}
+
+export interface DownloadsTable {
+  id: Generated<number>;
+  user_id: number | null;
+  sound_id: number | null;
+  pack_id: number | null;
+  created: CreatedAt;
+}
+
+type DescriptorColumns = { [K in keyof DescriptorValues]-?: Exclude<DescriptorValues[K], undefined> };
+
+export interface SoundDescriptorsTable extends DescriptorColumns {
+  sound_id: number;
+  /** Consolidated flat record (variant B analysis endpoint). */
+  analysis_b: Defaulted<Record<string, unknown>>;
+  /** Full Essentia-layout tree (variant A, v1 analysis paths, dotted content filters). */
+  analysis_a: Defaulted<Record<string, unknown>>;
+  analyzer: Defaulted<string>;
+  updated: CreatedAt;
+}
+
+export interface SoundSimilarityVectorsTable {
+  sound_id: number;
+  space: string;
+  vector: number[];
+  dims: Computed<number>;
+  updated: CreatedAt;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_credentials: ApiCredentialsTable;
+  oauth_grants: OauthGrantsTable;
+  oauth_tokens: OauthTokensTable;
+  pending_uploads: PendingUploadsTable;
+  packs: PacksTable;
+  sounds: SoundsTable;
+  tags: TagsTable;
+  sound_tags: SoundTagsTable;
+  sound_remixes: SoundRemixesTable;
+  comments: CommentsTable;
+  ratings: RatingsTable;
+  bookmark_categories: BookmarkCategoriesTable;
+  bookmarks: BookmarksTable;
+  downloads: DownloadsTable;
+  sound_descriptors: SoundDescriptorsTable;
+  sound_similarity_vectors: SoundSimilarityVectorsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type ApiCredential = Selectable<ApiCredentialsTable>;
+export type OauthGrant = Selectable<OauthGrantsTable>;
+export type OauthToken = Selectable<OauthTokensTable>;
+export type PendingUpload = Selectable<PendingUploadsTable>;
+export type Pack = Selectable<PacksTable>;
+export type Sound = Selectable<SoundsTable>;
+export type NewSound = Insertable<SoundsTable>;
+export type SoundUpdate = Updateable<SoundsTable>;
+export type Comment = Selectable<CommentsTable>;
+export type BookmarkCategory = Selectable<BookmarkCategoriesTable>;
+export type Bookmark = Selectable<BookmarksTable>;
+export type SoundDescriptors = Selectable<SoundDescriptorsTable>;
