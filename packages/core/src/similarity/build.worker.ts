@@ -44,11 +44,7 @@ async function build(): Promise<void> {
   const every = Math.max(1, Math.floor(ids.length / 100));
   for (let row = 0; row < ids.length; row++) {
     const id = ids[row];
-    const unit = normaliseVector(
-      space.name,
-      dimension,
-      vectors.subarray(row * dimension, (row + 1) * dimension),
-    );
+    const unit = unitRow(space.name, dimension, id, vectors.subarray(row * dimension, (row + 1) * dimension));
     if (live.has(id)) {
       graph.add(id, unit, false);
     } else if (deleted.delete(id)) {

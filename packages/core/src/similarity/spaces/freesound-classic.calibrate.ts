@@ -2,29 +2,16 @@
 // Essentia FreesoundExtractor JSONs>` (default: the shared essentia-native reference set).
 import fs from 'node:fs';
 import path from 'node:path';
-import { type AnalysisTree, readDescriptor } from '../analysis-tree.ts';
-import { calibrateClassic, renderConstantsModule } from './freesound-classic.calibration.ts';
+import type { AnalysisTree } from '../analysis-tree.ts';
+import {
+  calibrateClassic,
+  extractClassicInputs,
+  renderConstantsModule,
+} from './freesound-classic.calibration.ts';
 import { CLASSIC_FEATURES } from './freesound-classic.features.ts';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const sourceDir = process.argv[2] ?? '/work/shared/reference/essentia-native';
-
-/** Keeps only the paths freesound_classic reads, so the committed extract stays small. */
-function extractClassicInputs(analysis: AnalysisTree): AnalysisTree {
-  const out: AnalysisTree = {};
-  for (const feature of CLASSIC_FEATURES) {
-    const value = readDescriptor(analysis, feature.path);
-    if (value === undefined) continue;
-    const keys = feature.path.split('.');
-    let node = out as Record<string, unknown>;
-    for (const key of keys.slice(0, -1)) {
-      node[key] ??= {};
-      node = node[key] as Record<string, unknown>;
-    }
-    node[keys[keys.length - 1]] = value;
-  }
-  return out;
-}
 
 const files = fs
   .readdirSync(sourceDir)

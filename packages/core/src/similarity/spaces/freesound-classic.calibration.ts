@@ -1,4 +1,4 @@
-import type { AnalysisTree } from '../analysis-tree.ts';
+import { type AnalysisTree, readDescriptor } from '../analysis-tree.ts';
 import { CLASSIC_FEATURES, featureLabel } from './freesound-classic.features.ts';
 import { transformedClassicInputs } from './freesound-classic.raw.ts';
 
@@ -61,4 +61,21 @@ export function renderConstantsModule(constants: ClassicConstants, source: strin
     '];',
     '',
   ].join('\n');
+}
+
+/** Keeps only the paths freesound_classic reads, so the committed extract stays small. */
+export function extractClassicInputs(analysis: AnalysisTree): AnalysisTree {
+  const out: AnalysisTree = {};
+  for (const feature of CLASSIC_FEATURES) {
+    const value = readDescriptor(analysis, feature.path);
+    if (value === undefined) continue;
+    const keys = feature.path.split('.');
+    let node = out as Record<string, unknown>;
+    for (const key of keys.slice(0, -1)) {
+      node[key] ??= {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[keys[keys.length - 1]] = value;
+  }
+  return out;
 }

@@ -1,0 +1,180 @@
+import { ValidationError } from '@earshot/common';
+import type { DescriptorTable } from './descriptor-table.ts';
+import { InvalidTargetError, SoundNotIndexedError, UnknownDescriptorError } from './errors.ts';
+import type { SoundFilter } from './similarity-index.ts';
+import { TopK } from './top-k.ts';
+
+/** A content-search target: descriptor values, or a sound whose own values are the target. */
+export type DescriptorTarget =
+  | { kind: 'values'; terms: Array<{ descriptor: string; values: number[] }> }
+  | { kind: 'sound'; soundId: number };
+
+/**
+ * What a sound-id target compares when the caller names no descriptors: timbre (MFCC means) plus
+ * brightness, noisiness, pitch, roughness and attack. Only those the table holds are used.
+ */
+export const DEFAULT_SOUND_TARGET_DESCRIPTORS: readonly string[] = [
+  'lowlevel.mfcc.mean',
+  'lowlevel.spectral_centroid.mean',
+  'lowlevel.spectral_flatness_db.mean',
+  'lowlevel.zerocrossingrate.mean',
+  'lowlevel.pitch.mean',
+  'lowlevel.dissonance.mean',
+  'sfx.logattacktime',
+];
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * Parses the API's `target`: a sound id, or space-separated `descriptor:value` pairs where a
+ * vector's value is comma-separated (`lowlevel.mfcc.mean:1,2,…`) and one dimension is
+ * `name[i]:value`. Names may be dotted variant-A, flat variant-B, or v1's leading-dot form.
+ */
+export function parseDescriptorTarget(target: string | number): DescriptorTarget {
+  const text = String(target).trim();
+  if (text === '') throw new InvalidTargetError('Invalid target: it is empty');
+  if (/^\d+$/.test(text)) {
+    const soundId = Number(text);
+    if (!Number.isSafeInteger(soundId) || soundId < 1)
+      throw new InvalidTargetError(`Invalid target sound id ${text}`);
+    return { kind: 'sound', soundId };
+  }
+  const terms: Array<{ descriptor: string; values: number[] }> = [];
+  for (const term of text.split(/\s+/)) {
+    const colon = term.lastIndexOf(':');
+    if (colon <= 0 || colon === term.length - 1) {
+      throw new InvalidTargetError(`Invalid target term "${term}": expected descriptor_name:value`);
+    }
+    const descriptor = term.slice(0, colon);
+    const values = term
+      .slice(colon + 1)
+      .split(',')
+      .map((raw) => {
+        if (!NUMBER.test(raw)) {
+          throw new InvalidTargetError(
+            `Invalid target value "${raw}" for ${descriptor}: only numbers are allowed`,
+          );
+        }
+        return Number(raw);
+      });
+    terms.push({ descriptor, values });
+  }
+  return { kind: 'values', terms };
+}
+
+export interface DescriptorSearchOptions {
+  /** How many results, best first (default 15). For page n of size s, ask for offset (n-1)·s and k s. */
+  k?: number;
+  offset?: number;
+  filter?: SoundFilter;
+  /** For a sound-id target: which descriptors to compare (default DEFAULT_SOUND_TARGET_DESCRIPTORS). */
+  descriptors?: readonly string[];
+}
+
+export interface DescriptorSearchResult {
+  /** Sounds that pass the filter and have every targeted value (the result count). */
+  total: number;
+  results: Array<{ id: number; distance: number }>;
+}
+
+interface ResolvedColumn {
+  values: Float32Array;
+  target: number;
+  /** weight / std²: each named descriptor weighs the same in total, whatever its dimension count. */
+  factor: number;
+}
+
+function resolveTerms(table: DescriptorTable, target: DescriptorTarget, options: DescriptorSearchOptions) {
+  const columns: ResolvedColumn[] = [];
+  const add = (keys: string[], values: number[]) => {
+    keys.forEach((key, i) => {
+      const { std } = table.stats(key);
+      // A column with no spread cannot rank anything; keep it in unit scale rather than divide by zero.
+      const scale = std > 0 ? std : 1;
+      columns.push({
+        values: table.columnValues(key),
+        target: values[i],
+        factor: 1 / keys.length / (scale * scale),
+      });
+    });
+  };
+  if (target.kind === 'values') {
+    if (target.terms.length === 0) throw new InvalidTargetError('Invalid target: it names no descriptor');
+    for (const term of target.terms) {
+      const keys = table.resolve(term.descriptor);
+      if (keys.length !== term.values.length) {
+        throw new InvalidTargetError(
+          keys.length === 1
+            ? `Target ${term.descriptor} takes one value, got ${term.values.length}`
+            : `Target ${term.descriptor} has ${keys.length} dimensions, got ${term.values.length} values`,
+        );
+      }
+      add(keys, term.values);
+    }
+    return { columns, exclude: undefined };
+  }
+  if (!table.has(target.soundId)) throw new SoundNotIndexedError(target.soundId);
+  const named = options.descriptors ?? DEFAULT_SOUND_TARGET_DESCRIPTORS;
+  for (const descriptor of named) {
+    let keys: string[];
+    try {
+      keys = table.resolve(descriptor);
+    } catch (error) {
+      // The default list adapts to what the table holds; a list the caller gave must be right.
+      if (error instanceof UnknownDescriptorError && !options.descriptors) continue;
+      throw error;
+    }
+    const values = keys.map((key) => table.valueOf(target.soundId, key));
+    if (values.some(Number.isNaN)) continue;
+    add(keys, values);
+  }
+  if (columns.length === 0) {
+    throw new InvalidTargetError(`Sound ${target.soundId} has none of the descriptors a target compares`);
+  }
+  return { columns, exclude: target.soundId };
+}
+
+/**
+ * Ranks the table's sounds by distance to a target: Euclidean over standardised values
+ * ((x − target) / std, std over the whole table) of just the named descriptors, each descriptor
+ * weighing the same. Sounds missing a targeted value are left out. One pass over the named
+ * Float32Array columns with a bounded heap.
+ */
+export function searchDescriptorTarget(
+  table: DescriptorTable,
+  target: DescriptorTarget,
+  options: DescriptorSearchOptions = {},
+): DescriptorSearchResult {
+  const k = options.k ?? 15;
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(k) || k < 1) throw new ValidationError(`k must be a positive integer, got ${k}`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new ValidationError(`offset must be 0 or more, got ${offset}`);
+  const { columns, exclude } = resolveTerms(table, target, options);
+  const filter = options.filter;
+  const passes =
+    filter === undefined ? undefined : typeof filter === 'function' ? filter : (id: number) => filter.has(id);
+  const top = new TopK(offset + k);
+  const count = columns.length;
+  const arrays = columns.map((c) => c.values);
+  const targets = Float64Array.from(columns, (c) => c.target);
+  const factors = Float64Array.from(columns, (c) => c.factor);
+  let total = 0;
+  for (let row = 0, rows = table.size; row < rows; row++) {
+    let sum = 0;
+    for (let c = 0; c < count; c++) {
+      const diff = arrays[c][row] - targets[c];
+      sum += factors[c] * diff * diff;
+    }
+    if (Number.isNaN(sum)) continue;
+    const id = table.idAt(row);
+    if (id === exclude || (passes && !passes(id))) continue;
+    total++;
+    if (sum <= top.threshold) top.offer(id, sum);
+  }
+  const results = top
+    .sorted()
+    .slice(offset)
+    .map(({ id, cost }) => ({ id, distance: Math.sqrt(cost) }));
+  return { total, results };
+}

@@ -1,0 +1,41 @@
+// Similarity engine (issue 5): spaces, HNSW index per space, descriptor-target search.
+export type { AnalysisTree } from './analysis-tree.ts';
+export { readDescriptor } from './analysis-tree.ts';
+export { type BulkVectors, buildSimilarityIndexInWorker, bulkUpsertInWorker } from './build-in-worker.ts';
+export {
+  canonicalDescriptorName,
+  type DescriptorReference,
+  parseDescriptorReference,
+  VARIABLE_LENGTH_DESCRIPTORS,
+} from './descriptor-names.ts';
+export { type ColumnStats, DescriptorTable, type DescriptorValues } from './descriptor-table.ts';
+export {
+  DEFAULT_SOUND_TARGET_DESCRIPTORS,
+  type DescriptorSearchOptions,
+  type DescriptorSearchResult,
+  type DescriptorTarget,
+  parseDescriptorTarget,
+  searchDescriptorTarget,
+} from './descriptor-target.ts';
+export * from './errors.ts';
+export { exactNearest } from './exact-search.ts';
+export { DEFAULT_GRAPH_PARAMETERS, type GraphParameters } from './hnsw-graph.ts';
+export {
+  type NearestOptions,
+  type Neighbour,
+  SimilarityIndex,
+  type SimilarityIndexOptions,
+  type SoundFilter,
+} from './similarity-index.ts';
+export type { SnapshotMeta } from './snapshot.ts';
+export { FREESOUND_CLASSIC } from './spaces/freesound-classic.ts';
+export {
+  DEFAULT_SIMILARITY_SPACE,
+  getSimilaritySpace,
+  listSimilaritySpaces,
+  normaliseSpaceVector,
+  similarityVectorFromAnalysis,
+} from './spaces/registry.ts';
+export type { SimilaritySpace } from './spaces/space.ts';
+export { TopK } from './top-k.ts';
+export { normaliseVector, scoreFromCosine } from './vector.ts';
