@@ -1,3 +1,5 @@
+import { DESCRIPTOR_COLUMNS } from '../schema/descriptors.ts';
+
 /**
  * The filter-field registry: every name a `filter` (v2) or `f` (v1) may use, its value type and
  * where its value lives. The compiler turns a field into SQL from `type` + `column` alone, so a
@@ -77,56 +79,6 @@ const ALIASES: Record<string, string> = {
   tags: 'tag',
 };
 
-/** The filterable content descriptors of the contract (variant B), by type. */
-export const FLOAT_DESCRIPTORS = [
-  'amplitude_peak_ratio',
-  'beat_loudness',
-  'boominess',
-  'bpm_confidence',
-  'brightness',
-  'decay_strength',
-  'depth',
-  'dissonance',
-  'duration_effective',
-  'dynamic_range',
-  'hardness',
-  'hpcp_crest',
-  'hpcp_entropy',
-  'inharmonicity',
-  'log_attack_time',
-  'loudness',
-  'note_confidence',
-  'pitch',
-  'pitch_max',
-  'pitch_min',
-  'pitch_salience',
-  'pitch_var',
-  'roughness',
-  'sharpness',
-  'silence_rate',
-  'spectral_centroid',
-  'spectral_complexity',
-  'spectral_crest',
-  'spectral_energy',
-  'spectral_entropy',
-  'spectral_flatness',
-  'spectral_rolloff',
-  'spectral_skewness',
-  'spectral_spread',
-  'start_time',
-  'temporal_centroid',
-  'temporal_centroid_ratio',
-  'temporal_decrease',
-  'temporal_skewness',
-  'temporal_spread',
-  'tonality_confidence',
-  'warmth',
-  'zero_crossing_rate',
-] as const;
-export const INT_DESCRIPTORS = ['beat_count', 'bpm', 'chord_count', 'note_midi', 'onset_count'] as const;
-export const BOOL_DESCRIPTORS = ['loopable', 'reverbness', 'single_event'] as const;
-export const STRING_DESCRIPTORS = ['note_name', 'tonality'] as const;
-
 /** Variant A exposed the AudioCommons outputs as `ac_<key>` filters; they map onto the consolidated ones. */
 const AUDIOCOMMONS_ALIASES: Record<string, string> = {
   ac_loudness: 'loudness',
@@ -159,11 +111,12 @@ const descriptor = (name: string, type: FieldType): FieldDef => ({
   column: name,
 });
 
+// The contract's filterable descriptors are the store's typed descriptor columns, under the same names.
 const DESCRIPTOR_FIELDS: FieldDef[] = [
-  ...FLOAT_DESCRIPTORS.map((n) => descriptor(n, 'float')),
-  ...INT_DESCRIPTORS.map((n) => descriptor(n, 'int')),
-  ...BOOL_DESCRIPTORS.map((n) => descriptor(n, 'bool')),
-  ...STRING_DESCRIPTORS.map((n) => descriptor(n, 'keyword')),
+  ...DESCRIPTOR_COLUMNS.float.map((n) => descriptor(n, 'float')),
+  ...DESCRIPTOR_COLUMNS.int.map((n) => descriptor(n, 'int')),
+  ...DESCRIPTOR_COLUMNS.bool.map((n) => descriptor(n, 'bool')),
+  ...DESCRIPTOR_COLUMNS.string.map((n) => descriptor(n, 'keyword')),
 ];
 
 const REGISTRY = new Map<string, FieldDef>();

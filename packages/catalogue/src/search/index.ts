@@ -1,0 +1,35 @@
+export type { DatePeriod } from './date-math.ts';
+export { parseDateExpression } from './date-math.ts';
+export { ANALYSIS_NAMESPACES, resolveDescriptorName } from './descriptor-names.ts';
+export { SearchExecutionError, type SearchParameter, SearchSyntaxError } from './errors.ts';
+export {
+  matchingSoundIds,
+  type PackGroup,
+  type SearchCatalogue,
+  type SearchResult,
+  searchCondition,
+  searchSounds,
+} from './execute.ts';
+export { type FieldDef, type FieldType, filterFieldNames, lookupFilterField } from './fields.ts';
+export type { FieldRef, FilterNode, FilterValue, RangeBound } from './filter-ast.ts';
+export { FILTER_LIMITS, type FilterParseOptions, parseFilter } from './filter-parser.ts';
+export {
+  DEFAULT_WEIGHTS,
+  type FieldWeights,
+  parseGroupByPack,
+  parseSort,
+  parseV1Grouping,
+  parseWeights,
+  SORT_OPTIONS,
+  type SortOption,
+} from './params.ts';
+export {
+  MAX_PAGE_SIZE,
+  type PreparedSearch,
+  prepareSearch,
+  prepareV1Search,
+  type SearchRequest,
+  type V1SearchRequest,
+} from './prepare.ts';
+export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
+export { SEARCH_TABLE } from './search-schema.ts';
