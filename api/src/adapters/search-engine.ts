@@ -1,0 +1,140 @@
+import { type Database, matchingSoundIds, searchSounds } from '@earshot/catalogue';
+import {
+  DEFAULT_SIMILARITY_SPACE,
+  listSimilaritySpaces,
+  parseDescriptorTarget,
+  type SimilarityIndex,
+  type SoundFilter,
+  searchDescriptorTarget,
+  VARIABLE_LENGTH_DESCRIPTORS,
+} from '@earshot/core';
+import type { Kysely } from 'kysely';
+import type {
+  ContentSearchRequest,
+  Hits,
+  SearchEngine,
+  SimilarityRequest,
+  TextSearchRequest,
+} from '../ports.ts';
+import type { SimilarityState } from './similarity-state.ts';
+
+/** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
+const FILTER_ID_LIMIT = 1_000_000;
+
+/**
+ * Text search runs in the catalogue (PostgreSQL full text); similarity and content search in the
+ * in-memory state, with text filters turned into an id set by the catalogue first.
+ */
+export function searchEngine(db: Kysely<Database>, state: SimilarityState): SearchEngine {
+  const catalogue = { db };
+
+  async function filterSet(req: { query?: string; filter?: string; descriptorsFilter?: string }) {
+    if (!req.query && !req.filter && !req.descriptorsFilter) return undefined;
+    const ids = await matchingSoundIds(
+      catalogue,
+      { query: req.query, filter: req.filter, descriptorsFilter: req.descriptorsFilter },
+      FILTER_ID_LIMIT,
+    );
+    return new Set(ids);
+  }
+
+  function indexOf(space: string): SimilarityIndex {
+    const index = state.indexes.get(space);
+    if (!index) throw new Error(`similarity space ${space} is not loaded`);
+    return index;
+  }
+
+  return {
+    async text(req: TextSearchRequest): Promise<Hits> {
+      const page = Math.floor(req.offset / req.limit) + 1;
+      const result = await searchSounds(catalogue, {
+        query: req.query,
+        filter: req.filter,
+        sort: req.sort,
+        weights: req.weights,
+        groupByPack: req.groupByPack,
+        page,
+        pageSize: req.limit,
+      });
+      return {
+        count: result.count,
+        hits: result.ids.map((id, i) => {
+          const group = result.packGroups?.[i];
+          return {
+            id,
+            score: result.scores[i],
+            ...(group && group.count > 1
+              ? { nFromSamePack: group.count, packGrouping: String(group.packId) }
+              : {}),
+          };
+        }),
+      };
+    },
+
+    async similar(req: SimilarityRequest): Promise<Hits | undefined> {
+      const index = indexOf(req.space);
+      const allowed = await filterSet({ filter: req.filter });
+      const target = 'soundId' in req.target ? req.target.soundId : undefined;
+      if (target !== undefined && !index.has(target)) return undefined;
+      // Every indexed sound (that passes the filter) is a result, ranked by similarity; pages
+      // past the first ask the graph for more neighbours.
+      const eligible = allowed ? countIn(index, allowed) : index.size;
+      const count = Math.max(
+        0,
+        eligible - (target !== undefined && (!allowed || allowed.has(target)) ? 1 : 0),
+      );
+      const k = Math.min(req.offset + req.limit, count);
+      if (k <= req.offset) return { count, hits: [] };
+      const filter: SoundFilter | undefined = allowed;
+      const neighbours =
+        'vector' in req.target
+          ? index.nearestToVector(Float32Array.from(req.target.vector), { k, filter })
+          : index.nearestToSound(req.target.soundId, { k, filter });
+      return { count, hits: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
+    },
+
+    async content(req: ContentSearchRequest): Promise<Hits> {
+      const allowed = await filterSet({
+        query: req.query,
+        filter: req.filter,
+        descriptorsFilter: req.descriptorsFilter,
+      });
+      if (req.target === undefined) {
+        // No target: the filtered sounds in id order, as the legacy content search lists them.
+        const ids = [...(allowed ?? [])].sort((a, b) => a - b);
+        return {
+          count: ids.length,
+          hits: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
+        };
+      }
+      const result = searchDescriptorTarget(state.table, parseDescriptorTarget(req.target), {
+        k: req.limit,
+        offset: req.offset,
+        filter: allowed,
+      });
+      return {
+        count: result.total,
+        hits: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
+      };
+    },
+
+    spaces() {
+      return { names: listSimilaritySpaces().map((s) => s.name), defaultSpace: DEFAULT_SIMILARITY_SPACE };
+    },
+
+    descriptorNames() {
+      const { scalars, vectors } = state.table.descriptorNames();
+      return {
+        oneDimensional: scalars,
+        multiDimensional: vectors.map((v) => v.name),
+        variableLength: [...VARIABLE_LENGTH_DESCRIPTORS].sort(),
+      };
+    },
+  };
+}
+
+function countIn(index: SimilarityIndex, ids: ReadonlySet<number>): number {
+  let n = 0;
+  for (const id of ids) if (index.has(id)) n++;
+  return n;
+}
