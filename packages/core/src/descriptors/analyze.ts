@@ -1,0 +1,250 @@
+import { envelopeDescriptors } from './envelope.ts';
+import { essentiaWholeSignal } from './essentia-client.ts';
+import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
+import { type FramesFile, framesGroup } from './frames-file.ts';
+import { ebuR128 } from './loudness.ts';
+import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
+import { detectOnsets } from './onsets.ts';
+import { frequencyToMidi, midiToNoteName } from './pitch.ts';
+import { beatLoudness, loopConfidence } from './rhythm.ts';
+import { vectorStats } from './statistics.ts';
+import { timbralScores } from './timbral.ts';
+import { TONAL_FRAME, TONAL_HOP, tonalFrames } from './tonal.ts';
+import type { AnalyzeOptions, GroupTimings, VariantATree, VariantB } from './types.ts';
+import { type AnalysisParts, buildVariantA } from './variant-a.ts';
+import { buildVariantB } from './variant-b.ts';
+
+export interface AnalysisResult {
+  variantB: VariantB;
+  variantA: VariantATree;
+  frames?: FramesFile;
+  /** Milliseconds per descriptor group; `essentia` is the worker thread's own time (it overlaps the rest). */
+  timings: GroupTimings;
+}
+
+/** Frames whose YIN dip is this deep are "voiced": the variant-B pitch and the note come from them. */
+const VOICED_CONFIDENCE = 0.85;
+
+function timed<T>(timings: GroupTimings, group: string, run: () => T): T {
+  const start = performance.now();
+  const result = run();
+  timings[group] = (timings[group] ?? 0) + (performance.now() - start);
+  return result;
+}
+
+function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Float32Array) {
+  const voiced: number[] = [];
+  const confidences: number[] = [];
+  const track = new Float32Array(pitch.length);
+  for (let i = 0; i < pitch.length; i++) {
+    if (confidence[i] >= VOICED_CONFIDENCE && energy[i] > 1e-8 && pitch[i] > 0) {
+      voiced.push(pitch[i]);
+      confidences.push(confidence[i]);
+      track[i] = pitch[i];
+    }
+  }
+  if (voiced.length === 0)
+    return { stats: { mean: 0, min: 0, max: 0, var: 0, median: 0, confidence: 0 }, track };
+  // Note confidence: the mean YIN confidence over all frames, so partly voiced sounds score lower.
+  const mean = voiced.reduce((a, b) => a + b, 0) / voiced.length;
+  const variance = voiced.reduce((a, b) => a + (b - mean) ** 2, 0) / voiced.length;
+  const sorted = [...voiced].sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
+  const noteConfidence = confidences.reduce((a, b) => a + b, 0) / pitch.length;
+  return {
+    stats: {
+      mean,
+      min: sorted[0],
+      max: sorted[sorted.length - 1],
+      var: variance,
+      median,
+      confidence: noteConfidence,
+    },
+    track,
+  };
+}
+
+/** Essentia's pitch-envelope SFX descriptors on the voiced pitch track (0 where unvoiced). */
+function pitchSfx(track: Float32Array) {
+  const n = track.length;
+  let sum = 0;
+  let weighted = 0;
+  let maxI = 0;
+  let minI = -1;
+  for (let i = 0; i < n; i++) {
+    sum += track[i];
+    weighted += (i / Math.max(1, n - 1)) * track[i];
+    if (track[i] > track[maxI]) maxI = i;
+    if (track[i] > 0 && (minI < 0 || track[i] < track[minI])) minI = i;
+  }
+  let before = 0;
+  let after = 0;
+  for (let i = 0; i < n; i++) {
+    if (i < maxI) before += track[i] * track[i];
+    else if (i > maxI) after += track[i] * track[i];
+  }
+  return {
+    centroid: sum > 0 ? weighted / sum : 0,
+    maxToTotal: n ? maxI / n : 0,
+    minToTotal: n && minI >= 0 ? minI / n : 0,
+    afterMaxToBeforeMaxEnergyRatio: before > 0 ? after / before : 0,
+  };
+}
+
+/** Mean absolute deviation (LU) of the momentary loudness from its mean, over windows above the −70 LUFS gate. */
+function dynamicComplexity(momentary: Float32Array): number {
+  const active = Array.from(momentary).filter((l) => l > -70);
+  if (active.length === 0) return 0;
+  const mean = active.reduce((a, b) => a + b, 0) / active.length;
+  return active.reduce((a, b) => a + Math.abs(b - mean), 0) / active.length;
+}
+
+/** Mean of the frames' Stevens loudness (energy^0.67) relative to the loudest frame. */
+function averageLoudness(frameEnergy: Float32Array): number {
+  let max = 0;
+  let sum = 0;
+  for (const e of frameEnergy) {
+    const l = e ** 0.67;
+    sum += l;
+    if (l > max) max = l;
+  }
+  return max > 0 ? sum / frameEnergy.length / max : 0;
+}
+
+/**
+ * Loops are usually cut at a whole number of beats of an integer tempo: confidence is the best of the
+ * estimated tempo and its rounded value.
+ */
+function loopFit(
+  duration: number,
+  leading: number,
+  trailing: number,
+  bpm: number,
+): { bpm: number; confidence: number } {
+  const raw = loopConfidence(duration, leading, trailing, bpm);
+  const rounded = loopConfidence(duration, leading, trailing, Math.round(bpm));
+  return rounded >= raw ? { bpm: Math.round(bpm), confidence: rounded } : { bpm, confidence: raw };
+}
+
+/**
+ * The full analysis of a mono signal: both variants, optionally the frames file, and the time each group
+ * took. Rhythm and key run in the essentia.js worker thread while the frame descriptors run here.
+ */
+export async function analyzeSignal(
+  samples: Float32Array,
+  sampleRate: number,
+  options: AnalyzeOptions = {},
+): Promise<AnalysisResult> {
+  const timings: GroupTimings = {};
+  const essentiaStart = performance.now();
+  const essentiaPromise = essentiaWholeSignal(samples, sampleRate).then((r) => {
+    timings.essentia_wall = performance.now() - essentiaStart;
+    return r;
+  });
+  const duration = samples.length / sampleRate;
+  const lowlevel = timed(timings, 'lowlevel', () => lowLevelFrames(samples, sampleRate));
+  const series = lowlevel.series;
+  const tonal = timed(timings, 'tonal', () => tonalFrames(samples, sampleRate));
+  const loudness = timed(timings, 'loudness', () => ebuR128(samples, sampleRate));
+  const { envelope, bounds, singleEvent, rt60 } = timed(timings, 'sfx', () => ({
+    envelope: envelopeDescriptors(samples, sampleRate),
+    bounds: soundBounds(samples, sampleRate),
+    singleEvent: isSingleEvent(samples, sampleRate),
+    rt60: estimateRt60(samples, sampleRate),
+  }));
+  const frameEnergy = series.scalar('frame_energy');
+  const onsets = timed(timings, 'onsets', () =>
+    detectOnsets(series.scalar('onset_strength'), frameEnergy, samples, sampleRate, LOWLEVEL_HOP),
+  );
+  const pitch = timed(timings, 'pitch_summary', () =>
+    voicedPitch(series.scalar('pitch'), series.scalar('pitch_instantaneous_confidence'), frameEnergy),
+  );
+
+  const essentia = await essentiaPromise;
+  const hopSeconds = LOWLEVEL_HOP / sampleRate;
+  const rhythmDerived = timed(timings, 'rhythm', () => {
+    const beats = beatLoudness(
+      essentia.ticks,
+      frameEnergy,
+      series.vector('beat_band_energy', 6),
+      6,
+      hopSeconds,
+    );
+    const loop = loopFit(duration, bounds.leadingSilence, bounds.trailingSilence, essentia.bpm);
+    return { beats, loop };
+  });
+
+  const parts: AnalysisParts = {
+    sampleRate,
+    duration,
+    lowlevel: series,
+    lowlevelHop: LOWLEVEL_HOP,
+    tonal: tonal.series,
+    chords: tonal.chords,
+    chordStrength: tonal.chordStrength,
+    loudness,
+    envelope,
+    essentia,
+    onsets,
+    beatsLoudness: rhythmDerived.beats.loudness,
+    beatsBandRatios: rhythmDerived.beats.bandRatios,
+    bpmLoop: rhythmDerived.loop.bpm,
+    bpmLoopConfidence: rhythmDerived.loop.confidence,
+    soundStartFrame: Math.floor((bounds.startTime * sampleRate) / LOWLEVEL_HOP),
+    soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
+    averageLoudness: averageLoudness(frameEnergy),
+    dynamicComplexity: dynamicComplexity(loudness.momentary),
+    pitchSfx: pitchSfx(pitch.track),
+  };
+  const variantA = timed(timings, 'statistics', () => buildVariantA(parts));
+
+  const variantB = timed(timings, 'timbral_and_variant_b', () => {
+    const silentFrame = series.scalar('silence_rate_60dB');
+    const dissonance = series.scalar('dissonance');
+    let dSum = 0;
+    let dCount = 0;
+    for (let i = 0; i < dissonance.length; i++) {
+      if (!silentFrame[i]) {
+        dSum += dissonance[i];
+        dCount++;
+      }
+    }
+    const bark = series.vectors.get('barkbands');
+    const timbral = timbralScores({
+      averagePower: lowlevel.averagePower,
+      binHz: lowlevel.binHz,
+      barkMean: bark ? vectorStats(bark.data, bark.dims).mean : [],
+      pitch: pitch.stats.median,
+      logAttackTime: envelope.logAttackTime,
+      effectiveDuration: envelope.effectiveDuration,
+      dissonance: dCount ? dSum / dCount : 0,
+    });
+    const midi = pitch.stats.median > 0 ? frequencyToMidi(pitch.stats.median) : 0;
+    const rhythmic = essentia.ticks.length >= 4 && essentia.bpmConfidence >= 1;
+    return buildVariantB(variantA, {
+      timbral,
+      voicedPitch: pitch.stats,
+      noteMidi: midi,
+      noteName: midi > 0 ? midiToNoteName(midi) : '',
+      startTime: bounds.startTime,
+      loopable: rhythmic && rhythmDerived.loop.confidence >= 0.95,
+      reverbness: isReverberant(rt60),
+      singleEvent,
+    });
+  });
+
+  let frames: FramesFile | undefined;
+  if (options.frames) {
+    frames = timed(timings, 'frames_file', () => ({
+      format: 'earshot-frames' as const,
+      version: 1 as const,
+      sample_rate: sampleRate,
+      encoding: 'float32le-base64' as const,
+      groups: {
+        lowlevel: framesGroup(series, LOWLEVEL_FRAME, LOWLEVEL_HOP, sampleRate),
+        tonal: framesGroup(tonal.series, TONAL_FRAME, TONAL_HOP, sampleRate),
+      },
+    }));
+  }
+  return { variantB, variantA, frames, timings: { ...timings, essentia: essentia.elapsedMs ?? 0 } };
+}

@@ -1,0 +1,133 @@
+/**
+ * EBU R128 / ITU-R BS.1770-4 loudness of a mono signal (channel weight 1), written from the standard:
+ * K-weighting (a high shelf then a high pass, coefficients derived for any sample rate via the bilinear
+ * transform), 400 ms blocks with 75% overlap, absolute gate −70 LUFS, relative gate −10 LU for the
+ * integrated loudness; loudness range (EBU Tech 3342) from 3 s short-term values with −20 LU relative
+ * gate as the 10th–95th percentile spread.
+ */
+
+export interface LoudnessResult {
+  integrated: number;
+  loudnessRange: number;
+  /** Momentary loudness (400 ms) every 100 ms, LUFS (floored at −70 for digital silence). */
+  momentary: Float32Array;
+  /** Short-term loudness (3 s) every 100 ms, LUFS. */
+  shortTerm: Float32Array;
+}
+
+const ABSOLUTE_GATE = -70;
+
+interface Biquad {
+  b0: number;
+  b1: number;
+  b2: number;
+  a1: number;
+  a2: number;
+}
+
+function kWeightingStages(sampleRate: number): [Biquad, Biquad] {
+  // Stage 1: high shelf (+4 dB above ~1.7 kHz), the head's acoustic effect.
+  let f0 = 1681.974450955533;
+  const gainDb = 3.999843853973347;
+  let q = 0.7071752369554196;
+  let k = Math.tan((Math.PI * f0) / sampleRate);
+  const vh = 10 ** (gainDb / 20);
+  const vb = vh ** 0.4996667741545416;
+  let a0 = 1 + k / q + k * k;
+  const shelf: Biquad = {
+    b0: (vh + (vb * k) / q + k * k) / a0,
+    b1: (2 * (k * k - vh)) / a0,
+    b2: (vh - (vb * k) / q + k * k) / a0,
+    a1: (2 * (k * k - 1)) / a0,
+    a2: (1 - k / q + k * k) / a0,
+  };
+  // Stage 2: the RLB high pass at ~38 Hz.
+  f0 = 38.13547087602444;
+  q = 0.5003270373238773;
+  k = Math.tan((Math.PI * f0) / sampleRate);
+  a0 = 1 + k / q + k * k;
+  const highPass: Biquad = { b0: 1, b1: -2, b2: 1, a1: (2 * (k * k - 1)) / a0, a2: (1 - k / q + k * k) / a0 };
+  return [shelf, highPass];
+}
+
+/** K-weighted signal power summed per 100 ms step (the building block of every window). */
+function kWeightedStepEnergies(signal: Float32Array, sampleRate: number, step: number): Float64Array {
+  const [s1, s2] = kWeightingStages(sampleRate);
+  const steps = Math.ceil(signal.length / step);
+  const energies = new Float64Array(steps);
+  let x1 = 0;
+  let x2 = 0;
+  let y1 = 0;
+  let y2 = 0;
+  let z1 = 0;
+  let z2 = 0;
+  for (let i = 0; i < signal.length; i++) {
+    const x = signal[i];
+    const y = s1.b0 * x + s1.b1 * x1 + s1.b2 * x2 - s1.a1 * y1 - s1.a2 * y2;
+    x2 = x1;
+    x1 = x;
+    const z = s2.b0 * y + s2.b1 * y1 + s2.b2 * y2 - s2.a1 * z1 - s2.a2 * z2;
+    y2 = y1;
+    y1 = y;
+    z2 = z1;
+    z1 = z;
+    energies[(i / step) | 0] += z * z;
+  }
+  return energies;
+}
+
+const toLufs = (meanSquare: number): number =>
+  meanSquare > 0 ? -0.691 + 10 * Math.log10(meanSquare) : Number.NEGATIVE_INFINITY;
+
+/** Mean squares of windows of `width` steps, one per step; a signal shorter than a window gets one zero-padded window. */
+function windowMeanSquares(steps: Float64Array, width: number, samplesPerStep: number): Float64Array {
+  const count = Math.max(1, steps.length - width + 1);
+  const out = new Float64Array(count);
+  let acc = 0;
+  for (let i = 0; i < Math.min(width, steps.length); i++) acc += steps[i];
+  out[0] = acc / (width * samplesPerStep);
+  for (let i = 1; i < count; i++) {
+    acc += steps[i + width - 1] - steps[i - 1];
+    out[i] = Math.max(0, acc) / (width * samplesPerStep);
+  }
+  return out;
+}
+
+function gatedMean(meanSquares: Float64Array, relativeGate: number): { mean: number; kept: number[] } {
+  const aboveAbsolute: number[] = [];
+  for (const ms of meanSquares) if (toLufs(ms) > ABSOLUTE_GATE) aboveAbsolute.push(ms);
+  if (aboveAbsolute.length === 0) return { mean: 0, kept: [] };
+  const ungated = aboveAbsolute.reduce((a, b) => a + b, 0) / aboveAbsolute.length;
+  const threshold = toLufs(ungated) + relativeGate;
+  const kept = aboveAbsolute.filter((ms) => toLufs(ms) > threshold);
+  const mean = kept.length ? kept.reduce((a, b) => a + b, 0) / kept.length : 0;
+  return { mean, kept };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const idx = (sorted.length - 1) * p;
+  const lo = Math.floor(idx);
+  const hi = Math.ceil(idx);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (idx - lo);
+}
+
+export function ebuR128(signal: Float32Array, sampleRate: number): LoudnessResult {
+  const step = Math.round(sampleRate / 10);
+  const steps = kWeightedStepEnergies(signal, sampleRate, step);
+  const momentaryMs = windowMeanSquares(steps, 4, step);
+  const shortTermMs = windowMeanSquares(steps, 30, step);
+  const integratedGate = gatedMean(momentaryMs, -10);
+  const integrated = integratedGate.kept.length ? toLufs(integratedGate.mean) : ABSOLUTE_GATE;
+  const rangeGate = gatedMean(shortTermMs, -20);
+  const shortTermLufs = rangeGate.kept.map(toLufs).sort((a, b) => a - b);
+  const loudnessRange =
+    shortTermLufs.length > 1 ? percentile(shortTermLufs, 0.95) - percentile(shortTermLufs, 0.1) : 0;
+  const floor = (ms: number) => Math.max(ABSOLUTE_GATE, toLufs(ms));
+  return {
+    integrated,
+    loudnessRange,
+    momentary: Float32Array.from(momentaryMs, floor),
+    shortTerm: Float32Array.from(shortTermMs, floor),
+  };
+}

@@ -1,0 +1,332 @@
+import {
+  applyFilterBank,
+  BARK_EDGES,
+  dctMatrix,
+  erbBank,
+  type FilterBank,
+  melBank,
+  rectangularBank,
+} from './filterbanks.ts';
+import { FrameSeries } from './frame-series.ts';
+import { createPeaks, dissonance, findPeaks, harmonicFeatures } from './peaks.ts';
+import { YinPitch } from './pitch.ts';
+import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
+import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
+
+export const LOWLEVEL_FRAME = 2048;
+export const LOWLEVEL_HOP = 1024;
+/**
+ * Pitch runs on the 2048 frame (lags down to 43 Hz); low-centroid frames without a clear period are retried
+ * on a 4096 window, which holds two periods of the lowest piano note (A0 = 27.5 Hz ≈ 1604 samples).
+ */
+const LONG_PITCH_FRAME = 4096;
+
+const ENERGY_BANDS: [string, number, number][] = [
+  ['spectral_energyband_low', 20, 150],
+  ['spectral_energyband_middle_low', 150, 800],
+  ['spectral_energyband_middle_high', 800, 4000],
+  ['spectral_energyband_high', 4000, 20000],
+];
+
+const SILENCE_THRESHOLDS_DB = [20, 30, 60, 90];
+
+/** Everything precomputed once per sample rate: FFT plans, windows, filterbanks, DCT matrices. */
+class LowLevelPlan {
+  readonly spectrum = new MagnitudeSpectrum(LOWLEVEL_FRAME);
+  readonly pitch: YinPitch;
+  readonly longPitch: YinPitch;
+  readonly bark: FilterBank;
+  readonly mel40: FilterBank;
+  readonly mel96: FilterBank;
+  readonly erb18: FilterBank;
+  readonly erb40: FilterBank;
+  readonly energyBands: FilterBank;
+  readonly dct13x40 = dctMatrix(13, 40);
+  readonly binHz: number;
+
+  constructor(readonly sampleRate: number) {
+    const n = LOWLEVEL_FRAME;
+    const nyquist = sampleRate / 2;
+    this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
+    this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
+    this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
+    this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
+    this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
+    this.erb18 = erbBank(18, 50, Math.min(22050, nyquist), sampleRate, n);
+    this.erb40 = erbBank(40, 40, Math.min(22050, nyquist), sampleRate, n);
+    const edges = ENERGY_BANDS.map(([, lo]) => lo);
+    this.energyBands = rectangularBank([...edges, Math.min(20000, nyquist)], sampleRate, n);
+    this.binHz = sampleRate / n;
+  }
+}
+
+function log10Floor(x: number): number {
+  return Math.log10(Math.max(x, 1e-10));
+}
+
+/**
+ * Runs every low-level frame descriptor over 2048-sample frames with a 1024 hop (Freesound extractor
+ * geometry). Each frame is transformed once; all spectral descriptors read that one magnitude spectrum.
+ */
+export interface LowLevelResult {
+  series: FrameSeries;
+  /** Mean power spectrum over all frames (for the timbral models). */
+  averagePower: Float64Array;
+  binHz: number;
+}
+
+/** Six bands for the beat loudness ratios (Hz). */
+const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
+
+export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLevelResult {
+  const plan = new LowLevelPlan(sampleRate);
+  const beatBank = rectangularBank(
+    BEAT_BANDS.map((f) => Math.min(f, sampleRate / 2)),
+    sampleRate,
+    LOWLEVEL_FRAME,
+  );
+  const averagePower = new Float64Array(plan.spectrum.bins);
+  const beatBands = new Float32Array(6);
+  const frames = frameCount(signal.length, LOWLEVEL_HOP);
+  const out = new FrameSeries(frames);
+  const bins = plan.spectrum.bins;
+  const frame = new Float32Array(LOWLEVEL_FRAME);
+  const pitchFrame = new Float32Array(LONG_PITCH_FRAME);
+  const mag = new Float32Array(bins);
+  const power = new Float32Array(bins);
+  const previousMag = new Float32Array(bins);
+  const bark = new Float32Array(plan.bark.bands);
+  const mel40 = new Float32Array(40);
+  const mel96 = new Float32Array(96);
+  const erb18 = new Float32Array(18);
+  const erb40 = new Float32Array(40);
+  const energyBands = new Float32Array(4);
+  const logMel = new Float64Array(40);
+  const logErb = new Float64Array(40);
+  const peaks = createPeaks(100);
+  const complexityPeaks = createPeaks(1024);
+
+  const s = (name: string) => out.scalar(name);
+  const centroid = s('spectral_centroid');
+  const spread = s('spectral_spread');
+  const skewness = s('spectral_skewness');
+  const kurtosis = s('spectral_kurtosis');
+  const rolloffS = s('spectral_rolloff');
+  const decreaseS = s('spectral_decrease');
+  const crestS = s('spectral_crest');
+  const flatness = s('spectral_flatness_db');
+  const hfc = s('hfc');
+  const strongpeak = s('spectral_strongpeak');
+  const energy = s('spectral_energy');
+  const rms = s('spectral_rms');
+  const flux = s('spectral_flux');
+  const entropyS = s('spectral_entropy');
+  const complexity = s('spectral_complexity');
+  const zcr = s('zerocrossingrate');
+  const pitch = s('pitch');
+  const pitchConfidence = s('pitch_instantaneous_confidence');
+  const pitchSalience = s('pitch_salience');
+  const dissonanceS = s('dissonance');
+  const inharmonicity = s('inharmonicity');
+  const oddToEven = s('oddtoevenharmonicenergyratio');
+  const frameEnergy = s('frame_energy');
+  const onsetStrength = s('onset_strength');
+  const logMag = new Float32Array(bins);
+  const previousLogMag = new Float32Array(bins);
+  const bandSeries = ENERGY_BANDS.map(([name]) => s(name));
+  const silence = SILENCE_THRESHOLDS_DB.map((db) => s(`silence_rate_${db}dB`));
+  const silenceLimits = SILENCE_THRESHOLDS_DB.map((db) => 10 ** (-db / 10));
+  const shapeOf = (prefix: string) => ({
+    crest: s(`${prefix}_crest`),
+    flatness: s(`${prefix}_flatness_db`),
+    kurtosis: s(`${prefix}_kurtosis`),
+    skewness: s(`${prefix}_skewness`),
+    spread: s(`${prefix}_spread`),
+  });
+  const barkShape = shapeOf('barkbands');
+  const melShape = shapeOf('melbands');
+  const erbShape = shapeOf('erbbands');
+  const barkV = out.vector('barkbands', plan.bark.bands);
+  const mel40V = out.vector('melbands', 40);
+  const mel96V = out.vector('melbands96', 96);
+  const erb18V = out.vector('erbbands', 18);
+  const mfccV = out.vector('mfcc', 13);
+  const gfccV = out.vector('gfcc', 13);
+  const contrastV = out.vector('spectral_contrast_coeffs', 6);
+  const valleysV = out.vector('spectral_contrast_valleys', 6);
+  const tristimulusV = out.vector('tristimulus', 3);
+  const beatBandsV = out.vector('beat_band_energy', 6);
+  const contrast = new SpectralContrast(sampleRate, LOWLEVEL_FRAME);
+  const nyquist = sampleRate / 2;
+
+  const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array) => {
+    target.crest[i] = crest(bands);
+    target.flatness[i] = flatnessDb(bands);
+    const m = moments(bands, bands.length - 1);
+    target.kurtosis[i] = m.kurtosis;
+    target.skewness[i] = m.skewness;
+    target.spread[i] = m.spread;
+  };
+
+  for (let i = 0; i < frames; i++) {
+    const centre = i * LOWLEVEL_HOP;
+    cutFrame(signal, centre, frame);
+    plan.spectrum.compute(frame, mag);
+
+    let instantPower = 0;
+    let crossings = 0;
+    for (let j = 0; j < LOWLEVEL_FRAME; j++) {
+      instantPower += frame[j] * frame[j];
+      if (j > 0 && frame[j] >= 0 !== frame[j - 1] >= 0) crossings++;
+    }
+    instantPower /= LOWLEVEL_FRAME;
+    frameEnergy[i] = instantPower;
+    zcr[i] = crossings / LOWLEVEL_FRAME;
+    for (let t = 0; t < silence.length; t++) silence[t][i] = instantPower < silenceLimits[t] ? 1 : 0;
+
+    let e = 0;
+    let h = 0;
+    let fluxSum = 0;
+    let rise = 0;
+    for (let k = 0; k < bins; k++) {
+      const p = mag[k] * mag[k];
+      power[k] = p;
+      e += p;
+      h += k * p;
+      const d = mag[k] - previousMag[k];
+      fluxSum += d * d;
+      // Onset strength: half-wave rectified flux of log-compressed magnitudes (robust to level).
+      logMag[k] = Math.log1p(1000 * mag[k]);
+      const up = logMag[k] - previousLogMag[k];
+      if (up > 0) rise += up;
+    }
+    onsetStrength[i] = i === 0 ? 0 : rise;
+    previousLogMag.set(logMag);
+    energy[i] = e;
+    rms[i] = Math.sqrt(e / bins);
+    hfc[i] = h;
+    flux[i] = i === 0 ? 0 : Math.sqrt(fluxSum);
+    previousMag.set(mag);
+
+    const m = moments(mag, nyquist);
+    centroid[i] = m.centroid;
+    spread[i] = m.spread;
+    skewness[i] = m.skewness;
+    kurtosis[i] = m.kurtosis;
+    rolloffS[i] = rolloff(power, plan.binHz);
+    decreaseS[i] = decrease(power);
+    crestS[i] = crest(mag);
+    flatness[i] = flatnessDb(mag);
+    strongpeak[i] = strongPeak(mag);
+    entropyS[i] = entropy(power);
+
+    for (let k = 0; k < bins; k++) averagePower[k] += power[k];
+    applyFilterBank(beatBank, power, beatBands);
+    beatBandsV.set(beatBands, i * 6);
+    applyFilterBank(plan.energyBands, power, energyBands);
+    for (let b = 0; b < 4; b++) bandSeries[b][i] = energyBands[b];
+    applyFilterBank(plan.bark, power, bark);
+    applyFilterBank(plan.mel40, power, mel40);
+    applyFilterBank(plan.mel96, power, mel96);
+    applyFilterBank(plan.erb18, power, erb18);
+    applyFilterBank(plan.erb40, power, erb40);
+    barkV.set(bark, i * bark.length);
+    mel40V.set(mel40, i * 40);
+    mel96V.set(mel96, i * 96);
+    erb18V.set(erb18, i * 18);
+    shape(barkShape, i, bark);
+    shape(melShape, i, mel40);
+    shape(erbShape, i, erb18);
+
+    // MFCC/GFCC: DCT-II of the band energies in dB (Essentia's log type "dbamp" on power bands).
+    for (let b = 0; b < 40; b++) {
+      logMel[b] = 20 * log10Floor(mel40[b]);
+      logErb[b] = 20 * log10Floor(erb40[b]);
+    }
+    for (let c = 0; c < 13; c++) {
+      const row = plan.dct13x40[c];
+      let a = 0;
+      let g = 0;
+      for (let b = 0; b < 40; b++) {
+        a += row[b] * logMel[b];
+        g += row[b] * logErb[b];
+      }
+      mfccV[i * 13 + c] = a;
+      gfccV[i * 13 + c] = g;
+    }
+
+    contrast.compute(mag, contrastV, valleysV, i * 6);
+
+    findPeaks(mag, plan.binHz, 1e-5, 20, 5000, peaks);
+    dissonanceS[i] = dissonance(peaks);
+    findPeaks(mag, plan.binHz, 0.005, 0, nyquist, complexityPeaks);
+    complexity[i] = complexityPeaks.count;
+
+    let estimate = plan.pitch.estimate(frame);
+    // Only a frame whose spectrum sits low can hold a note below 43 Hz; noise and clicks skip the costly retry.
+    if (!estimate.clear && estimate.confidence > 0 && m.centroid < 1500) {
+      cutFrame(signal, centre, pitchFrame);
+      const long = plan.longPitch.estimate(pitchFrame);
+      if (long.confidence > estimate.confidence) estimate = long;
+    }
+    pitch[i] = estimate.pitch;
+    pitchConfidence[i] = estimate.confidence;
+    pitchSalience[i] = estimate.salience;
+
+    const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
+    inharmonicity[i] = harmonic.inharmonicity;
+    oddToEven[i] = harmonic.oddToEven;
+    tristimulusV[i * 3] = harmonic.tristimulus[0];
+    tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];
+    tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
+  }
+  if (frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
+  return { series: out, averagePower, binHz: plan.binHz };
+}
+
+/**
+ * Octave-band spectral contrast (Jiang et al. 2002, Essentia's SpectralContrast layout: 6 bands from 20 Hz
+ * to 11 kHz, neighbour ratio 0.4): per band the mean of the top 40% (peak) and bottom 40% (valley) bins;
+ * coefficient = −√(1 − valley/peak) in [−1, 0] (a flat band gives 0), valley = log10 of the valley magnitude.
+ */
+class SpectralContrast {
+  private readonly bandStarts: number[] = [];
+  private readonly bandEnds: number[] = [];
+  private readonly scratch: Float32Array;
+
+  constructor(sampleRate: number, fftSize: number) {
+    const lo = 20;
+    const hi = Math.min(11000, sampleRate / 2);
+    const binHz = sampleRate / fftSize;
+    const ratio = (hi / lo) ** (1 / 6);
+    let maxWidth = 0;
+    for (let b = 0; b < 6; b++) {
+      const start = Math.max(1, Math.round((lo * ratio ** b) / binHz));
+      const end = Math.max(start + 1, Math.round((lo * ratio ** (b + 1)) / binHz));
+      this.bandStarts.push(start);
+      this.bandEnds.push(end);
+      maxWidth = Math.max(maxWidth, end - start);
+    }
+    this.scratch = new Float32Array(maxWidth);
+  }
+
+  compute(mag: Float32Array, coeffs: Float32Array, valleys: Float32Array, offset: number): void {
+    for (let b = 0; b < 6; b++) {
+      const width = this.bandEnds[b] - this.bandStarts[b];
+      const band = this.scratch.subarray(0, width);
+      band.set(mag.subarray(this.bandStarts[b], this.bandEnds[b]));
+      band.sort();
+      const take = Math.max(1, Math.round(width * 0.4));
+      let low = 0;
+      let high = 0;
+      for (let j = 0; j < take; j++) {
+        low += band[j];
+        high += band[width - 1 - j];
+      }
+      const peak = high / take + 1e-10;
+      const valley = low / take + 1e-10;
+      coeffs[offset + b] = -Math.sqrt(1 - valley / peak);
+      valleys[offset + b] = Math.log10(valley);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/** Spectral peak picking and the features computed from peaks (dissonance, harmonic peaks, tristimulus…). */
+
+export interface Peaks {
+  count: number;
+  frequencies: Float64Array;
+  magnitudes: Float64Array;
+}
+
+export function createPeaks(capacity: number): Peaks {
+  return { count: 0, frequencies: new Float64Array(capacity), magnitudes: new Float64Array(capacity) };
+}
+
+/**
+ * Local maxima of the magnitude spectrum above `threshold` within [minHz, maxHz], refined by parabolic
+ * interpolation; keeps the `capacity` largest, returned sorted by frequency.
+ */
+export function findPeaks(
+  magnitudes: Float32Array,
+  binHz: number,
+  threshold: number,
+  minHz: number,
+  maxHz: number,
+  out: Peaks,
+): void {
+  const capacity = out.frequencies.length;
+  let count = 0;
+  const from = Math.max(1, Math.floor(minHz / binHz));
+  const to = Math.min(magnitudes.length - 2, Math.ceil(maxHz / binHz));
+  for (let k = from; k <= to; k++) {
+    const m = magnitudes[k];
+    if (m <= threshold || m < magnitudes[k - 1] || m <= magnitudes[k + 1]) continue;
+    const a = magnitudes[k - 1];
+    const c = magnitudes[k + 1];
+    const denom = a - 2 * m + c;
+    const delta = denom !== 0 ? (0.5 * (a - c)) / denom : 0;
+    const freq = (k + delta) * binHz;
+    const mag = m - 0.25 * (a - c) * delta;
+    if (count < capacity) {
+      out.frequencies[count] = freq;
+      out.magnitudes[count] = mag;
+      count++;
+    } else {
+      // Replace the smallest kept peak when a larger one turns up.
+      let smallest = 0;
+      for (let i = 1; i < count; i++) if (out.magnitudes[i] < out.magnitudes[smallest]) smallest = i;
+      if (mag > out.magnitudes[smallest]) {
+        for (let i = smallest; i + 1 < count; i++) {
+          out.frequencies[i] = out.frequencies[i + 1];
+          out.magnitudes[i] = out.magnitudes[i + 1];
+        }
+        out.frequencies[count - 1] = freq;
+        out.magnitudes[count - 1] = mag;
+      }
+    }
+  }
+  out.count = count;
+}
+
+/**
+ * Sensory dissonance after Plomp & Levelt as parametrised by Sethares: for each peak pair, the roughness
+ * of two partials weighted by the product of their amplitudes, normalised by the sum of those products
+ * (0 = consonant, ≈0.5 for dense inharmonic spectra).
+ */
+export function dissonance(peaks: Peaks): number {
+  const n = peaks.count;
+  if (n < 2) return 0;
+  let total = 0;
+  let weight = 0;
+  const { frequencies: f, magnitudes: a } = peaks;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const lo = Math.min(f[i], f[j]);
+      const diff = Math.abs(f[j] - f[i]);
+      const s = 0.24 / (0.021 * lo + 19);
+      const d = Math.exp(-3.5 * s * diff) - Math.exp(-5.75 * s * diff);
+      const w = a[i] * a[j];
+      total += w * d;
+      weight += w;
+    }
+  }
+  return weight > 0 ? Math.min(1, Math.max(0, total / weight)) : 0;
+}
+
+export interface HarmonicFeatures {
+  inharmonicity: number;
+  oddToEven: number;
+  tristimulus: [number, number, number];
+}
+
+const SILENT_HARMONICS: HarmonicFeatures = { inharmonicity: 0, oddToEven: 0, tristimulus: [0, 0, 0] };
+
+/**
+ * Picks, for harmonics h = 1…maxHarmonics of f0, the strongest peak within ±quarter-tone, then:
+ * inharmonicity = Σ|f_h − h·f0|·a_h² / (f0 · Σa_h²) (0…1); odd-to-even energy ratio (capped at 1000);
+ * tristimulus (Pollard & Jansson) T1 = a1/Σa, T2 = (a2+a3+a4)/Σa, T3 = (a5…)/Σa.
+ */
+export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): HarmonicFeatures {
+  if (!(f0 > 0) || peaks.count === 0) return SILENT_HARMONICS;
+  const amps = new Float64Array(maxHarmonics + 1);
+  const freqs = new Float64Array(maxHarmonics + 1);
+  const { frequencies: f, magnitudes: a } = peaks;
+  for (let i = 0; i < peaks.count; i++) {
+    const h = Math.round(f[i] / f0);
+    if (h < 1 || h > maxHarmonics) continue;
+    const ideal = h * f0;
+    if (Math.abs(f[i] - ideal) > ideal * 0.0293) continue;
+    if (a[i] > amps[h]) {
+      amps[h] = a[i];
+      freqs[h] = f[i];
+    }
+  }
+  let energy = 0;
+  let deviation = 0;
+  let odd = 0;
+  let even = 0;
+  let total = 0;
+  for (let h = 1; h <= maxHarmonics; h++) {
+    const e = amps[h] * amps[h];
+    if (e === 0) continue;
+    energy += e;
+    deviation += (Math.abs(freqs[h] - h * f0) / (h * f0)) * e;
+    if (h % 2) odd += e;
+    else even += e;
+    total += amps[h];
+  }
+  if (energy === 0) return SILENT_HARMONICS;
+  const t2 = amps[2] + amps[3] + amps[4];
+  return {
+    inharmonicity: Math.min(1, deviation / energy / 0.0293),
+    oddToEven:
+      even > 0 ? Math.min(1000, (odd - amps[1] * amps[1]) / even) : odd > amps[1] * amps[1] ? 1000 : 0,
+    tristimulus: [amps[1] / total, t2 / total, (total - amps[1] - t2) / total],
+  };
+}

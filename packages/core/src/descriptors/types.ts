@@ -1,0 +1,78 @@
+import type { ScalarStats, VectorStats } from './statistics.ts';
+
+/** The variant-B dictionary: every content descriptor the contract names, with its contract type. */
+export interface VariantB {
+  amplitude_peak_ratio: number;
+  beat_count: number;
+  beat_loudness: number;
+  beat_times: number[];
+  boominess: number;
+  bpm: number;
+  bpm_confidence: number;
+  brightness: number;
+  chord_count: number;
+  chord_progression: string[];
+  decay_strength: number;
+  depth: number;
+  dissonance: number;
+  duration_effective: number;
+  dynamic_range: number;
+  hardness: number;
+  hpcp: number[];
+  hpcp_crest: number;
+  hpcp_entropy: number;
+  inharmonicity: number;
+  log_attack_time: number;
+  loopable: boolean;
+  loudness: number;
+  mfcc: number[];
+  note_confidence: number;
+  note_midi: number;
+  note_name: string;
+  onset_count: number;
+  onset_times: number[];
+  pitch: number;
+  pitch_max: number;
+  pitch_min: number;
+  pitch_salience: number;
+  pitch_var: number;
+  reverbness: boolean;
+  roughness: number;
+  sharpness: number;
+  silence_rate: number;
+  single_event: boolean;
+  spectral_centroid: number;
+  spectral_complexity: number;
+  spectral_crest: number;
+  spectral_energy: number;
+  spectral_entropy: number;
+  spectral_flatness: number;
+  spectral_rolloff: number;
+  spectral_skewness: number;
+  spectral_spread: number;
+  start_time: number;
+  temporal_centroid: number;
+  temporal_centroid_ratio: number;
+  temporal_decrease: number;
+  temporal_skewness: number;
+  temporal_spread: number;
+  tonality: string;
+  tonality_confidence: number;
+  tristimulus: number[];
+  warmth: number;
+  zero_crossing_rate: number;
+}
+
+/** A node of the variant-A tree: dotted names such as `lowlevel.mfcc.mean` address its leaves. */
+export type TreeValue = number | string | number[] | string[] | ScalarStats | VectorStats | VariantATree;
+export interface VariantATree {
+  [key: string]: TreeValue;
+}
+
+export interface AnalyzeOptions {
+  /** Also return the per-frame values (the analysis frames file). */
+  frames?: boolean;
+}
+
+/** CPU-bound milliseconds per descriptor group (main thread, plus the essentia.js worker's own time). */
+export type GroupTimings = Record<string, number>;
