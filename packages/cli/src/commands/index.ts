@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
+import * as migrate from './migrate.ts';
 import * as processCommand from './process.ts';
+import * as serve from './serve.ts';
+import { VERSION } from '../version.ts';
 
 /** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
 export function registerCommands(program: Command): void {
@@ -9,9 +12,11 @@ export function registerCommands(program: Command): void {
     .command('version')
     .description('print the version')
     .action(() => {
-      process.stdout.write('earshot 0.1.0\n');
+      process.stdout.write(`earshot ${VERSION}\n`);
     });
   bench.register(program);
   credentials.register(program);
+  migrate.register(program);
   processCommand.register(program);
+  serve.register(program);
 }
