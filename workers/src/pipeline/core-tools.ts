@@ -1,0 +1,66 @@
+import path from 'node:path';
+import type { Logger } from '@earshot/common';
+import {
+  type DecodedSignal,
+  decodeMono,
+  IncompleteAnalysisError,
+  InvalidVectorError,
+  listSimilaritySpaces,
+  probeFile,
+  processFile,
+  similarityVectorFromAnalysis,
+} from '@earshot/core';
+import type { AnalysisOutput, MediaTools, RenderedMedia, StageToolsOptions } from './tools.ts';
+
+/**
+ * Computes a sound's descriptors from its decoded signal and writes the analysis files into
+ * `outDir`. Supplied by the descriptors module of @earshot/core.
+ */
+export type SoundAnalyzer = (
+  signal: DecodedSignal,
+  outDir: string,
+  options: StageToolsOptions,
+) => Promise<AnalysisOutput>;
+
+/** MediaTools on @earshot/core: ffprobe, the media pipeline, the descriptors, the similarity spaces. */
+export class CoreMediaTools implements MediaTools {
+  constructor(
+    private readonly analyzer: SoundAnalyzer,
+    private readonly logger: Logger,
+  ) {}
+
+  probe(file: string, fileName: string): Promise<unknown> {
+    return probeFile(file, { fileName });
+  }
+
+  async renderMedia(file: string, outDir: string, options: StageToolsOptions): Promise<RenderedMedia> {
+    const result = await processFile(file, outDir, { signal: options.signal });
+    const files: Record<string, string> = { peaks: path.basename(result.files.peaks) };
+    for (const [key, p] of Object.entries(result.files.previews)) files[key] = path.basename(p);
+    for (const [key, p] of Object.entries(result.files.images)) files[key] = path.basename(p);
+    return { files };
+  }
+
+  async analyse(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput> {
+    const signal = await decodeMono(file);
+    options.onProgress?.(20);
+    return this.analyzer(signal, outDir, options);
+  }
+
+  similarityVectors(analysis: unknown): Array<{ space: string; vector: Float32Array }> {
+    const vectors: Array<{ space: string; vector: Float32Array }> = [];
+    for (const space of listSimilaritySpaces()) {
+      try {
+        vectors.push({
+          space: space.name,
+          vector: similarityVectorFromAnalysis(space.name, analysis as never),
+        });
+      } catch (err) {
+        // A silent or degenerate sound has no direction in a space: it is simply not similar-searchable there.
+        if (!(err instanceof IncompleteAnalysisError || err instanceof InvalidVectorError)) throw err;
+        this.logger.warn({ space: space.name, reason: err.message }, 'sound left out of a similarity space');
+      }
+    }
+    return vectors;
+  }
+}

@@ -1,0 +1,94 @@
+import type { Catalogue } from '@earshot/catalogue';
+import type { Config, Logger } from '@earshot/common';
+import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
+import { CatalogueStore } from './pipeline/catalogue-store.ts';
+import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
+import { defaultAnalyzer } from './pipeline/default-analyzer.ts';
+import { pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
+import type { StageDeps } from './pipeline/handlers.ts';
+import { pipelineHooks } from './pipeline/lifecycle.ts';
+import { Pipeline } from './pipeline/pipeline.ts';
+import type { StageName } from './pipeline/stages.ts';
+import type { MediaTools } from './pipeline/tools.ts';
+import { BullmqRunner } from './runners/bullmq.ts';
+import { InProcessRunner } from './runners/in-process.ts';
+import type { JobRunner } from './runners/types.ts';
+import { SoundStorage } from './storage/sound-files.ts';
+
+export interface JobRunnerServiceOptions {
+  config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'>;
+  logger: Logger;
+  catalogue: Catalogue;
+  /**
+   * With REDIS_URL: also consume jobs in this process (the API normally only produces; `earshot
+   * worker` consumes). Without REDIS_URL the in-process runner always consumes.
+   */
+  runWorkers?: boolean;
+  concurrency?: number;
+  /** BullMQ key prefix (tests and benchmarks use their own). */
+  queuePrefix?: string;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  /** How often a consuming process re-queues sounds whose jobs the queue lost (BullMQ only). */
+  reconcileIntervalMs?: number;
+  policies?: Partial<Record<StageName, Partial<StagePolicy>>>;
+  analyzer?: SoundAnalyzer;
+  tools?: MediaTools;
+  onSimilarityVectors?: StageDeps['onSimilarityVectors'];
+}
+
+export interface JobRunnerService {
+  readonly runner: JobRunner;
+  readonly pipeline: Pipeline;
+  readonly storage: SoundStorage;
+  /** Starts consuming (when this process consumes) and re-queues unfinished sounds. */
+  start(): Promise<void>;
+  metrics(): Promise<PipelineMetrics>;
+  /** Running jobs get `graceMs` to finish; then they go back to the queue (BullMQ) or are resumed on the next start. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The composition of the pipeline: the in-process runner when REDIS_URL is unset, BullMQ otherwise;
+ * the same stage handlers and catalogue hooks either way.
+ */
+export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerService {
+  const { config, logger, catalogue } = options;
+  const storage = new SoundStorage(config.dataDir);
+  const store = new CatalogueStore(catalogue.db, storage);
+  const tools = options.tools ?? new CoreMediaTools(options.analyzer ?? defaultAnalyzer, logger);
+  const registry = pipelineRegistry(
+    { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },
+    options.policies,
+  );
+  const hooks = pipelineHooks(store);
+  const runner: JobRunner = config.REDIS_URL
+    ? new BullmqRunner({
+        registry,
+        hooks,
+        logger,
+        redisUrl: config.REDIS_URL,
+        prefix: options.queuePrefix,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
+      })
+    : new InProcessRunner({ registry, hooks, logger });
+  const pipeline = new Pipeline(store, runner, logger);
+  const consumes = runner.kind === 'in-process' || options.runWorkers === true;
+  const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
+
+  return {
+    runner,
+    pipeline,
+    storage,
+    async start() {
+      if (!consumes) return;
+      await runner.startWorkers(concurrency);
+      logger.info({ runner: runner.kind, concurrency }, 'pipeline: workers started');
+      if (runner.kind === 'bullmq') pipeline.startReconciler(options.reconcileIntervalMs ?? 15_000);
+      else await pipeline.reconcile();
+    },
+    metrics: () => pipelineMetrics(runner),
+    close: (graceMs) => pipeline.close(graceMs),
+  };
+}
