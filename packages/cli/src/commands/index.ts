@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import { VERSION } from '../version.ts';
 import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
 import * as migrate from './migrate.ts';
 import * as processCommand from './process.ts';
 import * as serve from './serve.ts';
-import { VERSION } from '../version.ts';
 
 /** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
 export function registerCommands(program: Command): void {
