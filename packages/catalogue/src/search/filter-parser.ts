@@ -62,6 +62,9 @@ class FilterParser {
     if (this.src.length > FILTER_LIMITS.maxLength) {
       throw this.error(`longer than ${FILTER_LIMITS.maxLength} characters`, FILTER_LIMITS.maxLength);
     }
+    // PostgreSQL text cannot hold NUL; refuse it here rather than as a database error.
+    const nul = this.src.indexOf('\u0000');
+    if (nul >= 0) throw this.error('it contains a NUL character', nul);
     this.skipSpace();
     if (this.atEnd()) throw this.error('it is empty', 0);
     const node = this.parseOr(false);

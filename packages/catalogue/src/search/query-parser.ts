@@ -33,6 +33,9 @@ export function parseTextQuery(text: string | undefined, parameter: SearchParame
       QUERY_LIMITS.maxLength,
     );
   }
+  const nul = src.indexOf('\u0000');
+  // PostgreSQL text cannot hold NUL; refuse it here rather than as a database error.
+  if (nul >= 0) throw new SearchSyntaxError(parameter, 'it contains a NUL character', nul);
   if (EMPTY_LIKE.has(src.trim())) return { clauses: [] };
   const quotes = [...src].filter((c) => c === '"').length;
   // Blank out unbalanced quotes rather than delete them, so positions stay those of the original text.
