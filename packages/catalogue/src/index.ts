@@ -15,5 +15,4 @@ export {
 } from './migrate.ts';
 export * from './schema/database.ts';
 export * from './schema/descriptors.ts';
-export { SearchExecutionError, SearchSyntaxError } from './search/errors.ts';
-export { matchingSoundIds, type SearchResult, searchSounds } from './search/execute.ts';
+export * from './search/index.ts';
