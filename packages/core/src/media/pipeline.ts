@@ -129,7 +129,7 @@ export async function processFile(
       timings,
     };
   } catch (err) {
-    await staging.discard();
+    await staging.abandon();
     throw toMediaError(err);
   }
 }

@@ -110,6 +110,11 @@ export function interpretProbe(
     });
   }
   const claimed = typeFromExtension(fileName);
+  // A name like song.opus or notes.txt says the user sent something we do not take, whatever ffmpeg
+  // can make of it; a name without an extension (a stored upload) is judged by its content alone.
+  if (!claimed && extensionOf(fileName) !== '') {
+    throw new MediaError('unsupported_format', undefined, { extension: extensionOf(fileName), detected });
+  }
   const claimedContainer = claimed === 'aif' ? 'aiff' : claimed;
   if (claimedContainer && claimedContainer !== detected) {
     throw new MediaError(
@@ -164,9 +169,10 @@ async function checkPcmLength(file: string, filesize: number): Promise<void> {
   if (chunk.presentBytes === 0) throw new MediaError('no_audio', undefined, chunk);
   if (chunk.declaredBytes > chunk.presentBytes + 1) {
     const percent = Math.floor((100 * chunk.presentBytes) / chunk.declaredBytes);
+    const share = percent < 1 ? 'less than 1%' : `only ${percent}%`;
     throw new MediaError(
       'corrupt_file',
-      `Its header promises more audio than it holds (only ${percent}% is there).`,
+      `Its header promises more audio than it holds (${share} is there).`,
       chunk,
     );
   }

@@ -11,13 +11,16 @@ export class Staging {
   private constructor(
     readonly outDir: string,
     readonly dir: string,
+    /** The first folder this run created on the way to outDir (removed again on failure), if any. */
+    private readonly createdRoot: string | undefined,
   ) {}
 
   static async create(outDir: string): Promise<Staging> {
-    await fs.mkdir(outDir, { recursive: true });
-    const dir = path.join(outDir, `.staging-${randomBytes(6).toString('hex')}`);
+    const resolved = path.resolve(outDir);
+    const createdRoot = await fs.mkdir(resolved, { recursive: true });
+    const dir = path.join(resolved, `.staging-${randomBytes(6).toString('hex')}`);
     await fs.mkdir(dir);
-    return new Staging(outDir, dir);
+    return new Staging(resolved, dir, createdRoot);
   }
 
   /** Where to write `name` (a path relative to the output folder) while staging. */
@@ -47,7 +50,14 @@ export class Staging {
     return moved;
   }
 
+  /** Removes the staging folder (after a commit, or on failure with `abandon`). */
   async discard(): Promise<void> {
     await fs.rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** Failure: removes the staging folder and any folders this run created, so nothing is left. */
+  async abandon(): Promise<void> {
+    await this.discard();
+    if (this.createdRoot) await fs.rm(this.createdRoot, { recursive: true, force: true });
   }
 }
