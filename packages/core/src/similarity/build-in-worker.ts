@@ -96,8 +96,7 @@ export async function bulkUpsertInWorker(
   onProgress?: (done: number, total: number) => void,
 ): Promise<void> {
   const { space, ids } = checkBulk(index.space.name, bulk);
-  await index.snapshot(workDir);
-  await index.replaceFromSnapshot(async () => {
+  await index.extendThroughSnapshot(workDir, dir, async () => {
     await runBuildWorker({ space, dir, baseDir: workDir, ids, vectors: bulk.vectors }, onProgress);
-  }, dir);
+  });
 }

@@ -29,8 +29,12 @@ const copyOf = (id: number) => id + 1000;
 
 function fixtureIndex(capacity = 8): SimilarityIndex {
   const index = SimilarityIndex.create({ capacity });
-  original.forEach((v, i) => index.upsert(i + 1, v));
-  jittered.forEach((v, i) => index.upsert(copyOf(i + 1), v));
+  original.forEach((v, i) => {
+    index.upsert(i + 1, v);
+  });
+  jittered.forEach((v, i) => {
+    index.upsert(copyOf(i + 1), v);
+  });
   return index;
 }
 
@@ -43,7 +47,9 @@ function exactRanking(
 ) {
   const ids = index.ids();
   const matrix = new Float32Array(ids.length * 100);
-  ids.forEach((id, row) => matrix.set(index.vectorOf(id), row * 100));
+  ids.forEach((id, row) => {
+    matrix.set(index.vectorOf(id), row * 100);
+  });
   return exactNearest(query, matrix, ids, k, allow).map((hit) => hit.id);
 }
 

@@ -149,29 +149,33 @@ export class SimilarityIndex {
   /** Writes an atomic snapshot (graph + meta) to `dir`; mutations wait until it is on disk. */
   async snapshot(dir: string): Promise<SnapshotMeta> {
     while (this.busy) await this.busy;
-    const deleted = this.graph.labels().filter((label) => !this.live.has(label));
-    return this.runExclusive(() =>
-      writeSnapshot(dir, this.graph, {
-        space: this.space.name,
-        dimension: this.space.dimension,
-        parameters: this.parameters,
-        liveCount: this.live.size,
-        deleted,
-      }),
-    );
+    return this.runExclusive(() => this.writeTo(dir));
   }
 
   /**
-   * Runs `work` while mutations queue, then swaps in the snapshot it leaves in `dir` (used by
-   * bulk inserts in a worker thread) and applies the queued mutations on top.
+   * For bulk inserts in a worker thread: snapshots the index to `baseDir`, runs `work` (which
+   * leaves an extended snapshot in `dir`), then swaps that in. Mutations made meanwhile queue
+   * and apply on top of the new graph, so none is lost.
    */
-  async replaceFromSnapshot(work: () => Promise<void>, dir: string): Promise<void> {
+  async extendThroughSnapshot(baseDir: string, dir: string, work: () => Promise<void>): Promise<void> {
     while (this.busy) await this.busy;
     await this.runExclusive(async () => {
+      await this.writeTo(baseDir);
       await work();
       const { meta, graph } = await readSnapshot(dir);
       if (meta.space !== this.space.name) throw new Error(`Snapshot in ${dir} is for ${meta.space}`);
       this.adoptGraph(graph, meta);
+    });
+  }
+
+  private writeTo(dir: string): Promise<SnapshotMeta> {
+    const deleted = this.graph.labels().filter((label) => !this.live.has(label));
+    return writeSnapshot(dir, this.graph, {
+      space: this.space.name,
+      dimension: this.space.dimension,
+      parameters: this.parameters,
+      liveCount: this.live.size,
+      deleted,
     });
   }
 
