@@ -13,6 +13,7 @@ export {
   migrate,
   migrateDatabase,
 } from './migrate.ts';
+export * from './repositories/index.ts';
 export * from './schema/database.ts';
 export * from './schema/descriptors.ts';
 export * from './search/index.ts';

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { VERSION } from '../version.ts';
 import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
+import * as fixtures from './fixtures.ts';
 import * as migrate from './migrate.ts';
 import * as processCommand from './process.ts';
 import * as serve from './serve.ts';
@@ -16,6 +17,7 @@ export function registerCommands(program: Command): void {
     });
   bench.register(program);
   credentials.register(program);
+  fixtures.register(program);
   migrate.register(program);
   processCommand.register(program);
   serve.register(program);

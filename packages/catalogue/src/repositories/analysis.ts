@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { SoundDescriptors } from '../schema/database.ts';
+import { ALL_DESCRIPTOR_COLUMNS, type DescriptorValues } from '../schema/descriptors.ts';
+import type { Db } from './shared.ts';
+
+export interface AnalysisResult {
+  /** The filterable descriptors (absent ones null). */
+  values: DescriptorValues;
+  /** Consolidated flat record (variant B). */
+  analysisB: Record<string, unknown>;
+  /** Full Essentia-layout tree (variant A). */
+  analysisA: Record<string, unknown>;
+  analyzer: string;
+}
+
+/** Stores (or replaces) a sound's analysis: typed columns for filtering, both full records as jsonb. */
+export async function setAnalysis(db: Db, soundId: number, result: AnalysisResult): Promise<void> {
+  const typed: DescriptorValues = {};
+  for (const column of ALL_DESCRIPTOR_COLUMNS) {
+    (typed as Record<string, unknown>)[column] = result.values[column] ?? null;
+  }
+  const row = {
+    ...typed,
+    analysis_b: result.analysisB,
+    analysis_a: result.analysisA,
+    analyzer: result.analyzer,
+    updated: new Date(),
+  };
+  await db
+    .insertInto('sound_descriptors')
+    .values({ sound_id: soundId, ...(row as Omit<typeof row, keyof DescriptorValues>) })
+    .onConflict((oc) => oc.column('sound_id').doUpdateSet(row as never))
+    .execute();
+}
+
+export function getAnalysis(db: Db, soundId: number): Promise<SoundDescriptors | undefined> {
+  return db.selectFrom('sound_descriptors').selectAll().where('sound_id', '=', soundId).executeTakeFirst();
+}
+
+/** Stores (or replaces) a sound's vector in one similarity space. */
+export async function setSimilarityVector(
+  db: Db,
+  soundId: number,
+  space: string,
+  vector: readonly number[],
+): Promise<void> {
+  const values = { vector: [...vector], updated: new Date() };
+  await db
+    .insertInto('sound_similarity_vectors')
+    .values({ sound_id: soundId, space, ...values })
+    .onConflict((oc) => oc.columns(['sound_id', 'space']).doUpdateSet(values))
+    .execute();
+}
+
+export async function getSimilarityVector(
+  db: Db,
+  soundId: number,
+  space: string,
+): Promise<number[] | undefined> {
+  const row = await db
+    .selectFrom('sound_similarity_vectors')
+    .select('vector')
+    .where('sound_id', '=', soundId)
+    .where('space', '=', space)
+    .executeTakeFirst();
+  return row?.vector;
+}
+
+/** The vectors of a space's public sounds in id order, a batch at a time (for building an index). */
+export function listSimilarityVectors(
+  db: Db,
+  space: string,
+  batch: { afterId: number; limit: number },
+): Promise<{ sound_id: number; vector: number[] }[]> {
+  return db
+    .selectFrom('sound_similarity_vectors as v')
+    .innerJoin('sounds', 'sounds.id', 'v.sound_id')
+    .select(['v.sound_id', 'v.vector'])
+    .where('v.space', '=', space)
+    .where('v.sound_id', '>', batch.afterId)
+    .where('sounds.moderation_state', '=', 'ok')
+    .where('sounds.processing_state', '=', 'Processed')
+    .orderBy('v.sound_id')
+    .limit(batch.limit)
+    .execute();
+}
+
+/** The similarity spaces that hold at least one vector, with their sizes. */
+export async function similaritySpaces(db: Db): Promise<{ space: string; count: number; dims: number }[]> {
+  const rows = await db
+    .selectFrom('sound_similarity_vectors')
+    .select(['space', sql<number>`count(*)`.as('count'), sql<number>`max(dims)`.as('dims')])
+    .groupBy('space')
+    .orderBy('space')
+    .execute();
+  return rows.map((r) => ({ space: r.space, count: Number(r.count), dims: Number(r.dims) }));
+}

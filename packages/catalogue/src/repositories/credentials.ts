@@ -1,0 +1,60 @@
+import type { ApiCredential, CredentialStatus, RateLimitLevel } from '../schema/database.ts';
+import { randomAlphanumeric } from './random-tokens.ts';
+import type { Db } from './shared.ts';
+
+export interface NewCredential {
+  userId: number;
+  name: string;
+  redirectUri: string;
+  description?: string;
+  url?: string;
+  status?: CredentialStatus;
+  rateLimitLevel?: RateLimitLevel;
+  allowPasswordGrant?: boolean;
+}
+
+// Upstream's sizes: a 20-character client id and a 40-character secret, which is also the API key.
+export const CLIENT_ID_LENGTH = 20;
+export const CLIENT_SECRET_LENGTH = 40;
+
+export function createCredential(db: Db, input: NewCredential): Promise<ApiCredential> {
+  return db
+    .insertInto('api_credentials')
+    .values({
+      user_id: input.userId,
+      client_id: randomAlphanumeric(CLIENT_ID_LENGTH),
+      client_secret: randomAlphanumeric(CLIENT_SECRET_LENGTH),
+      name: input.name,
+      redirect_uri: input.redirectUri,
+      description: input.description ?? '',
+      url: input.url ?? '',
+      status: input.status ?? 'approved',
+      rate_limit_level: input.rateLimitLevel ?? 1,
+      allow_password_grant: input.allowPasswordGrant ?? false,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The credential whose API key (client secret) this is, whatever its status: callers check `status`. */
+export function findCredentialBySecret(db: Db, secret: string): Promise<ApiCredential | undefined> {
+  return db.selectFrom('api_credentials').selectAll().where('client_secret', '=', secret).executeTakeFirst();
+}
+
+export function findCredentialByClientId(db: Db, clientId: string): Promise<ApiCredential | undefined> {
+  return db.selectFrom('api_credentials').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export function listCredentials(db: Db, filter: { userId?: number } = {}): Promise<ApiCredential[]> {
+  let query = db.selectFrom('api_credentials').selectAll().orderBy('id');
+  if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+  return query.execute();
+}
+
+export async function setCredentialStatus(db: Db, id: number, status: CredentialStatus): Promise<void> {
+  await db.updateTable('api_credentials').set({ status }).where('id', '=', id).execute();
+}
+
+export async function setCredentialRateLimitLevel(db: Db, id: number, level: RateLimitLevel): Promise<void> {
+  await db.updateTable('api_credentials').set({ rate_limit_level: level }).where('id', '=', id).execute();
+}

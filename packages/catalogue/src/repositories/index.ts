@@ -1,0 +1,14 @@
+export * from './analysis.ts';
+export * from './bookmarks.ts';
+export * from './comments.ts';
+export * from './credentials.ts';
+export * from './downloads.ts';
+export * from './oauth.ts';
+export * from './packs.ts';
+export { hashPassword, verifyPassword } from './passwords.ts';
+export * from './ratings.ts';
+export * from './shared.ts';
+export * from './sounds.ts';
+export { normalizeTags } from './tags.ts';
+export * from './uploads.ts';
+export * from './users.ts';
