@@ -55,6 +55,11 @@ export class DescriptorTable {
     return this.rowOf.has(id);
   }
 
+  /** The row holding a sound, or -1. */
+  rowIndexOf(id: number): number {
+    return this.rowOf.get(id) ?? -1;
+  }
+
   /** Ids in row order (row i holds idAt(i)); rows move when others are removed. */
   idAt(row: number): number {
     return this.ids[row];

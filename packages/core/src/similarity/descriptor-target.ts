@@ -152,25 +152,40 @@ export function searchDescriptorTarget(
     throw new ValidationError(`offset must be 0 or more, got ${offset}`);
   const { columns, exclude } = resolveTerms(table, target, options);
   const filter = options.filter;
-  const passes =
-    filter === undefined ? undefined : typeof filter === 'function' ? filter : (id: number) => filter.has(id);
   const top = new TopK(offset + k);
   const count = columns.length;
   const arrays = columns.map((c) => c.values);
   const targets = Float64Array.from(columns, (c) => c.target);
   const factors = Float64Array.from(columns, (c) => c.factor);
   let total = 0;
-  for (let row = 0, rows = table.size; row < rows; row++) {
+  const visit = (row: number, id: number) => {
     let sum = 0;
     for (let c = 0; c < count; c++) {
       const diff = arrays[c][row] - targets[c];
       sum += factors[c] * diff * diff;
     }
-    if (Number.isNaN(sum)) continue;
-    const id = table.idAt(row);
-    if (id === exclude || (passes && !passes(id))) continue;
+    if (Number.isNaN(sum) || id === exclude) return;
     total++;
     if (sum <= top.threshold) top.offer(id, sum);
+  };
+  if (filter instanceof Set && filter.size < table.size) {
+    // Combined search hands over the ids that passed the text filter: visit just those rows.
+    for (const id of filter) {
+      const row = table.rowIndexOf(id);
+      if (row >= 0) visit(row, id);
+    }
+  } else {
+    const passes =
+      filter === undefined
+        ? undefined
+        : typeof filter === 'function'
+          ? filter
+          : (id: number) => filter.has(id);
+    for (let row = 0, rows = table.size; row < rows; row++) {
+      const id = table.idAt(row);
+      if (passes && !passes(id)) continue;
+      visit(row, id);
+    }
   }
   const results = top
     .sorted()
