@@ -80,7 +80,8 @@ export async function executeJob(
     const durationMs = performance.now() - startedAt;
     const permanent = isPermanentFailure(error);
     const final = permanent || job.attempt >= job.maxAttempts;
-    logger.warn({ err: error, final, durationMs }, 'job attempt failed');
+    // A refused upload is an outcome, not an operator's problem: info, not warn.
+    logger[permanent ? 'info' : 'warn']({ err: error, final, durationMs }, 'job attempt failed');
     try {
       await deps.hooks.failed?.(job, { error, final, durationMs });
     } catch (hookError) {

@@ -3,9 +3,14 @@ import { VERSION } from '../version.ts';
 import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
 import * as fixtures from './fixtures.ts';
+import * as importCommand from './import.ts';
 import * as migrate from './migrate.ts';
+import * as moderate from './moderate.ts';
 import * as processCommand from './process.ts';
+import * as reprocess from './reprocess.ts';
 import * as serve from './serve.ts';
+import * as users from './users.ts';
+import * as worker from './worker.ts';
 
 /** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
 export function registerCommands(program: Command): void {
@@ -21,4 +26,9 @@ export function registerCommands(program: Command): void {
   migrate.register(program);
   processCommand.register(program);
   serve.register(program);
+  importCommand.register(program);
+  moderate.register(program);
+  reprocess.register(program);
+  users.register(program);
+  worker.register(program);
 }

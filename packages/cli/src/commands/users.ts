@@ -1,0 +1,38 @@
+import { openCatalogue } from '@earshot/catalogue';
+import { createLogger, loadConfig } from '@earshot/common';
+import { createUser } from '@earshot/workers';
+import type { Command } from 'commander';
+
+interface CreateOptions {
+  email?: string;
+  password?: string;
+  moderator?: boolean;
+  trusted?: boolean;
+}
+
+/** `earshot users create NAME …`: accounts for uploaders and moderators. */
+export function register(program: Command): void {
+  const users = program.command('users').description('manage user accounts');
+  users
+    .command('create')
+    .description('create a user')
+    .argument('<name>', 'username')
+    .option('--email <email>', 'email address')
+    .option('--password <password>', 'password (stored as an scrypt hash)')
+    .option('--moderator', 'may approve and reject sounds')
+    .option('--trusted', "the user's sounds skip moderation")
+    .action(async (name: string, options: CreateOptions) => {
+      const config = loadConfig();
+      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+      const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'users create' });
+      try {
+        const id = await createUser(catalogue.db, { username: name, ...options });
+        const flags = [options.moderator && 'moderator', options.trusted && 'trusted'].filter(Boolean);
+        process.stdout.write(
+          `created user ${name} (id ${id}${flags.length ? `, ${flags.join(', ')}` : ''})\n`,
+        );
+      } finally {
+        await catalogue.close();
+      }
+    });
+}

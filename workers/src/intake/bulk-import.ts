@@ -1,0 +1,116 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '@earshot/catalogue';
+import { ValidationError } from '@earshot/common';
+import type { Kysely } from 'kysely';
+import type { Pipeline } from '../pipeline/pipeline.ts';
+import { readSidecar, type SidecarMetadata } from './sidecar.ts';
+import { assertLicense, type SoundIntake } from './sound-intake.ts';
+
+const AUDIO_EXTENSIONS = new Set(['.wav', '.aif', '.aiff', '.flac', '.ogg', '.mp3', '.m4a']);
+
+/** The files to import: files as given, folders walked for audio files (sorted, so runs repeat). */
+export async function collectFiles(paths: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    const stat = await fs.stat(abs).catch(() => undefined);
+    if (!stat) throw new ValidationError(`No such file or folder: ${p}`);
+    if (stat.isFile()) found.push(abs);
+    else if (stat.isDirectory()) {
+      const entries = await fs.readdir(abs, { recursive: true, withFileTypes: true });
+      for (const e of entries) {
+        if (e.isFile() && AUDIO_EXTENSIONS.has(path.extname(e.name).toLowerCase())) {
+          found.push(path.join(e.parentPath, e.name));
+        }
+      }
+    }
+  }
+  return [...new Set(found)].sort();
+}
+
+export interface ImportOptions {
+  userId: number;
+  packName?: string;
+  approve?: boolean;
+  /** Description fields for a file when it has no sidecar (the demo import uses it). */
+  describe?: (file: string) => SidecarMetadata | undefined;
+  onQueued?: (file: string, soundId: number) => void;
+}
+
+export interface QueuedFile {
+  file: string;
+  soundId: number;
+}
+
+/** Creates a sound for each file (description from its sidecar) and submits it to the pipeline. */
+export async function queueImports(
+  intake: SoundIntake,
+  pipeline: Pipeline,
+  files: string[],
+  options: ImportOptions,
+): Promise<QueuedFile[]> {
+  const queued: QueuedFile[] = [];
+  const csvCache = new Map();
+  for (const file of files) {
+    const meta = { ...options.describe?.(file), ...(await readSidecar(file, csvCache)) };
+    const soundId = await intake.create({
+      userId: options.userId,
+      file,
+      name: meta.name,
+      tags: meta.tags,
+      description: meta.description,
+      license: meta.license ? assertLicense(meta.license) : undefined,
+      category: meta.category,
+      subcategory: meta.subcategory,
+      packName: options.packName,
+      approve: options.approve,
+    });
+    await pipeline.submit(soundId);
+    queued.push({ file, soundId });
+    options.onQueued?.(file, soundId);
+  }
+  return queued;
+}
+
+export interface ImportOutcome extends QueuedFile {
+  state: 'Processed' | 'Failed';
+  reason?: string;
+}
+
+/**
+ * Waits until every sound is Processed or Failed, wherever the workers run, by watching the
+ * catalogue. `onUpdate` gets the counts after each look.
+ */
+export async function waitForSounds(
+  db: Kysely<Database>,
+  queued: QueuedFile[],
+  onUpdate?: (done: number, failed: number) => void,
+  pollMs = 250,
+): Promise<ImportOutcome[]> {
+  const byId = new Map(queued.map((q) => [q.soundId, q]));
+  const outcomes = new Map<number, ImportOutcome>();
+  while (outcomes.size < queued.length) {
+    const open = [...byId.keys()].filter((id) => !outcomes.has(id));
+    for (let i = 0; i < open.length; i += 500) {
+      const rows = await db
+        .selectFrom('sounds')
+        .select(['id', 'processing_state', 'processing_error'])
+        .where('id', 'in', open.slice(i, i + 500))
+        .where('processing_state', 'in', ['Processed', 'Failed'])
+        .execute();
+      for (const row of rows) {
+        const q = byId.get(row.id)!;
+        outcomes.set(row.id, {
+          ...q,
+          state: row.processing_state as 'Processed' | 'Failed',
+          reason: row.processing_error?.split('\n')[0],
+        });
+      }
+    }
+    const failed = [...outcomes.values()].filter((o) => o.state === 'Failed').length;
+    onUpdate?.(outcomes.size, failed);
+    if (outcomes.size < queued.length) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  return queued.map((q) => outcomes.get(q.soundId)!);
+}

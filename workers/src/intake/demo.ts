@@ -1,0 +1,84 @@
+import path from 'node:path';
+import type { Catalogue } from '@earshot/catalogue';
+import type { Logger } from '@earshot/common';
+import { ensureFixtures, type FixtureEntry, fixturesDir } from '@earshot/fixtures';
+import { createUser } from '../accounts/users.ts';
+import type { JobRunnerService } from '../service.ts';
+import { queueImports } from './bulk-import.ts';
+import { SoundIntake } from './sound-intake.ts';
+
+export const DEMO_USER = 'demo';
+const DEMO_GROUPS = ['tone', 'rhythm', 'harmony', 'event', 'noise', 'loop', 'music'];
+
+export interface DemoImportOptions {
+  catalogue: Catalogue;
+  service: JobRunnerService;
+  logger: Logger;
+  config: { DEMO_IMPORT: boolean };
+  /** How many fixtures (default 36, spread over the groups). */
+  limit?: number;
+}
+
+/**
+ * On an empty catalogue, imports a spread of the generated fixtures as approved sounds of the user
+ * "demo", so that a newcomer's first search finds something. Returns how many were queued (0 when
+ * the catalogue already has sounds or DEMO_IMPORT is off). Processing continues in the background.
+ */
+export async function importDemoFixtures(options: DemoImportOptions): Promise<number> {
+  const { catalogue, service, logger } = options;
+  if (!options.config.DEMO_IMPORT) return 0;
+  const any = await catalogue.db.selectFrom('sounds').select('id').limit(1).executeTakeFirst();
+  if (any) return 0;
+  logger.info('demo: empty catalogue; importing the demo fixtures');
+  const manifest = await ensureFixtures();
+  const picked = pickDemo(manifest.fixtures, options.limit ?? 36);
+  const existing = await catalogue.db
+    .selectFrom('users')
+    .select('id')
+    .where('username', '=', DEMO_USER)
+    .executeTakeFirst();
+  const userId = existing?.id ?? (await createUser(catalogue.db, { username: DEMO_USER, trusted: true }));
+  const byFile = new Map(picked.map((f) => [path.join(fixturesDir(), f.file), f]));
+  const queued = await queueImports(
+    new SoundIntake(catalogue.db, service.storage),
+    service.pipeline,
+    [...byFile.keys()],
+    {
+      userId,
+      packName: 'earshot demo fixtures',
+      approve: true,
+      describe: (file) => describeFixture(byFile.get(file)!),
+    },
+  );
+  logger.info({ sounds: queued.length }, 'demo: fixtures queued for processing');
+  return queued.length;
+}
+
+function pickDemo(fixtures: FixtureEntry[], limit: number): FixtureEntry[] {
+  const groups = DEMO_GROUPS.map((g) => fixtures.filter((f) => f.group === g && (f.duration ?? 0) >= 0.5));
+  const picked: FixtureEntry[] = [];
+  for (let round = 0; picked.length < limit && groups.some((g) => g.length > round); round++) {
+    for (const group of groups) {
+      // Spread over each group instead of taking its first members (all low notes, say).
+      const step = Math.max(1, Math.floor(group.length / Math.ceil(limit / DEMO_GROUPS.length)));
+      const entry = group[round * step];
+      if (entry && picked.length < limit && !picked.includes(entry)) picked.push(entry);
+    }
+  }
+  return picked;
+}
+
+function describeFixture(f: FixtureEntry) {
+  const words = f.name.split('-');
+  const name = words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+  const truth = Object.entries(f.truth)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return {
+    name,
+    tags: [f.group, ...words, 'demo', 'synthetic'],
+    description: `A ${f.group} sound made by earshot's deterministic fixture generator${truth ? ` (${truth})` : ''}.`,
+    license: 'Creative Commons 0',
+  };
+}
