@@ -72,10 +72,11 @@ export class SimilarityState {
       after = rows[rows.length - 1].id;
     }
     const vectors = new Float32Array(ids.length * dimension);
-    chunks.forEach((chunk, i) => vectors.set(chunk, i * dimension));
+    for (let i = 0; i < chunks.length; i++) vectors.set(chunks[i], i * dimension);
     if (ids.length < WORKER_BUILD_THRESHOLD) {
       const index = SimilarityIndex.create({ space, capacity: Math.max(16, ids.length) });
-      ids.forEach((id, i) => index.upsert(id, vectors.subarray(i * dimension, (i + 1) * dimension)));
+      for (let i = 0; i < ids.length; i++)
+        index.upsert(ids[i], vectors.subarray(i * dimension, (i + 1) * dimension));
       return index;
     }
     const dir = path.join(this.workDir, `${space}-${Date.now()}`);

@@ -18,7 +18,7 @@ export function errorHandler() {
     } catch (err) {
       if (err instanceof EarshotError) {
         ctx.status = err.status;
-        ctx.body = { detail: err.details ?? err.message };
+        ctx.body = { detail: isFieldMap(err.details) ? err.details : err.message };
         return;
       }
       const status = (err as { status?: number; expose?: boolean }).status;
@@ -33,6 +33,13 @@ export function errorHandler() {
       ctx.body = { detail: 'Internal server error.' };
     }
   };
+}
+
+/** Per-field validation messages (`{"rating": ["…"]}`) are shown as they are; other details stay in logs. */
+function isFieldMap(details: unknown): details is Record<string, string[]> {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return false;
+  const values = Object.values(details);
+  return values.length > 0 && values.every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
 }
 
 function defaultDetail(status: number, method: string): string {

@@ -188,5 +188,7 @@ function morePackLink(req: ListRequest, packGrouping: string): string {
   if (q.page_size) entries.push(['page_size', q.page_size]);
   if (q.fields) entries.push(['fields', q.fields]);
   entries.push(['group_by_pack', '0']);
+  // Like page links, the link works as given when the key came in the query.
+  if (q.token) entries.push(['token', q.token]);
   return `${req.links.origin}${req.links.path}${encodeQuery(entries)}`;
 }

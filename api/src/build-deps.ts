@@ -1,0 +1,72 @@
+import type { Catalogue } from '@earshot/catalogue';
+import type { Config, Logger } from '@earshot/common';
+import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
+import { sql } from 'kysely';
+import { catalogueReader } from './adapters/catalogue-reader.ts';
+import { credentialByKey } from './adapters/credentials.ts';
+import { descriptorReader } from './adapters/descriptor-reader.ts';
+import { searchEngine } from './adapters/search-engine.ts';
+import { SimilarityState } from './adapters/similarity-state.ts';
+import { soundFiles } from './adapters/sound-files.ts';
+import { tokenStrategy } from './auth/token-strategy.ts';
+import type { AppDeps } from './deps.ts';
+
+export interface BuildAppDepsOptions {
+  config: Config;
+  logger: Logger;
+  catalogue: Catalogue;
+  version?: string;
+  /** How often the similarity state reloads from the catalogue (default 60 s; 0 = never). */
+  similarityRefreshMs?: number;
+}
+
+export interface WiredAppDeps extends AppDeps {
+  similarity: SimilarityState;
+  /** Stops the refresh timer and frees the similarity state (the catalogue is the caller's). */
+  dispose: () => Promise<void>;
+}
+
+/** Wires the HTTP layer to the catalogue, the search and the similarity engine. */
+export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredAppDeps> {
+  const { config, logger, catalogue } = options;
+  const db = catalogue.db;
+  const similarity = new SimilarityState(db, logger);
+  await similarity.refresh();
+  const refreshMs = options.similarityRefreshMs ?? 60_000;
+  let refreshing = false;
+  const timer =
+    refreshMs > 0
+      ? setInterval(() => {
+          if (refreshing) return;
+          refreshing = true;
+          similarity
+            .refresh()
+            .catch((err) => logger.error({ err }, 'similarity refresh failed'))
+            .finally(() => {
+              refreshing = false;
+            });
+        }, refreshMs)
+      : undefined;
+  timer?.unref();
+  const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
+  return {
+    config,
+    logger,
+    version: options.version ?? '0.1.0',
+    checkDatabase: async () => {
+      await sql`select 1`.execute(db);
+    },
+    api: {
+      catalogue: catalogueReader(db, DEFAULT_SIMILARITY_SPACE),
+      descriptors: descriptorReader(db, spaceNames),
+      search: searchEngine(db, similarity),
+      files: soundFiles(db, config.dataDir),
+    },
+    authStrategies: [tokenStrategy(credentialByKey(db))],
+    similarity,
+    dispose: async () => {
+      if (timer) clearInterval(timer);
+      await similarity.close();
+    },
+  };
+}

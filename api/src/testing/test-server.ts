@@ -1,0 +1,40 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Catalogue, openCatalogue } from '@earshot/catalogue';
+import { createLogger, loadConfig } from '@earshot/common';
+import { buildAppDeps, type WiredAppDeps } from '../build-deps.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import { type Seeded, seedCatalogue } from './seed.ts';
+
+export interface TestServer extends RunningServer {
+  seeded: Seeded;
+  catalogue: Catalogue;
+  deps: WiredAppDeps;
+  dataDir: string;
+  stop: () => Promise<void>;
+}
+
+/** A real server on an embedded catalogue in a temporary folder, seeded with processed sounds. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
+  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const logger = createLogger('silent');
+  const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'api test' });
+  const seeded = await seedCatalogue(catalogue, dataDir);
+  const deps = await buildAppDeps({ config, logger, catalogue, version: 'test', similarityRefreshMs: 0 });
+  const server = await startServer(deps);
+  return {
+    ...server,
+    seeded,
+    catalogue,
+    deps,
+    dataDir,
+    stop: async () => {
+      await server.close();
+      await deps.dispose();
+      await catalogue.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
