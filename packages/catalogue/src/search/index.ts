@@ -33,3 +33,4 @@ export {
 } from './prepare.ts';
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
 export { SEARCH_TABLE } from './search-schema.ts';
+export { loadSyntheticCatalogue, type SyntheticOptions, syntheticVocabulary } from './synthetic-catalogue.ts';

@@ -1,0 +1,252 @@
+// Search benchmark (issue 6): seeds a synthetic catalogue (Zipf words and tags, packs, users,
+// geotags, descriptors) at each size into the PostgreSQL server (database earshot_bench_<n>,
+// reused between runs) and into PGlite (a data folder under the OS temp dir, reused), then times
+// the query set through the engine and as bare SQL (the floor), side by side.
+//   npx earshot bench search [--sizes 100000,1000000] [--pglite-sizes 100000] [--reps 30] [--reseed]
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Catalogue,
+  loadSyntheticCatalogue,
+  openCatalogue,
+  type SearchRequest,
+  searchSounds,
+  syntheticVocabulary,
+} from '@earshot/catalogue';
+import { createLogger, DEFAULT_TEST_DATABASE_URL } from '@earshot/common';
+import { sql } from 'kysely';
+import pg from 'pg';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const sizes = arg('sizes', '100000,1000000').split(',').filter(Boolean).map(Number);
+const pgliteSizes = arg('pglite-sizes', '100000').split(',').filter(Boolean).map(Number);
+const reps = Number(arg('reps', '30'));
+const reseed = process.argv.includes('--reseed');
+const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const resultsFile = path.join(here, '..', 'results', 'search.md');
+const logger = createLogger('warn');
+
+interface BenchQuery {
+  name: string;
+  request: SearchRequest;
+  /** The same result written by hand: the page statement and the count statement. */
+  bare: [string, string];
+}
+
+function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
+  const vocab = syntheticVocabulary(50_000, 42);
+  const rare = vocab[30_000];
+  const common = 'voice';
+  const topTag = syntheticVocabulary(20_000, 49)[0];
+  const rank = `ts_rank('{0.25,0.5,0.75,1}', tsv, q)`;
+  const ranked = (tsq: string): [string, string] => [
+    `select id, ${rank} as score from sound_search, ${tsq} q where tsv @@ q order by score desc, id limit 15`,
+    `select count(*) from sound_search where tsv @@ ${tsq}`,
+  ];
+  const plain = (where: string, order = 'id'): [string, string] => [
+    `select id from sound_search s where ${where} order by ${order} limit 15`,
+    `select count(*) from sound_search s where ${where}`,
+  ];
+  const km = 100;
+  const dLat = (km / 6371.0088) * (180 / Math.PI);
+  const dLon = dLat / Math.cos((geo.lat * Math.PI) / 180);
+  const hav = `2 * 6371.0087714 * asin(least(1, sqrt(power(sin(radians(s.lat - ${geo.lat}) / 2), 2) + cos(radians(${geo.lat})) * cos(radians(s.lat)) * power(sin(radians(s.lon - ${geo.lon}) / 2), 2))))`;
+  return [
+    {
+      name: `rare term (${rare})`,
+      request: { query: rare },
+      bare: ranked(`plainto_tsquery('english', '${rare}')`),
+    },
+    {
+      name: `common term (${common})`,
+      request: { query: common },
+      bare: ranked(`plainto_tsquery('english', '${common}')`),
+    },
+    {
+      name: 'phrase ("door creak")',
+      request: { query: '"door creak"' },
+      bare: ranked(`phraseto_tsquery('english', 'door creak')`),
+    },
+    {
+      name: `filter only (tag:${topTag} duration:[0 TO 5])`,
+      request: { filter: `tag:${topTag} duration:[0 TO 5]` },
+      bare: plain(`s.tags @> array['${topTag}'] and s.duration between 0 and 5`),
+    },
+    {
+      name: 'range + sort (duration:[2 TO 4], downloads_desc)',
+      request: { filter: 'duration:[2 TO 4]', sort: 'downloads_desc' },
+      bare: plain('s.duration between 2 and 4', 's.num_downloads desc, s.id'),
+    },
+    {
+      name: 'descriptor range (bpm:[110 TO 130])',
+      request: { filter: 'bpm:[110 TO 130]' },
+      bare: plain(
+        'exists (select 1 from sound_descriptors d where d.sound_id = s.id and d.bpm between 110 and 130)',
+      ),
+    },
+    {
+      name: `group_by_pack (${common})`,
+      request: { query: common, groupByPack: '1' },
+      bare: [
+        `with m as materialized (select id, pack_id, ${rank} as score from sound_search, plainto_tsquery('english', '${common}') q where tsv @@ q),
+         r as (select m.*, row_number() over (partition by coalesce(pack_id, -id) order by score desc, id) rn,
+                count(*) over (partition by coalesce(pack_id, -id)) n from m)
+         select id, score, pack_id, n, count(*) over () from r where rn = 1 order by score desc, id limit 15`,
+        'select 1',
+      ],
+    },
+    {
+      name: `geotag ({!geofilt d=${km}})`,
+      request: { filter: `{!geofilt sfield=geotag pt=${geo.lat},${geo.lon} d=${km}}` },
+      bare: plain(
+        `s.lat between ${geo.lat - dLat} and ${geo.lat + dLat} and s.lon between ${geo.lon - dLon} and ${geo.lon + dLon} and ${hav} <= ${km}`,
+      ),
+    },
+  ];
+}
+
+// ---------- catalogues ----------
+
+async function serverCatalogue(size: number): Promise<Catalogue> {
+  const name = `earshot_bench_${size}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount;
+  if (exists && reseed) await admin.query(`drop database ${name} with (force)`);
+  if (!exists || reseed) await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return openCatalogue({ config: { DATABASE_URL: url.toString(), dataDir: os.tmpdir() }, logger });
+}
+
+async function pgliteCatalogue(size: number): Promise<Catalogue> {
+  const dataDir = path.join(os.tmpdir(), 'earshot-bench', `search-pglite-${size}`);
+  if (reseed) fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  return openCatalogue({ config: { dataDir }, logger, role: 'command', description: 'search benchmark' });
+}
+
+async function ensureSeeded(catalogue: Catalogue, size: number, label: string): Promise<void> {
+  const have = await sql<{ n: number }>`select count(*)::int as n from sound_search`.execute(catalogue.db);
+  if (have.rows[0].n === size) return;
+  if (have.rows[0].n !== 0)
+    throw new Error(`${label} holds ${have.rows[0].n} sounds, not ${size}: rerun with --reseed`);
+  const t0 = Date.now();
+  await loadSyntheticCatalogue(catalogue.db, {
+    sounds: size,
+    progress: (n) =>
+      process.stderr.write(`\r  seeding ${label}: ${n.toLocaleString()} / ${size.toLocaleString()} sounds`),
+  });
+  process.stderr.write(
+    `\r  seeded ${label}: ${size.toLocaleString()} sounds in ${((Date.now() - t0) / 1000).toFixed(0)} s (incl. indexing)\n`,
+  );
+}
+
+// ---------- timing ----------
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+interface Row {
+  backend: string;
+  size: number;
+  query: string;
+  count: number;
+  engine: number[];
+  bare: number[];
+}
+
+async function timeSet(catalogue: Catalogue, backend: string, size: number): Promise<Row[]> {
+  const db = catalogue.db;
+  const g = await sql<{
+    lat: number;
+    lon: number;
+  }>`select lat, lon from sound_search where lat is not null order by id limit 1`.execute(db);
+  const queries = querySet(g.rows[0]);
+  const rows: Row[] = [];
+  for (const q of queries) {
+    const r = await searchSounds(catalogue, { ...q.request, pageSize: 15 });
+    rows.push({ backend, size, query: q.name, count: r.count, engine: [], bare: [] });
+  }
+  const bare = (q: BenchQuery) => Promise.all(q.bare.map((s) => sql.raw(s).execute(db)));
+  const engine = (q: BenchQuery) => searchSounds(catalogue, { ...q.request, pageSize: 15 });
+  for (let w = 0; w < 3; w++)
+    for (const q of queries) await Promise.all([engine(q), bare(q)].map((p) => p.then(() => {})));
+  const total = reps * queries.length * 2;
+  let done = 0;
+  for (let rep = 0; rep < reps; rep++) {
+    for (const [i, q] of queries.entries()) {
+      // Alternate which goes first so neither always benefits from the other's warm cache.
+      const order = rep % 2 ? (['engine', 'bare'] as const) : (['bare', 'engine'] as const);
+      for (const which of order) {
+        const t0 = performance.now();
+        if (which === 'engine') await engine(q);
+        else await bare(q);
+        rows[i][which].push(performance.now() - t0);
+        done++;
+      }
+      process.stderr.write(`\r  ${backend} ${size.toLocaleString()}: ${done} / ${total} timed runs`);
+    }
+  }
+  process.stderr.write('\n');
+  return rows;
+}
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| backend | sounds | query | count | engine p50 | engine p95 | bare SQL p50 | bare SQL p95 | engine / bare (p95) |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const [e50, e95, b50, b95] = [
+      percentile(r.engine, 50),
+      percentile(r.engine, 95),
+      percentile(r.bare, 50),
+      percentile(r.bare, 95),
+    ];
+    lines.push(
+      `| ${r.backend} | ${r.size.toLocaleString()} | ${r.query} | ${r.count.toLocaleString()} | ${e50.toFixed(1)} | ${e95.toFixed(1)} | ${b50.toFixed(1)} | ${b95.toFixed(1)} | ${(e95 / b95).toFixed(2)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const all: Row[] = [];
+for (const size of [...new Set([...sizes, ...pgliteSizes])].sort((a, b) => a - b)) {
+  const backends: [string, () => Promise<Catalogue>][] = [];
+  if (sizes.includes(size)) backends.push(['postgres', () => serverCatalogue(size)]);
+  if (pgliteSizes.includes(size)) backends.push(['pglite', () => pgliteCatalogue(size)]);
+  for (const [backend, open] of backends) {
+    const catalogue = await open();
+    try {
+      await ensureSeeded(catalogue, size, `${backend} ${size.toLocaleString()}`);
+      all.push(...(await timeSet(catalogue, backend, size)));
+    } finally {
+      await catalogue.close();
+    }
+  }
+}
+const report = [
+  `Search latency, ms (single client, warm, ${reps} runs per query after 3 warm-up passes; page of 15 + exact count).`,
+  '"bare SQL" is the same page and count written by hand and sent directly (the floor).',
+  '',
+  table(all),
+  '',
+].join('\n');
+process.stdout.write(`\n${report}`);
+fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+fs.writeFileSync(
+  resultsFile,
+  `# Search benchmark\n\nCommand: \`npx earshot bench search ${process.argv.slice(2).join(' ')}\`\n` +
+    `Machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString()}\n\n${report}`,
+);
