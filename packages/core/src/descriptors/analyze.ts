@@ -8,6 +8,7 @@ import { detectOnsets } from './onsets.ts';
 import { frequencyToMidi, midiToNoteName } from './pitch.ts';
 import { beatLoudness, loopConfidence } from './rhythm.ts';
 import { vectorStats } from './statistics.ts';
+import { refineTempo } from './tempo.ts';
 import { timbralScores } from './timbral.ts';
 import { TONAL_FRAME, TONAL_HOP, tonalFrames } from './tonal.ts';
 import type { AnalyzeOptions, GroupTimings, VariantATree, VariantB } from './types.ts';
@@ -160,7 +161,14 @@ export async function analyzeSignal(
     voicedPitch(series.scalar('pitch'), series.scalar('pitch_instantaneous_confidence'), frameEnergy),
   );
 
-  const essentia = await essentiaPromise;
+  const tracked = await essentiaPromise;
+  const tempo = timed(timings, 'rhythm', () => refineTempo(tracked.bpm, tracked.ticks, onsets));
+  const essentia = {
+    ...tracked,
+    bpm: tempo.bpm,
+    ticks: tempo.beats,
+    bpmIntervals: tempo.beats.slice(1).map((t, i) => t - tempo.beats[i]),
+  };
   const hopSeconds = LOWLEVEL_HOP / sampleRate;
   const rhythmDerived = timed(timings, 'rhythm', () => {
     const beats = beatLoudness(
@@ -220,13 +228,19 @@ export async function analyzeSignal(
       dissonance: dCount ? dSum / dCount : 0,
     });
     const midi = pitch.stats.median > 0 ? frequencyToMidi(pitch.stats.median) : 0;
-    const rhythmic = essentia.ticks.length >= 4 && essentia.bpmConfidence >= 1;
+    // The degara tracker reports no confidence; an audible beat grid (beats on onsets) stands in for it.
+    const rhythmic = essentia.ticks.length >= 4 && tempo.support >= 0.5;
     return buildVariantB(variantA, {
       timbral,
       voicedPitch: pitch.stats,
       noteMidi: midi,
       noteName: midi > 0 ? midiToNoteName(midi) : '',
       startTime: bounds.startTime,
+      durationEffective: Math.max(
+        0,
+        bounds.stopTime - bounds.startTime + (bounds.stopTime > 0 ? 1 / sampleRate : 0),
+      ),
+      bpmConfidence: tempo.support,
       loopable: rhythmic && rhythmDerived.loop.confidence >= 0.95,
       reverbness: isReverberant(rt60),
       singleEvent,

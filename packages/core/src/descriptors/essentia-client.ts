@@ -46,6 +46,9 @@ export const NEUTRAL_ESSENTIA_RESULT: EssentiaResult = {
   keyStrength: 0,
 };
 
+/** essentia.js names some keys with flats; the contract spells every root with sharps. */
+const FLAT_TO_SHARP: Record<string, string> = { Db: 'C#', Eb: 'D#', Gb: 'F#', Ab: 'G#', Bb: 'A#' };
+
 /** Rhythm (RhythmExtractor2013, degara) and key (KeyExtractor) of a mono signal. */
 export async function essentiaWholeSignal(signal: Float32Array, sampleRate: number): Promise<EssentiaResult> {
   // Below ~1 s the rhythm extractor has nothing to track and its internal frames underflow.
@@ -57,7 +60,8 @@ export async function essentiaWholeSignal(signal: Float32Array, sampleRate: numb
   w.ref();
   w.postMessage(request);
   try {
-    return await result;
+    const r = await result;
+    return { ...r, key: FLAT_TO_SHARP[r.key] ?? r.key };
   } finally {
     if (pending.size === 0) w.unref();
     if (signal.length > RECYCLE_AFTER_SAMPLES) await stopEssentiaWorker();

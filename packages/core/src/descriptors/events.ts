@@ -12,8 +12,8 @@ export interface SoundBounds {
 }
 
 /**
- * A sample is "sound" when |x| exceeds −60 dBFS (Essentia's StartStopSilence threshold) and −40 dB below the
- * peak, so quiet recordings with a noise floor still get a start.
+ * A sample is "sound" when |x| is within 60 dB of the peak (Essentia's StartStopSilence uses −60 dB) and
+ * above one 16-bit step, so dither-level noise in a silent stretch does not count.
  */
 export function soundBounds(signal: Float32Array, sampleRate: number): SoundBounds {
   let peak = 0;
@@ -23,7 +23,7 @@ export function soundBounds(signal: Float32Array, sampleRate: number): SoundBoun
   }
   const duration = signal.length / sampleRate;
   if (peak === 0) return { startTime: 0, stopTime: 0, leadingSilence: duration, trailingSilence: 0 };
-  const threshold = Math.max(0.001, peak * 0.01);
+  const threshold = Math.max(2 ** -15, peak * 0.001);
   let first = 0;
   while (first < signal.length && Math.abs(signal[first]) <= threshold) first++;
   let last = signal.length - 1;

@@ -200,7 +200,8 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
       const up = logMag[k] - previousLogMag[k];
       if (up > 0) rise += up;
     }
-    onsetStrength[i] = i === 0 ? 0 : rise;
+    // Frame 0 rises from silence, so a sound that starts at once still gets its onset.
+    onsetStrength[i] = rise;
     previousLogMag.set(logMag);
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);

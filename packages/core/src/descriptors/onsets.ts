@@ -19,10 +19,17 @@ export function detectOnsets(
   const window: number[] = [];
   const peaks: number[] = [];
   const minGap = Math.max(1, Math.round((0.05 * sampleRate) / hop));
-  for (let i = 1; i < n; i++) {
+  for (let i = 0; i < n; i++) {
     const v = strength[i];
-    if (v < strength[i - 1] || (i + 1 < n && v < strength[i + 1])) continue;
+    if ((i > 0 && v < strength[i - 1]) || (i + 1 < n && v < strength[i + 1])) continue;
     if (frameEnergy[i] < 1e-7 && (i + 1 >= n || frameEnergy[i + 1] < 1e-7)) continue;
+    // An offset (a fade-out's spectral splatter) also raises the flux; an onset must raise the energy too.
+    if (
+      i > 0 &&
+      frameEnergy[i] <= frameEnergy[i - 1] &&
+      (i + 1 >= n || frameEnergy[i + 1] <= frameEnergy[i - 1])
+    )
+      continue;
     window.length = 0;
     for (let j = Math.max(0, i - radius); j <= Math.min(n - 1, i + radius); j++) window.push(strength[j]);
     window.sort((a, b) => a - b);

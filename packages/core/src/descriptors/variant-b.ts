@@ -10,6 +10,10 @@ export interface VariantBExtras {
   noteMidi: number;
   noteName: string;
   startTime: number;
+  /** Seconds from the first to the last sounding sample (see events.ts). */
+  durationEffective: number;
+  /** 0…1: share of beats that fall on onsets. */
+  bpmConfidence: number;
   loopable: boolean;
   reverbness: boolean;
   singleEvent: boolean;
@@ -56,7 +60,7 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     decay_strength: round3(num(tree, 'sfx.strongdecay')),
     depth: round3(t.depth),
     dissonance: round3(mean(tree, 'lowlevel.dissonance')),
-    duration_effective: round3(num(tree, 'sfx.effective_duration')),
+    duration_effective: round3(extras.durationEffective),
     dynamic_range: round3(num(tree, 'lowlevel.loudness_ebu128.loudness_range')),
     hardness: round3(t.hardness),
     hpcp: meanVector(tree, 'tonal.hpcp'),

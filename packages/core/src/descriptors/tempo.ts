@@ -1,0 +1,75 @@
+/**
+ * Tempo checks on top of the beat tracker: octave correction and a precise period from the onsets.
+ * RhythmExtractor2013 (degara) tracks beats well but can lock on twice the tempo of sparse material and
+ * reports a tempo quantised by its histogram; the onsets we detect on the sample grid settle both.
+ */
+
+const MATCH_WINDOW_S = 0.06;
+
+function supported(grid: number[], onsets: number[]): number {
+  if (grid.length === 0) return 0;
+  let hits = 0;
+  let j = 0;
+  for (const t of grid) {
+    while (j < onsets.length && onsets[j] < t - MATCH_WINDOW_S) j++;
+    if (j < onsets.length && Math.abs(onsets[j] - t) <= MATCH_WINDOW_S) hits++;
+  }
+  return hits / grid.length;
+}
+
+export interface TempoEstimate {
+  bpm: number;
+  beats: number[];
+  /** Share of beats that coincide with a detected onset (0…1): how audible the grid is. */
+  support: number;
+}
+
+/**
+ * 1. If fewer than 60% of the beats fall on onsets but every other beat (best phase) does for ≥ 90%, the
+ *    tracker doubled the tempo: keep every other beat.
+ * 2. Beats snapped to their onsets give the period by a least-squares line through (beat index, time).
+ */
+export function refineTempo(bpm: number, beats: number[], onsets: number[]): TempoEstimate {
+  if (beats.length < 2 || !(bpm > 0)) return { bpm, beats, support: supported(beats, onsets) };
+  let grid = beats;
+  let support = supported(grid, onsets);
+  if (support < 0.6 && bpm / 2 >= 40) {
+    const even = beats.filter((_, i) => i % 2 === 0);
+    const odd = beats.filter((_, i) => i % 2 === 1);
+    const [best, bestSupport] =
+      supported(even, onsets) >= supported(odd, onsets)
+        ? [even, supported(even, onsets)]
+        : [odd, supported(odd, onsets)];
+    if (bestSupport >= 0.9 && best.length >= 2) {
+      grid = best;
+      support = bestSupport;
+    }
+  }
+  const period0 = (grid[grid.length - 1] - grid[0]) / (grid.length - 1);
+  const xs: number[] = [];
+  const ys: number[] = [];
+  let j = 0;
+  for (const t of grid) {
+    while (j < onsets.length && onsets[j] < t - MATCH_WINDOW_S) j++;
+    if (j < onsets.length && Math.abs(onsets[j] - t) <= MATCH_WINDOW_S) {
+      xs.push(Math.round((t - grid[0]) / period0));
+      ys.push(onsets[j]);
+    }
+  }
+  let refined = 60 / period0;
+  if (xs.length >= 3) {
+    const n = xs.length;
+    const mx = xs.reduce((a, b) => a + b, 0) / n;
+    const my = ys.reduce((a, b) => a + b, 0) / n;
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < n; i++) {
+      num += (xs[i] - mx) * (ys[i] - my);
+      den += (xs[i] - mx) ** 2;
+    }
+    if (den > 0 && num > 0) refined = 60 / (num / den);
+  }
+  // Keep the tracker's own value when the grid is not audible enough to trust the fit.
+  const finalBpm = support >= 0.5 ? refined : grid === beats ? bpm : 60 / period0;
+  return { bpm: finalBpm, beats: grid, support };
+}
