@@ -42,6 +42,9 @@ export async function searchSounds(
   const offset = (search.page - 1) * search.pageSize;
   return guard(async () => {
     if (search.groupByPack) return groupedPage(catalogue.db, search, where, rank, offset);
+    if (search.sort === 'score' && search.query.clauses.length) {
+      return rankedPage(catalogue.db, search, where, rank, offset);
+    }
     const page = sql<{ id: number; score: number }>`
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
       where ${where}
@@ -88,6 +91,32 @@ export function searchCondition(search: PreparedSearch): RawBuilder<boolean> {
   if (search.filter) parts.push(compileFilter(search.filter));
   if (!parts.length) return sql<boolean>`true`;
   return sql<boolean>`${sql.join(parts, sql` and `)}`;
+}
+
+/**
+ * Relevance order has to rank every match anyway, so one scan yields both the page and the exact
+ * count (reference/SEARCH.md: cheaper than a second index-and-heap pass for the count).
+ */
+async function rankedPage(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+): Promise<SearchResult> {
+  const rows = await sql<{ id: number; score: number; total: number }>`
+    with m as materialized (
+      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where}
+    )
+    select id, score, (select count(*) from m)::int as total from m
+    order by score desc, id asc
+    limit ${search.pageSize} offset ${offset}`.execute(db);
+  let count = rows.rows[0]?.total;
+  if (count === undefined) {
+    const c = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`.execute(db);
+    count = c.rows[0].n;
+  }
+  return { count, ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
 }
 
 async function groupedPage(
