@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
-import FreeSound from 'freesound-client';
+import FreeSoundModule from 'freesound-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './testing/test-server.ts';
 
@@ -10,6 +10,10 @@ import { startTestServer, type TestServer } from './testing/test-server.ts';
  * The Freesound client libraries published on npm, unchanged, driving the server for their read
  * calls. Only their base address is pointed at the test server.
  */
+
+// The package is CommonJS with `exports.default`; depending on the loader the class is either.
+const FreeSound = ((FreeSoundModule as unknown as { default?: unknown }).default ??
+  FreeSoundModule) as unknown as new () => Json;
 
 let s: TestServer;
 beforeAll(async () => {
