@@ -1,3 +1,4 @@
+export { type PreviewEncoding, previewSampleRate, transcodeArgs } from '../ffmpeg/args.ts';
 export { resolveBinary } from '../ffmpeg/binaries.ts';
 export { FfmpegProcessError } from '../ffmpeg/errors.ts';
 export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';

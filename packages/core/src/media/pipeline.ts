@@ -39,6 +39,8 @@ export interface ProcessOptions {
   /** A probe already made of this file. */
   probe?: ProbeResult;
   signal?: AbortSignal;
+  /** Called as each stage starts and ends: progress for job records, CPU accounting for benchmarks. */
+  onStage?: (stage: Stage, phase: 'start' | 'end') => void;
 }
 
 export type Stage = 'probe' | 'transcode' | 'images' | 'peaks' | 'analysis' | 'commit';
@@ -79,11 +81,13 @@ export async function processFile(
     commit: 0,
   };
   const time = async <T>(stage: Stage, work: () => Promise<T>): Promise<T> => {
+    opts.onStage?.(stage, 'start');
     const start = performance.now();
     try {
       return await work();
     } finally {
       timings[stage] += performance.now() - start;
+      opts.onStage?.(stage, 'end');
     }
   };
 
