@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { VERSION } from '../version.ts';
+import * as analyze from './analyze.ts';
 import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
 import * as fixtures from './fixtures.ts';
@@ -20,6 +21,7 @@ export function registerCommands(program: Command): void {
     .action(() => {
       process.stdout.write(`earshot ${VERSION}\n`);
     });
+  analyze.register(program);
   bench.register(program);
   credentials.register(program);
   fixtures.register(program);

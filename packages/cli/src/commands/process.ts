@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { processFile } from '@earshot/core';
+import { analysisHook, processFile, stopEssentiaWorker } from '@earshot/core';
 import type { Command } from 'commander';
 
 interface ProcessCommandOptions {
@@ -12,14 +12,21 @@ interface ProcessCommandOptions {
 export function register(program: Command): void {
   program
     .command('process')
-    .description('probe a sound file and write its four previews, four images and peaks into a folder')
+    .description(
+      'probe a sound file and write its four previews, four images, peaks and analysis files into a folder',
+    )
     .argument('<file>', 'the audio file (wav, aif, aiff, ogg, mp3, m4a, flac)')
     .requiredOption('-o, --out <dir>', 'output folder (created if missing)')
     .option('--name <filename>', "the file's original name, when FILE is stored under another one")
     .option('--timeout <seconds>', 'stop ffmpeg after this many seconds')
     .action(async (file: string, options: ProcessCommandOptions) => {
       const timeoutMs = options.timeout ? Number(options.timeout) * 1000 : undefined;
-      const result = await processFile(file, options.out, { fileName: options.name, timeoutMs });
+      // The analysis hook also writes the descriptor files (descriptors, analysis_stats, analysis_frames).
+      const result = await processFile(file, options.out, {
+        fileName: options.name,
+        timeoutMs,
+        analyze: analysisHook,
+      }).finally(stopEssentiaWorker);
       const { raw: _raw, ...probe } = result.probe;
       const summary = {
         input: path.resolve(file),

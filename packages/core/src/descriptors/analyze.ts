@@ -146,7 +146,7 @@ export async function analyzeSignal(
   const lowlevel = timed(timings, 'lowlevel', () => lowLevelFrames(samples, sampleRate));
   const series = lowlevel.series;
   const tonal = timed(timings, 'tonal', () => tonalFrames(samples, sampleRate));
-  const loudness = timed(timings, 'loudness', () => ebuR128(samples, sampleRate));
+  const loudness = options.loudness ?? timed(timings, 'loudness', () => ebuR128(samples, sampleRate));
   const { envelope, bounds, singleEvent, rt60 } = timed(timings, 'sfx', () => ({
     envelope: envelopeDescriptors(samples, sampleRate),
     bounds: soundBounds(samples, sampleRate),

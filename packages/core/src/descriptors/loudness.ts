@@ -50,30 +50,69 @@ function kWeightingStages(sampleRate: number): [Biquad, Biquad] {
   return [shelf, highPass];
 }
 
-/** K-weighted signal power summed per 100 ms step (the building block of every window). */
-function kWeightedStepEnergies(signal: Float32Array, sampleRate: number, step: number): Float64Array {
-  const [s1, s2] = kWeightingStages(sampleRate);
-  const steps = Math.ceil(signal.length / step);
-  const energies = new Float64Array(steps);
-  let x1 = 0;
-  let x2 = 0;
-  let y1 = 0;
-  let y2 = 0;
-  let z1 = 0;
-  let z2 = 0;
-  for (let i = 0; i < signal.length; i++) {
-    const x = signal[i];
-    const y = s1.b0 * x + s1.b1 * x1 + s1.b2 * x2 - s1.a1 * y1 - s1.a2 * y2;
-    x2 = x1;
-    x1 = x;
-    const z = s2.b0 * y + s2.b1 * y1 + s2.b2 * y2 - s2.a1 * z1 - s2.a2 * z2;
-    y2 = y1;
-    y1 = y;
-    z2 = z1;
-    z1 = z;
-    energies[(i / step) | 0] += z * z;
+/**
+ * Streams interleaved samples of any channel count through per-channel K-weighting and sums the
+ * channel-weighted power per 100 ms step (BS.1770 weights: 1 for front channels, 1.41 for surrounds,
+ * 0 for LFE in the 5.1 order FL FR FC LFE BL BR). Memory is one number per 100 ms, whatever the length.
+ */
+export class KWeightedSteps {
+  private readonly stages: [Biquad, Biquad];
+  private readonly state: Float64Array;
+  private readonly weights: number[];
+  private readonly energies: number[] = [];
+  private current = 0;
+  private inStep = 0;
+  readonly step: number;
+
+  constructor(
+    sampleRate: number,
+    readonly channels: number,
+  ) {
+    this.stages = kWeightingStages(sampleRate);
+    this.state = new Float64Array(channels * 6);
+    this.step = Math.round(sampleRate / 10);
+    this.weights = Array.from({ length: channels }, (_, c) =>
+      channels === 6 ? [1, 1, 1, 0, 1.41, 1.41][c] : 1,
+    );
   }
-  return energies;
+
+  /** Interleaved frames; a partial frame at the end of `samples` is not allowed. */
+  push(samples: Float32Array): void {
+    const [s1, s2] = this.stages;
+    const ch = this.channels;
+    const st = this.state;
+    for (let i = 0; i + ch <= samples.length; i += ch) {
+      let power = 0;
+      for (let c = 0; c < ch; c++) {
+        const o = c * 6;
+        const x = samples[i + c];
+        const y = s1.b0 * x + s1.b1 * st[o] + s1.b2 * st[o + 1] - s1.a1 * st[o + 2] - s1.a2 * st[o + 3];
+        st[o + 1] = st[o];
+        st[o] = x;
+        const z = s2.b0 * y + s2.b1 * st[o + 2] + s2.b2 * st[o + 3] - s2.a1 * st[o + 4] - s2.a2 * st[o + 5];
+        st[o + 3] = st[o + 2];
+        st[o + 2] = y;
+        st[o + 5] = st[o + 4];
+        st[o + 4] = z;
+        power += this.weights[c] * z * z;
+      }
+      this.current += power;
+      if (++this.inStep === this.step) {
+        this.energies.push(this.current);
+        this.current = 0;
+        this.inStep = 0;
+      }
+    }
+  }
+
+  finish(): Float64Array {
+    const out = Float64Array.from(this.energies);
+    if (this.inStep === 0) return out;
+    const withTail = new Float64Array(out.length + 1);
+    withTail.set(out);
+    withTail[out.length] = this.current;
+    return withTail;
+  }
 }
 
 const toLufs = (meanSquare: number): number =>
@@ -113,8 +152,13 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export function ebuR128(signal: Float32Array, sampleRate: number): LoudnessResult {
-  const step = Math.round(sampleRate / 10);
-  const steps = kWeightedStepEnergies(signal, sampleRate, step);
+  const meter = new KWeightedSteps(sampleRate, 1);
+  meter.push(signal);
+  return loudnessFromSteps(meter.finish(), meter.step);
+}
+
+/** Integrated loudness, range, momentary and short-term series from K-weighted 100 ms step energies. */
+export function loudnessFromSteps(steps: Float64Array, step: number): LoudnessResult {
   const momentaryMs = windowMeanSquares(steps, 4, step);
   const shortTermMs = windowMeanSquares(steps, 30, step);
   const integratedGate = gatedMean(momentaryMs, -10);

@@ -72,6 +72,11 @@ export interface VariantATree {
 export interface AnalyzeOptions {
   /** Also return the per-frame values (the analysis frames file). */
   frames?: boolean;
+  /**
+   * Loudness measured on the file's own channels (fileLoudness); without it, loudness is measured on the
+   * mono signal, which reads up to 3 LU low for stereo material.
+   */
+  loudness?: import('./loudness.ts').LoudnessResult;
 }
 
 /** CPU-bound milliseconds per descriptor group (main thread, plus the essentia.js worker's own time). */

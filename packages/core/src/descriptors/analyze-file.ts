@@ -1,0 +1,52 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { decodeMono } from '../media/decode.ts';
+import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
+import { probeFile } from '../media/probe.ts';
+import { type AnalysisResult, analyzeSignal } from './analyze.ts';
+import { fileLoudness } from './file-loudness.ts';
+import type { AnalyzeOptions } from './types.ts';
+
+/** Names of the files the analysis hook writes next to the previews. */
+export const ANALYSIS_FILES = {
+  /** Variant-B dictionary (the consolidated content descriptors). */
+  descriptors: 'descriptors.json',
+  /** Variant-A tree with statistics (Freesound's analysis_stats). */
+  stats: 'analysis_stats.json',
+  /** Per-frame values (Freesound's analysis_frames), format in frames-file.ts. */
+  frames: 'analysis_frames.json',
+} as const;
+
+/** Decodes a file (mono, 44.1 kHz) and analyses it; loudness is measured on all the file's channels. */
+export async function analyzeFile(
+  file: string,
+  options: Omit<AnalyzeOptions, 'loudness'> = {},
+): Promise<AnalysisResult> {
+  const probe = await probeFile(file);
+  const [signal, loudness] = await Promise.all([decodeMono(file, { probe }), fileLoudness(file, probe)]);
+  return analyzeSignal(signal.samples, signal.sampleRate, { ...options, loudness });
+}
+
+/** Writes the three analysis files into `dir`; returns their names relative to it. */
+export async function writeAnalysisFiles(result: AnalysisResult, dir: string): Promise<string[]> {
+  const files: string[] = [ANALYSIS_FILES.descriptors, ANALYSIS_FILES.stats];
+  await fs.writeFile(path.join(dir, ANALYSIS_FILES.descriptors), JSON.stringify(result.variantB));
+  await fs.writeFile(path.join(dir, ANALYSIS_FILES.stats), JSON.stringify(result.variantA));
+  if (result.frames) {
+    await fs.writeFile(path.join(dir, ANALYSIS_FILES.frames), JSON.stringify(result.frames));
+    files.push(ANALYSIS_FILES.frames);
+  }
+  return files;
+}
+
+/**
+ * The hook for the media pipeline (`processFile(input, outDir, { analyze: analysisHook })`): analyses the
+ * already-decoded signal, measures loudness on the original channels, writes the analysis files, and
+ * returns the two variants so callers can store them without reading the files back.
+ */
+export const analysisHook: AnalysisHook = async (signal, ctx: AnalysisContext) => {
+  const loudness = await fileLoudness(ctx.input, ctx.probe);
+  const result = await analyzeSignal(signal.samples, signal.sampleRate, { frames: true, loudness });
+  const files = await writeAnalysisFiles(result, ctx.outDir);
+  return { files, variantB: result.variantB, variantA: result.variantA, timings: result.timings };
+};

@@ -1,0 +1,18 @@
+export { type AnalysisResult as DescriptorAnalysis, analyzeSignal } from './analyze.ts';
+export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
+export {
+  type DescriptorLayout,
+  descriptorLayout,
+  type NormalizationRanges,
+  normalizationRanges,
+  normalizeTree,
+  treeLeaves,
+} from './descriptor-layout.ts';
+export { stopEssentiaWorker } from './essentia-client.ts';
+export { fileLoudness } from './file-loudness.ts';
+export { decodeFrameValues, type FramesFile, type FramesGroup } from './frames-file.ts';
+export { ebuR128, type LoudnessResult } from './loudness.ts';
+export { frequencyToMidi, midiToNoteName } from './pitch.ts';
+export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';
+export type { AnalyzeOptions, GroupTimings, TreeValue, VariantATree, VariantB } from './types.ts';
+export { VARIANT_B_TYPES } from './variant-b-types.ts';
