@@ -1,8 +1,8 @@
-import { startServer } from '@earshot/api';
+import { buildAppDeps, startServer } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
+import { createJobRunner, importDemoFixtures } from '@earshot/workers';
 import type { Command } from 'commander';
-import { sql } from 'kysely';
 import { ensureDemoAccount } from '../demo-account.ts';
 import { onShutdown } from '../shutdown.ts';
 import { VERSION } from '../version.ts';
@@ -19,14 +19,19 @@ async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve' });
-  const server = await startServer({
+  const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION });
+  // Without Redis the jobs run in this process; with Redis this process only queues them.
+  const jobs = createJobRunner({
     config,
     logger,
-    version: VERSION,
-    checkDatabase: async () => {
-      await sql`select 1`.execute(catalogue.db);
-    },
+    catalogue,
+    onSimilarityVectors: () => refreshSoon(),
   });
+  const refreshSoon = debounce(() => {
+    deps.similarity.refresh().catch((err) => logger.error({ err }, 'similarity refresh failed'));
+  }, 3000);
+  await jobs.start();
+  const server = await startServer(deps);
   const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? server.origin;
   const demo = await ensureDemoAccount(catalogue.db, base);
   logger.info(
@@ -45,8 +50,26 @@ async function serve(): Promise<void> {
     ].join('\n'),
   );
 
+  const demoQueued = await importDemoFixtures({ catalogue, service: jobs, logger, config });
+  if (demoQueued > 0) {
+    process.stdout.write(
+      `Importing ${demoQueued} demo sounds in the background; they become searchable as they finish.\n`,
+    );
+  }
+
   onShutdown(logger, async () => {
     await server.close();
+    await jobs.close(10_000);
+    await deps.dispose();
     await catalogue.close();
   });
+}
+
+function debounce(fn: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(fn, ms);
+    timer.unref();
+  };
 }
