@@ -1,0 +1,277 @@
+// API load benchmark (issue 8): 100k synthetic sounds in the PostgreSQL server (database
+// earshot_api_bench_<n>, reused between runs; --reseed rebuilds it), the API server in one child
+// process, a bare node:http server returning the same precomputed sound JSON (the floor) in
+// another, and autocannon in this process as the load generator.
+//   npx earshot bench api [--sounds 100000] [--duration 8] [--connections 50] [--reseed]
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { buildAppDeps, createApiCredential, startServer } from '@earshot/api';
+import { loadSyntheticCatalogue, openCatalogue } from '@earshot/catalogue';
+import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const sounds = Number(arg('sounds', '100000'));
+const duration = Number(arg('duration', '8'));
+const connections = Number(arg('connections', '50'));
+const role = arg('role', 'main');
+const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+const dbName = `earshot_api_bench_${sounds}`;
+const dbUrl = (() => {
+  const u = new URL(baseUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+const here = path.dirname(fileURLToPath(import.meta.url));
+const resultsFile = path.join(here, '..', 'results', 'api.md');
+const logger = createLogger('warn');
+
+// ---------------------------------------------------------------- child: the API server
+async function runApiServer(): Promise<void> {
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: dbUrl,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: '/tmp/earshot-api-bench',
+  });
+  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
+  const deps = await buildAppDeps({
+    config,
+    logger: createLogger('silent'),
+    catalogue,
+    similarityRefreshMs: 0,
+  });
+  const server = await startServer(deps);
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
+}
+
+// ---------------------------------------------------------------- child: the floor
+async function runFloor(): Promise<void> {
+  const body = fs.readFileSync(arg('body-file', ''), 'utf8');
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ origin: `http://127.0.0.1:${port}` })}\n`);
+}
+
+// ---------------------------------------------------------------- main
+async function ensureDatabase(): Promise<string> {
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const reseed = process.argv.includes('--reseed');
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [dbName])).rowCount === 1;
+  if (exists && reseed) await admin.query(`drop database ${dbName} with (force)`);
+  if (!exists || reseed) await admin.query(`create database ${dbName}`);
+  await admin.end();
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
+  const catalogue = await openCatalogue({ config, logger, role: 'command' });
+  const db = catalogue.db;
+  try {
+    const ready = await sql<{ n: number }>`select count(*)::int as n from sound_similarity_vectors`.execute(
+      db,
+    );
+    if (ready.rows[0].n < sounds) {
+      const started = Date.now();
+      await loadSyntheticCatalogue(db, {
+        sounds,
+        progress: (n) => process.stdout.write(`\r  seeding sounds ${n}/${sounds}`),
+      });
+      process.stdout.write('\n  seeding descriptors and similarity vectors…\n');
+      await sql`update sounds set moderation_state = 'ok', processing_state = 'Processed'`.execute(db);
+      // Server-side generation: a 100-d vector and a small analysis tree per sound.
+      await sql`insert into sound_similarity_vectors (sound_id, space, vector)
+        select s.id, 'freesound_classic', (select array_agg(random()::real) from generate_series(1, 100) g where s.id > 0)
+        from sounds s on conflict do nothing`.execute(db);
+      await sql`insert into sound_descriptors (sound_id, spectral_centroid, analysis_a, analysis_b)
+        select x.id, x.c,
+          jsonb_build_object('lowlevel', jsonb_build_object('spectral_centroid', jsonb_build_object('mean', x.c),
+            'pitch', jsonb_build_object('mean', x.p))),
+          jsonb_build_object('spectral_centroid', x.c, 'pitch', x.p)
+        from (select id, random() * 8000 as c, random() * 1000 as p from sounds) x
+        on conflict do nothing`.execute(db);
+      await sql`analyze`.execute(db);
+      process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    }
+    const credential = await createApiCredential(db, {
+      username: 'bench',
+      name: 'bench',
+      redirectUri: 'http://x/',
+    });
+    return credential.client_secret;
+  } finally {
+    await catalogue.close();
+  }
+}
+
+function spawnRole(roleName: string, extra: string[] = []) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--role',
+      roleName,
+      '--sounds',
+      String(sounds),
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const origin = new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout });
+    lines.once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
+    child.once('exit', (code) => reject(new Error(`${roleName} exited with ${code}`)));
+  });
+  return { child, origin };
+}
+
+interface Scenario {
+  name: string;
+  origin: () => string;
+  paths: string[];
+  target: string;
+}
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  target: string;
+}
+
+async function load(scenario: Scenario, key: string): Promise<Row> {
+  const result = await autocannon({
+    url: scenario.origin(),
+    connections,
+    duration,
+    headers: { Authorization: `Token ${key}` },
+    requests: scenario.paths.map((p) => ({ method: 'GET', path: p })),
+  });
+  return {
+    name: scenario.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    target: scenario.target,
+  };
+}
+
+async function main(): Promise<void> {
+  console.log(`[1/4] catalogue: ${sounds} sounds in ${dbName}`);
+  const key = await ensureDatabase();
+  console.log('[2/4] starting the API server (loads the similarity index)…');
+  const api = spawnRole('api-server');
+  const apiOrigin = await api.origin;
+  const ids = [1, 17, 503, 4242, 31337, 77777].filter((id) => id <= sounds);
+  const sample = await fetch(`${apiOrigin}/apiv2/sounds/${ids[0]}/`, {
+    headers: { Authorization: `Token ${key}` },
+  });
+  if (sample.status !== 200) throw new Error(`sound instance answered ${sample.status}`);
+  const bodyFile = '/tmp/earshot-api-bench-floor.json';
+  fs.writeFileSync(bodyFile, await sample.text());
+  const floor = spawnRole('floor', ['--body-file', bodyFile]);
+  const floorOrigin = await floor.origin;
+  let floorRps = 0;
+  const scenarios: Scenario[] = [
+    {
+      name: 'floor: node:http, precomputed sound JSON',
+      origin: () => floorOrigin,
+      paths: ['/'],
+      target: '—',
+    },
+    {
+      name: 'sound instance',
+      origin: () => apiOrigin,
+      paths: ids.map((id) => `/apiv2/sounds/${id}/`),
+      target: '≥ 50% of floor req/s',
+    },
+    {
+      name: 'text search (4 queries)',
+      origin: () => apiOrigin,
+      paths: [
+        '/apiv2/search/?query=dog&fields=id,name,username',
+        '/apiv2/search/?query=drum%20kick&fields=id,name,tags',
+        '/apiv2/search/?filter=tag:ambient%20duration:[1%20TO%2010]&sort=downloads_desc',
+        '/apiv2/search/?query=rain&filter=license:%22Creative%20Commons%200%22&sort=created_desc',
+      ],
+      target: 'p99 ≤ 100 ms',
+    },
+    {
+      name: 'similar sounds',
+      origin: () => apiOrigin,
+      paths: ids.map((id) => `/apiv2/sounds/${id}/similar/?fields=id,name,score`),
+      target: 'p99 ≤ 100 ms',
+    },
+    {
+      name: 'combined search (target + filters)',
+      origin: () => apiOrigin,
+      paths: [
+        '/apiv2/search/combined/?target=lowlevel.spectral_centroid.mean:1200&filter=tag:ambient&descriptors_filter=lowlevel.pitch.mean:[100%20TO%20600]&fields=id,name',
+        '/apiv2/search/combined/?target=lowlevel.spectral_centroid.mean:300&filter=duration:[0%20TO%202]&fields=id',
+      ],
+      target: 'p99 ≤ 100 ms',
+    },
+  ];
+  const rows: Row[] = [];
+  try {
+    console.log(`[3/4] load: ${connections} connections, ${duration} s per scenario`);
+    for (const [i, scenario] of scenarios.entries()) {
+      process.stdout.write(`  (${i + 1}/${scenarios.length}) ${scenario.name}… `);
+      const row = await load(scenario, key);
+      if (i === 0) floorRps = row.rps;
+      rows.push(row);
+      console.log(
+        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`,
+      );
+    }
+  } finally {
+    api.child.kill('SIGTERM');
+    floor.child.kill('SIGTERM');
+  }
+  console.log('[4/4] results');
+  const verdict = (row: Row) => {
+    if (row.target.startsWith('≥'))
+      return row.rps >= floorRps * 0.5 && row.errors + row.non2xx === 0 ? 'met' : 'missed';
+    if (row.target.startsWith('p99'))
+      return row.p99 <= 100 && row.errors + row.non2xx === 0 ? 'met' : 'missed';
+    return '';
+  };
+  const table = [
+    '| scenario | req/s | % of floor | p50 ms | p99 ms | errors | non-2xx | target | verdict |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${((r.rps / floorRps) * 100).toFixed(0)}% | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.target} | ${verdict(r)} |`,
+    ),
+  ].join('\n');
+  console.log(table);
+  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. Machine shared with other work: 2 cores.\n\n`;
+  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+  fs.writeFileSync(resultsFile, `${header}${table}\n`);
+  console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+if (role === 'api-server') await runApiServer();
+else if (role === 'floor') await runFloor();
+else await main();
