@@ -5,6 +5,8 @@ export interface Child {
   process: ChildProcess;
   /** Everything the child printed on stdout so far. */
   output(): string;
+  /** Everything the child printed on stderr so far (its logs). */
+  errors(): string;
   /** Resolves when stdout contains `text`. */
   waitForOutput(text: string, timeoutMs?: number): Promise<void>;
   exited: Promise<number | null>;
@@ -12,6 +14,7 @@ export interface Child {
 
 /** Starts a TypeScript module in a new Node process (through tsx), as a separate worker would run. */
 export function startChild(module: URL, args: string[], env: NodeJS.ProcessEnv = {}): Child {
+  // Children report on stdout; their logs (stderr) are kept for error messages only.
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(module), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,6 +31,7 @@ export function startChild(module: URL, args: string[], env: NodeJS.ProcessEnv =
   return {
     process: child,
     output: () => out,
+    errors: () => err,
     exited,
     waitForOutput: async (text, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs;

@@ -9,6 +9,7 @@ interface WorkerOptions {
   prometheus?: boolean;
   queuePrefix?: string;
   lockMs?: string;
+  reconcileMs?: string;
   graceSeconds: string;
 }
 
@@ -23,6 +24,9 @@ export function register(program: Command): void {
     .option('--grace-seconds <s>', 'on SIGTERM, how long running jobs get to finish', '60')
     .addOption(hidden('--queue-prefix <prefix>', 'BullMQ key prefix (tests and benchmarks)'))
     .addOption(hidden('--lock-ms <ms>', 'job lock duration; a dead worker’s jobs move on after it'))
+    .addOption(
+      hidden('--reconcile-ms <ms>', 'how often unfinished sounds missing from the queue are queued again'),
+    )
     .action(async (options: WorkerOptions) => {
       const config = loadConfig();
       if (!config.REDIS_URL) {
@@ -49,6 +53,7 @@ export function register(program: Command): void {
         queuePrefix: options.queuePrefix,
         lockDurationMs: lockMs,
         stalledIntervalMs: lockMs ? Math.max(250, lockMs / 2) : undefined,
+        reconcileIntervalMs: options.reconcileMs ? Number(options.reconcileMs) : undefined,
       });
       if (stats) {
         try {

@@ -1,0 +1,141 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { testService } from '@earshot/common';
+import { fixture } from '@earshot/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SoundIntake } from '../intake/sound-intake.ts';
+import { moderate } from '../moderation.ts';
+import { createJobRunner, type JobRunnerService } from '../service.ts';
+import type { Child } from '../testing/child.ts';
+import { startCliWorker } from '../testing/cli-worker.ts';
+import { type PipelineTestEnv, pipelineTestEnv } from '../testing/pipeline-env.ts';
+import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
+
+const redisUrl = await testService('redis');
+
+/** What the media stage leaves in a sound's media folder, and nothing else. */
+const MEDIA_FILES = [
+  'peaks.json',
+  'preview-hq.mp3',
+  'preview-hq.ogg',
+  'preview-lq.mp3',
+  'preview-lq.ogg',
+  'spectral_l.jpg',
+  'spectral_m.jpg',
+  'waveform_l.png',
+  'waveform_m.png',
+];
+
+describe.skipIf(!redisUrl)('worker processes (`earshot worker`) against the real Redis', () => {
+  let env: PipelineTestEnv;
+  let producer: JobRunnerService;
+  let intake: SoundIntake;
+  let userId: number;
+  const prefix = uniquePrefix('faults');
+  const children: Child[] = [];
+
+  beforeAll(async () => {
+    env = await pipelineTestEnv('faults');
+    // This process hosts the embedded catalogue and only produces; the workers are other processes.
+    producer = createJobRunner({
+      config: { dataDir: env.dataDir, REDIS_URL: redisUrl, WORKER_CONCURRENCY: 1 },
+      logger: env.logger,
+      catalogue: env.catalogue,
+      queuePrefix: prefix,
+    });
+    intake = new SoundIntake(env.catalogue.db, producer.storage);
+    userId = await env.user('uploader');
+  });
+
+  afterAll(async () => {
+    for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+    await producer?.close(0);
+    await dropQueue(redisUrl!, prefix);
+    await env?.dispose();
+  });
+
+  const worker = () => {
+    const child = startCliWorker({ dataDir: env.dataDir, redisUrl: redisUrl!, prefix });
+    children.push(child);
+    return child;
+  };
+  const sound = (id: number) =>
+    env.catalogue.db.selectFrom('sounds').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const inMediaStage = (id: number) =>
+    waitFor(
+      async () => {
+        const s = await sound(id);
+        return s.processing_stage === 'media' && s.processing_state === 'Processing';
+      },
+      { timeoutMs: 60_000, intervalMs: 20, what: 'the media stage to start' },
+    );
+
+  it('SIGKILL mid-job: another worker finishes the sound, no duplicate or half-written files', async () => {
+    const id = await intake.create({ userId, file: fixture('music-mix-60s') });
+    const first = worker();
+    await first.waitForOutput('ready');
+    await producer.pipeline.submit(id);
+    await inMediaStage(id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    first.process.kill('SIGKILL');
+    await first.exited;
+    const killedAt = await sound(id);
+    expect(killedAt.processing_state).toBe('Processing');
+    expect(killedAt.processing_stage).toBe('media');
+
+    const second = worker();
+    const done = await waitFor(
+      async () => {
+        const s = await sound(id);
+        return s.processing_state === 'Processed' || s.processing_state === 'Failed' ? s : undefined;
+      },
+      { timeoutMs: 120_000, what: 'the second worker to finish the sound' },
+    );
+    expect(done.processing_state).toBe('Processed');
+    // The media stage ran again from scratch: one attempt recorded for it, the lock moved on.
+    const dir = producer.storage.soundDir(id);
+    expect((await fs.readdir(dir)).sort()).toEqual(['analysis', 'media', 'original.wav']);
+    expect((await fs.readdir(path.join(dir, 'media'))).sort()).toEqual(MEDIA_FILES);
+    for (const key of ['preview-hq-mp3', 'preview-lq-ogg', 'waveform_l', 'spectral_m']) {
+      const file = path.join(env.dataDir, done.media_paths[key]);
+      expect((await fs.stat(file)).size, key).toBeGreaterThan(1000);
+    }
+    // Every preview decodes to the full minute (a half-written one would be cut short or corrupt).
+    const { probeFile } = await import('@earshot/core');
+    for (const name of ['preview-hq.mp3', 'preview-lq.ogg']) {
+      const probe = await probeFile(path.join(dir, 'media', name));
+      expect(probe.duration, name).toBeCloseTo(60, 0);
+    }
+    expect(done.moderation_state).toBe('pending_moderation');
+    expect(await moderate(env.catalogue.db, [id], 'approve')).toEqual([id]);
+    const visible = await sound(id);
+    expect([visible.processing_state, visible.moderation_state]).toEqual(['Processed', 'ok']);
+
+    second.process.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('SIGTERM mid-job: the running job finishes, the worker exits, the next worker carries on', async () => {
+    const id = await intake.create({ userId, file: fixture('loudness-pink-m23lufs') });
+    const first = worker();
+    await first.waitForOutput('ready');
+    await producer.pipeline.submit(id);
+    await inMediaStage(id);
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    // The media job was allowed to finish: the sound moved on to the next stage, waiting in the queue.
+    const after = await sound(id);
+    expect(after.processing_stage, first.errors()).toBe('analysis');
+    expect(after.processing_state).toBe('Processing');
+    expect(after.media_paths['preview-hq-mp3']).toBeTruthy();
+    expect(await producer.runner.isPending('analysis', id)).toBe(true);
+
+    const second = worker();
+    await waitFor(async () => (await sound(id)).processing_state === 'Processed', {
+      timeoutMs: 60_000,
+      what: 'the next worker to finish the sound',
+    });
+    second.process.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});
