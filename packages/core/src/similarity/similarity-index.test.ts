@@ -171,9 +171,12 @@ describe('SimilarityIndex on the reference sounds and their near-duplicates', ()
     const saving = index.snapshot(dir);
     index.upsert(7000, original[0]);
     index.remove(1);
+    index.upsert(7001, original[1]);
+    expect(index.remove(7001)).toBe(true);
     expect(index.has(7000)).toBe(false);
     await saving;
     expect(index.has(7000)).toBe(true);
+    expect(index.has(7001)).toBe(false);
     expect(index.has(1)).toBe(false);
     const saved = await SimilarityIndex.load(dir);
     expect(saved.has(7000)).toBe(false);

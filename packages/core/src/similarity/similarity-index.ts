@@ -59,6 +59,8 @@ export class SimilarityIndex {
   private readonly deleted = new Set<number>();
   private busy: Promise<unknown> | null = null;
   private pending: Array<() => void> = [];
+  /** Ids upserted while busy, so a remove queued after them is not refused. */
+  private readonly queuedUpserts = new Set<number>();
   efSearch: number;
   exactScanLimit: number;
 
@@ -113,13 +115,16 @@ export class SimilarityIndex {
   upsert(id: number, vector: VectorInput): void {
     assertSoundId(id);
     const unit = normaliseVector(this.space.name, this.space.dimension, vector);
+    if (this.busy) this.queuedUpserts.add(id);
     this.whenIdle(() => this.applyUpsert(id, unit));
   }
 
-  /** Takes a sound out of every result. Returns false when it was not indexed. */
+  /** Takes a sound out of every result. Returns false when it was not indexed (nor queued to be). */
   remove(id: number): boolean {
     assertSoundId(id);
-    if (!this.live.has(id)) return false;
+    const known = this.live.has(id) || this.queuedUpserts.has(id);
+    if (!known) return false;
+    this.queuedUpserts.delete(id);
     this.whenIdle(() => {
       if (!this.live.has(id)) return;
       this.graph.markDeleted(id);
@@ -197,6 +202,7 @@ export class SimilarityIndex {
       return await running;
     } finally {
       this.busy = null;
+      this.queuedUpserts.clear();
       const queued = this.pending;
       this.pending = [];
       for (const apply of queued) apply();
