@@ -106,7 +106,8 @@ export function runBinary(
 }
 
 function wrap(err: Error, args: readonly string[], code: number | null, tail: string): Error {
-  // Errors thrown by a stdout consumer are the caller's own (e.g. a typed MediaError): keep them.
-  if (!('code' in err) || typeof (err as NodeJS.ErrnoException).syscall !== 'string') return err;
-  return new FfmpegProcessError(`could not run ffmpeg: ${err.message}`, args, code, tail);
+  // Only a failed spawn (ENOENT, EACCES…) carries a syscall; anything else came from the stdout
+  // consumer and is the caller's own error (e.g. a typed MediaError): keep it as it is.
+  if (typeof (err as NodeJS.ErrnoException).syscall !== 'string') return err;
+  return new FfmpegProcessError(`could not run the binary: ${err.message}`, args, code, tail);
 }
