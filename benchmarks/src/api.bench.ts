@@ -82,31 +82,35 @@ async function ensureDatabase(): Promise<string> {
   const catalogue = await openCatalogue({ config, logger, role: 'command' });
   const db = catalogue.db;
   try {
-    const ready = await sql<{ n: number }>`select count(*)::int as n from sound_similarity_vectors`.execute(
-      db,
-    );
-    if (ready.rows[0].n < sounds) {
-      const started = Date.now();
+    const count = async (table: 'sounds' | 'sound_similarity_vectors' | 'sound_descriptors') =>
+      (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(db)).rows[0].n;
+    const started = Date.now();
+    if ((await count('sounds')) < sounds) {
       await loadSyntheticCatalogue(db, {
         sounds,
         progress: (n) => process.stdout.write(`\r  seeding sounds ${n}/${sounds}`),
       });
-      process.stdout.write('\n  seeding descriptors and similarity vectors…\n');
-      await sql`update sounds set moderation_state = 'ok', processing_state = 'Processed'`.execute(db);
-      // Server-side generation: a 100-d vector and a small analysis tree per sound.
+      process.stdout.write('\n');
+    }
+    if ((await count('sound_similarity_vectors')) < sounds) {
+      process.stdout.write('  seeding similarity vectors…\n');
+      // Server-side generation: a random 100-d vector per sound.
       await sql`insert into sound_similarity_vectors (sound_id, space, vector)
         select s.id, 'freesound_classic', (select array_agg(random()::real) from generate_series(1, 100) g where s.id > 0)
         from sounds s on conflict do nothing`.execute(db);
-      await sql`insert into sound_descriptors (sound_id, spectral_centroid, analysis_a, analysis_b)
-        select x.id, x.c,
+    }
+    if ((await count('sound_descriptors')) < sounds) {
+      process.stdout.write('  seeding descriptors…\n');
+      await sql`insert into sound_descriptors (sound_id, spectral_centroid, pitch, analysis_a, analysis_b)
+        select x.id, x.c, x.p,
           jsonb_build_object('lowlevel', jsonb_build_object('spectral_centroid', jsonb_build_object('mean', x.c),
             'pitch', jsonb_build_object('mean', x.p))),
           jsonb_build_object('spectral_centroid', x.c, 'pitch', x.p)
         from (select id, random() * 8000 as c, random() * 1000 as p from sounds) x
         on conflict do nothing`.execute(db);
       await sql`analyze`.execute(db);
-      process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     }
+    process.stdout.write(`  catalogue ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     const credential = await createApiCredential(db, {
       username: 'bench',
       name: 'bench',
