@@ -13,6 +13,10 @@ interface Writer {
   /** Resolves with the event's payload and the time it arrived. */
   next(event: string): Promise<{ at: number; payload: Record<string, unknown> }>;
   exited: Promise<{ code: number | null; stderr: string; at: number }>;
+  /** Resolves once the writer's stderr (its log) contains `text`. */
+  logged(text: string): Promise<void>;
+  /** Lets a writer started with `hold` close and exit. */
+  release(): void;
 }
 
 const started: ChildProcess[] = [];
@@ -20,18 +24,9 @@ afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-function startWriter(dataDir: string, role: string, label: string, count: number, holdMs?: number): Writer {
-  const args = [
-    '--import',
-    'tsx',
-    WRITER,
-    dataDir,
-    role,
-    label,
-    String(count),
-    ...(holdMs ? [String(holdMs)] : []),
-  ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+function startWriter(dataDir: string, role: string, label: string, count: number, hold = false): Writer {
+  const args = ['--import', 'tsx', WRITER, dataDir, role, label, String(count), ...(hold ? ['hold'] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   started.push(child);
   const seen = new Map<string, { at: number; payload: Record<string, unknown> }>();
   const waiters = new Map<string, (v: { at: number; payload: Record<string, unknown> }) => void>();
@@ -47,8 +42,10 @@ function startWriter(dataDir: string, role: string, label: string, count: number
     }
   });
   let stderr = '';
+  const logWaiters: { text: string; resolve: () => void }[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    for (const w of logWaiters) if (stderr.includes(w.text)) w.resolve();
   });
   const exited = new Promise<{ code: number | null; stderr: string; at: number }>((resolve) =>
     child.on('exit', (code) => resolve({ code, stderr, at: Date.now() })),
@@ -56,6 +53,14 @@ function startWriter(dataDir: string, role: string, label: string, count: number
   return {
     child,
     exited,
+    release: () => child.stdin?.end('release\n'),
+    logged(text) {
+      if (stderr.includes(text)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        logWaiters.push({ text, resolve });
+        void exited.then(({ code }) => reject(new Error(`writer exited (${code}) before logging "${text}"`)));
+      });
+    },
     next(event) {
       const already = seen.get(event);
       if (already) return Promise.resolve(already);
@@ -99,13 +104,14 @@ function expectAllWritten(
 describe('embedded catalogue shared by several processes', () => {
   it('serves a running server and concurrent CLI commands from one data folder without losing a write', async () => {
     const dataDir = await freshDataDir();
-    const server = startWriter(dataDir, 'server', 'srv', 30, 5000);
+    const server = startWriter(dataDir, 'server', 'srv', 30, true);
     expect((await server.next('open')).payload.kind).toBe('pglite');
 
     const commands = ['cli1', 'cli2', 'cli3'].map((label) => startWriter(dataDir, 'command', label, 20));
     const opened = await Promise.all(commands.map((c) => c.next('open')));
     for (const o of opened) expect(o.payload.kind).toBe('pglite-client');
     for (const c of commands) expect((await c.exited).code).toBe(0);
+    server.release();
     expect((await server.exited).code).toBe(0);
 
     expect(fs.existsSync(lockPath(dataDir))).toBe(false);
@@ -115,18 +121,18 @@ describe('embedded catalogue shared by several processes', () => {
 
   it('makes a starting server wait for a CLI command that holds the folder, then take it over', async () => {
     const dataDir = await freshDataDir();
-    const command = startWriter(dataDir, 'command', 'cmd', 20, 3000);
+    const command = startWriter(dataDir, 'command', 'cmd', 20, true);
     expect((await command.next('open')).payload.kind).toBe('pglite');
 
     const server = startWriter(dataDir, 'server', 'srv', 20);
+    await server.logged('in use by test writer cmd');
+    command.release();
     const commandDone = await command.exited;
     const serverOpen = await server.next('open');
     expect(commandDone.code).toBe(0);
     expect(serverOpen.payload.kind).toBe('pglite');
     expect(serverOpen.at).toBeGreaterThanOrEqual(commandDone.at);
-    const serverExit = await server.exited;
-    expect(serverExit.code).toBe(0);
-    expect(serverExit.stderr).toContain('in use by test writer cmd');
+    expect((await server.exited).code).toBe(0);
 
     expectAllWritten(await usersAndPacks(dataDir), { cmd: 20, srv: 20 });
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -134,7 +140,7 @@ describe('embedded catalogue shared by several processes', () => {
 
   it('takes over the lock of a killed owner and keeps what it had committed', async () => {
     const dataDir = await freshDataDir();
-    const owner = startWriter(dataDir, 'command', 'dead', 15, 60_000);
+    const owner = startWriter(dataDir, 'command', 'dead', 15, true);
     const { payload } = await owner.next('written');
     expect(payload.written).toBe(15);
     owner.child.kill('SIGKILL');

@@ -1,16 +1,17 @@
 /**
  * A separate process for the multi-process tests: opens the catalogue on a data folder with a
- * role, writes `count` users (each with a pack, in one transaction), optionally stays open, exits.
- * Reports on stdout as JSON lines: {"event":"open","kind":…} then {"event":"done","written":n}.
+ * role, writes `count` users (each with a pack, in one transaction), exits. With `hold` it stays
+ * open after writing until a line arrives on stdin (or stdin closes), so tests decide when it lets go
+ * instead of guessing how long child processes take to start on a busy machine.
+ * Reports on stdout as JSON lines: {"event":"open","kind":…}, {"event":"written","written":n}, {"event":"done"}.
  *
- * argv: <dataDir> <role> <label> <count> [holdMs]
+ * argv: <dataDir> <role> <label> <count> [hold]
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@earshot/common';
 import type { CatalogueRole } from '../connection/data-folder-lock.ts';
 import { openCatalogue } from '../connection/open-catalogue.ts';
 
-const [dataDir, role, label, countText, holdText] = process.argv.slice(2);
+const [dataDir, role, label, countText, hold] = process.argv.slice(2);
 const count = Number(countText);
 const report = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
@@ -35,6 +36,11 @@ for (let i = 0; i < count; i++) {
   });
 }
 report({ event: 'written', written: count });
-if (holdText) await sleep(Number(holdText));
+if (hold === 'hold') {
+  await new Promise<void>((resolve) => {
+    process.stdin.once('data', () => resolve());
+    process.stdin.once('end', () => resolve());
+  });
+}
 await catalogue.close();
 report({ event: 'done' });
