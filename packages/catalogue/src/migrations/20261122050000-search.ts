@@ -41,6 +41,12 @@ const DOCUMENT_SELECT = `SELECT s.id, s.name, s.description, ARRAY(SELECT lower(
   FROM sounds s JOIN users u ON u.id = s.user_id LEFT JOIN packs p ON p.id = s.pack_id
   WHERE s.processing_state = 'Processed' AND s.moderation_state = 'ok'`;
 
+/** Rebuilding drops and recreates these: building a GIN index at once is several times faster than filling it row by row. */
+const GIN_INDEXES = [
+  'CREATE INDEX sound_search_tsv_idx ON sound_search USING gin (tsv)',
+  'CREATE INDEX sound_search_tags_idx ON sound_search USING gin (tags)',
+];
+
 const STATEMENTS = [
   // array_to_string is only STABLE; a generated column needs an IMMUTABLE expression.
   `CREATE FUNCTION search_tags_text(text[]) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
@@ -82,8 +88,7 @@ const STATEMENTS = [
       || setweight(to_tsvector('english'::regconfig, username), 'D')
     ) STORED
   )`,
-  'CREATE INDEX sound_search_tsv_idx ON sound_search USING gin (tsv)',
-  'CREATE INDEX sound_search_tags_idx ON sound_search USING gin (tags)',
+  ...GIN_INDEXES,
   'CREATE INDEX sound_search_created_idx ON sound_search (created)',
   'CREATE INDEX sound_search_downloads_idx ON sound_search (num_downloads)',
   'CREATE INDEX sound_search_rating_idx ON sound_search (avg_rating, num_ratings)',
@@ -109,9 +114,12 @@ const STATEMENTS = [
   `CREATE FUNCTION search_rebuild() RETURNS bigint LANGUAGE plpgsql AS $$
   DECLARE n bigint;
   BEGIN
+    DROP INDEX IF EXISTS sound_search_tsv_idx;
+    DROP INDEX IF EXISTS sound_search_tags_idx;
     DELETE FROM sound_search;
     INSERT INTO sound_search (${DOCUMENT_COLUMNS}) ${DOCUMENT_SELECT};
     GET DIAGNOSTICS n = ROW_COUNT;
+    ${GIN_INDEXES.map((statement) => `EXECUTE '${statement}';`).join('\n    ')}
     RETURN n;
   END $$`,
 

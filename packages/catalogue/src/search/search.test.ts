@@ -34,6 +34,12 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
       expect(await ids({ filter: 'tag:bird' })).toEqual([]);
       expect(await ids({ query: 'broken' })).toEqual([]);
     });
+    it('search_rebuild() re-derives the document of every visible sound', async () => {
+      const n = await sql<{ n: string }>`select search_rebuild() as n`.execute(t.catalogue.db);
+      expect(Number(n.rows[0].n)).toBe(VISIBLE_IDS.length);
+      expect(await ids({ query: 'drum' })).toEqual([101, 102, 103]);
+      expect(await ids({ filter: 'tag:rain' })).toEqual([104, 105]);
+    });
     it('follows moderation and renames through the store tables', async () => {
       const db = t.catalogue.db;
       await sql`update sounds set moderation_state = 'rejected' where id = 107`.execute(db);
