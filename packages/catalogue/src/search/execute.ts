@@ -113,7 +113,9 @@ async function rankedPage(
     limit ${search.pageSize} offset ${offset}`.execute(db);
   let count = rows.rows[0]?.total;
   if (count === undefined) {
-    const c = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`.execute(db);
+    const c = await sql<{
+      n: number;
+    }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`.execute(db);
     count = c.rows[0].n;
   }
   return { count, ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
