@@ -110,6 +110,27 @@ async function ensureDatabase(): Promise<string> {
         on conflict do nothing`.execute(db);
       await sql`analyze`.execute(db);
     }
+    const treeless = await sql<{
+      n: number;
+    }>`select count(*)::int as n from sound_descriptors where analysis_a = '{}'::jsonb`.execute(db);
+    if (treeless.rows[0].n > 0) {
+      // Content search reads the variant-A tree; build a small one from the typed columns.
+      process.stdout.write(`  writing ${treeless.rows[0].n} analysis trees…\n`);
+      await sql`update sound_descriptors set
+          spectral_centroid = coalesce(spectral_centroid, random() * 8000),
+          pitch = coalesce(pitch, random() * 1000)
+        where analysis_a = '{}'::jsonb`.execute(db);
+      await sql`update sound_descriptors set analysis_a = jsonb_build_object('lowlevel', jsonb_build_object(
+          'spectral_centroid', jsonb_build_object('mean', spectral_centroid),
+          'pitch', jsonb_build_object('mean', pitch)))
+        where analysis_a = '{}'::jsonb`.execute(db);
+    }
+    // The synthetic loader writes explicit ids; move the identity sequences past them.
+    for (const table of ['users', 'api_credentials']) {
+      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest(1, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(
+        db,
+      );
+    }
     process.stdout.write(`  catalogue ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     const credential = await createApiCredential(db, {
       username: 'bench',
