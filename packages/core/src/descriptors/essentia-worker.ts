@@ -36,28 +36,46 @@ function take(vector: WasmVector): number[] {
   }
 }
 
+/**
+ * Each algorithm runs on its own: essentia throws on material it cannot track (e.g. "Empty vector input"
+ * when no onset survives), and a failed rhythm must not cost the key, or the reverse.
+ */
 function analyse(request: EssentiaRequest): EssentiaResult {
   const start = performance.now();
   const input = essentia.arrayToVector(request.signal);
+  const result: EssentiaResult = {
+    bpm: 0,
+    bpmConfidence: 0,
+    ticks: [],
+    bpmIntervals: [],
+    key: 'C',
+    scale: 'major',
+    keyStrength: 0,
+  };
   try {
-    const rhythm = essentia.RhythmExtractor2013(input, 208, 'degara', 40);
-    const ticks = take(rhythm.ticks);
-    take(rhythm.estimates);
-    const bpmIntervals = take(rhythm.bpmIntervals);
-    const key = essentia.KeyExtractor(input);
-    return {
-      bpm: rhythm.bpm,
-      bpmConfidence: rhythm.confidence,
-      ticks,
-      bpmIntervals,
-      key: key.key,
-      scale: key.scale,
-      keyStrength: key.strength,
-      elapsedMs: performance.now() - start,
-    };
+    try {
+      const rhythm = essentia.RhythmExtractor2013(input, 208, 'degara', 40);
+      result.ticks = take(rhythm.ticks);
+      take(rhythm.estimates);
+      result.bpmIntervals = take(rhythm.bpmIntervals);
+      result.bpm = rhythm.bpm;
+      result.bpmConfidence = rhythm.confidence;
+    } catch {
+      // No beat grid: the neutral values stay.
+    }
+    try {
+      const key = essentia.KeyExtractor(input);
+      result.key = key.key;
+      result.scale = key.scale;
+      result.keyStrength = key.strength;
+    } catch {
+      // No tonal content: the neutral key with strength 0 stays.
+    }
   } finally {
     input.delete();
   }
+  result.elapsedMs = performance.now() - start;
+  return result;
 }
 
 parentPort?.on('message', (request: EssentiaRequest) => {

@@ -215,7 +215,7 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
     rolloffS[i] = rolloff(power, plan.binHz);
-    decreaseS[i] = decrease(power);
+    decreaseS[i] = decrease(power, nyquist);
     crestS[i] = crest(mag);
     flatness[i] = flatnessDb(mag);
     strongpeak[i] = strongPeak(mag);

@@ -110,15 +110,27 @@ export function rolloff(power: ArrayLike<number>, binHz: number, cutoff = 0.85):
   return (power.length - 1) * binHz;
 }
 
-/** Peeters' spectral decrease: Σ_k≥1 (x_k − x_0)/k / Σ_k≥1 x_k. */
-export function decrease(x: ArrayLike<number>): number {
-  let num = 0;
-  let den = 0;
-  for (let k = 1; k < x.length; k++) {
-    num += (x[k] - x[0]) / k;
-    den += x[k];
+/**
+ * Spectral decrease as Essentia computes it: the slope of the least-squares line through the values
+ * over [0, range] (for a power spectrum, power per Hz; negative when the energy sits low).
+ */
+export function decrease(x: ArrayLike<number>, range: number): number {
+  const n = x.length;
+  if (n < 2) return 0;
+  const step = range / (n - 1);
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  for (let k = 0; k < n; k++) {
+    const f = k * step;
+    sx += f;
+    sy += x[k];
+    sxx += f * f;
+    sxy += f * x[k];
   }
-  return den > EPS ? num / den : 0;
+  const den = n * sxx - sx * sx;
+  return den > 0 ? (n * sxy - sx * sy) / den : 0;
 }
 
 /**

@@ -1,0 +1,133 @@
+/**
+ * Accuracy against the fixture generator's ground truth (real files decoded by ffmpeg, real essentia.js
+ * worker). Tolerances are the issue's: pitch 1%, note exact, bpm ±1, tonality exact, loudness 0.5 LU of
+ * ffmpeg's ebur128 filter, onset count exact on isolated clicks.
+ */
+import { type FixtureEntry, fixture, loadManifest } from '@earshot/fixtures';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fileUrl } from '../ffmpeg/args.ts';
+import { runBinary } from '../ffmpeg/run.ts';
+import type { AnalysisResult } from './analyze.ts';
+import { analyzeFile } from './analyze-file.ts';
+import { stopEssentiaWorker } from './essentia-client.ts';
+
+const manifest = loadManifest();
+const good = manifest.fixtures.filter((f) => !f.bad && f.group !== 'long');
+const byGroup = (group: FixtureEntry['group']) => good.filter((f) => f.group === group);
+const cache = new Map<string, Promise<AnalysisResult>>();
+const analysed = (entry: FixtureEntry) => {
+  let result = cache.get(entry.name);
+  if (!result) {
+    result = analyzeFile(fixture(entry.name));
+    cache.set(entry.name, result);
+  }
+  return result;
+};
+
+afterAll(stopEssentiaWorker);
+
+async function ffmpegIntegratedLoudness(file: string): Promise<number> {
+  const { stderrTail } = await runBinary('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-i',
+    fileUrl(file),
+    '-af',
+    'ebur128',
+    '-f',
+    'null',
+    '-',
+  ]);
+  const summary = stderrTail.slice(stderrTail.lastIndexOf('Summary'));
+  const match = /I:\s+(-?[\d.]+) LUFS/.exec(summary);
+  if (!match) throw new Error(`no ebur128 summary in: ${stderrTail}`);
+  return Number(match[1]);
+}
+
+describe('pitch and note on sines and harmonic tones (A0–C8)', () => {
+  const tones = byGroup('tone').filter((f) => f.truth.pitchHz !== undefined);
+  it('has the tone fixtures', () => expect(tones.length).toBeGreaterThan(30));
+  it.each(tones.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const { variantB } = await analysed(entry);
+    const truth = entry.truth.pitchHz as number;
+    expect(Math.abs(variantB.pitch - truth) / truth).toBeLessThan(0.01);
+    expect(variantB.note_name).toBe(entry.truth.noteName);
+    expect(variantB.note_midi).toBe(entry.truth.midi);
+  });
+});
+
+describe('bpm on click tracks and drum loops (60–180 BPM)', () => {
+  const rhythm = byGroup('rhythm');
+  it.each(rhythm.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const { variantB } = await analysed(entry);
+    expect(Math.abs(variantB.bpm - (entry.truth.bpm as number))).toBeLessThanOrEqual(1);
+    expect(Number.isInteger(variantB.bpm)).toBe(true);
+    if (entry.truth.onsetCount !== undefined) expect(variantB.onset_count).toBe(entry.truth.onsetCount);
+  });
+});
+
+describe('tonality on triads and cadences in all 24 keys', () => {
+  const harmony = byGroup('harmony');
+  it('covers 24 keys twice', () => expect(new Set(harmony.map((f) => f.truth.tonality)).size).toBe(24));
+  it.each(harmony.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const { variantB } = await analysed(entry);
+    expect(variantB.tonality).toBe(entry.truth.tonality);
+    // The chord progression names the triads the fixture plays, in order.
+    for (const chord of entry.truth.chords ?? []) expect(variantB.chord_progression).toContain(chord);
+  });
+});
+
+describe('loudness within 0.5 LU of ffmpeg ebur128 on the same file', () => {
+  const names = new Set([
+    'ch-mono',
+    'ch-stereo',
+    'ch-6',
+    'fmt-mp3',
+    'fmt-ogg-mono-22k',
+    'rate-96000',
+    'music-mix-60s',
+    'noise-clipped',
+  ]);
+  const entries = [...byGroup('loudness'), ...good.filter((f) => names.has(f.name))];
+  it.each(entries.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const [{ variantB }, reference] = await Promise.all([
+      analysed(entry),
+      ffmpegIntegratedLoudness(fixture(entry.name)),
+    ]);
+    expect(Math.abs(variantB.loudness - reference)).toBeLessThanOrEqual(0.5);
+    if (entry.truth.loudnessLufs !== undefined)
+      expect(Math.abs(variantB.loudness - entry.truth.loudnessLufs)).toBeLessThanOrEqual(0.5);
+  });
+});
+
+describe('events: onsets, start time, effective duration, silence rate, single event', () => {
+  const events = [...byGroup('event'), ...byGroup('noise').filter((f) => f.truth.singleEvent !== undefined)];
+  it.each(events.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const { variantB } = await analysed(entry);
+    const t = entry.truth;
+    if (t.onsetCount !== undefined) expect(variantB.onset_count).toBe(t.onsetCount);
+    if (t.onsetTimes) {
+      expect(variantB.onset_times).toHaveLength(t.onsetTimes.length);
+      t.onsetTimes.forEach((time, i) =>
+        expect(Math.abs(variantB.onset_times[i] - time)).toBeLessThanOrEqual(0.01),
+      );
+    }
+    if (t.startTime !== undefined)
+      expect(Math.abs(variantB.start_time - t.startTime)).toBeLessThanOrEqual(0.005);
+    if (t.durationEffective !== undefined)
+      expect(Math.abs(variantB.duration_effective - t.durationEffective)).toBeLessThanOrEqual(0.01);
+    // Frame-based (2048-sample frames): a frame that overlaps the sound counts as sound.
+    if (t.silenceRate !== undefined)
+      expect(Math.abs(variantB.silence_rate - t.silenceRate)).toBeLessThanOrEqual(0.02);
+    if (t.singleEvent !== undefined) expect(variantB.single_event).toBe(t.singleEvent);
+  });
+});
+
+describe('loopable', () => {
+  const loops = good.filter((f) => f.truth.loopable !== undefined);
+  it('has loops and non-loops', () => expect(new Set(loops.map((f) => f.truth.loopable)).size).toBe(2));
+  it.each(loops.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const { variantB } = await analysed(entry);
+    expect(variantB.loopable).toBe(entry.truth.loopable);
+  });
+});

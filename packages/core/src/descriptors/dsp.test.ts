@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { ebuR128 } from './loudness.ts';
+import { frequencyToMidi, midiToNoteName, YinPitch } from './pitch.ts';
+import { decrease, flatnessDb, moments, rolloff } from './spectral-shape.ts';
+
+const SR = 44100;
+
+function sine(freq: number, seconds: number, amplitude: number): Float32Array {
+  return Float32Array.from(
+    { length: Math.round(seconds * SR) },
+    (_, i) => amplitude * Math.sin((2 * Math.PI * freq * i) / SR),
+  );
+}
+
+describe('EBU R128 loudness', () => {
+  it('reads a 1 kHz sine at −20 dBFS peak as −23.0 LUFS (BS.1770: full-scale 1 kHz sine = −3.01 LUFS)', () => {
+    const r = ebuR128(sine(1000, 5, 0.1), SR);
+    expect(r.integrated).toBeCloseTo(-23.01, 1);
+    expect(r.loudnessRange).toBeLessThan(0.1);
+  });
+
+  it('gates digital silence to −70 LUFS without NaN', () => {
+    const r = ebuR128(new Float32Array(SR * 2), SR);
+    expect(r.integrated).toBe(-70);
+    expect(r.loudnessRange).toBe(0);
+    expect(Array.from(r.momentary).every((v) => v === -70)).toBe(true);
+  });
+
+  it('measures the loudness range of a 10 dB step as about 10 LU', () => {
+    const quiet = sine(1000, 10, 0.05);
+    const loud = sine(1000, 10, 0.05 * 10 ** (10 / 20));
+    const both = new Float32Array(quiet.length + loud.length);
+    both.set(quiet);
+    both.set(loud, quiet.length);
+    expect(ebuR128(both, SR).loudnessRange).toBeGreaterThan(9);
+    expect(ebuR128(both, SR).loudnessRange).toBeLessThan(10.5);
+  });
+});
+
+describe('YIN pitch', () => {
+  it('finds sines across the range within 0.5%', () => {
+    const yin = new YinPitch(2048, SR, 40, 5000);
+    for (const f of [55, 110, 440, 1000, 3520]) {
+      const frame = sine(f, 2048 / SR, 0.5).subarray(0, 2048);
+      const estimate = yin.estimate(frame);
+      expect(Math.abs(estimate.pitch - f) / f).toBeLessThan(0.005);
+      expect(estimate.confidence).toBeGreaterThan(0.9);
+    }
+  });
+
+  it('reports silence as unvoiced', () => {
+    const estimate = new YinPitch(2048, SR).estimate(new Float32Array(2048));
+    expect(estimate).toMatchObject({ pitch: 0, confidence: 0 });
+  });
+
+  it('names notes in scientific pitch notation with sharps', () => {
+    expect(midiToNoteName(frequencyToMidi(440))).toBe('A4');
+    expect(midiToNoteName(frequencyToMidi(27.5))).toBe('A0');
+    expect(midiToNoteName(frequencyToMidi(4186.01))).toBe('C8');
+    expect(midiToNoteName(61)).toBe('C#4');
+  });
+});
+
+describe('spectral shape', () => {
+  it('puts the centroid of a single bin on that bin and gives it no spread', () => {
+    const x = new Float32Array(11);
+    x[4] = 1;
+    const m = moments(x, 10);
+    expect(m.centroid).toBeCloseTo(4, 12);
+    expect(m.spread).toBe(0);
+  });
+
+  it('tells a flat spectrum (0) from a single peak (1) in Essentia’s flatness_db', () => {
+    expect(flatnessDb(new Float32Array(64).fill(1))).toBeCloseTo(0, 6);
+    const peak = new Float32Array(64).fill(1e-9);
+    peak[10] = 1;
+    expect(flatnessDb(peak)).toBe(1);
+  });
+
+  it('finds the roll-off where 85% of the power lies', () => {
+    const power = Float32Array.from([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(rolloff(power, 100)).toBe(800);
+  });
+
+  it('gives a negative decrease for energy sitting low', () => {
+    expect(decrease(Float32Array.from([4, 3, 2, 1]), 3)).toBeCloseTo(-1, 12);
+  });
+});
