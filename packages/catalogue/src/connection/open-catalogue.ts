@@ -48,7 +48,7 @@ export class CatalogueBusyError extends EarshotError {
 /** Opens the catalogue database, applying migrations unless told not to. */
 export async function openCatalogue(options: OpenCatalogueOptions): Promise<Catalogue> {
   const catalogue = options.config.DATABASE_URL
-    ? openServer(options.config.DATABASE_URL)
+    ? openServer(options.config.DATABASE_URL, options.logger)
     : await openEmbedded(options);
   if (options.migrate !== false) {
     try {
@@ -62,8 +62,8 @@ export async function openCatalogue(options: OpenCatalogueOptions): Promise<Cata
   return catalogue;
 }
 
-function openServer(url: string): Catalogue {
-  const pool = serverPool(url);
+function openServer(url: string, logger: Logger): Catalogue {
+  const pool = serverPool(url, logger);
   return wrap(pool, 'postgres', async () => {});
 }
 
@@ -115,7 +115,7 @@ async function openEmbedded(options: OpenCatalogueOptions): Promise<Catalogue> {
       await sleep(100);
       continue;
     }
-    const pool = hostedPool(owner.address, { max: 4, idleTimeoutMillis: 1000 });
+    const pool = hostedPool(owner.address, { max: 4, idleTimeoutMillis: 1000 }, logger);
     try {
       await pool.query('select 1');
       logger.debug({ dataDir, owner: owner.pid }, 'catalogue: using the database hosted by another process');
@@ -154,7 +154,7 @@ async function host(lock: DataFolderLock, options: OpenCatalogueOptions): Promis
     throw err;
   }
   lock.publish(pgliteHost.address);
-  const pool = hostedPool(pgliteHost.address, { max: 10, idleTimeoutMillis: 10_000 });
+  const pool = hostedPool(pgliteHost.address, { max: 10, idleTimeoutMillis: 10_000 }, options.logger);
   return wrap(pool, 'pglite', async () => {
     try {
       await pgliteHost.close({ drainMs: options.drainMs ?? 60_000 });

@@ -1,3 +1,4 @@
+import type { Logger } from '@earshot/common';
 import pg from 'pg';
 import type { HostAddress } from './pglite-host.ts';
 
@@ -12,16 +13,27 @@ const types = {
 } as pg.CustomTypesConfig;
 
 /** A pg pool for a PostgreSQL server URL. */
-export function serverPool(connectionString: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString, max, types });
+export function serverPool(connectionString: string, logger?: Logger, max = 10): pg.Pool {
+  return watched(new pg.Pool({ connectionString, max, types }), logger);
 }
 
 /** A pg pool for an embedded database hosted by some process on this machine. */
 export function hostedPool(
   address: HostAddress,
   options: { max: number; idleTimeoutMillis: number },
+  logger?: Logger,
 ): pg.Pool {
   const where =
     'socketDir' in address ? { host: address.socketDir } : { host: address.host, port: address.port };
-  return new pg.Pool({ ...where, user: 'postgres', database: 'postgres', types, ...options });
+  return watched(
+    new pg.Pool({ ...where, user: 'postgres', database: 'postgres', types, ...options }),
+    logger,
+  );
+}
+
+// An idle pooled connection that breaks (server restart, embedded host gone) is reported on the
+// pool; without a listener Node treats it as an uncaught error and ends the process.
+function watched(pool: pg.Pool, logger?: Logger): pg.Pool {
+  pool.on('error', (err) => logger?.warn({ err }, 'catalogue: an idle database connection failed'));
+  return pool;
 }

@@ -9,8 +9,8 @@ export interface SocketQueryQueue {
 
 interface Pending {
   handlerId: number;
-  message: Uint8Array;
-  onData: (data: Uint8Array) => void;
+  /** Runs against the backend; says how many bytes went out and whether the backend is now idle. */
+  run: () => Promise<{ bytes: number; idle: boolean }>;
   resolve: (bytes: number) => void;
   reject: (error: unknown) => void;
 }
@@ -39,8 +39,18 @@ export class SessionQueue implements SocketQueryQueue {
   }
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    const run = async () => {
+      const tail = new ResponseTail();
+      await this.#db.execProtocolRawStream(message, {
+        onRawData: (chunk) => {
+          tail.push(chunk);
+          onData(chunk);
+        },
+      });
+      return { bytes: tail.bytes, idle: tail.endsIdle() };
+    };
     return new Promise((resolve, reject) => {
-      this.#pending.push({ handlerId, message, onData, resolve, reject });
+      this.#pending.push({ handlerId, run, resolve, reject });
       void this.#drain();
     });
   }
@@ -53,15 +63,22 @@ export class SessionQueue implements SocketQueryQueue {
     });
   }
 
-  /** A connection went away while holding the backend: finish its exchange and roll back its work. */
-  async clearTransactionIfNeeded(handlerId: number): Promise<void> {
-    if (this.#owner !== handlerId) return;
-    await this.#db.runExclusive(async () => {
+  /**
+   * A connection went away while holding the backend: end its exchange and roll back its work.
+   * Queued as that connection's own last step, so it runs inside its session and never between
+   * another connection's messages.
+   */
+  clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    if (this.#owner !== handlerId) return Promise.resolve();
+    const run = async () => {
       await this.#db.execProtocolRaw(SYNC);
       if (this.#db.isInTransaction()) await this.#db.exec('ROLLBACK');
+      return { bytes: 0, idle: true };
+    };
+    return new Promise<void>((resolve) => {
+      this.#pending.unshift({ handlerId, run, resolve: () => resolve(), reject: () => resolve() });
+      void this.#drain();
     });
-    this.#owner = null;
-    void this.#drain();
   }
 
   async #drain(): Promise<void> {
@@ -73,21 +90,15 @@ export class SessionQueue implements SocketQueryQueue {
         if (index < 0 || index >= this.#pending.length) return;
         const [next] = this.#pending.splice(index, 1);
         this.#owner = next.handlerId;
-        const tail = new ResponseTail();
+        let idle = false;
         try {
-          await this.#db.runExclusive(() =>
-            this.#db.execProtocolRawStream(next.message, {
-              onRawData: (chunk) => {
-                tail.push(chunk);
-                next.onData(chunk);
-              },
-            }),
-          );
-          next.resolve(tail.bytes);
+          const outcome = await this.#db.runExclusive(next.run);
+          idle = outcome.idle;
+          next.resolve(outcome.bytes);
         } catch (error) {
           next.reject(error);
         }
-        if (tail.endsIdle()) this.#owner = null;
+        if (idle) this.#owner = null;
       }
     } finally {
       this.#draining = false;
