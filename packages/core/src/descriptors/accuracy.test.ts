@@ -108,9 +108,9 @@ describe('events: onsets, start time, effective duration, silence rate, single e
     if (t.onsetCount !== undefined) expect(variantB.onset_count).toBe(t.onsetCount);
     if (t.onsetTimes) {
       expect(variantB.onset_times).toHaveLength(t.onsetTimes.length);
-      t.onsetTimes.forEach((time, i) =>
-        expect(Math.abs(variantB.onset_times[i] - time)).toBeLessThanOrEqual(0.01),
-      );
+      for (const [i, time] of t.onsetTimes.entries()) {
+        expect(Math.abs(variantB.onset_times[i] - time)).toBeLessThanOrEqual(0.01);
+      }
     }
     if (t.startTime !== undefined)
       expect(Math.abs(variantB.start_time - t.startTime)).toBeLessThanOrEqual(0.005);
