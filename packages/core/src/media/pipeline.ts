@@ -112,7 +112,7 @@ export async function processFile(
     const analysisNames = analysis?.files ?? [];
     await time('commit', () => staging.commit([...previewNames, ...images, peaks, ...analysisNames]));
 
-    const final = (name: string) => path.join(outDir, name);
+    const final = (name: string) => path.join(staging.outDir, name);
     const { files: _files, ...analysisRest } = analysis ?? { files: [] };
     return {
       probe,
