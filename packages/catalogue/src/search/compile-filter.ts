@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { FieldRef, FilterNode, FilterValue, RangeBound } from './filter-ast.ts';
-import { EARTH_RADIUS_KM } from './filter-values.ts';
+import { boundingBox, EARTH_RADIUS_KM } from './filter-values.ts';
 import { NUMERIC_COLUMN_TYPES, STORE, TS_CONFIG } from './search-schema.ts';
 
 type Condition = RawBuilder<boolean>;
@@ -215,16 +215,8 @@ function geoBox(minLat: number, minLon: number, maxLat: number, maxLon: number):
 }
 
 function geoDistance(lat: number, lon: number, km: number): Condition {
-  const dLat = (km / EARTH_RADIUS_KM) * (180 / Math.PI);
-  const minLat = Math.max(-90, lat - dLat);
-  const maxLat = Math.min(90, lat + dLat);
-  const cos = Math.min(Math.cos((minLat * Math.PI) / 180), Math.cos((maxLat * Math.PI) / 180));
-  const dLon = cos <= 1e-9 ? 360 : (km / (EARTH_RADIUS_KM * cos)) * (180 / Math.PI);
-  const wrap = (x: number) => (x < -180 ? x + 360 : x > 180 ? x - 360 : x);
-  const box =
-    dLon >= 180 || maxLat >= 90 || minLat <= -90
-      ? geoBox(minLat, -180, maxLat, 180)
-      : geoBox(minLat, wrap(lon - dLon), maxLat, wrap(lon + dLon));
+  const b = boundingBox(lat, lon, km);
+  const box = geoBox(b.minLat, b.minLon, b.maxLat, b.maxLon);
   // Haversine great-circle distance; the box above lets the (lat, lon) index do the coarse work.
   const haversine = sql`2 * ${EARTH_RADIUS_KM}::float8 * asin(least(1, sqrt(
       power(sin(radians(s.lat - ${lat}::float8) / 2), 2)

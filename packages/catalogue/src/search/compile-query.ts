@@ -42,15 +42,7 @@ export function compileTextQuery(query: TextQuery, weights: FieldWeights): Compi
 
   if (must.length === 0) {
     // Only prohibited terms: everything except what they match.
-    const any = sql.join(
-      not.map((c) => clauseQuery(c)),
-      sql` || `,
-    );
-    return {
-      matchesAll: false,
-      match: sql<boolean>`not (${matches(sql`(${any})`)})`,
-      rank: sql<number>`0::float4`,
-    };
+    return { matchesAll: false, match: excludes(not, matches), rank: sql<number>`0::float4` };
   }
 
   const full = combine(must, not);
@@ -60,15 +52,16 @@ export function compileTextQuery(query: TextQuery, weights: FieldWeights): Compi
     Math.max(weights.id, weights.tag, weights.description, weights.name, weights.pack, weights.username, 1);
   const ids: number[] = [];
   if (weights.id > 0) {
-    // A number in the query also matches the sound with that id (upstream searches the id field).
+    // A number in the query also matches the sound with that id (upstream searches the id field):
+    // that term is then satisfied by the id, and the other clauses must still hold.
     const alternatives: Condition[] = [];
     must.forEach((c, i) => {
       if (c.phrase || !/^\d{1,9}$/.test(c.text) || Number(c.text) > 2_147_483_647) return;
       const id = Number(c.text);
       ids.push(id);
       const others = must.filter((_, j) => j !== i);
-      const rest = others.length || not.length ? matches(combine(others, not)) : sql<boolean>`true`;
-      alternatives.push(sql<boolean>`(s.id = ${id} and ${others.length ? rest : notNone(not, matches)})`);
+      const rest = others.length ? matches(combine(others, not)) : excludes(not, matches);
+      alternatives.push(sql<boolean>`(s.id = ${id} and ${rest})`);
     });
     if (alternatives.length) match = sql<boolean>`(${match} or ${sql.join(alternatives, sql` or `)})`;
   }
@@ -88,7 +81,8 @@ function combine(must: readonly QueryClause[], not: readonly QueryClause[]): Raw
   return sql`(${sql.join(parts, sql` && `)})`;
 }
 
-function notNone(not: readonly QueryClause[], matches: (q: RawBuilder<unknown>) => Condition): Condition {
+/** None of the prohibited clauses matches (true when there are none). */
+function excludes(not: readonly QueryClause[], matches: (q: RawBuilder<unknown>) => Condition): Condition {
   if (!not.length) return sql<boolean>`true`;
   const any = sql.join(
     not.map((c) => clauseQuery(c)),
