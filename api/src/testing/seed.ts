@@ -9,6 +9,7 @@ import {
   readDescriptor,
   similarityVectorFromAnalysis,
 } from '@earshot/core';
+import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
 import { createApiCredential } from '../auth/credentials-store.ts';
 
 /**
@@ -18,7 +19,7 @@ import { createApiCredential } from '../auth/credentials-store.ts';
  * vector is computed by the engine's own space definition. Used until the pipeline seeds for us.
  */
 
-const REFERENCE_DIR = '/work/shared/reference/essentia-native';
+const REFERENCE_DIR = ESSENTIA_REFERENCE_DIR;
 
 export interface SeedSound {
   sample: string;

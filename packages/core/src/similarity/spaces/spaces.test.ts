@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
 import { describe, expect, it } from 'vitest';
 import {
   IncompleteAnalysisError,
@@ -19,7 +20,7 @@ import {
   similarityVectorFromAnalysis,
 } from './registry.ts';
 
-const nativeDir = '/work/shared/reference/essentia-native';
+const nativeDir = ESSENTIA_REFERENCE_DIR;
 
 function cosine(a: Float32Array, b: Float32Array): number {
   return a.reduce((sum, v, i) => sum + v * b[i], 0);
