@@ -10,6 +10,7 @@ import { runBinary } from '../ffmpeg/run.ts';
 import type { AnalysisResult } from './analyze.ts';
 import { analyzeFile } from './analyze-file.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
+import { expectContractTypes } from './testing.ts';
 
 const manifest = loadManifest();
 const good = manifest.fixtures.filter((f) => !f.bad && f.group !== 'long');
@@ -129,5 +130,13 @@ describe('loopable', () => {
   it.each(loops.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
     const { variantB } = await analysed(entry);
     expect(variantB.loopable).toBe(entry.truth.loopable);
+  });
+});
+
+describe('every contract descriptor with its contract type on every good fixture', () => {
+  it.each(good.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
+    const { variantB, variantA } = await analysed(entry);
+    expectContractTypes(variantB);
+    expect(JSON.stringify(variantA)).not.toMatch(/null|NaN|Infinity/);
   });
 });
