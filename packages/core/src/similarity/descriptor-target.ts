@@ -153,27 +153,15 @@ export function searchDescriptorTarget(
   const { columns, exclude } = resolveTerms(table, target, options);
   const filter = options.filter;
   const top = new TopK(offset + k);
-  const count = columns.length;
-  const arrays = columns.map((c) => c.values);
-  const targets = Float64Array.from(columns, (c) => c.target);
-  const factors = Float64Array.from(columns, (c) => c.factor);
-  let total = 0;
-  const visit = (row: number, id: number) => {
-    let sum = 0;
-    for (let c = 0; c < count; c++) {
-      const diff = arrays[c][row] - targets[c];
-      sum += factors[c] * diff * diff;
-    }
-    if (Number.isNaN(sum) || id === exclude) return;
-    total++;
-    if (sum <= top.threshold) top.offer(id, sum);
-  };
+  let total: number;
   if (filter instanceof Set && filter.size < table.size) {
-    // Combined search hands over the ids that passed the text filter: visit just those rows.
+    // Combined search hands over the ids that passed the text filter: visit just their rows.
+    const rows: number[] = [];
     for (const id of filter) {
       const row = table.rowIndexOf(id);
-      if (row >= 0) visit(row, id);
+      if (row >= 0) rows.push(row);
     }
+    total = scanRows(table, columns, exclude, top, Int32Array.from(rows), undefined);
   } else {
     const passes =
       filter === undefined
@@ -181,15 +169,70 @@ export function searchDescriptorTarget(
         : typeof filter === 'function'
           ? filter
           : (id: number) => filter.has(id);
-    for (let row = 0, rows = table.size; row < rows; row++) {
-      const id = table.idAt(row);
-      if (passes && !passes(id)) continue;
-      visit(row, id);
-    }
+    total = scanRows(table, columns, exclude, top, null, passes);
   }
   const results = top
     .sorted()
     .slice(offset)
     .map(({ id, cost }) => ({ id, distance: Math.sqrt(cost) }));
   return { total, results };
+}
+
+const NO_VALUES = new Float32Array(0);
+
+/**
+ * The hot loop over rows (all of the table's, or just the listed ones). The first three columns
+ * live in locals (most targets name one to three descriptors), the rest in a generic inner loop.
+ * Returns how many rows qualified.
+ */
+function scanRows(
+  table: DescriptorTable,
+  columns: ResolvedColumn[],
+  exclude: number | undefined,
+  top: TopK,
+  rows: Int32Array | null,
+  passes: ((id: number) => boolean) | undefined,
+): number {
+  const [first, second, third] = columns;
+  const a0 = first.values;
+  const t0 = first.target;
+  const f0 = first.factor;
+  const a1 = second?.values ?? NO_VALUES;
+  const t1 = second?.target ?? 0;
+  const f1 = second?.factor ?? 0;
+  const a2 = third?.values ?? NO_VALUES;
+  const t2 = third?.target ?? 0;
+  const f2 = third?.factor ?? 0;
+  const extra = columns.slice(3);
+  const width = columns.length;
+  const n = rows === null ? table.size : rows.length;
+  let total = 0;
+  let threshold = top.threshold;
+  for (let i = 0; i < n; i++) {
+    const row = rows === null ? i : rows[i];
+    const d0 = a0[row] - t0;
+    let sum = f0 * d0 * d0;
+    if (width > 1) {
+      const d1 = a1[row] - t1;
+      sum += f1 * d1 * d1;
+      if (width > 2) {
+        const d2 = a2[row] - t2;
+        sum += f2 * d2 * d2;
+        for (let c = 0; c < extra.length; c++) {
+          const d = extra[c].values[row] - extra[c].target;
+          sum += extra[c].factor * d * d;
+        }
+      }
+    }
+    // NaN: the sound lacks a targeted value.
+    if (Number.isNaN(sum)) continue;
+    const id = table.idAt(row);
+    if (id === exclude || (passes !== undefined && !passes(id))) continue;
+    total++;
+    if (sum <= threshold) {
+      top.offer(id, sum);
+      threshold = top.threshold;
+    }
+  }
+  return total;
 }
