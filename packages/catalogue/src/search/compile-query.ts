@@ -56,7 +56,8 @@ export function compileTextQuery(query: TextQuery, weights: FieldWeights): Compi
     // that term is then satisfied by the id, and the other clauses must still hold.
     const alternatives: Condition[] = [];
     must.forEach((c, i) => {
-      if (c.phrase || !/^\d{1,9}$/.test(c.text) || Number(c.text) > 2_147_483_647) return;
+      // A few id terms at most: each adds a copy of the other clauses to the statement.
+      if (c.phrase || !/^\d{1,9}$/.test(c.text) || Number(c.text) > 2_147_483_647 || ids.length >= 4) return;
       const id = Number(c.text);
       ids.push(id);
       const others = must.filter((_, j) => j !== i);

@@ -127,12 +127,12 @@ class FilterParser {
     if (this.takeOperator('NOT', '!')) {
       this.skipSpace();
       if (this.atEnd()) throw this.error('expected a condition after NOT', this.pos);
-      return { kind: 'not', child: this.parseUnary(inGroup, field) };
+      return { kind: 'not', child: this.nested(() => this.parseUnary(inGroup, field)) };
     }
     const c = this.peek();
     if ((c === '-' || c === '+') && this.pos + 1 < this.src.length && !SPACE.test(this.src[this.pos + 1])) {
       this.pos++;
-      const child = this.parseUnary(inGroup, field);
+      const child = this.nested(() => this.parseUnary(inGroup, field));
       return c === '-' ? { kind: 'not', child } : child;
     }
     if (c === '-' || c === '+') throw this.error(`expected a condition right after "${c}"`, start);
@@ -397,7 +397,10 @@ class FilterParser {
 
   private nested<T>(f: () => T): T {
     if (++this.depth > FILTER_LIMITS.maxDepth) {
-      throw this.error(`parentheses nest deeper than ${FILTER_LIMITS.maxDepth} levels`, this.pos);
+      throw this.error(
+        `parentheses and negations nest deeper than ${FILTER_LIMITS.maxDepth} levels`,
+        this.pos,
+      );
     }
     try {
       return f();

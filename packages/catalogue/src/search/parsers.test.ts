@@ -88,6 +88,8 @@ describe('filter parser errors', () => {
       /nest deeper/,
     );
     expect(syntaxError(() => parseFilter('tag:a '.repeat(200))).message).toMatch(/more than 128 conditions/);
+    expect(syntaxError(() => parseFilter(`${'-'.repeat(2000)}tag:a`)).message).toMatch(/nest deeper/);
+    expect(syntaxError(() => parseFilter(`${'NOT '.repeat(500)}tag:a`)).message).toMatch(/nest deeper/);
     expect(syntaxError(() => parseFilter(`tag:${'a'.repeat(5000)}`)).message).toMatch(/longer than/);
   });
   it('descriptors_filter errors name their parameter', () => {
