@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EarshotError } from '@earshot/common';
 import type { HostAddress } from './pglite-host.ts';
 
 /** What a process wants from the embedded database: long-lived roles prefer to host it themselves. */
@@ -9,6 +11,8 @@ export type CatalogueRole = 'server' | 'worker' | 'command';
 /** The content of `<DATA_DIR>/catalogue.lock`: who hosts the embedded database and where. */
 export interface LockRecord {
   pid: number;
+  /** A pid means something only on its own machine. */
+  hostname: string;
   role: CatalogueRole;
   /** A human description of the owner, for "waiting for …" messages. */
   command: string;
@@ -65,7 +69,7 @@ export class DataFolderLock {
   /** Takes the lock, or returns the live owner's record. */
   static async acquire(
     dataDir: string,
-    wanted: Omit<LockRecord, 'pid' | 'since' | 'address'>,
+    wanted: Omit<LockRecord, 'pid' | 'hostname' | 'since' | 'address'>,
   ): Promise<DataFolderLock | LockRecord> {
     fs.mkdirSync(dataDir, { recursive: true });
     const file = lockPath(dataDir);
@@ -73,6 +77,7 @@ export class DataFolderLock {
       const record: LockRecord = {
         ...wanted,
         pid: process.pid,
+        hostname: os.hostname(),
         since: new Date().toISOString(),
         address: null,
       };
@@ -83,6 +88,14 @@ export class DataFolderLock {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const owner = readLock(dataDir);
+      if (owner && owner.hostname !== undefined && owner.hostname !== os.hostname()) {
+        throw new EarshotError(
+          `the embedded database in ${dataDir} is in use by a process on ${owner.hostname}; ` +
+            'processes on several machines must share a PostgreSQL server (DATABASE_URL) instead',
+          'catalogue_elsewhere',
+          503,
+        );
+      }
       if (owner && isProcessAlive(owner.pid)) return owner;
       if (!owner && ageMs(file) < HALF_WRITTEN_GRACE_MS) {
         await sleep(20);
@@ -137,8 +150,11 @@ export async function removeStaleLock(dataDir: string, stale: LockRecord | null)
   }
   try {
     const current = readLock(dataDir);
+    // An unreadable file is only stale when old: a young one may be a new owner's lock being written.
     const unchanged =
-      stale === null ? current === null : current?.pid === stale.pid && current.since === stale.since;
+      stale === null
+        ? current === null && ageMs(file) >= HALF_WRITTEN_GRACE_MS
+        : current?.pid === stale.pid && current.since === stale.since;
     if (unchanged) fs.rmSync(file, { force: true });
   } finally {
     fs.rmSync(marker, { force: true });

@@ -118,6 +118,24 @@ describe('embedded catalogue within one process', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('refuses a data folder held by a process on another machine instead of taking it over', async () => {
+    const dataDir = await freshDataDir();
+    const foreign = {
+      pid: process.pid,
+      hostname: 'another-machine',
+      role: 'server',
+      command: 'x',
+      since: '2020-01-01T00:00:00Z',
+      address: null,
+    };
+    fs.writeFileSync(lockPath(dataDir), JSON.stringify(foreign));
+    await expect(openCatalogue({ config: { dataDir }, logger })).rejects.toThrow(
+      /another-machine.*DATABASE_URL/,
+    );
+    expect(readLock(dataDir)?.hostname).toBe('another-machine');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it('rolls back the open transaction of a connection that goes away, and keeps serving others', async () => {
     const dataDir = await freshDataDir();
     const host = await openCatalogue({ config: { dataDir }, logger });
