@@ -2,8 +2,16 @@ import type { Logger } from '@earshot/common';
 import { errorMessage, isPermanentFailure, JobTimeoutError } from './errors.ts';
 import { type JobContext, type JobDefinition, jobIdFor } from './registry.ts';
 
+export interface EnqueueOptions {
+  /**
+   * Ahead of the waiting jobs: the next stage of a sound already under way goes first, so sounds
+   * finish one after another instead of all at the end.
+   */
+  front?: boolean;
+}
+
 /** Adds a job; resolves once it is queued. Both runners offer it to the lifecycle hooks. */
-export type Enqueue = (name: string, soundId: number) => Promise<void>;
+export type Enqueue = (name: string, soundId: number, options?: EnqueueOptions) => Promise<void>;
 
 export interface JobRef {
   name: string;
@@ -25,7 +33,10 @@ export interface JobHooks {
 }
 
 export interface JobResult {
+  /** The whole attempt: hooks included. */
   durationMs: number;
+  /** The handler alone (what the queue's overhead is measured against). */
+  handlerMs: number;
 }
 
 /** Thrown by executeJob; `permanent` tells the runner not to retry. */
@@ -70,12 +81,14 @@ export async function executeJob(
   const startedAt = performance.now();
   try {
     await deps.hooks.started?.(job);
+    const handlerStart = performance.now();
     await runWithTimeout(def, ctx, controller);
+    const handlerMs = performance.now() - handlerStart;
     // Inside the try: if recording success or queueing the next stage fails, the attempt failed.
     const durationMs = performance.now() - startedAt;
     await deps.hooks.completed?.(job, { enqueue: deps.enqueue, durationMs });
     logger.debug({ durationMs }, 'job completed');
-    return { durationMs };
+    return { durationMs, handlerMs };
   } catch (error) {
     const durationMs = performance.now() - startedAt;
     const permanent = isPermanentFailure(error);

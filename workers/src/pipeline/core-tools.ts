@@ -58,7 +58,7 @@ export class CoreMediaTools implements MediaTools {
       } catch (err) {
         // A silent or degenerate sound has no direction in a space: it is simply not similar-searchable there.
         if (!(err instanceof IncompleteAnalysisError || err instanceof InvalidVectorError)) throw err;
-        this.logger.warn({ space: space.name, reason: err.message }, 'sound left out of a similarity space');
+        this.logger.info({ space: space.name, reason: err.message }, 'sound left out of a similarity space');
       }
     }
     return vectors;

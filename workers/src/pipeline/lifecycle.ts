@@ -1,7 +1,7 @@
 import { EarshotError } from '@earshot/common';
 import { errorMessage, isPermanentFailure, JobTimeoutError, tail } from '../jobs/errors.ts';
 import type { JobHooks } from '../jobs/execute.ts';
-import { isStage, nextStage, overallProgress, stageLabel } from './stages.ts';
+import { FIRST_STAGE, isStage, nextStage, overallProgress, stageLabel } from './stages.ts';
 import type { PipelineStore } from './store.ts';
 
 /**
@@ -12,6 +12,8 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
   return {
     async started(job) {
       if (!isStage(job.name)) return;
+      // The previous stage already recorded this one as under way; only retries need a write.
+      if (job.attempt === 1 && job.name !== FIRST_STAGE) return;
       await store.recordProgress(job.soundId, {
         state: 'Processing',
         stage: job.name,
@@ -37,9 +39,9 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
         state: 'Processing',
         stage: next,
         progress: overallProgress(next, 0),
-        attempts: 0,
+        attempts: 1,
       });
-      await enqueue(next, job.soundId);
+      await enqueue(next, job.soundId, { front: true });
     },
     async failed(job, { error, final }) {
       if (!isStage(job.name) || !final) return;

@@ -1,6 +1,7 @@
+import os from 'node:os';
 import type { Logger } from '@earshot/common';
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import { executeJob, JobFailedError, type JobHooks } from '../jobs/execute.ts';
+import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks } from '../jobs/execute.ts';
 import { type JobPayload, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
@@ -54,13 +55,14 @@ export class BullmqRunner implements JobRunner {
     this.queue.on('error', (err) => this.logger.warn({ err }, 'queue connection error'));
   }
 
-  async enqueue(name: string, soundId: number): Promise<void> {
+  async enqueue(name: string, soundId: number, options: EnqueueOptions = {}): Promise<void> {
     const def = this.registry.get(name);
     await this.queue.add(
       name,
       { soundId },
       {
         jobId: jobIdFor(soundId, name),
+        lifo: options.front === true,
         attempts: def.attempts,
         backoff: { type: def.backoff.type, delay: def.backoff.delayMs },
         removeOnComplete: { age: this.options.keepCompletedSeconds ?? 24 * 3600, count: 10_000 },
@@ -126,6 +128,7 @@ export class BullmqRunner implements JobRunner {
         connection: this.connection,
         prefix: this.prefix,
         concurrency: Math.max(1, concurrency),
+        name: `${os.hostname()}:${process.pid}`,
         lockDuration: this.options.lockDurationMs ?? 30_000,
         stalledInterval: this.options.stalledIntervalMs ?? 30_000,
         // A job whose worker died twice is more likely the cause than the victim.
@@ -138,10 +141,11 @@ export class BullmqRunner implements JobRunner {
     await worker.waitUntilReady();
   }
 
-  private async process(job: Job<JobPayload>, signal?: AbortSignal): Promise<void> {
+  /** The job's return value (kept with completed jobs) carries the handler's own time, for metrics. */
+  private async process(job: Job<JobPayload>, signal?: AbortSignal): Promise<{ handlerMs: number }> {
     const def = this.registry.get(job.name);
     try {
-      await executeJob(
+      const { handlerMs } = await executeJob(
         def,
         {
           name: job.name,
@@ -149,8 +153,14 @@ export class BullmqRunner implements JobRunner {
           attempt: job.attemptsMade + 1,
           maxAttempts: job.opts.attempts ?? def.attempts,
         },
-        { hooks: this.hooks, enqueue: (name, id) => this.enqueue(name, id), logger: this.logger, signal },
+        {
+          hooks: this.hooks,
+          enqueue: (name, id, options) => this.enqueue(name, id, options),
+          logger: this.logger,
+          signal,
+        },
       );
+      return { handlerMs: Math.round(handlerMs * 10) / 10 };
     } catch (err) {
       if (err instanceof JobFailedError && err.permanent) throw new UnrecoverableError(err.message);
       throw err instanceof JobFailedError ? toError(err.error) : err;

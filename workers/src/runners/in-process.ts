@@ -1,5 +1,5 @@
 import type { Logger } from '@earshot/common';
-import { executeJob, JobFailedError, type JobHooks, sleep } from '../jobs/execute.ts';
+import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks, sleep } from '../jobs/execute.ts';
 import { backoffDelay, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
@@ -38,12 +38,14 @@ export class InProcessRunner implements JobRunner {
     this.logger = options.logger;
   }
 
-  async enqueue(name: string, soundId: number): Promise<void> {
+  async enqueue(name: string, soundId: number, options: EnqueueOptions = {}): Promise<void> {
     this.registry.get(name);
     // After close, the catalogue still says the sound waits for this job: the next start resumes it.
     if (this.closing) return;
     if (await this.isPending(name, soundId)) return;
-    this.waiting.push({ name, soundId, attempt: 1 });
+    const job = { name, soundId, attempt: 1 };
+    if (options.front) this.waiting.unshift(job);
+    else this.waiting.push(job);
     this.pump();
   }
 
@@ -137,7 +139,7 @@ export class InProcessRunner implements JobRunner {
         { name: job.name, soundId: job.soundId, attempt: job.attempt, maxAttempts: def.attempts },
         {
           hooks: this.hooks,
-          enqueue: (name, soundId) => this.enqueue(name, soundId),
+          enqueue: (name, soundId, options) => this.enqueue(name, soundId, options),
           logger: this.logger,
           signal: this.abortOnClose.signal,
         },

@@ -1,4 +1,4 @@
-import type { JobHooks } from '../jobs/execute.ts';
+import type { EnqueueOptions, JobHooks } from '../jobs/execute.ts';
 import type { JobRegistry } from '../jobs/registry.ts';
 
 export interface QueueCounts {
@@ -21,7 +21,7 @@ export interface JobRunnerOptions {
 export interface JobRunner {
   readonly kind: 'in-process' | 'bullmq';
   /** Queues a job unless one with the same id is already waiting, delayed or running. */
-  enqueue(name: string, soundId: number): Promise<void>;
+  enqueue(name: string, soundId: number, options?: EnqueueOptions): Promise<void>;
   /** True when the job with this id is waiting, delayed or running somewhere. */
   isPending(name: string, soundId: number): Promise<boolean>;
   /** Forgets a finished or failed job so that its id can be queued again (reprocessing). */

@@ -45,7 +45,7 @@ describe.skipIf(!redisUrl)('a BullMQ worker killed mid-job (SIGKILL)', () => {
     // Let it write part of its output, then kill it without a chance to clean up.
     const storage = new SoundStorage(dataDir);
     await waitFor(async () => {
-      const entries = await fs.readdir(storage.soundDir(42));
+      const entries = await fs.readdir(storage.soundDir(42)).catch(() => [] as string[]);
       const staging = entries.find((e) => e.startsWith('.staging-media-'));
       return staging && (await fs.readdir(path.join(storage.soundDir(42), staging))).length >= 2;
     });

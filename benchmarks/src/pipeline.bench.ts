@@ -1,0 +1,223 @@
+// Pipeline benchmark (issue 7): import N fixture sounds (default 200) and let 1, then 2, real
+// `earshot worker` processes (BullMQ on Redis, catalogue on the PostgreSQL server) process them.
+// Reports sounds per minute, the scaling ratio, and the queue's own overhead per sound against the
+// time of the stage handlers alone.
+// `npx earshot bench pipeline [--sounds 200] [--workers 1,2]`. Results: benchmarks/results/pipeline.md.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openCatalogue } from '@earshot/catalogue';
+import { createLogger, DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL } from '@earshot/common';
+import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
+import {
+  type BullmqRunner,
+  createJobRunner,
+  createUser,
+  queueImports,
+  SoundIntake,
+  waitForSounds,
+} from '@earshot/workers';
+import pg from 'pg';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const resultsFile = path.join(here, '..', 'results', 'pipeline.md');
+const cliMain = path.join(here, '../../packages/cli/src/main.ts');
+const MAX_FIXTURE_SECONDS = 10;
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+const soundCount = Number(arg('sounds', '200'));
+const workerCounts = arg('workers', '1,2').split(',').map(Number);
+const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_TEST_REDIS_URL;
+const logger = createLogger('warn');
+
+/**
+ * N distinct files from the WAV fixtures (short ones). The catalogue refuses a file it already has
+ * (same md5), so repeats get their last byte changed: a different file, the same work.
+ */
+async function prepareInputs(dir: string): Promise<string[]> {
+  const manifest = await ensureFixtures();
+  const sources = manifest.fixtures.filter(
+    (f) =>
+      !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= MAX_FIXTURE_SECONDS,
+  );
+  const files: string[] = [];
+  for (let i = 0; i < soundCount; i++) {
+    const source = sources[i % sources.length];
+    const bytes = fs.readFileSync(path.join(fixturesDir(), source.file));
+    const round = Math.floor(i / sources.length);
+    if (round > 0) bytes[bytes.length - 1] ^= round;
+    const file = path.join(dir, `${String(i).padStart(3, '0')}-${source.name}.wav`);
+    fs.writeFileSync(file, bytes);
+    files.push(file);
+  }
+  return files;
+}
+
+function startWorker(env: NodeJS.ProcessEnv, prefix: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', cliMain, 'worker', '--concurrency', '1', '--queue-prefix', prefix],
+    { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready`)));
+  });
+}
+
+interface RunResult {
+  workers: number;
+  sounds: number;
+  failed: number;
+  wallS: number;
+  soundsPerMinute: number;
+  handlerMsPerSound: number;
+  overheadMsPerSound: number;
+  overheadPct: number;
+  jobs: number;
+}
+
+async function run(workers: number, files: string[]): Promise<RunResult> {
+  const tag = `earshot_bench_${process.pid}_${workers}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${tag}`);
+  const url = new URL(databaseUrl);
+  url.pathname = `/${tag}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-pipeline-'));
+  const config = { DATABASE_URL: url.toString(), REDIS_URL: redisUrl, dataDir, WORKER_CONCURRENCY: 1 };
+  const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'bench pipeline' });
+  const prefix = `earshot-bench-${process.pid}-${workers}`;
+  const children: ChildProcess[] = [];
+  const producer = createJobRunner({ config, logger, catalogue, queuePrefix: prefix });
+  try {
+    const userId = await createUser(catalogue.db, { username: 'bench' });
+    const env = { DATA_DIR: dataDir, DATABASE_URL: config.DATABASE_URL, REDIS_URL: redisUrl };
+    for (let i = 0; i < workers; i++) children.push(await startWorker(env, prefix));
+
+    const started = performance.now();
+    const intake = new SoundIntake(catalogue.db, producer.storage);
+    const queued = await queueImports(intake, producer.pipeline, files, { userId, approve: true });
+    const outcomes = await waitForSounds(catalogue.db, queued, (done, failed) => {
+      process.stderr.write(
+        `\r  ${workers} worker(s): ${done}/${files.length} sounds done, ${failed} failed   `,
+      );
+    });
+    const wallS = (performance.now() - started) / 1000;
+    process.stderr.write('\n');
+
+    const overhead = await queueOverhead(producer.runner as BullmqRunner);
+    const failed = outcomes.filter((o) => o.state === 'Failed');
+    for (const f of failed.slice(0, 5)) process.stderr.write(`  failed: ${f.file}: ${f.reason}\n`);
+    return {
+      workers,
+      sounds: files.length,
+      failed: failed.length,
+      wallS,
+      soundsPerMinute: (files.length / wallS) * 60,
+      handlerMsPerSound: overhead.handlerMs / files.length,
+      overheadMsPerSound: overhead.overheadMs / files.length,
+      overheadPct: (overhead.overheadMs / overhead.handlerMs) * 100,
+      jobs: overhead.jobs,
+    };
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(
+      children.map(
+        (c) => new Promise((resolve) => (c.exitCode !== null ? resolve(0) : c.once('exit', resolve))),
+      ),
+    );
+    await (producer.runner as BullmqRunner).queue.obliterate({ force: true }).catch(() => {});
+    await producer.close(0);
+    await catalogue.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${tag}`).catch((err) => {
+      process.stderr.write(`  could not drop database ${tag}: ${(err as Error).message}\n`);
+    });
+    await admin.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * From the completed jobs (BullMQ keeps each job's start, end, worker and the handler's own time):
+ * for each worker, the span from its first job's start to its last job's end, minus the time spent
+ * inside handlers, is what the queue cost: fetching, locking, completing, the catalogue hooks, and
+ * the waits between jobs. Idle time before the first job and after the last is not counted.
+ */
+async function queueOverhead(
+  runner: BullmqRunner,
+): Promise<{ handlerMs: number; overheadMs: number; jobs: number }> {
+  const jobs = await runner.queue.getCompleted(0, 100_000);
+  const byWorker = new Map<string, Array<{ start: number; end: number; handlerMs: number }>>();
+  for (const job of jobs) {
+    if (!job?.processedOn || !job.finishedOn) continue;
+    const list = byWorker.get(job.processedBy ?? '?') ?? [];
+    list.push({ start: job.processedOn, end: job.finishedOn, handlerMs: job.returnvalue?.handlerMs ?? 0 });
+    byWorker.set(job.processedBy ?? '?', list);
+  }
+  let handlerMs = 0;
+  let spanMs = 0;
+  for (const list of byWorker.values()) {
+    spanMs += Math.max(...list.map((j) => j.end)) - Math.min(...list.map((j) => j.start));
+    handlerMs += list.reduce((sum, j) => sum + j.handlerMs, 0);
+  }
+  return { handlerMs, overheadMs: spanMs - handlerMs, jobs: jobs.length };
+}
+
+function table(results: RunResult[]): string {
+  const base = results.find((r) => r.workers === 1);
+  const rows = results.map((r) => {
+    const scaling = base ? r.soundsPerMinute / base.soundsPerMinute : Number.NaN;
+    const scaleCell =
+      r.workers === 1 || !base ? '1.00×' : `**${scaling.toFixed(2)}×** ${scaling >= 1.8 ? '✓' : '✗'}`;
+    const overheadCell = `**${r.overheadPct.toFixed(2)} %** ${r.overheadPct <= 2 ? '✓' : '✗'}`;
+    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.wallS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} | ${overheadCell} |`;
+  });
+  return [
+    '| worker processes | sounds | failed | wall s | sounds/min | scaling vs 1 (floor ≥ 1.8×) | handler ms/sound | queue overhead ms/sound | overhead / handler time (floor ≤ 2 %) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const inputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-inputs-'));
+  try {
+    process.stderr.write(`preparing ${soundCount} input files…\n`);
+    const files = await prepareInputs(inputDir);
+    const results: RunResult[] = [];
+    for (const workers of workerCounts) results.push(await run(workers, files));
+    const output = table(results);
+    process.stdout.write(`\n${output}\n`);
+    const report = [
+      '## Pipeline benchmark',
+      '',
+      `Command: \`npx earshot bench pipeline ${process.argv.slice(2).join(' ')}\``.replace(/ `$/, '`'),
+      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`,
+      `Setup: each run imports the same ${soundCount} WAV fixtures (0.5–${MAX_FIXTURE_SECONDS} s; repeats made distinct by one byte) into a fresh PostgreSQL database; \`earshot worker --concurrency 1\` processes run the five stages (probe, media, analysis, similarity, handover) through BullMQ on the shared Redis.`,
+      '',
+      output,
+      '',
+      'Sounds/min counts from the start of the import to the last sound processed (import included). Queue overhead per worker = span from its first job start to its last job end − time inside the stage handlers (BullMQ fetch/lock/complete, the catalogue hooks and the gaps between jobs), summed over workers and divided by sounds. The machine is shared by several engineers, so wall times carry noise.',
+      '',
+    ].join('\n');
+    fs.writeFileSync(resultsFile, report);
+    process.stderr.write(`results written to ${path.relative(process.cwd(), resultsFile)}\n`);
+  } finally {
+    fs.rmSync(inputDir, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
