@@ -3,7 +3,7 @@ import type { Config, Logger } from '@earshot/common';
 import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
 import { sql } from 'kysely';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
-import { credentialByKey } from './adapters/credentials.ts';
+import { cachedCredentialLookup, credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
@@ -62,7 +62,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       search: searchEngine(db, similarity),
       files: soundFiles(db, config.dataDir),
     },
-    authStrategies: [tokenStrategy(credentialByKey(db))],
+    authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
     similarity,
     dispose: async () => {
       if (timer) clearInterval(timer);

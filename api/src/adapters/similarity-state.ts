@@ -19,7 +19,8 @@ const WORKER_BUILD_THRESHOLD = 2000;
 /**
  * The in-memory similarity state the API queries: one HNSW index per space and the descriptor
  * table for content search, loaded from the catalogue's stored vectors and analyses of visible
- * sounds. `refresh()` reloads (the pipeline adds sounds while the server runs).
+ * sounds. `refresh()` then applies what the pipeline added since (sounds that stop being visible
+ * are dropped from results by the catalogue read, which only returns visible sounds).
  */
 export class SimilarityState {
   indexes = new Map<string, SimilarityIndex>();
@@ -31,8 +32,14 @@ export class SimilarityState {
     private readonly workDir = path.join(os.tmpdir(), `earshot-api-similarity-${process.pid}`),
   ) {}
 
+  /** Newest `updated` seen in the vector and descriptor tables; later rows are applied by `refresh`. */
+  private since: Date | undefined;
+
+  /** Full load the first time; afterwards only what changed since the last load is applied. */
   async refresh(): Promise<void> {
+    if (this.since) return this.applyChanges(this.since);
     const started = Date.now();
+    const mark = await this.newestUpdate();
     const indexes = new Map<string, SimilarityIndex>();
     for (const space of listSimilaritySpaces()) {
       indexes.set(space.name, await this.loadSpace(space.name, space.dimension));
@@ -40,6 +47,7 @@ export class SimilarityState {
     const table = await this.loadDescriptors();
     this.indexes = indexes;
     this.table = table;
+    this.since = mark;
     this.logger.info(
       {
         ms: Date.now() - started,
@@ -48,6 +56,35 @@ export class SimilarityState {
       },
       'similarity state loaded',
     );
+  }
+
+  private async newestUpdate(): Promise<Date> {
+    const row = await sql<{ t: Date | null }>`select greatest(
+        (select max(updated) from sound_similarity_vectors),
+        (select max(updated) from sound_descriptors)) as t`.execute(this.db);
+    return row.rows[0]?.t ? new Date(row.rows[0].t) : new Date(0);
+  }
+
+  private async applyChanges(since: Date): Promise<void> {
+    const mark = await this.newestUpdate();
+    if (mark <= since) return;
+    const vectors = await visible(this.db)
+      .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
+      .where('v.updated', '>', since)
+      .select(['s.id', 'v.space', 'v.vector'])
+      .execute();
+    for (const row of vectors) {
+      const index = this.indexes.get(row.space);
+      if (index && row.vector.length === index.space.dimension) index.upsert(row.id, row.vector.map(Number));
+    }
+    const analyses = await visible(this.db)
+      .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
+      .where('d.updated', '>', since)
+      .select(['s.id', 'd.analysis_a'])
+      .execute();
+    for (const row of analyses) this.table.upsertAnalysis(row.id, row.analysis_a);
+    this.since = mark;
+    this.logger.debug({ vectors: vectors.length, analyses: analyses.length }, 'similarity state updated');
   }
 
   private async loadSpace(space: string, dimension: number): Promise<SimilarityIndex> {
