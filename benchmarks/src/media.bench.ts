@@ -297,6 +297,6 @@ for (const r of reports) process.stdout.write(`${r.summary}\n`);
 fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
 fs.writeFileSync(
   resultsFile,
-  `${body}\nNotes: the machine is shared by several engineers, so wall times carry noise; CPU ms is steadier. The floor is timed around the ffmpeg process alone (its input was probed beforehand); ours includes probing, md5, images, peaks and the atomic commit.\n`,
+  `${body}\nNotes: on a shared machine (other engineers' jobs) wall times swing with the load while a run is in progress, so the wall ratio is only meaningful on a quiet machine; the CPU ratio is the steady comparison (both sides run the same single-threaded ffmpeg encode loop). The floor is timed around the ffmpeg process alone (its input was probed beforehand); ours includes probing, md5, images, peaks and the atomic commit.\n`,
 );
 process.stderr.write(`results written to ${path.relative(process.cwd(), resultsFile)}\n`);
