@@ -516,3 +516,43 @@ describe('variant A', () => {
     await expectError('/apiv2/descriptors/', 404);
   });
 });
+
+// Runs last: it adds a sound to the catalogue.
+describe('similarity refresh', () => {
+  it('picks up a sound the pipeline added after start, without a full reload', async () => {
+    const db = s.catalogue.db;
+    const twin = await db
+      .insertInto('sounds')
+      .values({
+        user_id: s.seeded.userIds.bob,
+        name: 'Kick twin',
+        license: 'Attribution',
+        original_filename: 'twin.wav',
+        original_path: '',
+        moderation_state: 'ok',
+        processing_state: 'Processed',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const source = await db
+      .selectFrom('sound_similarity_vectors')
+      .where('sound_id', '=', ids.bd_808)
+      .select(['space', 'vector'])
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('sound_similarity_vectors')
+      .values({
+        sound_id: twin.id,
+        space: source.space,
+        vector: source.vector,
+        updated: new Date(Date.now() + 1000),
+      })
+      .execute();
+    const before = s.deps.similarity.indexes.get(source.space);
+    await s.deps.similarity.refresh();
+    expect(s.deps.similarity.indexes.get(source.space)).toBe(before);
+    const page = await json(`/apiv2/sounds/${ids.bd_808}/similar/?fields=id,score&page_size=1`);
+    expect(page.results[0].id).toBe(twin.id);
+    expect(page.results[0].score).toBeCloseTo(1, 5);
+  });
+});
