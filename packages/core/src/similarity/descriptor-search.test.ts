@@ -45,6 +45,35 @@ describe('DescriptorTable', () => {
     expect(() => table.upsert(5, { 'lowlevel.mfcc.mean': [1, 2, 3] })).toThrow('fixed-length 13');
   });
 
+  it('keeps a bounded set of statistics from a full analysis by default', () => {
+    const table = new DescriptorTable();
+    table.upsertAnalysis(1, {
+      lowlevel: {
+        spectral_centroid: { mean: 1, var: 2, min: 0, max: 3, dmean: 4, dvar2: 5, median: 1, stdev: 1 },
+        mfcc: { mean: [1, 2], var: [3, 4], dmean: [5, 6] },
+        melbands96: { mean: new Array(96).fill(1) },
+      },
+      rhythm: { bpm: 120, onset_times: [0.1, 0.5], bpm_histogram: new Array(250).fill(0) },
+      tonal: { key: { key: 'D', scale: 'major', strength: 0.8 } },
+    });
+    const { scalars, vectors } = table.descriptorNames();
+    expect(scalars).toEqual([
+      'lowlevel.spectral_centroid.max',
+      'lowlevel.spectral_centroid.mean',
+      'lowlevel.spectral_centroid.min',
+      'lowlevel.spectral_centroid.var',
+      'rhythm.bpm',
+      'tonal.key.strength',
+    ]);
+    expect(vectors).toEqual([
+      { name: 'lowlevel.mfcc.mean', length: 2 },
+      { name: 'lowlevel.mfcc.var', length: 2 },
+    ]);
+    const everything = new DescriptorTable({ keepColumn: () => true });
+    everything.upsertAnalysis(1, { lowlevel: { melbands96: { mean: new Array(96).fill(1) } } });
+    expect(everything.resolve('lowlevel.melbands96.mean')).toHaveLength(96);
+  });
+
   it('keeps standardisation statistics exact through add, update and remove', () => {
     const table = referenceTable();
     table.remove(1005);

@@ -26,6 +26,26 @@ interface Column {
 
 const MAX_ID = 0x7fffffff;
 
+/** Decides which variant-A statistics `upsertAnalysis` stores: `length` is set for vectors. */
+export type ColumnPolicy = (path: string, length?: number) => boolean;
+
+const DERIVATIVE_STATISTICS = new Set(['dmean', 'dmean2', 'dvar', 'dvar2', 'median', 'stdev']);
+const LONGEST_VECTOR = 40;
+const VECTOR_VARIANCES = new Set(['lowlevel.mfcc.var', 'tonal.hpcp.var']);
+
+/**
+ * A full Essentia tree has about 4000 numbers per sound: stored whole, a million sounds would need
+ * 16 GB. By default the table keeps what content search and descriptors_filter ask for in practice:
+ * every plain number and the mean/var/min/max of scalar descriptors; for vectors of at most 40
+ * dimensions the mean (plus the variances variant B exposes, mfcc_var and hpcp_var). That is about
+ * 500 columns, 2 KB per sound.
+ */
+export const defaultColumnPolicy: ColumnPolicy = (path, length) => {
+  const statistic = path.slice(path.lastIndexOf('.') + 1);
+  if (length === undefined) return !DERIVATIVE_STATISTICS.has(statistic);
+  return length <= LONGEST_VECTOR && (statistic === 'mean' || VECTOR_VARIANCES.has(path));
+};
+
 /**
  * Descriptor values of many sounds, column-wise: one Float32Array per scalar descriptor or per
  * dimension of a fixed-length vector (`lowlevel.mfcc.mean[3]`), NaN where a sound lacks it, and
@@ -41,10 +61,15 @@ export class DescriptorTable {
   /** Fixed length of each vector descriptor, by canonical name; scalars are absent. */
   private readonly vectorLength = new Map<string, number>();
   private readonly scalars = new Set<string>();
+  private readonly dimensionColumns = new Map<string, Column[]>();
+  private readonly canonicalNames = new Map<string, string>();
   private rows = 0;
 
-  constructor(options: { capacity?: number } = {}) {
+  private readonly keepColumn: ColumnPolicy;
+
+  constructor(options: { capacity?: number; keepColumn?: ColumnPolicy } = {}) {
     this.ids = new Int32Array(Math.max(16, options.capacity ?? 1024));
+    this.keepColumn = options.keepColumn ?? defaultColumnPolicy;
   }
 
   get size(): number {
@@ -87,19 +112,24 @@ export class DescriptorTable {
     } else {
       for (const column of this.columns.values()) this.setCell(column, row, Number.NaN);
     }
-    for (const [key, value] of cells) this.setCell(this.column(key), row, value);
+    for (let i = 0; i < cells.columns.length; i++) this.setCell(cells.columns[i], row, cells.values[i]);
   }
 
-  /** Adds a sound from its variant-A analysis tree: every numeric statistic and fixed-length vector. */
+  /**
+   * Adds a sound from its variant-A analysis tree, keeping the statistics `keepColumn` accepts
+   * (default: `defaultColumnPolicy`).
+   */
   upsertAnalysis(id: number, analysis: AnalysisTree): void {
+    const keep = this.keepColumn;
     const flat: Record<string, number | number[]> = {};
     const walk = (node: unknown, path: string) => {
       if (typeof node === 'number') {
-        if (Number.isFinite(node)) flat[path] = node;
+        if (Number.isFinite(node) && keep(path)) flat[path] = node;
       } else if (Array.isArray(node)) {
         if (
           node.length > 0 &&
           !VARIABLE_LENGTH_DESCRIPTORS.has(path) &&
+          keep(path, node.length) &&
           node.every((v) => typeof v === 'number')
         ) {
           flat[path] = node as number[];
@@ -179,33 +209,62 @@ export class DescriptorTable {
     return { count: column.count, mean, std: Math.sqrt(variance) };
   }
 
-  private cellsOf(values: DescriptorValues): Array<[string, number]> {
-    const cells: Array<[string, number]> = [];
-    for (const [written, value] of Object.entries(values)) {
-      const name = canonicalDescriptorName(written);
+  /** Resolves every value to its column first, so a bad value leaves the table untouched. */
+  private cellsOf(values: DescriptorValues): { columns: Column[]; values: number[] } {
+    const columns: Column[] = [];
+    const cells: number[] = [];
+    for (const written in values) {
+      const value = values[written];
+      const name = this.canonical(written);
       if (typeof value === 'number') {
         if (this.vectorLength.has(name))
           throw new ValidationError(`Descriptor ${written} is a vector here, got a number`);
-        if (Number.isFinite(value)) cells.push([name, value]);
         this.scalars.add(name);
+        if (Number.isFinite(value)) {
+          columns.push(this.column(name));
+          cells.push(value);
+        }
       } else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) {
         if (VARIABLE_LENGTH_DESCRIPTORS.has(name)) continue;
-        if (this.scalars.has(name))
-          throw new ValidationError(`Descriptor ${written} is a number here, got an array`);
-        const known = this.vectorLength.get(name);
-        if (known !== undefined && known !== value.length) {
-          throw new ValidationError(
-            `Descriptor ${written} has ${value.length} values; the table holds it as fixed-length ${known}`,
-          );
+        const dims = this.vectorColumns(name, written, value.length);
+        for (let i = 0; i < value.length; i++) {
+          if (Number.isFinite(value[i])) {
+            columns.push(dims[i]);
+            cells.push(value[i]);
+          }
         }
-        this.vectorLength.set(name, value.length);
-        value.forEach((v, i) => {
-          if (Number.isFinite(v)) cells.push([`${name}[${i}]`, v]);
-        });
       }
       // Strings and booleans (key names, flags) are not content-search material: skipped.
     }
-    return cells;
+    return { columns, values: cells };
+  }
+
+  private canonical(written: string): string {
+    let name = this.canonicalNames.get(written);
+    if (name === undefined) {
+      name = canonicalDescriptorName(written);
+      this.canonicalNames.set(written, name);
+    }
+    return name;
+  }
+
+  /** The per-dimension columns of a vector descriptor, created on first sight with its fixed length. */
+  private vectorColumns(name: string, written: string, length: number): Column[] {
+    const known = this.dimensionColumns.get(name);
+    if (known !== undefined) {
+      if (known.length !== length) {
+        throw new ValidationError(
+          `Descriptor ${written} has ${length} values; the table holds it as fixed-length ${known.length}`,
+        );
+      }
+      return known;
+    }
+    if (this.scalars.has(name))
+      throw new ValidationError(`Descriptor ${written} is a number here, got an array`);
+    const created = Array.from({ length }, (_, i) => this.column(`${name}[${i}]`));
+    this.dimensionColumns.set(name, created);
+    this.vectorLength.set(name, length);
+    return created;
   }
 
   private appendRow(id: number): number {

@@ -8,7 +8,13 @@ export {
   parseDescriptorReference,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from './descriptor-names.ts';
-export { type ColumnStats, DescriptorTable, type DescriptorValues } from './descriptor-table.ts';
+export {
+  type ColumnPolicy,
+  type ColumnStats,
+  DescriptorTable,
+  type DescriptorValues,
+  defaultColumnPolicy,
+} from './descriptor-table.ts';
 export {
   DEFAULT_SOUND_TARGET_DESCRIPTORS,
   type DescriptorSearchOptions,
