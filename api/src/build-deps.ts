@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { cachedCredentialLookup, credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
+import { cachedSoundRecords } from './adapters/record-cache.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
@@ -18,6 +19,8 @@ export interface BuildAppDepsOptions {
   version?: string;
   /** How often the similarity state reloads from the catalogue (default 60 s; 0 = never). */
   similarityRefreshMs?: number;
+  /** How long sound records are reused between requests (default 5 s; 0 = always read). */
+  recordCacheMs?: number;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -57,7 +60,10 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       await sql`select 1`.execute(db);
     },
     api: {
-      catalogue: catalogueReader(db, DEFAULT_SIMILARITY_SPACE),
+      catalogue:
+        options.recordCacheMs === 0
+          ? catalogueReader(db, DEFAULT_SIMILARITY_SPACE)
+          : cachedSoundRecords(catalogueReader(db, DEFAULT_SIMILARITY_SPACE), options.recordCacheMs),
       descriptors: descriptorReader(db, spaceNames),
       search: searchEngine(db, similarity),
       files: soundFiles(db, config.dataDir),
