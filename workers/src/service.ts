@@ -2,8 +2,8 @@ import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
+import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
-import { defaultAnalyzer } from './pipeline/default-analyzer.ts';
 import { pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
 import type { StageDeps } from './pipeline/handlers.ts';
 import { pipelineHooks } from './pipeline/lifecycle.ts';
@@ -56,7 +56,7 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   const { config, logger, catalogue } = options;
   const storage = new SoundStorage(config.dataDir);
   const store = new CatalogueStore(catalogue.db, storage);
-  const tools = options.tools ?? new CoreMediaTools(options.analyzer ?? defaultAnalyzer, logger);
+  const tools = options.tools ?? new CoreMediaTools(options.analyzer ?? coreAnalyzer, logger);
   const registry = pipelineRegistry(
     { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },
     options.policies,

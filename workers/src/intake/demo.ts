@@ -9,6 +9,14 @@ import { SoundIntake } from './sound-intake.ts';
 
 export const DEMO_USER = 'demo';
 const DEMO_GROUPS = ['tone', 'rhythm', 'harmony', 'event', 'noise', 'loop', 'music'];
+/** Words people search for that the fixture names do not contain. */
+const GROUP_TAGS: Record<string, string[]> = {
+  rhythm: ['drum', 'beat', 'percussion'],
+  harmony: ['chord', 'music'],
+  tone: ['note', 'synth'],
+  noise: ['texture'],
+  loop: ['drum', 'beat'],
+};
 
 export interface DemoImportOptions {
   catalogue: Catalogue;
@@ -77,7 +85,7 @@ function describeFixture(f: FixtureEntry) {
     .join(', ');
   return {
     name,
-    tags: [f.group, ...words, 'demo', 'synthetic'],
+    tags: [f.group, ...words, ...(GROUP_TAGS[f.group] ?? []), 'demo', 'synthetic'],
     description: `A ${f.group} sound made by earshot's deterministic fixture generator${truth ? ` (${truth})` : ''}.`,
     license: 'Creative Commons 0',
   };

@@ -146,7 +146,7 @@ export class CatalogueStore implements PipelineStore {
 
   async saveAnalysis(
     soundId: number,
-    analysis: { analysisPath: string; framesPath?: string; descriptors: unknown },
+    analysis: { analysisPath: string; framesPath?: string; otherPaths?: MediaFiles; descriptors: unknown },
   ): Promise<void> {
     const stored = analysis.descriptors as StoredAnalysis;
     const row = {
@@ -162,6 +162,7 @@ export class CatalogueStore implements PipelineStore {
       .onConflict((oc) => oc.column('sound_id').doUpdateSet(row as never))
       .execute();
     await this.mergeMediaPaths(soundId, {
+      ...analysis.otherPaths,
       analysis: analysis.analysisPath,
       ...(analysis.framesPath ? { analysis_frames: analysis.framesPath } : {}),
     });

@@ -1,8 +1,6 @@
 import path from 'node:path';
 import type { Logger } from '@earshot/common';
 import {
-  type DecodedSignal,
-  decodeMono,
   IncompleteAnalysisError,
   InvalidVectorError,
   listSimilaritySpaces,
@@ -12,12 +10,9 @@ import {
 } from '@earshot/core';
 import type { AnalysisOutput, MediaTools, RenderedMedia, StageToolsOptions } from './tools.ts';
 
-/**
- * Computes a sound's descriptors from its decoded signal and writes the analysis files into
- * `outDir`. Supplied by the descriptors module of @earshot/core.
- */
+/** Computes a sound's descriptors from its file and writes the analysis files into `outDir`. */
 export type SoundAnalyzer = (
-  signal: DecodedSignal,
+  file: string,
   outDir: string,
   options: StageToolsOptions,
 ) => Promise<AnalysisOutput>;
@@ -41,10 +36,8 @@ export class CoreMediaTools implements MediaTools {
     return { files };
   }
 
-  async analyse(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput> {
-    const signal = await decodeMono(file);
-    options.onProgress?.(20);
-    return this.analyzer(signal, outDir, options);
+  analyse(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput> {
+    return this.analyzer(file, outDir, options);
   }
 
   similarityVectors(analysis: unknown): Array<{ space: string; vector: Float32Array }> {

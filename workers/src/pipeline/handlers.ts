@@ -81,9 +81,13 @@ const analysis: StageHandler = async (ctx, deps) => {
     ),
   );
   const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
+  const rel = (name: string) => deps.storage.relative(path.join(finalDir, name));
   await deps.store.saveAnalysis(ctx.soundId, {
-    analysisPath: deps.storage.relative(path.join(finalDir, out.analysisFile)),
-    framesPath: out.framesFile ? deps.storage.relative(path.join(finalDir, out.framesFile)) : undefined,
+    analysisPath: rel(out.analysisFile),
+    framesPath: out.framesFile ? rel(out.framesFile) : undefined,
+    otherPaths: Object.fromEntries(
+      Object.entries(out.extraFiles ?? {}).map(([key, name]) => [key, rel(name)]),
+    ),
     descriptors: out.analysis,
   });
 };

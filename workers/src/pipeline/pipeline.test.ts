@@ -94,6 +94,20 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
         .where('sound_id', '=', id)
         .executeTakeFirst();
       expect(descriptors?.analysis_a).toBeTruthy();
+      // The catalogue's filterable columns hold the analysis: a 2 s file lasts about 2 s.
+      const { duration_effective } = await env.catalogue.db
+        .selectFrom('sound_descriptors')
+        .select('duration_effective')
+        .where('sound_id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(duration_effective).toBeGreaterThan(1.5);
+      expect(duration_effective).toBeLessThan(2.5);
+      const vectors = await env.catalogue.db
+        .selectFrom('sound_similarity_vectors')
+        .select(['space', 'dims'])
+        .where('sound_id', '=', id)
+        .execute();
+      expect(vectors).toEqual([{ space: 'freesound_classic', dims: 100 }]);
       // No staging leftovers next to the outputs.
       expect((await fs.readdir(service.storage.soundDir(id))).filter((n) => n.startsWith('.'))).toEqual([]);
 

@@ -48,7 +48,7 @@ export interface PipelineStore {
   saveMedia(soundId: number, files: MediaFiles): Promise<void>;
   saveAnalysis(
     soundId: number,
-    analysis: { analysisPath: string; framesPath?: string; descriptors: unknown },
+    analysis: { analysisPath: string; framesPath?: string; otherPaths?: MediaFiles; descriptors: unknown },
   ): Promise<void>;
   loadAnalysis(soundId: number): Promise<unknown>;
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void>;

@@ -17,6 +17,8 @@ export interface AnalysisOutput {
   /** File names inside the output folder. */
   analysisFile: string;
   framesFile?: string;
+  /** Further files, keyed by the name the catalogue lists them under. */
+  extraFiles?: Record<string, string>;
   /** The analysis tree the similarity spaces read (variant-A layout). */
   analysis: unknown;
 }
