@@ -259,8 +259,10 @@ async function main(): Promise<void> {
 
     const rssBefore = rss();
     const t = performance.now();
+    const loadCpu = process.cpuUsage();
     const index = await SimilarityIndex.load(path.join(cacheRoot, String(n)));
     const loadMs = performance.now() - t;
+    const loadCpuUsed = process.cpuUsage(loadCpu);
     const rssAfter = rss();
     const dir = path.join(cacheRoot, String(n));
     const graphFile = fs.readdirSync(dir).find((f) => f.startsWith('graph-'));
@@ -273,7 +275,9 @@ async function main(): Promise<void> {
       `| build (worker, M=${(build.parameters as { m: number }).m}, efConstruction=${(build.parameters as { efConstruction: number }).efConstruction}) | ${build.seconds.toFixed(0)} s (${Math.round(n / build.seconds)} inserts/s; built ${build.builtAt.slice(0, 16)}) |`,
     );
     out(`| snapshot file | ${mb(fileSize)} |`);
-    out(`| snapshot load (SimilarityIndex.load) | ${(loadMs / 1000).toFixed(2)} s |`);
+    out(
+      `| snapshot load (SimilarityIndex.load) | ${(loadMs / 1000).toFixed(2)} s wall, ${((loadCpuUsed.user + loadCpuUsed.system) / 1e6).toFixed(2)} s CPU (all threads) |`,
+    );
     out(`| memory: RSS growth on load | ${mb(rssAfter - rssBefore)} |`);
     out();
 
@@ -329,7 +333,9 @@ async function main(): Promise<void> {
     out();
 
     // Descriptor-target search over 3 descriptors.
+    const fillCpu = process.cpuUsage();
     const [table, fillMs] = timed(() => descriptorTable(n, vectors));
+    const fillCpuUsed = process.cpuUsage(fillCpu);
     const targets = [
       'lowlevel.spectral_centroid.mean:2500 lowlevel.pitch.mean:440 lowlevel.zerocrossingrate.mean:0.12',
       'spectral_centroid:1800 pitch:300 spectral_flatness:-18',
@@ -352,7 +358,7 @@ async function main(): Promise<void> {
     out(`| descriptor-target search (3 descriptors, k=${K}) | p50 ms | p99 ms | CPU p50 ms | queries/s |`);
     out(`|---|---|---|---|---|`);
     out(
-      `| fill DescriptorTable (${table.size.toLocaleString('en')} rows, 17 columns), once | ${ms(fillMs)} | – | – | – |`,
+      `| fill DescriptorTable (${table.size.toLocaleString('en')} rows, 17 columns), once | ${ms(fillMs)} | – | ${ms((fillCpuUsed.user + fillCpuUsed.system) / 1000)} | – |`,
     );
     out(`| scan, no filter | ${plain.row()} |`);
     out(`| scan + filter predicate (10% pass) | ${predicate.row()} |`);
