@@ -1,10 +1,10 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { compileFilter } from './compile-filter.ts';
 import { compileTextQuery } from './compile-query.ts';
-import { SearchExecutionError } from './errors.ts';
 import type { SortOption } from './params.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
+import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, withStatementTimeout } from './statement.ts';
 
 /** What searching needs of the catalogue: its query builder. */
 export interface SearchCatalogue {
@@ -32,18 +32,26 @@ export interface SearchResult {
  * Runs a text search over the visible sounds. Accepts the raw request (parsed here; bad input is
  * a SearchSyntaxError) or one already prepared. Database failures become SearchExecutionError.
  */
+export interface SearchOptions {
+  /** Statement timeout in ms (default 10 s); past it the search fails with a 503 SearchExecutionError. */
+  timeoutMs?: number;
+}
+
 export async function searchSounds(
   catalogue: SearchCatalogue,
   request: SearchRequest | PreparedSearch,
+  options: SearchOptions = {},
 ): Promise<SearchResult> {
   const search = isPrepared(request) ? request : prepareSearch(request);
   const where = searchCondition(search);
   const rank = compileTextQuery(search.query, search.weights).rank;
   const offset = (search.page - 1) * search.pageSize;
-  return guard(async () => {
-    if (search.groupByPack) return groupedPage(catalogue.db, search, where, rank, offset);
+  const timeout = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
+  const run = <T>(work: (db: Kysely<any>) => Promise<T>) => withStatementTimeout(catalogue.db, timeout, work);
+  return guardSearch(async () => {
+    if (search.groupByPack) return run((db) => groupedPage(db, search, where, rank, offset));
     if (search.sort === 'score' && search.query.clauses.length) {
-      return rankedPage(catalogue.db, search, where, rank, offset);
+      return run((db) => rankedPage(db, search, where, rank, offset));
     }
     const page = sql<{ id: number; score: number }>`
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
@@ -53,7 +61,8 @@ export async function searchSounds(
     const count = sql<{
       n: number;
     }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
-    const [rows, total] = await Promise.all([page.execute(catalogue.db), count.execute(catalogue.db)]);
+    // Page and count on two connections at once: on the server they run in parallel.
+    const [rows, total] = await Promise.all([run((db) => page.execute(db)), run((db) => count.execute(db))]);
     return {
       count: total.rows[0].n,
       ids: rows.rows.map((r) => r.id),
@@ -70,12 +79,18 @@ export async function matchingSoundIds(
   catalogue: SearchCatalogue,
   request: SearchRequest | PreparedSearch,
   limit = 1_000_000,
+  options: SearchOptions = {},
 ): Promise<number[]> {
   const search = isPrepared(request) ? request : prepareSearch(request);
   const where = searchCondition(search);
-  return guard(async () => {
-    const rows = await sql<{ id: number }>`select s.id from ${sql.table(SEARCH_TABLE)} s where ${where}
-      order by s.id limit ${limit}`.execute(catalogue.db);
+  return guardSearch(async () => {
+    const rows = await withStatementTimeout(
+      catalogue.db,
+      options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
+      (db) =>
+        sql<{ id: number }>`select s.id from ${sql.table(SEARCH_TABLE)} s where ${where}
+        order by s.id limit ${limit}`.execute(db),
+    );
     return rows.rows.map((r) => r.id);
   });
 }
@@ -191,19 +206,4 @@ function orderBy(sort: SortOption, emptyQuery: boolean, alias: string): RawBuild
 
 function isPrepared(r: SearchRequest | PreparedSearch): r is PreparedSearch {
   return typeof (r as PreparedSearch).query === 'object' && (r as PreparedSearch).query !== null;
-}
-
-/** Database errors never reach the caller as such: they become typed search errors. */
-async function guard<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('22')) {
-      throw new SearchExecutionError('A value in the search is out of range for its field.', err, 400);
-    }
-    if (code === '57014')
-      throw new SearchExecutionError('The search took too long; narrow it down.', err, 503);
-    throw new SearchExecutionError('The search could not be run.', err, 500);
-  }
 }

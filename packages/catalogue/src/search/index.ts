@@ -6,6 +6,7 @@ export {
   matchingSoundIds,
   type PackGroup,
   type SearchCatalogue,
+  type SearchOptions,
   type SearchResult,
   searchCondition,
   searchSounds,
@@ -33,4 +34,5 @@ export {
 } from './prepare.ts';
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
 export { SEARCH_TABLE } from './search-schema.ts';
+export { DEFAULT_SEARCH_TIMEOUT_MS } from './statement.ts';
 export { loadSyntheticCatalogue, type SyntheticOptions, syntheticVocabulary } from './synthetic-catalogue.ts';

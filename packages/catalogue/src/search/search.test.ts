@@ -2,10 +2,11 @@ import { testService } from '@earshot/common';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
-import { SearchSyntaxError } from './errors.ts';
+import { SearchExecutionError, SearchSyntaxError } from './errors.ts';
 import { matchingSoundIds, searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
 import { prepareV1Search } from './prepare.ts';
+import { guardSearch, withStatementTimeout } from './statement.ts';
 import { SEED_NOW, seedSearchCatalogue, VISIBLE_IDS } from './test-seed.ts';
 
 const postgresUrl = await testService('postgres');
@@ -242,6 +243,20 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
       expect(await ids({ filter: 'channels:[-1e300 TO 1e300]' })).toEqual(VISIBLE_IDS);
       expect(await ids({ filter: 'bpm:120.5' })).toEqual([]);
     });
+    // PGlite (single-threaded wasm) does not enforce statement_timeout; only the server can cancel.
+    it.skipIf(backend !== 'postgres')(
+      'a statement past its timeout becomes a 503 SearchExecutionError',
+      async () => {
+        const slow = () =>
+          guardSearch(() =>
+            withStatementTimeout(t.catalogue.db, 100, (db) => sql`select pg_sleep(3)`.execute(db)),
+          );
+        const err = await slow().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(SearchExecutionError);
+        expect((err as SearchExecutionError).status).toBe(503);
+        expect((await search({ query: 'drum' })).count).toBe(3);
+      },
+    );
     it('injection attempts are inert', async () => {
       const attacks = [
         { filter: `tag:"x'; DROP TABLE sounds; --"` },

@@ -1,0 +1,55 @@
+import { type Kysely, sql } from 'kysely';
+import { SearchExecutionError } from './errors.ts';
+
+/** How long one search statement may run before it is cancelled (upstream Solr allows 1 s). */
+export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs `work` in a transaction whose statements are cancelled after `timeoutMs`, so one
+ * pathological search cannot hold a connection and a core indefinitely.
+ */
+export async function withStatementTimeout<T>(
+  db: Kysely<any>,
+  timeoutMs: number,
+  work: (db: Kysely<any>) => Promise<T>,
+): Promise<T> {
+  // PGlite (single-threaded wasm) never fires the timer, so there the wrapper would only add round trips.
+  if (timeoutMs <= 0 || !(await enforcesTimeouts(db))) return work(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.round(timeoutMs)))}, true)`.execute(
+      trx,
+    );
+    return work(trx);
+  });
+}
+
+/** Database errors never reach the caller as such: they become typed search errors. */
+export async function guardSearch<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof SearchExecutionError) throw err;
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('22')) {
+      throw new SearchExecutionError('A value in the search is out of range for its field.', err, 400);
+    }
+    if (code === '57014') {
+      throw new SearchExecutionError('The search took too long and was cancelled; narrow it down.', err, 503);
+    }
+    throw new SearchExecutionError('The search could not be run.', err, 500);
+  }
+}
+
+const timeoutSupport = new WeakMap<Kysely<any>, Promise<boolean>>();
+
+function enforcesTimeouts(db: Kysely<any>): Promise<boolean> {
+  let known = timeoutSupport.get(db);
+  if (!known) {
+    known = sql<{ v: string }>`select version() as v`
+      .execute(db)
+      .then((r) => !/PGlite|emscripten/i.test(r.rows[0]?.v ?? ''))
+      .catch(() => false);
+    timeoutSupport.set(db, known);
+  }
+  return known;
+}
