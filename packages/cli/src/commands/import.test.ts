@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 function earshot(args: string[], dataDir: string) {
-  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' };
   delete env.REDIS_URL;
   delete env.DATABASE_URL;
   return spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { env, encoding: 'utf8' });
