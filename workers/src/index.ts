@@ -8,7 +8,7 @@ export { type NewSoundInput, normaliseTags, SoundIntake } from './intake/sound-i
 export { PermanentJobError } from './jobs/errors.ts';
 export type { JobHooks } from './jobs/execute.ts';
 export { type JobContext, type JobDefinition, JobRegistry, jobIdFor } from './jobs/registry.ts';
-export { metricsAsPrometheus, type PipelineMetrics, pipelineMetrics } from './metrics.ts';
+export { bullmqQueueMetrics, metricsAsPrometheus, type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 export { listPendingModeration, moderate } from './moderation.ts';
 export { CatalogueStore, type StoredAnalysis } from './pipeline/catalogue-store.ts';
 export type { SoundAnalyzer } from './pipeline/core-tools.ts';

@@ -1,3 +1,6 @@
+import type { Logger } from '@earshot/common';
+import { JobRegistry } from './jobs/registry.ts';
+import { BullmqRunner } from './runners/bullmq.ts';
 import type { JobRunner, QueueCounts } from './runners/types.ts';
 
 export interface DurationSummary {
@@ -63,4 +66,18 @@ export function metricsAsPrometheus(m: PipelineMetrics): string {
     lines.push(`earshot_job_duration_ms_count{job="${name}"} ${s.count}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Metrics of the BullMQ queue without opening the catalogue (what `earshot worker --stats` prints). */
+export async function bullmqQueueMetrics(options: {
+  redisUrl: string;
+  prefix?: string;
+  logger: Logger;
+}): Promise<PipelineMetrics> {
+  const runner = new BullmqRunner({ ...options, registry: new JobRegistry([]) });
+  try {
+    return await pipelineMetrics(runner);
+  } finally {
+    await runner.close(0);
+  }
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobHooks, JobRef } from '../jobs/execute.ts';
 import { type JobDefinition, JobRegistry } from '../jobs/registry.ts';
+import { metricsAsPrometheus, pipelineMetrics } from '../metrics.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 import { BullmqRunner } from './bullmq.ts';
 import { InProcessRunner } from './in-process.ts';
@@ -91,6 +92,11 @@ describe.each(runners)('%s runner', (_kind, make) => {
     expect(seen).toEqual([7, -7]);
     expect(events).toEqual(['start first#7@1', 'done first#7@1', 'start second#7@1', 'done second#7@1']);
     await waitFor(drained(runner), { what: 'an empty queue' });
+    const metrics = await pipelineMetrics(runner);
+    expect(metrics.queue).toMatchObject({ waiting: 0, active: 0, completed: 2, failed: 0 });
+    expect(Object.keys(metrics.durations).sort()).toEqual(['first', 'second']);
+    expect(metrics.durations.first.count).toBe(1);
+    expect(metricsAsPrometheus(metrics)).toContain('earshot_queue_jobs{state="completed"} 2');
   });
 
   it.skipIf(!make)('drops a second add of a job that is still pending (fixed job ids)', async () => {

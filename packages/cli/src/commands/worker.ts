@@ -1,6 +1,6 @@
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, EarshotError, loadConfig } from '@earshot/common';
-import { createJobRunner, metricsAsPrometheus } from '@earshot/workers';
+import { bullmqQueueMetrics, createJobRunner, metricsAsPrometheus } from '@earshot/workers';
 import { type Command, Option } from 'commander';
 
 interface WorkerOptions {
@@ -36,37 +36,30 @@ export function register(program: Command): void {
         );
       }
       const logger = createLogger(config.LOG_LEVEL);
-      const stats = options.stats === true;
-      const catalogue = await openCatalogue({
-        config,
-        logger,
-        role: stats ? 'command' : 'worker',
-        description: 'worker',
-      });
+      if (options.stats) {
+        const metrics = await bullmqQueueMetrics({
+          redisUrl: config.REDIS_URL,
+          prefix: options.queuePrefix,
+          logger,
+        });
+        process.stdout.write(
+          options.prometheus ? metricsAsPrometheus(metrics) : `${JSON.stringify(metrics, null, 2)}\n`,
+        );
+        return;
+      }
+      const catalogue = await openCatalogue({ config, logger, role: 'worker', description: 'worker' });
       const lockMs = options.lockMs ? Number(options.lockMs) : undefined;
       const service = createJobRunner({
         config,
         logger,
         catalogue,
-        runWorkers: !stats,
+        runWorkers: true,
         concurrency: options.concurrency ? Number(options.concurrency) : undefined,
         queuePrefix: options.queuePrefix,
         lockDurationMs: lockMs,
         stalledIntervalMs: lockMs ? Math.max(250, lockMs / 2) : undefined,
         reconcileIntervalMs: options.reconcileMs ? Number(options.reconcileMs) : undefined,
       });
-      if (stats) {
-        try {
-          const metrics = await service.metrics();
-          process.stdout.write(
-            options.prometheus ? metricsAsPrometheus(metrics) : `${JSON.stringify(metrics, null, 2)}\n`,
-          );
-        } finally {
-          await service.close(0);
-          await catalogue.close();
-        }
-        return;
-      }
       await service.start();
       process.stdout.write(
         `worker ${process.pid} ready (concurrency ${options.concurrency ?? config.WORKER_CONCURRENCY})\n`,
