@@ -1,0 +1,207 @@
+// Descriptor analysis benchmark (issue 4): the full analysis (variant A and B, frames file) of the 60 s
+// music fixture and of the same music tiled to longer durations, against the anchor of native Essentia's
+// FreesoundExtractor (≈9.5 CPU-s per audio minute, 190 MB) and the target of ≤ 3 CPU-s per minute.
+// `npx earshot bench descriptors [--runs 3] [--max-seconds 600]`. Each duration runs in a fresh process
+// so its peak memory is its own; results go to benchmarks/results/descriptors.md.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeSignal, decodeMono, stopEssentiaWorker } from '@earshot/core';
+import { ensureFixtures, fixture } from '@earshot/fixtures';
+
+const here = fileURLToPath(import.meta.url);
+const resultsFile = path.join(path.dirname(here), '..', 'results', 'descriptors.md');
+const MB = 1024 * 1024;
+const ANCHOR_CPU_S_PER_MIN = 9.5;
+const TARGET_CPU_S_PER_MIN = 3;
+const MEMORY_ALLOWANCE = 150 * MB;
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+function vmKb(field: 'VmHWM' | 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+interface ChildResult {
+  seconds: number;
+  runs: { cpuMs: number; wallMs: number; timings: Record<string, number>; framesBytes: number }[];
+  /** One extra run with `profile: true`: CPU ms per group, groups one after another. */
+  profile: Record<string, number>;
+  signalBytes: number;
+  rssBeforeDecode: number;
+  rssBeforeAnalysis: number;
+  peakRss: number;
+}
+
+/** One duration, measured inside this (fresh) process. */
+async function child(seconds: number, runs: number): Promise<void> {
+  const rssBeforeDecode = vmKb('VmRSS');
+  const decoded = await decodeMono(fixture('music-mix-60s'));
+  const samples = new Float32Array(Math.round(seconds * decoded.sampleRate));
+  for (let at = 0; at < samples.length; at += decoded.samples.length)
+    samples.set(decoded.samples.subarray(0, Math.min(decoded.samples.length, samples.length - at)), at);
+  (globalThis as { gc?: () => void }).gc?.();
+  const rssBeforeAnalysis = vmKb('VmRSS');
+  const result: ChildResult = {
+    seconds,
+    runs: [],
+    profile: {},
+    signalBytes: samples.byteLength,
+    rssBeforeDecode,
+    rssBeforeAnalysis,
+    peakRss: 0,
+  };
+  // The first run also pays the essentia.js worker start-up and the JIT warm-up; it is kept separately.
+  for (let r = 0; r <= runs; r++) {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const analysis = await analyzeSignal(samples, decoded.sampleRate, { frames: true });
+    const framesBytes = Buffer.byteLength(JSON.stringify(analysis.frames));
+    JSON.stringify(analysis.variantA);
+    const cpu = process.cpuUsage(cpu0);
+    result.runs.push({
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      wallMs: performance.now() - t0,
+      timings: analysis.timings,
+      framesBytes,
+    });
+    process.stderr.write(
+      `    run ${r === 0 ? 'warm-up' : `${r}/${runs}`}: ${((cpu.user + cpu.system) / 1e6).toFixed(2)} CPU-s\n`,
+    );
+  }
+  result.peakRss = vmKb('VmHWM');
+  result.profile = (
+    await analyzeSignal(samples, decoded.sampleRate, { frames: true, profile: true })
+  ).timings;
+  await stopEssentiaWorker();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main(): Promise<void> {
+  const runs = Number(arg('runs', '3'));
+  const maxSeconds = Number(arg('max-seconds', '600'));
+  await ensureFixtures();
+  const durations = [10, 60, 180, 600].filter((s) => s <= maxSeconds);
+  const results: ChildResult[] = [];
+  for (const [i, seconds] of durations.entries()) {
+    // Long inputs get one measured run: they exist to show linearity, not to be averaged.
+    const n = seconds > 60 ? 1 : runs;
+    process.stderr.write(`[${i + 1}/${durations.length}] ${seconds} s of music, ${n} measured run(s)\n`);
+    const out = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', here, '--child', String(seconds), '--runs', String(n)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        maxBuffer: 64 * MB,
+      },
+    );
+    if (out.status !== 0) throw new Error(`benchmark child for ${seconds} s failed (${out.status})`);
+    results.push(JSON.parse(out.stdout.toString().trim().split('\n').pop() ?? '{}'));
+  }
+  const report = render(results, runs);
+  process.stdout.write(report);
+  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+  fs.writeFileSync(resultsFile, report);
+  process.stdout.write(`\nwritten to ${path.relative(process.cwd(), resultsFile)}\n`);
+}
+
+function render(results: ChildResult[], runs: number): string {
+  const ffmpeg = (() => {
+    try {
+      return execFileSync('ffmpeg', ['-version']).toString().split('\n')[0];
+    } catch {
+      return 'ffmpeg (unknown)';
+    }
+  })();
+  const lines: string[] = [];
+  lines.push('## Descriptor analysis benchmark', '');
+  lines.push(`Command: \`npx earshot bench descriptors --runs ${runs}\``);
+  lines.push(
+    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${ffmpeg}, ${new Date().toISOString()}`,
+    '',
+  );
+  lines.push(
+    'Input: the `music-mix-60s` fixture decoded to mono 44.1 kHz (decode not counted), tiled for the longer durations.',
+  );
+  lines.push(
+    'Measured: `analyzeSignal(samples, 44100, { frames: true })` + serialising the frames file and the variant-A tree — both variants, frames, and the statistics the `freesound_classic` similarity input is built from. CPU = user + system of the whole process (the essentia.js worker thread included).',
+    '',
+  );
+
+  lines.push('### Speed against the anchor', '');
+  lines.push(
+    '| audio | CPU s (median) | CPU s per audio minute | real-time factor (audio / CPU) | native Essentia anchor | target ≤ 3 CPU-s/min |',
+  );
+  lines.push('|---:|---:|---:|---:|---:|:---:|');
+  for (const r of results) {
+    const measured = r.runs.slice(1);
+    const cpuS = median(measured.map((m) => m.cpuMs)) / 1000;
+    const perMin = (cpuS / r.seconds) * 60;
+    lines.push(
+      `| ${r.seconds} s | ${cpuS.toFixed(2)} | ${perMin.toFixed(2)} | **${(r.seconds / cpuS).toFixed(1)}×** | ${((ANCHOR_CPU_S_PER_MIN * r.seconds) / 60).toFixed(1)} s (6.3×) | ${perMin <= TARGET_CPU_S_PER_MIN ? '✓' : '✗'} |`,
+    );
+  }
+  const base = results.find((r) => r.seconds === 60) ?? results[0];
+  lines.push(
+    '',
+    `### CPU per descriptor group (${base.seconds} s input; one profiling run with the groups one after another)`,
+    '',
+  );
+  lines.push('| group | CPU ms | share | what |');
+  lines.push('|---|---:|---:|---|');
+  const what: Record<string, string> = {
+    essentia:
+      'essentia.js worker thread: RhythmExtractor2013 (degara) + KeyExtractor, incl. copying the signal in (normally overlaps the groups below)',
+    lowlevel:
+      'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, YIN pitch, peaks, dissonance',
+    tonal: '4096 frames: HPCP (36), tuning, chords',
+    loudness: 'EBU R128 K-weighting, momentary, short-term, integrated, range',
+    sfx: 'envelope, temporal descriptors, sound bounds, single event, RT60',
+    onsets: 'onset peak picking and sample-accurate placement',
+    rhythm: 'tempo check and refit, beat loudness, loop fit',
+    statistics: 'variant-A tree: mean/var/…/dvar2 for every frame series',
+    timbral_and_variant_b: 'timbral models and the variant-B dictionary',
+    frames_file: 'frames file encoding',
+  };
+  const profileTotal = Object.keys(what).reduce((a, g) => a + (base.profile[g] ?? 0), 0);
+  for (const group of Object.keys(what)) {
+    const ms = base.profile[group] ?? 0;
+    lines.push(
+      `| ${group} | ${ms.toFixed(0)} | ${((100 * ms) / profileTotal).toFixed(0)}% | ${what[group]} |`,
+    );
+  }
+  lines.push(`| **sum** | **${profileTotal.toFixed(0)}** | | |`);
+  lines.push('', '### Memory and output size', '');
+  lines.push(
+    '| audio | decoded signal | RSS before decode | peak RSS | peak − RSS before decode | target (signal + 150 MB) | frames file | frames per audio minute |',
+  );
+  lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    const growth = r.peakRss - r.rssBeforeDecode;
+    const target = r.signalBytes + MEMORY_ALLOWANCE;
+    const frames = r.runs[r.runs.length - 1].framesBytes;
+    lines.push(
+      `| ${r.seconds} s | ${(r.signalBytes / MB).toFixed(1)} MB | ${(r.rssBeforeDecode / MB).toFixed(0)} MB | ${(r.peakRss / MB).toFixed(0)} MB | **${(growth / MB).toFixed(0)} MB** ${growth <= target ? '✓' : '✗'} | ${(target / MB).toFixed(0)} MB | ${(frames / MB).toFixed(2)} MB | ${((frames / MB / r.seconds) * 60).toFixed(2)} MB |`,
+    );
+  }
+  lines.push(
+    '',
+    'Notes: the machine is shared by several engineers, so wall times carry noise; CPU is steadier. The first run of each process (worker start-up, JIT warm-up) is not counted. The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage\'s). The essentia.js worker copies the signal into its WASM heap once per analysis.',
+    '',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+if (process.argv.includes('--child')) await child(Number(arg('child', '60')), Number(arg('runs', '3')));
+else await main();
