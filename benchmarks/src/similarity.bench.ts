@@ -241,6 +241,12 @@ async function main(): Promise<void> {
     `Machine: ${os.cpus().length} × ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 16)}Z  `,
   );
   out(
+    `Load average at start (the machine is shared): ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(', ')}  `,
+  );
+  out(
     `Data: ${DIM}-d unit vectors = one of the 40 reference freesound_classic vectors + a per-anchor ${LATENT}-d latent displacement + noise; ${queryCount} held-out queries, k=${K}. Graph: hnswlib-node, inner product, built in a worker thread, one core.`,
   );
   out();
