@@ -6,6 +6,8 @@ import {
   previewOutputArgs,
   previewSampleRate,
   probeArgs,
+  relayEncodeArgs,
+  relayedAudio,
   transcodeArgs,
 } from './args.ts';
 
@@ -99,5 +101,45 @@ describe('ffmpeg argument builders', () => {
     expect(args).toContain('file:/o/b.ogg');
     expect(args.at(-1)).toBe('pipe:1');
     expect(args).toContain('-y');
+  });
+
+  it('relays the decoded audio shaped like the previews to a second encoder process', () => {
+    const surround = { samplerate: 96_000, channels: 6, streamIndex: 2 };
+    const args = transcodeArgs('/in.wav', surround, [], undefined, true);
+    expect(args.slice(-14)).toEqual([
+      '-map',
+      '0:2',
+      '-vn',
+      '-sn',
+      '-dn',
+      '-ac',
+      '2',
+      '-ar',
+      '48000',
+      '-c:a',
+      'pcm_f32le',
+      '-f',
+      'f32le',
+      'pipe:3',
+    ]);
+    const relay = relayedAudio(surround);
+    expect(relay).toEqual({ samplerate: 48_000, channels: 2, streamIndex: 0 });
+    const encode = relayEncodeArgs(relay, [
+      { encoding: { codec: 'libvorbis', kbps: 80 }, output: '/o/lq.ogg' },
+    ]);
+    expect(encode.slice(encode.indexOf('-f'), encode.indexOf('pipe:0') + 1)).toEqual([
+      '-f',
+      'f32le',
+      '-ar',
+      '48000',
+      '-ac',
+      '2',
+      '-i',
+      'pipe:0',
+    ]);
+    // Already at the preview rate and channel count: the encoder resamples nothing.
+    const outputSide = encode.slice(encode.indexOf('pipe:0') + 1);
+    expect(outputSide).not.toContain('-ac');
+    expect(outputSide).not.toContain('-ar');
   });
 });

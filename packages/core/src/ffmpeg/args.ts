@@ -99,16 +99,61 @@ export function decodeMonoArgs(input: string, source: SourceAudio, sampleRate: n
 
 /**
  * One ffmpeg process, one input, several outputs: the source is demuxed and decoded once and each
- * output gets its own resample/encode chain. `mono` adds the float32 pipe used for images/analysis.
+ * output gets its own resample/encode chain. `mono` adds the float32 pipe used for images/analysis
+ * (stdout); `relay` adds the decoded audio for a second encoder process (fd 3, see relayEncodeArgs).
  */
 export function transcodeArgs(
   input: string,
   source: SourceAudio,
   previews: Array<{ encoding: PreviewEncoding; output: string }>,
   mono?: { sampleRate: number },
+  relay = false,
 ): string[] {
   const args = [...QUIET, '-y', '-i', fileUrl(input)];
   for (const p of previews) args.push(...previewOutputArgs(p.encoding, source, p.output));
   if (mono) args.push(...monoPipeOutputArgs(source, mono.sampleRate));
+  if (relay) args.push(...relayOutputArgs(source));
+  return args;
+}
+
+/** The audio previews are made from: preview rate, at most 2 channels; what the relay carries. */
+export function relayedAudio(source: SourceAudio): SourceAudio {
+  return {
+    samplerate: previewSampleRate(source.samplerate),
+    channels: Math.min(2, source.channels),
+    streamIndex: 0,
+  };
+}
+
+/** Output options sending the decoded audio, already shaped like the previews, as float32 to fd 3. */
+export function relayOutputArgs(source: SourceAudio): string[] {
+  const relay = relayedAudio(source);
+  const args = ['-map', `0:${source.streamIndex}`, '-vn', '-sn', '-dn'];
+  if (source.channels > 2) args.push('-ac', '2');
+  if (relay.samplerate !== source.samplerate) args.push('-ar', String(relay.samplerate));
+  args.push('-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:3');
+  return args;
+}
+
+/**
+ * A second encoder process reading the relayed float32 audio from stdin. Lossless hand-over (the
+ * decoded samples are at most 32-bit float anyway), so its previews equal those of the first.
+ */
+export function relayEncodeArgs(
+  relay: SourceAudio,
+  previews: Array<{ encoding: PreviewEncoding; output: string }>,
+): string[] {
+  const input = [
+    '-f',
+    'f32le',
+    '-ar',
+    String(relay.samplerate),
+    '-ac',
+    String(relay.channels),
+    '-i',
+    'pipe:0',
+  ];
+  const args = [...QUIET, '-y', ...input];
+  for (const p of previews) args.push(...previewOutputArgs(p.encoding, relay, p.output));
   return args;
 }

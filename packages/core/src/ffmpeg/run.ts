@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { type BinaryName, resolveBinary } from './binaries.ts';
 import { FfmpegProcessError } from './errors.ts';
 
@@ -44,18 +45,79 @@ export class TailBuffer {
 
 /**
  * The one place that spawns ffmpeg or ffprobe. Spawns directly (not through fluent-ffmpeg) because
- * the pipeline needs one input fanned out to several outputs plus a raw pipe, a hard timeout on every
- * process and the stderr tail in the error; fluent-ffmpeg's ffprobe has no timeout at all.
+ * the pipeline needs one input fanned out to several outputs plus raw pipes, two processes linked
+ * by a pipe, a hard timeout on every process and the stderr tail in the error; fluent-ffmpeg's
+ * ffprobe has no timeout at all.
  */
 export function runBinary(
   name: BinaryName,
   args: readonly string[],
   options: RunOptions = {},
 ): Promise<RunResult> {
+  return startProcess(name, args, ['ignore', 'pipe', 'pipe'], options).done;
+}
+
+export interface LinkedRun {
+  name: BinaryName;
+  args: readonly string[];
+  options?: Omit<RunOptions, 'signal' | 'timeoutMs'>;
+}
+
+/**
+ * Runs two processes where the first writes a stream to its fd 3 (`pipe:3`) and the second reads
+ * it as stdin (`pipe:0`); the kernel pipe joins them, Node never copies the bytes. When one fails
+ * the other is killed at once (nobody waits on a dead pipe) and the first failure is reported.
+ */
+export async function runLinked(
+  producer: LinkedRun,
+  consumer: LinkedRun,
+  options: Pick<RunOptions, 'signal' | 'timeoutMs'> = {},
+): Promise<[RunResult, RunResult]> {
+  const first = startProcess(producer.name, producer.args, ['ignore', 'pipe', 'pipe', 'pipe'], {
+    ...producer.options,
+    ...options,
+  });
+  const link = first.child.stdio[3] as Readable;
+  const second = startProcess(consumer.name, consumer.args, [link, 'pipe', 'pipe'], {
+    ...consumer.options,
+    ...options,
+  });
+  // The consumer holds its own copy of the read end; ours would only keep the pipe alive.
+  link.destroy();
+
+  let firstFailure: unknown;
+  const watch = (run: Started, other: Started) =>
+    run.done.catch((err: unknown) => {
+      firstFailure ??= err;
+      other.child.kill('SIGKILL');
+      throw err;
+    });
+  const results = await Promise.allSettled([watch(first, second), watch(second, first)]);
+  if (results.some((r) => r.status === 'rejected')) {
+    // A timeout explains everything else that went wrong; otherwise the earliest failure is the cause.
+    const timeout = results.find(
+      (r) => r.status === 'rejected' && r.reason instanceof FfmpegProcessError && r.reason.timedOut,
+    ) as PromiseRejectedResult | undefined;
+    throw timeout ? timeout.reason : firstFailure;
+  }
+  return results.map((r) => (r as PromiseFulfilledResult<RunResult>).value) as [RunResult, RunResult];
+}
+
+interface Started {
+  child: ChildProcess;
+  done: Promise<RunResult>;
+}
+
+function startProcess(
+  name: BinaryName,
+  args: readonly string[],
+  stdio: StdioOptions,
+  options: RunOptions,
+): Started {
   const { path: bin } = resolveBinary(name);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, args, { stdio });
+  const done = new Promise<RunResult>((resolve, reject) => {
     const stderr = new TailBuffer();
     const stdoutChunks: Buffer[] = [];
     let timedOut = false;
@@ -72,7 +134,7 @@ export function runBinary(
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       if (options.onStdout) {
         try {
           options.onStdout(chunk);
@@ -82,7 +144,7 @@ export function runBinary(
         }
       } else stdoutChunks.push(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', (err) => {
       spawnError = err;
     });
@@ -103,6 +165,7 @@ export function runBinary(
       }
     });
   });
+  return { child, done };
 }
 
 function wrap(err: Error, args: readonly string[], code: number | null, tail: string): Error {

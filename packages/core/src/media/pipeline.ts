@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { transcodeArgs } from '../ffmpeg/args.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { relayEncodeArgs, relayedAudio, transcodeArgs } from '../ffmpeg/args.ts';
+import { runLinked } from '../ffmpeg/run.ts';
 import { ANALYSIS_SAMPLE_RATE } from './decode.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
 import { IMAGE_FILES, type ImageKey, type MonoSignal, renderImages } from './images.ts';
@@ -63,9 +63,10 @@ export interface ProcessResult {
 }
 
 /**
- * The media stage of a sound: probe, then ONE ffmpeg process that decodes the file once and
- * writes the four previews plus the mono float32 signal to a pipe, then the images, peaks and the
- * optional analysis from that signal. All outputs appear in `outDir` together, or none do.
+ * The media stage of a sound: probe, then ONE ffmpeg decode of the file that writes the previews,
+ * the mono float32 signal to a pipe and the decoded audio to a second encoder process, then the
+ * images, peaks and the optional analysis from that signal. All outputs appear in `outDir`
+ * together, or none do.
  */
 export async function processFile(
   input: string,
@@ -138,6 +139,14 @@ export async function processFile(
   }
 }
 
+/**
+ * Previews encoded by a second ffmpeg fed from the first one's decode. ffmpeg 5.1 runs all of a
+ * process's encoders on one thread, and managed-bitrate Vorbis at 80 kbps alone costs about half
+ * of the encoding CPU; moving it to its own process uses the second core while the source is
+ * still decoded only once.
+ */
+const RELAYED_PREVIEWS: ReadonlySet<PreviewKey> = new Set(['preview-lq-ogg']);
+
 async function transcode(
   input: string,
   probe: ProbeResult,
@@ -146,15 +155,19 @@ async function transcode(
 ): Promise<MonoSignal> {
   const sampleRate = ANALYSIS_SAMPLE_RATE;
   const sink = new MonoSink(probe.duration * sampleRate);
-  const previews = PREVIEW_KEYS.map((key) => ({
-    encoding: PREVIEWS[key].encoding,
-    output: staging.path(PREVIEWS[key].file),
-  }));
-  await runBinary('ffmpeg', transcodeArgs(input, probe, previews, { sampleRate }), {
-    timeoutMs: opts.timeoutMs ?? Math.max(120_000, probe.duration * 2000),
-    onStdout: (chunk) => sink.write(chunk),
-    signal: opts.signal,
-  });
+  const outputs = (keys: PreviewKey[]) =>
+    keys.map((key) => ({ encoding: PREVIEWS[key].encoding, output: staging.path(PREVIEWS[key].file) }));
+  const main = outputs(PREVIEW_KEYS.filter((key) => !RELAYED_PREVIEWS.has(key)));
+  const relayed = outputs(PREVIEW_KEYS.filter((key) => RELAYED_PREVIEWS.has(key)));
+  await runLinked(
+    {
+      name: 'ffmpeg',
+      args: transcodeArgs(input, probe, main, { sampleRate }, true),
+      options: { onStdout: (chunk) => sink.write(chunk) },
+    },
+    { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(probe), relayed) },
+    { timeoutMs: opts.timeoutMs ?? Math.max(120_000, probe.duration * 2000), signal: opts.signal },
+  );
   const samples = sink.finish();
   checkDecodedLength(probe, samples.length, sampleRate);
   return { samples, sampleRate };
