@@ -214,7 +214,8 @@ function report(name: string, duration: number, floors: Measurement[], ours: Mea
   for (const stage of STAGES) {
     const wall = median(ours.map((m) => m.stages?.[stage]?.wallMs ?? 0));
     const cpu = median(ours.map((m) => m.stages?.[stage]?.cpuMs ?? 0));
-    const label = stage === 'transcode' ? 'decode once + 4 previews + mono pipe (ffmpeg + relayed encoder)' : stage;
+    const label =
+      stage === 'transcode' ? 'decode once + 4 previews + mono pipe (ffmpeg + relayed encoder)' : stage;
     lines.push(`| ${label} | ${fmt(wall)} | ${fmt(cpu)} |`);
   }
   const oursWall = median(ours.map((m) => m.wallMs));
