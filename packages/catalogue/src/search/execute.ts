@@ -33,7 +33,7 @@ export interface SearchResult {
  * a SearchSyntaxError) or one already prepared. Database failures become SearchExecutionError.
  */
 export interface SearchOptions {
-  /** Statement timeout in ms (default 10 s); past it the search fails with a 503 SearchExecutionError. */
+  /** Statement timeout in ms on the PostgreSQL server (default 0 = none); past it the search fails with a 503 SearchExecutionError. */
   timeoutMs?: number;
 }
 
