@@ -8,6 +8,8 @@ export interface NewSoundInput {
   userId: number;
   /** The file to take in (copied into the data folder). */
   file: string;
+  /** The name the uploader gave the file; default: the file's own name. */
+  originalFilename?: string;
   /** Default: the file name without its extension. */
   name?: string;
   tags?: string[];
@@ -55,7 +57,7 @@ export class SoundIntake {
 
   /** Creates the sound and stores its original; returns the new sound's id. */
   async create(input: NewSoundInput): Promise<number> {
-    const originalFilename = path.basename(input.file);
+    const originalFilename = input.originalFilename ?? path.basename(input.file);
     const tags = normaliseTags(input.tags ?? []);
     const packId = input.packName ? await this.packId(input.userId, input.packName) : null;
     const inserted = await this.db
