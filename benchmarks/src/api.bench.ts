@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -291,7 +292,10 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(table);
-  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. Machine shared with other work: 2 cores.\n\n`;
+  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} at the end of the run (other work shares the machine).\n\n`;
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
   fs.writeFileSync(resultsFile, `${header}${table}\n`);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
