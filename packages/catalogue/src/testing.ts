@@ -106,7 +106,25 @@ async function migratedTemplate(): Promise<string> {
     if (!fs.existsSync(template)) throw err;
   }
   fs.rmSync(building, { recursive: true, force: true });
+  removeOldTemplates(template);
   return template;
+}
+
+// Each migration change leaves a ~40 MB template behind; ones untouched for an hour belong to
+// migrations that no longer exist (a running suite would have just built or reused its own).
+function removeOldTemplates(keep: string): void {
+  const tmp = os.tmpdir();
+  for (const name of fs.readdirSync(tmp)) {
+    if (!/^earshot-catalogue-(template|building)-/.test(name)) continue;
+    const full = path.join(tmp, name);
+    if (full === keep) continue;
+    try {
+      if (Date.now() - fs.statSync(full).mtimeMs > 3_600_000)
+        fs.rmSync(full, { recursive: true, force: true });
+    } catch {
+      // Another process removed it first.
+    }
+  }
 }
 
 function migrationsFingerprint(): string {

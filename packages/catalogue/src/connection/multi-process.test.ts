@@ -20,9 +20,20 @@ interface Writer {
 }
 
 const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+const folders: string[] = [];
+afterEach(async () => {
+  const running = started.splice(0).filter((child) => child.exitCode === null && child.signalCode === null);
+  await Promise.all(
+    running.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL'))),
+  );
+  for (const dir of folders.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+async function tempDataDir(): Promise<string> {
+  const dir = await freshDataDir();
+  folders.push(dir);
+  return dir;
+}
 
 function startWriter(dataDir: string, role: string, label: string, count: number, hold = false): Writer {
   const args = ['--import', 'tsx', WRITER, dataDir, role, label, String(count), ...(hold ? ['hold'] : [])];
@@ -103,7 +114,7 @@ function expectAllWritten(
 
 describe('embedded catalogue shared by several processes', () => {
   it('serves a running server and concurrent CLI commands from one data folder without losing a write', async () => {
-    const dataDir = await freshDataDir();
+    const dataDir = await tempDataDir();
     const server = startWriter(dataDir, 'server', 'srv', 30, true);
     expect((await server.next('open')).payload.kind).toBe('pglite');
 
@@ -116,11 +127,10 @@ describe('embedded catalogue shared by several processes', () => {
 
     expect(fs.existsSync(lockPath(dataDir))).toBe(false);
     expectAllWritten(await usersAndPacks(dataDir), { srv: 30, cli1: 20, cli2: 20, cli3: 20 });
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('makes a starting server wait for a CLI command that holds the folder, then take it over', async () => {
-    const dataDir = await freshDataDir();
+    const dataDir = await tempDataDir();
     const command = startWriter(dataDir, 'command', 'cmd', 20, true);
     expect((await command.next('open')).payload.kind).toBe('pglite');
 
@@ -135,11 +145,10 @@ describe('embedded catalogue shared by several processes', () => {
     expect((await server.exited).code).toBe(0);
 
     expectAllWritten(await usersAndPacks(dataDir), { cmd: 20, srv: 20 });
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('takes over the lock of a killed owner and keeps what it had committed', async () => {
-    const dataDir = await freshDataDir();
+    const dataDir = await tempDataDir();
     const owner = startWriter(dataDir, 'command', 'dead', 15, true);
     const { payload } = await owner.next('written');
     expect(payload.written).toBe(15);
@@ -152,6 +161,5 @@ describe('embedded catalogue shared by several processes', () => {
     const result = await usersAndPacks(dataDir);
     expect(result.kind).toBe('pglite');
     expectAllWritten(result, { dead: 15 });
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });
