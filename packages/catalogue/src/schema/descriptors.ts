@@ -1,6 +1,8 @@
 /**
  * The filterable content descriptors of the contract (variant B, "Content descriptors as sound
  * fields"), each a typed, indexed column of `sound_descriptors` under its own name.
+ * The first migration creates the columns from this list: changing it needs a new migration that
+ * adds or drops the same columns, and the first one must then keep its own copy of the old list.
  */
 export const DESCRIPTOR_COLUMNS = {
   float: [
