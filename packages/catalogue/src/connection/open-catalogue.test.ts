@@ -101,6 +101,30 @@ describe('embedded catalogue within one process', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('follows the folder: when the hosting process closes, a client becomes the new host and keeps the data', async () => {
+    const dataDir = await freshDataDir();
+    const first = await openCatalogue({ config: { dataDir }, logger, role: 'worker' });
+    const second = await openCatalogue({ config: { dataDir }, logger, role: 'server' });
+    expect(second.kind).toBe('pglite-client');
+    await second.db
+      .insertInto('users')
+      .values({ username: 'before', password_hash: null, avatar_path: null })
+      .execute();
+    // Returns once the second one's idle connections have left (they close after a second).
+    await first.close();
+    await second.db
+      .insertInto('users')
+      .values({ username: 'after', password_hash: null, avatar_path: null })
+      .execute();
+    expect(second.kind).toBe('pglite');
+    expect(readLock(dataDir)?.role).toBe('server');
+    const names = await second.db.selectFrom('users').select('username').orderBy('id').execute();
+    expect(names.map((u) => u.username)).toEqual(['before', 'after']);
+    await second.close();
+    expect(fs.existsSync(lockPath(dataDir))).toBe(false);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it('takes over a lock left by a process that no longer exists', async () => {
     const dataDir = await freshDataDir();
     const stale = {
