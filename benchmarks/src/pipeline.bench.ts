@@ -43,10 +43,15 @@ const logger = createLogger('warn');
  */
 async function prepareInputs(dir: string): Promise<string[]> {
   const manifest = await ensureFixtures();
-  const sources = manifest.fixtures.filter(
-    (f) =>
-      !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= MAX_FIXTURE_SECONDS,
-  );
+  // Some fixtures are byte-identical (a 16-bit mono 44.1 kHz tone is several formats' reference): one each.
+  const seen = new Set<string>();
+  const sources = manifest.fixtures.filter((f) => {
+    const fits =
+      !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= MAX_FIXTURE_SECONDS;
+    if (!fits || seen.has(f.md5)) return false;
+    seen.add(f.md5);
+    return true;
+  });
   const files: string[] = [];
   for (let i = 0; i < soundCount; i++) {
     const source = sources[i % sources.length];
