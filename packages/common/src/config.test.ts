@@ -33,7 +33,7 @@ describe('README configuration table', () => {
     const readme = fs.readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     const { configSchema } = await import('./config.ts');
     for (const variable of Object.keys(configSchema.shape)) {
-      expect(readme, `README is missing ${variable}`).toContain(`| \`${variable}\` |`);
+      expect(readme, `README is missing ${variable}`).toMatch(new RegExp(`\\|\\s*\`${variable}\`\\s*\\|`));
     }
   });
 });
