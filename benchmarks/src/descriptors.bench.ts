@@ -162,10 +162,10 @@ function render(results: ChildResult[], runs: number): string {
   lines.push('|---|---:|---:|---|');
   const what: Record<string, string> = {
     essentia:
-      'essentia.js worker thread: RhythmExtractor2013 (degara) + KeyExtractor, incl. copying the signal in (normally overlaps the groups below)',
+      'essentia.js worker thread: RhythmExtractor2013 (degara) in 30 s chunks, incl. copying them in (normally overlaps the groups below)',
     lowlevel:
       'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, YIN pitch, peaks, dissonance',
-    tonal: '4096 frames: HPCP (36), tuning, chords',
+    tonal: '4096 frames: HPCP (36), tuning, chords, key',
     loudness: 'EBU R128 K-weighting, momentary, short-term, integrated, range',
     sfx: 'envelope, temporal descriptors, sound bounds, single event, RT60',
     onsets: 'onset peak picking and sample-accurate placement',
@@ -197,7 +197,7 @@ function render(results: ChildResult[], runs: number): string {
   }
   lines.push(
     '',
-    'Notes: the machine is shared by several engineers, so wall times carry noise; CPU is steadier. The first run of each process (worker start-up, JIT warm-up) is not counted. The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage\'s). The essentia.js worker copies the signal into its WASM heap once per analysis.',
+    'Notes: the machine is shared by several engineers, so wall times carry noise; CPU is steadier. The first run of each process (worker start-up, JIT warm-up) is not counted. The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage\'s). The essentia.js worker receives the signal in 30 s chunks (copied and transferred), so its WASM heap holds one chunk.',
     '',
   );
   return `${lines.join('\n')}\n`;

@@ -2,6 +2,7 @@ import { envelopeDescriptors } from './envelope.ts';
 import { essentiaWholeSignal } from './essentia-client.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
+import { estimateKey } from './key.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { detectOnsets } from './onsets.ts';
@@ -201,6 +202,10 @@ export async function analyzeSignal(
     loudness,
     envelope,
     essentia,
+    key: timed(timings, 'tonal', () => {
+      const hpcp = tonal.series.vectors.get('hpcp');
+      return estimateKey(hpcp ? vectorStats(hpcp.data, hpcp.dims).mean : []);
+    }),
     onsets,
     beatsLoudness: rhythmDerived.beats.loudness,
     beatsBandRatios: rhythmDerived.beats.bandRatios,

@@ -1,10 +1,9 @@
 // Worker-thread side of the essentia.js adapter. essentia.js installs process-wide exception handlers
-// when loaded, so it lives only in this thread. The algorithms used are whole-signal ones (rhythm and
-// key): each call configures its C++ algorithm once for the whole signal, and every vector the WASM side
-// returns is freed before replying.
+// when loaded, so it lives only in this thread. It runs the whole-signal beat tracker on one chunk per
+// request; every vector the WASM side returns is freed before replying.
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
-import type { EssentiaRequest, EssentiaResponse, EssentiaResult } from './essentia-protocol.ts';
+import type { EssentiaRequest, EssentiaResponse, RhythmChunk } from './essentia-protocol.ts';
 
 interface WasmVector {
   delete(): void;
@@ -18,7 +17,6 @@ interface EssentiaApi {
     method: string,
     minTempo: number,
   ): { bpm: number; ticks: WasmVector; confidence: number; estimates: WasmVector; bpmIntervals: WasmVector };
-  KeyExtractor(signal: WasmVector): { key: string; scale: string; strength: number };
 }
 
 const require = createRequire(import.meta.url);
@@ -36,41 +34,20 @@ function take(vector: WasmVector): number[] {
   }
 }
 
-/**
- * Each algorithm runs on its own: essentia throws on material it cannot track (e.g. "Empty vector input"
- * when no onset survives), and a failed rhythm must not cost the key, or the reverse.
- */
-function analyse(request: EssentiaRequest): EssentiaResult {
+/** essentia throws on material it cannot track (e.g. "Empty vector input" when no onset survives): no beats then. */
+function rhythm(request: EssentiaRequest): RhythmChunk {
   const start = performance.now();
+  const result: RhythmChunk = { bpm: 0, bpmConfidence: 0, ticks: [], elapsedMs: 0 };
   const input = essentia.arrayToVector(request.signal);
-  const result: EssentiaResult = {
-    bpm: 0,
-    bpmConfidence: 0,
-    ticks: [],
-    bpmIntervals: [],
-    key: 'C',
-    scale: 'major',
-    keyStrength: 0,
-  };
   try {
-    try {
-      const rhythm = essentia.RhythmExtractor2013(input, 208, 'degara', 40);
-      result.ticks = take(rhythm.ticks);
-      take(rhythm.estimates);
-      result.bpmIntervals = take(rhythm.bpmIntervals);
-      result.bpm = rhythm.bpm;
-      result.bpmConfidence = rhythm.confidence;
-    } catch {
-      // No beat grid: the neutral values stay.
-    }
-    try {
-      const key = essentia.KeyExtractor(input);
-      result.key = key.key;
-      result.scale = key.scale;
-      result.keyStrength = key.strength;
-    } catch {
-      // No tonal content: the neutral key with strength 0 stays.
-    }
+    const r = essentia.RhythmExtractor2013(input, 208, 'degara', 40);
+    result.ticks = take(r.ticks);
+    take(r.estimates);
+    take(r.bpmIntervals);
+    result.bpm = r.bpm;
+    result.bpmConfidence = r.confidence;
+  } catch {
+    // No beat grid: the neutral values stay.
   } finally {
     input.delete();
   }
@@ -81,7 +58,7 @@ function analyse(request: EssentiaRequest): EssentiaResult {
 parentPort?.on('message', (request: EssentiaRequest) => {
   let response: EssentiaResponse;
   try {
-    response = { id: request.id, result: analyse(request) };
+    response = { id: request.id, result: rhythm(request) };
   } catch (err) {
     response = { id: request.id, error: err instanceof Error ? err.message : String(err) };
   }

@@ -37,8 +37,11 @@ export function rectangularBank(edges: number[], sampleRate: number, fftSize: nu
   return { bands: weights.length, first: Int32Array.from(first), weights };
 }
 
-/** Triangles with the given centre frequencies (edges = neighbours), each normalised to unit sum. */
-function triangularBank(points: number[], sampleRate: number, fftSize: number): FilterBank {
+/**
+ * Triangles with the given centre frequencies (edges = neighbours): normalised to unit sum (a band is the
+ * mean power under it) or left at unit peak (a band is the summed power, as Essentia's ERBBands).
+ */
+function triangularBank(points: number[], sampleRate: number, fftSize: number, unitSum = true): FilterBank {
   const bins = fftSize / 2 + 1;
   const first: number[] = [];
   const weights: Float32Array[] = [];
@@ -65,7 +68,7 @@ function triangularBank(points: number[], sampleRate: number, fftSize: number): 
       weights.push(Float32Array.of(1));
       continue;
     }
-    for (let i = 0; i < w.length; i++) w[i] /= sum;
+    if (unitSum) for (let i = 0; i < w.length; i++) w[i] /= sum;
     first.push(from);
     weights.push(w);
   }

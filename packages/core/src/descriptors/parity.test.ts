@@ -28,6 +28,7 @@ const MATCHED = [
   'lowlevel.spectral_kurtosis.mean',
   'lowlevel.spectral_strongpeak.mean',
   'lowlevel.spectral_flux.mean',
+  'lowlevel.spectral_decrease.mean',
   'lowlevel.melbands_flatness_db.mean',
   'lowlevel.barkbands_flatness_db.mean',
   'sfx.duration',

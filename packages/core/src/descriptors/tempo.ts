@@ -45,30 +45,34 @@ export function refineTempo(bpm: number, beats: number[], onsets: number[]): Tem
       support = bestSupport;
     }
   }
-  const period0 = (grid[grid.length - 1] - grid[0]) / (grid.length - 1);
-  const xs: number[] = [];
-  const ys: number[] = [];
+  // The median interval is robust to a beat the tracker dropped or doubled (e.g. at a chunk boundary).
+  const intervals = grid
+    .slice(1)
+    .map((t, i) => t - grid[i])
+    .sort((a, b) => a - b);
+  const period0 = intervals[intervals.length >> 1];
+  const matched: number[] = [];
   let j = 0;
   for (const t of grid) {
     while (j < onsets.length && onsets[j] < t - MATCH_WINDOW_S) j++;
-    if (j < onsets.length && Math.abs(onsets[j] - t) <= MATCH_WINDOW_S) {
-      xs.push(Math.round((t - grid[0]) / period0));
-      ys.push(onsets[j]);
-    }
+    if (j < onsets.length && Math.abs(onsets[j] - t) <= MATCH_WINDOW_S) matched.push(onsets[j]);
   }
-  let refined = 60 / period0;
-  if (xs.length >= 3) {
+  let period = period0;
+  // Two passes: index the matched onsets by the current period, fit the line, re-index with the fit.
+  for (let pass = 0; pass < 2 && matched.length >= 3; pass++) {
+    const xs = matched.map((t) => Math.round((t - matched[0]) / period));
     const n = xs.length;
     const mx = xs.reduce((a, b) => a + b, 0) / n;
-    const my = ys.reduce((a, b) => a + b, 0) / n;
+    const my = matched.reduce((a, b) => a + b, 0) / n;
     let num = 0;
     let den = 0;
     for (let i = 0; i < n; i++) {
-      num += (xs[i] - mx) * (ys[i] - my);
+      num += (xs[i] - mx) * (matched[i] - my);
       den += (xs[i] - mx) ** 2;
     }
-    if (den > 0 && num > 0) refined = 60 / (num / den);
+    if (den > 0 && num > 0) period = num / den;
   }
+  const refined = 60 / period;
   // Keep the tracker's own value when the grid is not audible enough to trust the fit.
   const finalBpm = support >= 0.5 ? refined : grid === beats ? bpm : 60 / period0;
   return { bpm: finalBpm, beats: grid, support };

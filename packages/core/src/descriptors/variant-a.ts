@@ -1,6 +1,7 @@
 import type { EnvelopeDescriptors } from './envelope.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
 import type { FrameSeries } from './frame-series.ts';
+import type { KeyEstimate } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
 import { bpmHistogram } from './rhythm.ts';
 import { finite, scalarStats, vectorStats } from './statistics.ts';
@@ -18,6 +19,7 @@ export interface AnalysisParts {
   loudness: LoudnessResult;
   envelope: EnvelopeDescriptors;
   essentia: EssentiaResult;
+  key: KeyEstimate;
   onsets: number[];
   beatsLoudness: number[];
   beatsBandRatios: number[][];
@@ -199,9 +201,9 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
     hpcp_entropy: stats(tonal, 'hpcp_entropy'),
     hpcp_peak_count: countPeaks(hpcp.mean),
     tuning_frequency: stats(tonal, 'tuning_frequency'),
-    key_key: essentia.key,
-    key_scale: essentia.scale,
-    key_strength: finite(essentia.keyStrength),
+    key_key: parts.key.key,
+    key_scale: parts.key.scale,
+    key_strength: finite(parts.key.strength),
     ...chordDescriptors(parts.chords, parts.chordStrength),
   };
 
