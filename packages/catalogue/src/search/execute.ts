@@ -2,8 +2,10 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { compileFilter } from './compile-filter.ts';
 import { compileTextQuery } from './compile-query.ts';
 import type { SortOption } from './params.ts';
+import { cappedGroupedPage, cappedRankedPage, POPULAR_CANDIDATES } from './popular-candidates.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
+import { singleTermClause, type TermStats, tagDurationCount, termStats } from './side-counts.ts';
 import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, withStatementTimeout } from './statement.ts';
 
 /** What searching needs of the catalogue: its query builder. */
@@ -35,7 +37,16 @@ export interface SearchResult {
 export interface SearchOptions {
   /** Statement timeout in ms on the PostgreSQL server (default 0 = none); past it the search fails with a 503 SearchExecutionError. */
   timeoutMs?: number;
+  /**
+   * A one-word relevance query matching more sounds than this is ranked among its
+   * POPULAR_CANDIDATES most-downloaded matches only (docs/search.md, "Very common terms").
+   * Default DEFAULT_POPULARITY_CAP_ABOVE; Infinity always ranks every match.
+   */
+  popularityCapAbove?: number;
 }
+
+/** Above ~20k matches exact ranking alone exceeds 50 ms at 1M sounds (reference/SEARCH.md §5). */
+export const DEFAULT_POPULARITY_CAP_ABOVE = 20_000;
 
 export async function searchSounds(
   catalogue: SearchCatalogue,
@@ -48,9 +59,23 @@ export async function searchSounds(
   const offset = (search.page - 1) * search.pageSize;
   const timeout = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
   const run = <T>(work: (db: Kysely<any>) => Promise<T>) => withStatementTimeout(catalogue.db, timeout, work);
+  const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
   return guardSearch(async () => {
-    if (search.groupByPack) return run((db) => groupedPage(db, search, where, rank, offset));
+    // A one-word query without filters: its exact count (and group count) is in search_term_df.
+    const clause = search.filter ? null : singleTermClause(search);
+    const stats: TermStats | null = clause ? await run((db) => termStats(db, clause)) : null;
+    const capped =
+      stats !== null &&
+      clause !== null &&
+      search.sort === 'score' &&
+      stats.ndoc > capAbove &&
+      offset + search.pageSize <= POPULAR_CANDIDATES;
+    if (search.groupByPack) {
+      if (capped) return run((db) => cappedGroupedPage(db, search, where, rank, offset, stats));
+      return run((db) => groupedPage(db, search, where, rank, offset));
+    }
     if (search.sort === 'score' && search.query.clauses.length) {
+      if (capped) return run((db) => cappedRankedPage(db, search, where, rank, offset, stats.ndoc));
       return run((db) => rankedPage(db, search, where, rank, offset));
     }
     const page = sql<{ id: number; score: number }>`
@@ -58,11 +83,15 @@ export async function searchSounds(
       where ${where}
       order by ${orderBy(search.sort, !search.query.clauses.length, 's')}
       limit ${search.pageSize} offset ${offset}`;
-    const count = sql<{
-      n: number;
-    }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
+    const countFromSide = tagDurationCount(search);
+    const count =
+      countFromSide ??
+      sql<{ n: number }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
     // Page and count on two connections at once: on the server they run in parallel.
-    const [rows, total] = await Promise.all([run((db) => page.execute(db)), run((db) => count.execute(db))]);
+    const [rows, total] = await Promise.all([
+      run((db) => page.execute(db)),
+      stats ? Promise.resolve({ rows: [{ n: stats.ndoc }] }) : run((db) => count.execute(db)),
+    ]);
     return {
       count: total.rows[0].n,
       ids: rows.rows.map((r) => r.id),
@@ -180,7 +209,7 @@ async function groupedPage(
 }
 
 /** ORDER BY for a sort option; ties fall back to the id, and rating ties to the number of ratings. */
-function orderBy(sort: SortOption, emptyQuery: boolean, alias: string): RawBuilder<unknown> {
+export function orderBy(sort: SortOption, emptyQuery: boolean, alias: string): RawBuilder<unknown> {
   const c = (name: string) => sql.ref(`${alias}.${name}`);
   switch (sort) {
     case 'score':

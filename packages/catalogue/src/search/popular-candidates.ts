@@ -1,0 +1,73 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { SearchResult } from './execute.ts';
+import type { PreparedSearch } from './prepare.ts';
+import { SEARCH_TABLE } from './search-schema.ts';
+import { type TermStats, termGroupCount } from './side-counts.ts';
+
+/**
+ * Very common terms (tens of thousands of matches at 1M sounds): ranking every match costs
+ * ~1.1–1.6 µs each (reference/SEARCH.md §5), so the page is ranked among the most-downloaded
+ * matches only, found by walking the downloads index. The count stays exact (search_term_df).
+ * This is a documented relevance compromise (docs/search.md, "Very common terms").
+ */
+export const POPULAR_CANDIDATES = 1000;
+
+/** The most-downloaded matches with their exact relevance: walking the downloads index stops after POPULAR_CANDIDATES. */
+function candidates(where: RawBuilder<boolean>, rank: RawBuilder<number>): RawBuilder<unknown> {
+  return sql`select s.id, s.pack_id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
+    where ${where}
+    order by s.num_downloads desc
+    limit ${POPULAR_CANDIDATES}`;
+}
+
+export async function cappedRankedPage(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+  count: number,
+): Promise<SearchResult> {
+  const rows = await sql<{ id: number; score: number }>`
+    with c as materialized (${candidates(where, rank)})
+    select id, score from c order by score desc, id asc
+    limit ${search.pageSize} offset ${offset}`.execute(db);
+  return { count, ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
+}
+
+/**
+ * group_by_pack over the candidates: each pack's best candidate stands for it. The per-pack
+ * match counts and the number of groups are exact, read from search_term_pack and
+ * search_term_df.
+ */
+export async function cappedGroupedPage(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+  stats: TermStats,
+): Promise<SearchResult> {
+  const [rows, count] = await Promise.all([
+    sql<{ id: number; score: number; pack_id: number | null; in_pack: number | null }>`
+      with c as materialized (${candidates(where, rank)}),
+      r as (
+        select c.*, row_number() over (partition by coalesce(c.pack_id, -c.id) order by c.score desc, c.id) as rn
+        from c
+      )
+      select r.id, r.score, r.pack_id, p.n as in_pack
+      from r left join search_term_pack p on p.lexeme = ${stats.lexeme} and p.pack_id = r.pack_id
+      where r.rn = 1
+      order by r.score desc, r.id asc
+      limit ${search.pageSize} offset ${offset}`.execute(db),
+    termGroupCount(db, stats),
+  ]);
+  return {
+    count,
+    ids: rows.rows.map((r) => r.id),
+    scores: rows.rows.map((r) => Number(r.score)),
+    packGroups: rows.rows.map((r) =>
+      r.pack_id === null ? null : { packId: r.pack_id, count: Number(r.in_pack ?? 1) },
+    ),
+  };
+}
