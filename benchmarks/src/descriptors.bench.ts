@@ -162,7 +162,7 @@ function render(results: ChildResult[], runs: number): string {
   lines.push('|---|---:|---:|---|');
   const what: Record<string, string> = {
     essentia:
-      'essentia.js worker thread: RhythmExtractor2013 (degara) in 30 s chunks, incl. copying them in (normally overlaps the groups below)',
+      'essentia.js worker thread: RhythmExtractor2013 (degara) in 60 s chunks, incl. copying them in (normally overlaps the groups below)',
     lowlevel:
       'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, YIN pitch, peaks, dissonance',
     tonal: '4096 frames: HPCP (36), tuning, chords, key',
@@ -197,7 +197,7 @@ function render(results: ChildResult[], runs: number): string {
   }
   lines.push(
     '',
-    'Notes: the machine is shared by several engineers, so wall times carry noise; CPU is steadier. The first run of each process (worker start-up, JIT warm-up) is not counted. The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage\'s). The essentia.js worker receives the signal in 30 s chunks (copied and transferred), so its WASM heap holds one chunk.',
+    'Notes: the machine is shared by several engineers, so wall times carry noise; CPU is steadier. The first run of each process (worker start-up, JIT warm-up) is not counted. The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage\'s). The essentia.js worker receives the signal in 60 s chunks (copied and transferred), so its WASM heap holds one chunk.',
     '',
   );
   return `${lines.join('\n')}\n`;

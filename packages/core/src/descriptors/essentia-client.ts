@@ -12,7 +12,7 @@ let worker: Worker | undefined;
 let nextId = 1;
 const pending = new Map<number, { resolve: (r: RhythmChunk) => void; reject: (e: Error) => void }>();
 
-const CHUNK_SECONDS = 30;
+const CHUNK_SECONDS = 60;
 /** Chunks overlap so a beat near a boundary is tracked with context on both sides. */
 const OVERLAP_SECONDS = 4;
 
