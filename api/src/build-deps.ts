@@ -19,7 +19,7 @@ export interface BuildAppDepsOptions {
   version?: string;
   /** How often the similarity state reloads from the catalogue (default 60 s; 0 = never). */
   similarityRefreshMs?: number;
-  /** How long sound records are reused between requests (default 5 s; 0 = always read). */
+  /** How long sound records (and rendered sound instances) are reused (default 5 s; 0 = always read). */
   recordCacheMs?: number;
 }
 
@@ -67,6 +67,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       descriptors: descriptorReader(db, spaceNames),
       search: searchEngine(db, similarity),
       files: soundFiles(db, config.dataDir),
+      responseCacheMs: options.recordCacheMs,
     },
     authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
     similarity,

@@ -1,3 +1,4 @@
+export { filterSetsFromCatalogue } from './adapters/filter-sets.ts';
 export * from './app.ts';
 export * from './auth/credentials-store.ts';
 export * from './build-deps.ts';

@@ -192,6 +192,33 @@ describe('sound instance', () => {
     await expectError(`/apiv2/sounds/${ids.bd_808}/?format=csv`, 400, /format/);
   });
 
+  it('answers a repeated request from the rendered cache with the same body, in every format', async () => {
+    const path = `/apiv2/sounds/${ids.bd_808}/?fields=id,name,tags`;
+    const first = await call(path);
+    const again = await call(path);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = await first.text();
+    expect(await again.text()).toBe(body);
+    expect(JSON.parse(body)).toEqual({ id: ids.bd_808, name: 'Kick 808', tags: ['kick', 'drum', '808'] });
+    // The cached entry still renders the other formats from its value.
+    const xml = await call(`${path}&format=xml`);
+    expect(xml.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(await xml.text()).toContain(`<root><id>${ids.bd_808}</id><name>Kick 808</name>`);
+    const yaml = await call(path, { headers: { Accept: 'application/yaml' } });
+    expect(YAML.parse(await yaml.text())).toEqual(JSON.parse(body));
+    // Another field selection or another origin is another body.
+    expect(await json(`/apiv2/sounds/${ids.bd_808}/?fields=id`)).toEqual({ id: ids.bd_808 });
+    const viaLocalhost = await json(`/apiv2/sounds/${ids.bd_808}/?fields=pack`, {
+      origin: s.origin.replace('127.0.0.1', 'localhost'),
+    });
+    expect(viaLocalhost.pack).toBe(
+      `${s.origin.replace('127.0.0.1', 'localhost')}/apiv2/packs/${s.seeded.packId}/`,
+    );
+    expect((await json(`/apiv2/sounds/${ids.bd_808}/?fields=pack`)).pack).toBe(
+      `${s.origin}/apiv2/packs/${s.seeded.packId}/`,
+    );
+  });
+
   it('answers 405 to a wrong method', async () => {
     const res = await call(`/apiv2/sounds/${ids.bd_808}/`, { method: 'DELETE' });
     expect(res.status).toBe(405);

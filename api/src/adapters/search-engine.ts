@@ -1,4 +1,4 @@
-import { type Database, matchingSoundIds, searchSounds } from '@earshot/catalogue';
+import { type Database, searchSounds } from '@earshot/catalogue';
 import {
   DEFAULT_SIMILARITY_SPACE,
   listSimilaritySpaces,
@@ -16,6 +16,7 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
+import { type FilterSets, filterSetsFromCatalogue, sharedFilterSets } from './filter-sets.ts';
 import type { SimilarityState } from './similarity-state.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
@@ -25,18 +26,12 @@ const FILTER_ID_LIMIT = 1_000_000;
  * Text search runs in the catalogue (PostgreSQL full text); similarity and content search in the
  * in-memory state, with text filters turned into an id set by the catalogue first.
  */
-export function searchEngine(db: Kysely<Database>, state: SimilarityState): SearchEngine {
+export function searchEngine(
+  db: Kysely<Database>,
+  state: SimilarityState,
+  filterSet: FilterSets = sharedFilterSets(filterSetsFromCatalogue(db, FILTER_ID_LIMIT)),
+): SearchEngine {
   const catalogue = { db };
-
-  async function filterSet(req: { query?: string; filter?: string; descriptorsFilter?: string }) {
-    if (!req.query && !req.filter && !req.descriptorsFilter) return undefined;
-    const ids = await matchingSoundIds(
-      catalogue,
-      { query: req.query, filter: req.filter, descriptorsFilter: req.descriptorsFilter },
-      FILTER_ID_LIMIT,
-    );
-    return new Set(ids);
-  }
 
   function indexOf(space: string): SimilarityIndex {
     const index = state.indexes.get(space);

@@ -23,7 +23,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
-      const rawQuery = readRawQuery(ctx.querystring);
+      const rawQuery: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
       const principal = await authorise(route, ctx, rawQuery, options.strategies);
       const params = parseParams(route.params, ctx.params);
       const query = parseQuery(route.query, rawQuery);

@@ -1,13 +1,14 @@
 import type { Context, Next } from 'koa';
 import YAML from 'yaml';
 import { readRawQuery } from './raw-query.ts';
+import { RenderedJson } from './rendered-json.ts';
 import { toXml } from './xml.ts';
 
 export const FORMATS = ['json', 'xml', 'yaml'] as const;
 export type Format = (typeof FORMATS)[number];
 
 const MEDIA_TYPES: Record<Format, string> = {
-  json: 'application/json',
+  json: 'application/json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
   yaml: 'application/yaml; charset=utf-8',
 };
@@ -27,7 +28,10 @@ const ACCEPTED: Array<[string, Format]> = [
  */
 export function renderer() {
   return async (ctx: Context, next: Next) => {
-    const requested = readRawQuery(ctx.querystring).format;
+    // Parsed once here; the router reads the same object (ctx.state.rawQuery).
+    const rawQuery = readRawQuery(ctx.querystring);
+    ctx.state.rawQuery = rawQuery;
+    const requested = rawQuery.format;
     if (requested !== undefined && !(FORMATS as readonly string[]).includes(requested)) {
       ctx.status = 400;
       ctx.body = { detail: `Unknown format "${requested}"; use one of ${FORMATS.join(', ')}.` };
@@ -41,8 +45,13 @@ export function renderer() {
     if (Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
     const format: Format = ctx.state.format;
     const status = ctx.status;
-    ctx.body = serialise(body, format);
-    ctx.type = MEDIA_TYPES[format];
+    // The type first: a string body assigned without one makes Koa guess (and look up) text/html.
+    ctx.set('Content-Type', MEDIA_TYPES[format]);
+    if (body instanceof RenderedJson) {
+      ctx.body = format === 'json' ? body.json : serialise(body.value, format);
+    } else {
+      ctx.body = serialise(body, format);
+    }
     ctx.status = status;
     ctx.vary('Accept');
   };

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
+import type { RenderedJson } from './rendered-json.ts';
 
 /**
  * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`
@@ -24,8 +25,11 @@ export interface HandlerInput<Q, P> {
   ctx: Context;
 }
 
-/** A handler returns the body to render, or takes over the response itself (files). */
-export type HandlerResult<R> = R | { handled: true };
+/**
+ * A handler returns the body to render (possibly already serialised, see RenderedJson), or takes
+ * over the response itself (files).
+ */
+export type HandlerResult<R> = R | RenderedJson | { handled: true };
 
 /**
  * One route, declared once: the router validates with these schemas, handlers get their types from

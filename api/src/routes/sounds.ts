@@ -22,13 +22,25 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: soundInstanceQuery,
       response: soundSchema,
-      handler: ({ params, query, origin }) =>
-        s.sounds.instance(
+      handler: async ({ params, query, origin }) => {
+        // Everything the body depends on; the variant is fixed per server.
+        const key = JSON.stringify([
+          params.sound_id,
+          origin,
+          query.fields,
+          query.descriptors,
+          query.normalized,
+        ]);
+        const cached = s.renderedSounds.get(key);
+        if (cached) return cached;
+        const sound = await s.sounds.instance(
           params.sound_id,
           origin,
           selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
           { descriptors: query.descriptors, normalized: query.normalized === '1' },
-        ),
+        );
+        return s.renderedSounds.remember(key, sound);
+      },
     }),
     defineRoute({
       method: 'GET',

@@ -1,3 +1,4 @@
+import { RenderedCache } from '../http/rendered-json.ts';
 import type { CatalogueReader, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
@@ -11,6 +12,8 @@ export interface ApiPorts {
   descriptors: DescriptorReader;
   search: SearchEngine;
   files: SoundFiles;
+  /** How long a rendered sound instance is reused (default 5 s, like the record cache; 0 = never). */
+  responseCacheMs?: number;
 }
 
 export interface ApiServices {
@@ -20,6 +23,8 @@ export interface ApiServices {
   people: PeopleService;
   engine: SearchEngine;
   files: SoundFiles;
+  /** Recently rendered sound instances, by sound, origin and the query parameters that shape them. */
+  renderedSounds: RenderedCache;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -31,5 +36,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     people: new PeopleService(ports.catalogue, presenter),
     engine: ports.search,
     files: ports.files,
+    renderedSounds: new RenderedCache(ports.responseCacheMs ?? 5_000),
   };
 }

@@ -1,0 +1,41 @@
+/**
+ * A response body already serialised as JSON, kept with the value it came from so the other
+ * formats (XML, YAML) can still be rendered. Lets a handler reuse a body it answered recently
+ * without building and stringifying it again (the sound instance, the busiest resource).
+ */
+export class RenderedJson {
+  readonly json: string;
+  constructor(readonly value: unknown) {
+    this.json = JSON.stringify(value);
+  }
+}
+
+/**
+ * Remembers rendered bodies for `ttlMs` by a key the handler builds from everything the body
+ * depends on. Oldest entries go first when full; `ttlMs` 0 keeps nothing.
+ */
+export class RenderedCache {
+  private readonly entries = new Map<string, { at: number; body: RenderedJson }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 20_000,
+  ) {}
+
+  get(key: string): RenderedJson | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (Date.now() - hit.at < this.ttlMs) return hit.body;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  remember(key: string, value: unknown): RenderedJson {
+    const body = new RenderedJson(value);
+    if (this.ttlMs <= 0) return body;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { at: Date.now(), body });
+    return body;
+  }
+}
