@@ -3,6 +3,8 @@
 // reused between runs) and into PGlite (a data folder under the OS temp dir, reused), then times
 // the query set through the engine and as bare SQL (the floor), side by side.
 //   npx earshot bench search [--sizes 100000,1000000] [--pglite-sizes 100000] [--reps 30] [--reseed]
+//                            [--only <text in query names>]
+// The bare SQL of each query is the statement(s) of the plan the engine picks, written by hand.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +30,7 @@ const sizes = arg('sizes', '100000,1000000').split(',').filter(Boolean).map(Numb
 const pgliteSizes = arg('pglite-sizes', '100000').split(',').filter(Boolean).map(Number);
 const reps = Number(arg('reps', '30'));
 const reseed = process.argv.includes('--reseed');
+const only = arg('only', '');
 const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'search.md');
@@ -52,6 +55,14 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
      select id, score, (select count(*) from m) from m order by score desc, id limit 15`,
     'select 1',
   ];
+  // Very common one-word queries: rank the 1000 most-downloaded matches; exact count from the df table.
+  const commonLexeme = 'voic';
+  const capped = (tsq: string, lexeme: string): [string, string] => [
+    `with c as materialized (select id, ${rank} as score from sound_search, ${tsq} q where tsv @@ q
+       order by num_downloads desc limit 1000)
+     select id, score from c order by score desc, id limit 15`,
+    `select ndoc from search_term_df where lexeme = '${lexeme}'`,
+  ];
   const plain = (where: string, order = 'id'): [string, string] => [
     `select id from sound_search s where ${where} order by ${order} limit 15`,
     `select count(*) from sound_search s where ${where}`,
@@ -69,7 +80,7 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
     {
       name: `common term (${common})`,
       request: { query: common },
-      bare: ranked(`plainto_tsquery('english', '${common}')`),
+      bare: capped(`plainto_tsquery('english', '${common}')`, commonLexeme),
     },
     {
       name: 'phrase ("door creak")',
@@ -79,7 +90,10 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
     {
       name: `filter only (tag:${topTag} duration:[0 TO 5])`,
       request: { filter: `tag:${topTag} duration:[0 TO 5]` },
-      bare: plain(`s.tags @> array['${topTag}'] and s.duration between 0 and 5`),
+      bare: [
+        plain(`s.tags @> array['${topTag}'] and s.duration between 0 and 5`)[0],
+        `select count(*) from search_tag where tag = '${topTag}' and duration >= 0 and duration <= 5`,
+      ],
     },
     {
       name: 'range + sort (duration:[2 TO 4], downloads_desc)',
@@ -97,11 +111,13 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
       name: `group_by_pack (${common})`,
       request: { query: common, groupByPack: '1' },
       bare: [
-        `with m as materialized (select id, pack_id, ${rank} as score from sound_search, plainto_tsquery('english', '${common}') q where tsv @@ q),
-         r as (select m.*, row_number() over (partition by coalesce(pack_id, -id) order by score desc, id) rn,
-                count(*) over (partition by coalesce(pack_id, -id)) n from m)
-         select id, score, pack_id, n, count(*) over () from r where rn = 1 order by score desc, id limit 15`,
-        'select 1',
+        `with c as materialized (select id, pack_id, ${rank} as score from sound_search, plainto_tsquery('english', '${common}') q
+           where tsv @@ q order by num_downloads desc limit 1000),
+         r as (select c.*, row_number() over (partition by coalesce(pack_id, -id) order by score desc, id) rn from c)
+         select r.id, r.score, r.pack_id, p.n from r left join search_term_pack p on p.lexeme = '${commonLexeme}' and p.pack_id = r.pack_id
+         where rn = 1 order by score desc, id limit 15`,
+        `select d.ndoc_unpacked + (select count(*) from search_term_pack where lexeme = '${commonLexeme}')
+         from search_term_df d where d.lexeme = '${commonLexeme}'`,
       ],
     },
     {
@@ -174,7 +190,7 @@ async function timeSet(catalogue: Catalogue, backend: string, size: number): Pro
     lat: number;
     lon: number;
   }>`select lat, lon from sound_search where lat is not null order by id limit 1`.execute(db);
-  const queries = querySet(g.rows[0]);
+  const queries = querySet(g.rows[0]).filter((q) => q.name.includes(only));
   const rows: Row[] = [];
   for (const q of queries) {
     const r = await searchSounds(catalogue, { ...q.request, pageSize: 15 });
@@ -204,6 +220,42 @@ async function timeSet(catalogue: Catalogue, backend: string, size: number): Pro
   return rows;
 }
 
+/**
+ * Ranking quality of the popularity-capped page against exact ranking (reference/SEARCH.md §7):
+ * how many of the 15 returned are in the exact top 15 (ties included), and the share of the
+ * exact top-15 score mass they carry.
+ */
+interface Quality {
+  backend: string;
+  size: number;
+  term: string;
+  inTop: number;
+  mass: number;
+}
+
+async function rankingQuality(
+  catalogue: Catalogue,
+  backend: string,
+  size: number,
+  term: string,
+): Promise<Quality> {
+  const exact = await searchSounds(
+    catalogue,
+    { query: term, pageSize: 15 },
+    { popularityCapAbove: Infinity },
+  );
+  const capped = await searchSounds(catalogue, { query: term, pageSize: 15 }, { popularityCapAbove: 0 });
+  const cutoff = exact.scores[exact.scores.length - 1] ?? 0;
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    backend,
+    size,
+    term,
+    inTop: capped.scores.filter((x) => x >= cutoff).length,
+    mass: sum(capped.scores) / (sum(exact.scores) || 1),
+  };
+}
+
 function table(rows: Row[]): string {
   const lines = [
     '| backend | sounds | query | count | engine p50 | engine p95 | bare SQL p50 | bare SQL p95 | engine / bare (p95) |',
@@ -225,6 +277,7 @@ function table(rows: Row[]): string {
 
 const loadBefore = os.loadavg()[0];
 const all: Row[] = [];
+const quality: Quality[] = [];
 for (const size of [...new Set([...sizes, ...pgliteSizes])].sort((a, b) => a - b)) {
   const backends: [string, () => Promise<Catalogue>][] = [];
   if (sizes.includes(size)) backends.push(['postgres', () => serverCatalogue(size)]);
@@ -234,6 +287,8 @@ for (const size of [...new Set([...sizes, ...pgliteSizes])].sort((a, b) => a - b
     try {
       await ensureSeeded(catalogue, size, `${backend} ${size.toLocaleString()}`);
       all.push(...(await timeSet(catalogue, backend, size)));
+      if (!only || 'common term'.includes(only))
+        quality.push(await rankingQuality(catalogue, backend, size, 'voice'));
     } finally {
       await catalogue.close();
     }
@@ -246,6 +301,14 @@ const report = [
   '"bare SQL" is the same page and count written by hand and sent directly (the floor).',
   '',
   table(all),
+  '',
+  'Ranking quality of the popularity-capped page (top 1000 matches by downloads, re-ranked by exact ts_rank) against exact ranking:',
+  '',
+  '| backend | sounds | term | capped page results in the exact top 15 (ties incl.) | share of the exact top-15 score mass |',
+  '|---|---|---|---|---|',
+  ...quality.map(
+    (q) => `| ${q.backend} | ${q.size.toLocaleString()} | ${q.term} | ${q.inTop}/15 | ${q.mass.toFixed(2)} |`,
+  ),
   '',
 ].join('\n');
 process.stdout.write(`\n${report}`);
