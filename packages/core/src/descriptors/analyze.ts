@@ -27,13 +27,18 @@ export interface AnalysisResult {
 /** Frames whose YIN dip is this deep are "voiced": the variant-B pitch and the note come from them. */
 const VOICED_CONFIDENCE = 0.85;
 
-let clock: () => number = () => performance.now();
-const cpuClock = () => {
+type Clock = () => number;
+const wallClock: Clock = () => performance.now();
+const cpuClock: Clock = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
 
+/** Group timings read this clock; analyses may run concurrently, so it travels with the timings object. */
+const clocks = new WeakMap<GroupTimings, Clock>();
+
 function timed<T>(timings: GroupTimings, group: string, run: () => T): T {
+  const clock = clocks.get(timings) ?? wallClock;
   const start = clock();
   const result = run();
   timings[group] = (timings[group] ?? 0) + (clock() - start);
@@ -144,7 +149,8 @@ export async function analyzeSignal(
   options: AnalyzeOptions = {},
 ): Promise<AnalysisResult> {
   const timings: GroupTimings = {};
-  clock = options.profile ? cpuClock : () => performance.now();
+  const clock = options.profile ? cpuClock : wallClock;
+  clocks.set(timings, clock);
   const essentiaStart = clock();
   const essentiaPromise = essentiaWholeSignal(samples, sampleRate).then((r) => {
     timings.essentia_wall = clock() - essentiaStart;
