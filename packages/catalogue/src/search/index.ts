@@ -3,6 +3,7 @@ export { parseDateExpression } from './date-math.ts';
 export { ANALYSIS_NAMESPACES, resolveDescriptorName } from './descriptor-names.ts';
 export { SearchExecutionError, type SearchParameter, SearchSyntaxError } from './errors.ts';
 export {
+  DEFAULT_POPULARITY_CAP_ABOVE,
   matchingSoundIds,
   type PackGroup,
   type SearchCatalogue,
@@ -24,6 +25,7 @@ export {
   SORT_OPTIONS,
   type SortOption,
 } from './params.ts';
+export { POPULAR_CANDIDATES } from './popular-candidates.ts';
 export {
   MAX_PAGE_SIZE,
   type PreparedSearch,
