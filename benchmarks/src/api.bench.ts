@@ -341,6 +341,13 @@ async function main(): Promise<void> {
       target: '≥ 50% of floor req/s',
     },
     {
+      // The same route without the caches' help: a different sound on (almost) every request.
+      name: 'sound instance, 20k distinct ids (cold caches)',
+      origin: () => apiOrigin,
+      paths: Array.from({ length: 20_000 }, (_, i) => `/apiv2/sounds/${1 + ((i * 7919) % sounds)}/`),
+      target: 'info',
+    },
+    {
       name: 'text search (4 queries)',
       origin: () => apiOrigin,
       paths: TEXT_SEARCHES.map((q) => `/apiv2/search/${query(q)}`),

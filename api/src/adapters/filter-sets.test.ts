@@ -105,6 +105,31 @@ describe('sharedFilterSets', () => {
     expect(c.reads()).toBe(2);
   });
 
+  it('keeps serving the old answer while one fresh read runs, but never one older than twice the ttl', async () => {
+    const c = counting();
+    const ttl = 1000;
+    const shared = sharedFilterSets(c.load, ttl);
+    const req = { filter: 'duration:[0 TO 2]' };
+    const first = await shared(req);
+    await new Promise((resolve) => setTimeout(resolve, ttl + 50));
+    const stale = await Promise.all([shared(req), shared(req), shared(req)]);
+    for (const ids of stale) expect(ids).toBe(first); // answered at once from the old read
+    expect(c.reads()).toBe(2); // one refresh for all three
+    // The refresh lands well within the ttl (polled, so a slow machine only waits longer).
+    let fresh = await shared(req);
+    for (let i = 0; i < 40 && fresh === first; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      fresh = await shared(req);
+    }
+    expect(fresh).not.toBe(first);
+    expect([...(fresh ?? [])]).toEqual([...(first ?? [])]);
+    expect(c.reads()).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 2 * ttl + 50));
+    const late = await shared(req);
+    expect(late).not.toBe(fresh); // too old to serve: this request waited for a new read
+    expect(c.reads()).toBe(3);
+  });
+
   it('does not remember a failed read', async () => {
     const c = counting();
     const shared = sharedFilterSets(c.load, 60_000);

@@ -46,26 +46,56 @@ export function filterSetsFromCatalogue(db: Kysely<Database>, limit: number): Fi
 /**
  * Shares one database read between requests with the same filter: concurrent ones wait for the
  * read already under way, later ones reuse its answer for `ttlMs` (paging through a combined or
- * filtered similarity search repeats the filter on every page). Visibility may lag by `ttlMs`,
- * as it does for the record cache.
+ * filtered similarity search repeats the filter on every page). Once an answer is older than
+ * `ttlMs`, one request starts a fresh read and everyone keeps the old answer until it lands, so
+ * a busy filter never makes 50 requests wait on the database at once; an answer older than
+ * twice `ttlMs` is not served (the request waits). Visibility may thus lag by up to 2 × `ttlMs`.
  */
 export function sharedFilterSets(load: FilterSets, ttlMs = 5_000, maxEntries = 32): FilterSets {
-  const cache = new Map<string, { at: number; ids: Promise<ReadonlySet<number> | undefined> }>();
+  interface Entry {
+    at: number;
+    ids: Promise<ReadonlySet<number> | undefined>;
+    refreshing: boolean;
+  }
+  const cache = new Map<string, Entry>();
+
+  function read(key: string, req: FilterRequest, now: number): Entry {
+    const entry: Entry = { at: now, ids: load(req), refreshing: false };
+    // A failed read is not remembered: the next request tries again.
+    entry.ids.catch(() => {
+      if (cache.get(key) === entry) cache.delete(key);
+    });
+    return entry;
+  }
+
+  function store(key: string, entry: Entry): void {
+    cache.delete(key);
+    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+    cache.set(key, entry);
+  }
+
   return (req) => {
     if (!req.query && !req.filter && !req.descriptorsFilter) return Promise.resolve(undefined);
     const key = JSON.stringify([req.query ?? '', req.filter ?? '', req.descriptorsFilter ?? '']);
     const now = Date.now();
     const hit = cache.get(key);
     if (hit && now - hit.at < ttlMs) return hit.ids;
-    const ids = load(req);
-    cache.delete(key);
-    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-    cache.set(key, { at: now, ids });
-    // A failed read is not remembered: the next request tries again.
-    ids.catch(() => {
-      if (cache.get(key)?.ids === ids) cache.delete(key);
-    });
-    return ids;
+    if (hit && now - hit.at < 2 * ttlMs) {
+      if (!hit.refreshing) {
+        hit.refreshing = true;
+        const fresh = read(key, req, now);
+        fresh.ids.then(
+          () => store(key, fresh),
+          () => {
+            hit.refreshing = false;
+          },
+        );
+      }
+      return hit.ids;
+    }
+    const entry = read(key, req, now);
+    store(key, entry);
+    return entry.ids;
   };
 }
 
