@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { createLogger, loadConfig } from '@earshot/common';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './server.ts';
 
@@ -45,5 +47,33 @@ describe('HTTP skeleton', () => {
     const wrong = await fetch(`${server.origin}/health`, { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(await wrong.json()).toEqual({ detail: 'Method "DELETE" not allowed.' });
+  });
+
+  it('logs one line per request with its id, status and time when info is on', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logged = await startServer({
+      config: loadConfig({ PORT: '0' }),
+      logger: pino({ level: 'info' }, sink),
+      version: 'test',
+      checkDatabase: async () => {},
+    });
+    try {
+      await fetch(`${logged.origin}/health?x=1`, { headers: { 'X-Request-Id': 'req-42' } });
+      await fetch(`${logged.origin}/nope`);
+    } finally {
+      await logged.close();
+    }
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ reqId: 'req-42', method: 'GET', url: '/health?x=1', status: 200 });
+    expect(typeof requests[0].ms).toBe('number');
+    expect(requests[1]).toMatchObject({ method: 'GET', url: '/nope', status: 404 });
+    expect(requests[1].reqId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

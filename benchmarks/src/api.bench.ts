@@ -360,6 +360,16 @@ async function main(): Promise<void> {
       target: 'p99 ≤ 100 ms',
     },
     {
+      // Without the neighbour cache's help: a different target on (almost) every request.
+      name: 'similar sounds, 20k distinct targets (cold caches)',
+      origin: () => apiOrigin,
+      paths: Array.from(
+        { length: 20_000 },
+        (_, i) => `/apiv2/sounds/${1 + ((i * 7919 + 13) % sounds)}/similar/?fields=id,name,score`,
+      ),
+      target: 'info',
+    },
+    {
       name: 'combined search (target + filters)',
       origin: () => apiOrigin,
       paths: COMBINED_SEARCHES.map((q) => `/apiv2/search/combined/${query(q)}`),

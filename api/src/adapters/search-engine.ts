@@ -17,6 +17,7 @@ import type {
   TextSearchRequest,
 } from '../ports.ts';
 import { type FilterSets, filterSetsFromCatalogue, sharedFilterSets } from './filter-sets.ts';
+import { NeighbourCache } from './neighbour-cache.ts';
 import type { SimilarityState } from './similarity-state.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
@@ -32,6 +33,7 @@ export function searchEngine(
   filterSet: FilterSets = sharedFilterSets(filterSetsFromCatalogue(db, FILTER_ID_LIMIT)),
 ): SearchEngine {
   const catalogue = { db };
+  const neighbourCache = new NeighbourCache();
 
   function indexOf(space: string): SimilarityIndex {
     const index = state.indexes.get(space);
@@ -84,7 +86,11 @@ export function searchEngine(
       const neighbours =
         'vector' in req.target
           ? index.nearestToVector(Float32Array.from(req.target.vector), { k, filter })
-          : index.nearestToSound(req.target.soundId, { k, filter });
+          : filter
+            ? index.nearestToSound(req.target.soundId, { k, filter })
+            : neighbourCache.nearest(state.generation, req.space, req.target.soundId, k, () =>
+                index.nearestToSound(target as number, { k }),
+              );
       return { count, hits: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
     },
 

@@ -25,6 +25,8 @@ const WORKER_BUILD_THRESHOLD = 2000;
 export class SimilarityState {
   indexes = new Map<string, SimilarityIndex>();
   table = new DescriptorTable();
+  /** Changes whenever the indexes change, so answers computed from them can be reused until then. */
+  generation = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -47,6 +49,7 @@ export class SimilarityState {
     const table = await this.loadDescriptors();
     this.indexes = indexes;
     this.table = table;
+    this.generation++;
     this.since = mark;
     this.logger.info(
       {
@@ -83,6 +86,7 @@ export class SimilarityState {
       .select(['s.id', 'd.analysis_a'])
       .execute();
     for (const row of analyses) this.table.upsertAnalysis(row.id, row.analysis_a);
+    if (vectors.length > 0) this.generation++;
     this.since = mark;
     this.logger.debug({ vectors: vectors.length, analyses: analyses.length }, 'similarity state updated');
   }
