@@ -1,5 +1,7 @@
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import type { AppDeps } from './deps.ts';
+import { soundInstanceHotPath } from './http/hot-path.ts';
 import { mountRoutes } from './http/mount.ts';
 import { renderer } from './http/render.ts';
 import { cors } from './middleware/cors.ts';
@@ -7,10 +9,15 @@ import { errorHandler } from './middleware/errors.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { healthRoutes } from './routes/health.ts';
 import { v2Routes } from './routes/v2.ts';
-import { createServices } from './services/index.ts';
+import { type ApiServices, createServices } from './services/index.ts';
 
 /** Builds the Koa application: cross-cutting middleware first, then each route group. */
-export function createApp(deps: AppDeps): Koa {
+export function createApp(
+  deps: AppDeps,
+  services: ApiServices | undefined = deps.api
+    ? createServices(deps.api, deps.config.API_VARIANT)
+    : undefined,
+): Koa {
   const app = new Koa();
   app.proxy = deps.config.TRUST_PROXY;
   app.silent = true; // errors are logged by the error handler with the request id
@@ -19,8 +26,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorHandler());
   app.use(cors());
   const routers = [healthRoutes(deps)];
-  if (deps.api) {
-    const services = createServices(deps.api, deps.config.API_VARIANT);
+  if (deps.api && services) {
     const catalogue = deps.api.catalogue;
     const routes = v2Routes(services, {
       version: deps.version,
@@ -35,4 +41,29 @@ export function createApp(deps: AppDeps): Koa {
     app.use(router.allowedMethods());
   }
   return app;
+}
+
+/**
+ * The node:http request listener: the application, behind the sound-instance hot path (answers
+ * rendered moments ago, served without Koa; see http/hot-path.ts). Behind a trusted proxy the
+ * origin comes from forwarded headers, which only the application reads, so there is no hot path.
+ */
+export function createRequestListener(deps: AppDeps): RequestListener {
+  const services = deps.api ? createServices(deps.api, deps.config.API_VARIANT) : undefined;
+  const app = createApp(deps, services).callback();
+  if (!services || deps.config.TRUST_PROXY) return app;
+  const hot = soundInstanceHotPath({
+    renderedSounds: services.renderedSounds,
+    strategies: deps.authStrategies ?? [],
+    publicUrl: deps.config.PUBLIC_URL,
+    logger: deps.logger,
+  });
+  return (req, res) => {
+    hot(req, res).then(
+      (served) => {
+        if (!served) app(req, res);
+      },
+      () => app(req, res),
+    );
+  };
 }

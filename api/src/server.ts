@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.ts';
+import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
 
 export interface RunningServer {
@@ -12,8 +12,7 @@ export interface RunningServer {
 
 /** Starts the HTTP server on HOST:PORT (PORT 0 picks a free port, used by tests). */
 export async function startServer(deps: AppDeps): Promise<RunningServer> {
-  const app = createApp(deps);
-  const server = http.createServer(app.callback());
+  const server = http.createServer(createRequestListener(deps));
   // Slow clients must not hold sockets forever; keep-alive a little longer than common proxies' timeouts.
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 120_000;

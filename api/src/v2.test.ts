@@ -219,6 +219,26 @@ describe('sound instance', () => {
     );
   });
 
+  it('answers from the hot path exactly as the application does, and still refuses bad keys', async () => {
+    const path = `/apiv2/sounds/${ids.bd_808}/?fields=id,name,username`;
+    const headersOf = (res: Response) =>
+      Object.fromEntries(
+        [...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)),
+      );
+    const init = { headers: { 'X-Request-Id': 'same-id' } };
+    const miss = await call(path, init); // rendered by the application, then cached
+    const hit = await call(path, init); // served by the hot path
+    expect(hit.status).toBe(miss.status);
+    expect(headersOf(hit)).toEqual(headersOf(miss));
+    expect(await hit.text()).toBe(await miss.text());
+    const viaHeader = await fetch(`${s.origin}${path}`, { headers: { Authorization: `Token ${key}` } });
+    expect(viaHeader.status).toBe(200);
+    await expectError(path, 401, 'Authentication credentials were not provided.', { noKey: true });
+    const wrong = await fetch(`${s.origin}${path}`, { headers: { Authorization: 'Token nope' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ detail: 'Invalid token' });
+  });
+
   it('answers 405 to a wrong method', async () => {
     const res = await call(`/apiv2/sounds/${ids.bd_808}/`, { method: 'DELETE' });
     expect(res.status).toBe(405);

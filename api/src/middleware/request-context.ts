@@ -4,6 +4,11 @@ import type { Context, Next } from 'koa';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The client's X-Request-Id when it is sane, else a new UUID. */
+export function requestIdFrom(incoming: string | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * `ctx.state` of every request: its id and a logger carrying it. The child logger is only made
  * when something logs through it (most requests never do); making one per request showed in the
@@ -31,8 +36,7 @@ class RequestState {
  */
 export function requestContext(logger: Logger) {
   return async (ctx: Context, next: Next) => {
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = incoming !== '' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(ctx.get('X-Request-Id'));
     ctx.state = new RequestState(logger, requestId);
     ctx.set('X-Request-Id', requestId);
     if (!logger.isLevelEnabled('info')) return next();

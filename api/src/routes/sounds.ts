@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageSchema, readPageRequest } from '../http/pagination.ts';
 import { idParam } from '../http/params.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { soundInstanceKey } from '../http/sound-instance-key.ts';
 import { analysisSchema, commentSchema, soundListItem, soundSchema } from '../serializers/schemas.ts';
 import { selectFields } from '../serializers/sound-fields.ts';
 import type { ApiServices } from '../services/index.ts';
@@ -23,14 +24,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       query: soundInstanceQuery,
       response: soundSchema,
       handler: async ({ params, query, origin }) => {
-        // Everything the body depends on; the variant is fixed per server.
-        const key = JSON.stringify([
-          params.sound_id,
-          origin,
-          query.fields,
-          query.descriptors,
-          query.normalized,
-        ]);
+        const key = soundInstanceKey(params.sound_id, origin, query);
         const cached = s.renderedSounds.get(key);
         if (cached) return cached;
         const sound = await s.sounds.instance(

@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@earshot/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenStrategy } from '../auth/token-strategy.ts';
+import { soundInstanceHotPath } from './hot-path.ts';
+import { RenderedCache } from './rendered-json.ts';
+import { soundInstanceKey } from './sound-instance-key.ts';
+
+/**
+ * The hot path alone, in front of a stand-in application that answers 599: which requests it
+ * serves from the rendered cache and which it must leave to the application.
+ */
+
+const KEY = 'k'.repeat(40);
+const SUSPENDED = 's'.repeat(40);
+let origin: string;
+let server: http.Server;
+const cache = new RenderedCache(60_000);
+
+beforeAll(async () => {
+  const strategy = tokenStrategy(async (key) => {
+    if (key === KEY) return { clientId: 'c', userId: 1, username: 'alice', active: true };
+    if (key === SUSPENDED) return { clientId: 'd', userId: 2, username: 'bob', active: false };
+    return undefined;
+  });
+  const hot = soundInstanceHotPath({
+    renderedSounds: cache,
+    strategies: [strategy],
+    publicUrl: undefined,
+    logger: createLogger('silent'),
+  });
+  server = http.createServer((req, res) => {
+    hot(req, res).then((served) => {
+      if (served) return;
+      res.writeHead(599);
+      res.end('application');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cache.remember(soundInstanceKey(7, origin, {}), { id: 7, name: 'seven' });
+  cache.remember(soundInstanceKey(7, origin, { fields: 'id' }), { id: 7 });
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const auth = { Authorization: `Token ${KEY}` };
+
+describe('soundInstanceHotPath', () => {
+  it('serves a cached instance with the application’s headers', async () => {
+    const res = await fetch(`${origin}/apiv2/sounds/7/`, { headers: { ...auth, 'X-Request-Id': 'r-1' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 7, name: 'seven' });
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('x-request-id')).toBe('r-1');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('vary')).toBe('Accept');
+    const byQuery = await fetch(`${origin}/apiv2/sounds/7/?fields=id&token=${KEY}&format=json`);
+    expect(await byQuery.json()).toEqual({ id: 7 });
+    const withAccept = await fetch(`${origin}/apiv2/sounds/7/`, {
+      headers: { ...auth, Accept: 'application/json, */*' },
+    });
+    expect(withAccept.status).toBe(200);
+  });
+
+  it('leaves every other case to the application', async () => {
+    const fallsThrough = async (path: string, headers: Record<string, string> = auth, method = 'GET') => {
+      const res = await fetch(`${origin}${path}`, { headers, method });
+      expect(res.status, `${method} ${path}`).toBe(599);
+    };
+    await fallsThrough('/apiv2/sounds/7/', {}); // no credential: the application's 401
+    await fallsThrough('/apiv2/sounds/7/', { Authorization: 'Token wrong' });
+    await fallsThrough('/apiv2/sounds/7/', { Authorization: `Token ${SUSPENDED}` });
+    await fallsThrough('/apiv2/sounds/7/', { Authorization: 'Token two parts' });
+    await fallsThrough('/apiv2/sounds/8/'); // not cached
+    await fallsThrough('/apiv2/sounds/7/?fields=name'); // another selection, not cached
+    await fallsThrough('/apiv2/sounds/7/?format=xml');
+    await fallsThrough('/apiv2/sounds/7/', { ...auth, Accept: 'application/yaml' });
+    await fallsThrough('/apiv2/sounds/7/?page=2'); // a parameter the instance does not read
+    await fallsThrough('/apiv2/sounds/7'); // no trailing slash
+    await fallsThrough('/apiv2/sounds/7/analysis/');
+    await fallsThrough('/apiv2/sounds/7/', auth, 'HEAD');
+    await fallsThrough('/apiv2/sounds/7/', auth, 'POST');
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * The rendered-cache key of a sound instance: everything its body depends on (the variant is
+ * fixed per server). Shared by the route and the hot path so both find the same entry.
+ */
+export function soundInstanceKey(
+  soundId: number,
+  origin: string,
+  query: { fields?: string; descriptors?: string; normalized?: string },
+): string {
+  return JSON.stringify([soundId, origin, query.fields, query.descriptors, query.normalized]);
+}
