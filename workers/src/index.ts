@@ -1,6 +1,6 @@
 // @earshot/workers: the job registry, the stage handlers, and the two runners (in-process, BullMQ).
 
-export { hashPassword, verifyPassword } from './accounts/password.ts';
+export { hashPassword, verifyPassword } from '@earshot/catalogue';
 export { createUser, type NewUser, UserExistsError } from './accounts/users.ts';
 export { collectFiles, type ImportOutcome, queueImports, waitForSounds } from './intake/bulk-import.ts';
 export { DEMO_USER, importDemoFixtures } from './intake/demo.ts';

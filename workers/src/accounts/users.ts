@@ -1,7 +1,8 @@
-import type { Database } from '@earshot/catalogue';
-import { EarshotError, ValidationError } from '@earshot/common';
+import { type Database, createUser as insertUser } from '@earshot/catalogue';
+import { ValidationError } from '@earshot/common';
 import type { Kysely } from 'kysely';
-import { hashPassword } from './password.ts';
+
+export { UserExistsError } from '@earshot/catalogue';
 
 export interface NewUser {
   username: string;
@@ -11,13 +12,10 @@ export interface NewUser {
   trusted?: boolean;
 }
 
-export class UserExistsError extends EarshotError {
-  constructor(username: string) {
-    super(`A user named "${username}" already exists.`, 'user_exists', 409);
-  }
-}
-
-/** Creates a user (the CLI's `users create`, the demo import). */
+/**
+ * Creates a user (the CLI's `users create`, the demo import): checks the input a person typed,
+ * then stores it through the catalogue's one user repository (scrypt password hash included).
+ */
 export async function createUser(db: Kysely<Database>, user: NewUser): Promise<number> {
   const username = user.username.trim();
   if (!/^[\w.@+-]{1,150}$/.test(username)) {
@@ -25,23 +23,12 @@ export async function createUser(db: Kysely<Database>, user: NewUser): Promise<n
   }
   if (user.email && !/^[^@\s]+@[^@\s]+$/.test(user.email))
     throw new ValidationError(`"${user.email}" is not an email address.`);
-  const taken = await db
-    .selectFrom('users')
-    .select('id')
-    .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
-    .executeTakeFirst();
-  if (taken) throw new UserExistsError(username);
-  const row = await db
-    .insertInto('users')
-    .values({
-      username,
-      email: user.email ?? '',
-      password_hash: user.password ? await hashPassword(user.password) : null,
-      avatar_path: null,
-      is_moderator: user.moderator ?? false,
-      is_trusted: user.trusted ?? false,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const created = await insertUser(db, {
+    username,
+    email: user.email,
+    password: user.password,
+    isModerator: user.moderator ?? false,
+    isTrusted: user.trusted ?? false,
+  });
+  return created.id;
 }
