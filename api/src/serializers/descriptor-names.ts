@@ -1,64 +1,16 @@
-/** The content descriptors the contract lets variant B select by name in `fields`, in its order. */
+import { ALL_DESCRIPTOR_COLUMNS } from '@earshot/catalogue';
+import { VARIANT_B_TYPES } from '@earshot/core';
+
+/**
+ * The content descriptors the contract lets variant B select by name in `fields`, in its order:
+ * the filterable ones (the catalogue's typed columns), then the arrays (from the analysis core's
+ * variant-B type table). Derived, so the three places can never disagree.
+ */
 export const DESCRIPTOR_FIELD_NAMES: readonly string[] = [
-  'amplitude_peak_ratio',
-  'beat_loudness',
-  'boominess',
-  'bpm_confidence',
-  'brightness',
-  'decay_strength',
-  'depth',
-  'dissonance',
-  'duration_effective',
-  'dynamic_range',
-  'hardness',
-  'hpcp_crest',
-  'hpcp_entropy',
-  'inharmonicity',
-  'log_attack_time',
-  'loudness',
-  'note_confidence',
-  'pitch',
-  'pitch_max',
-  'pitch_min',
-  'pitch_salience',
-  'pitch_var',
-  'roughness',
-  'sharpness',
-  'silence_rate',
-  'spectral_centroid',
-  'spectral_complexity',
-  'spectral_crest',
-  'spectral_energy',
-  'spectral_entropy',
-  'spectral_flatness',
-  'spectral_rolloff',
-  'spectral_skewness',
-  'spectral_spread',
-  'start_time',
-  'temporal_centroid',
-  'temporal_centroid_ratio',
-  'temporal_decrease',
-  'temporal_skewness',
-  'temporal_spread',
-  'tonality_confidence',
-  'warmth',
-  'zero_crossing_rate',
-  'beat_count',
-  'bpm',
-  'chord_count',
-  'note_midi',
-  'onset_count',
-  'loopable',
-  'reverbness',
-  'single_event',
-  'note_name',
-  'tonality',
-  'beat_times',
-  'chord_progression',
-  'hpcp',
-  'mfcc',
-  'onset_times',
-  'tristimulus',
+  ...ALL_DESCRIPTOR_COLUMNS,
+  ...Object.entries(VARIANT_B_TYPES)
+    .filter(([, type]) => type.endsWith('[]'))
+    .map(([name]) => name),
 ];
 
 export const DESCRIPTOR_NAME_SET: ReadonlySet<string> = new Set(DESCRIPTOR_FIELD_NAMES);
