@@ -1,3 +1,4 @@
+import { PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
 import { FrameSeries } from './frame-series.ts';
 import { createPeaks, findPeaks, type Peaks } from './peaks.ts';
 import { crest, entropy } from './spectral-shape.ts';
@@ -6,8 +7,6 @@ import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 export const TONAL_FRAME = 4096;
 export const TONAL_HOP = 2048;
 export const HPCP_SIZE = 36;
-/** Chord labels start at A like the HPCP bins (bin 0 = A = 440 Hz reference). */
-const PITCH_CLASSES_FROM_A = ['A', 'A#', 'B', 'C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#'];
 
 /**
  * Harmonic pitch class profile (Gómez 2006) with Essentia's Freesound settings: 36 bins (⅓ semitone),
@@ -107,27 +106,6 @@ function buildTriadTemplates(): { label: string; template: Float64Array }[] {
     }
   }
   return out;
-}
-
-function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = a.length;
-  let ma = 0;
-  let mb = 0;
-  for (let i = 0; i < n; i++) {
-    ma += a[i];
-    mb += b[i];
-  }
-  ma /= n;
-  mb /= n;
-  let num = 0;
-  let da = 0;
-  let db = 0;
-  for (let i = 0; i < n; i++) {
-    num += (a[i] - ma) * (b[i] - mb);
-    da += (a[i] - ma) ** 2;
-    db += (b[i] - mb) ** 2;
-  }
-  return da > 0 && db > 0 ? num / Math.sqrt(da * db) : 0;
 }
 
 /**
