@@ -47,47 +47,22 @@ export const B_FIELDS = [
   'md5',
 ] as const;
 
-/** Variant A: no subcategory/is_geotagged/md5/remix/explicit/analysis_files; analysis links instead. */
-export const A_FIELDS = [
-  'id',
-  'url',
-  'name',
-  'tags',
-  'description',
-  'category',
-  'category_code',
-  'category_is_user_provided',
-  'geotag',
-  'created',
-  'license',
-  'type',
-  'channels',
-  'filesize',
-  'bitrate',
-  'bitdepth',
-  'duration',
-  'samplerate',
-  'username',
-  'pack',
-  'pack_name',
-  'download',
-  'bookmark',
-  'previews',
-  'images',
-  'num_downloads',
-  'avg_rating',
-  'num_ratings',
-  'rate',
-  'comments',
-  'num_comments',
-  'comment',
-  'similar_sounds',
-  'analysis',
-  'analysis_stats',
-  'analysis_frames',
-  'ac_analysis',
-  'score',
-] as const;
+/** Fields only variant B has; variant A has its analysis links in their place. */
+const B_ONLY_FIELDS: ReadonlySet<string> = new Set([
+  'subcategory',
+  'is_geotagged',
+  'analysis_files',
+  'is_explicit',
+  'is_remix',
+  'was_remixed',
+  'md5',
+]);
+const A_ANALYSIS_FIELDS = ['analysis', 'analysis_stats', 'analysis_frames', 'ac_analysis'] as const;
+
+/** Variant A: the variant-B fields less the B-only ones, with the analysis links just before `score`. */
+export const A_FIELDS: readonly string[] = B_FIELDS.filter((f) => !B_ONLY_FIELDS.has(f)).flatMap((f) =>
+  f === 'score' ? [...A_ANALYSIS_FIELDS, f] : [f],
+);
 
 export const LIST_DEFAULT_FIELDS = ['id', 'name', 'tags', 'username', 'license'];
 
