@@ -15,8 +15,10 @@ import {
   type BullmqRunner,
   createJobRunner,
   createUser,
+  type JobReturn,
   queueImports,
   SoundIntake,
+  STAGES,
   waitForSounds,
 } from '@earshot/workers';
 import pg from 'pg';
@@ -25,6 +27,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'pipeline.md');
 const cliMain = path.join(here, '../../packages/cli/src/main.ts');
 const MAX_FIXTURE_SECONDS = 10;
+const SOURCE_STRIDE = 37;
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -52,9 +55,13 @@ async function prepareInputs(dir: string): Promise<string[]> {
     seen.add(f.md5);
     return true;
   });
+  let stride = SOURCE_STRIDE;
+  while (gcd(stride, sources.length) !== 1) stride++;
   const files: string[] = [];
   for (let i = 0; i < soundCount; i++) {
-    const source = sources[i % sources.length];
+    // A stride through the sources (coprime with their count): a short run gets every kind of
+    // fixture (sines, drums, chords…) in the same mix as a long one, not only the first kind.
+    const source = sources[(i * stride) % sources.length];
     const bytes = fs.readFileSync(path.join(fixturesDir(), source.file));
     const round = Math.floor(i / sources.length);
     if (round > 0) bytes[bytes.length - 1] ^= round;
@@ -63,6 +70,10 @@ async function prepareInputs(dir: string): Promise<string[]> {
     files.push(file);
   }
   return files;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 function startWorker(env: NodeJS.ProcessEnv, prefix: string): Promise<ChildProcess> {
@@ -81,16 +92,53 @@ function startWorker(env: NodeJS.ProcessEnv, prefix: string): Promise<ChildProce
   });
 }
 
+interface StageCost {
+  stage: string;
+  jobs: number;
+  handlerMs: number;
+  cpuMs: number;
+  childCpuMs: number;
+}
+
 interface RunResult {
   workers: number;
   sounds: number;
   failed: number;
-  wallS: number;
+  importS: number;
+  processS: number;
   soundsPerMinute: number;
+  endToEndPerMinute: number;
   handlerMsPerSound: number;
   overheadMsPerSound: number;
   overheadPct: number;
-  jobs: number;
+  /** CPU seconds of each worker process (and its ffmpeg children) per second of processing. */
+  coresPerWorker: number;
+  /** Busy cores of the whole machine while processing (workers, PostgreSQL, Redis, this bench, other users). */
+  machineBusyCores: number;
+  load: string;
+  stages: StageCost[];
+}
+
+/** CPU ms of a process so far, its reaped children included (ffmpeg, ffprobe). */
+function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+}
+
+/** Busy and total jiffies of the whole machine (all cores). */
+function machineTicks(): { busy: number; total: number } {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const total = cpu.reduce((a, b) => a + (b || 0), 0);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 async function run(workers: number, files: string[]): Promise<RunResult> {
@@ -106,35 +154,75 @@ async function run(workers: number, files: string[]): Promise<RunResult> {
   const prefix = `earshot-bench-${process.pid}-${workers}`;
   const children: ChildProcess[] = [];
   const producer = createJobRunner({ config, logger, catalogue, queuePrefix: prefix });
+  const queue = (producer.runner as BullmqRunner).queue;
   try {
     const userId = await createUser(catalogue.db, { username: 'bench' });
     const env = { DATA_DIR: dataDir, DATABASE_URL: config.DATABASE_URL, REDIS_URL: redisUrl };
     for (let i = 0; i < workers; i++) children.push(await startWorker(env, prefix));
 
-    const started = performance.now();
+    // Import phase on its own: the workers are ready but the queue is paused, so the import does
+    // not compete with processing and processing is timed without it.
+    await queue.pause();
+    let imported = 0;
+    const importStart = performance.now();
     const intake = new SoundIntake(catalogue.db, producer.storage);
-    const queued = await queueImports(intake, producer.pipeline, files, { userId, approve: true });
-    const outcomes = await waitForSounds(catalogue.db, queued, (done, failed) => {
-      process.stderr.write(
-        `\r  ${workers} worker(s): ${done}/${files.length} sounds done, ${failed} failed   `,
-      );
+    const queued = await queueImports(intake, producer.pipeline, files, {
+      userId,
+      approve: true,
+      onQueued: () => {
+        if (++imported % 10 === 0) process.stderr.write(`\r  ${workers} worker(s): ${imported} imported   `);
+      },
     });
-    const wallS = (performance.now() - started) / 1000;
+    const importS = (performance.now() - importStart) / 1000;
+
+    const cpuBefore = children.map((c) => processCpuMs(c.pid!));
+    const ticksBefore = machineTicks();
+    const processStart = Date.now();
+    await queue.resume();
+    let shown = -1;
+    const outcomes = await waitForSounds(
+      catalogue.db,
+      queued,
+      (done, failed) => {
+        if (done === shown) return;
+        shown = done;
+        process.stderr.write(
+          `\r  ${workers} worker(s): ${done}/${files.length} sounds processed, ${failed} failed   `,
+        );
+      },
+      500,
+    );
+    const cpuAfter = children.map((c) => processCpuMs(c.pid!));
+    const ticksAfter = machineTicks();
+    const load = loadAverage();
     process.stderr.write('\n');
 
-    const overhead = await queueOverhead(producer.runner as BullmqRunner);
+    const jobs = await queue.getCompleted(0, 100_000);
+    const processEnd = Math.max(...jobs.map((j) => j?.finishedOn ?? 0), processStart);
+    const processS = (processEnd - processStart) / 1000;
+    const overhead = queueOverhead(jobs);
     const failed = outcomes.filter((o) => o.state === 'Failed');
     for (const f of failed.slice(0, 5)) process.stderr.write(`  failed: ${f.file}: ${f.reason}\n`);
+    const workerCpuS = cpuAfter.reduce((sum, after, i) => sum + after - cpuBefore[i], 0) / 1000;
+    const machine = {
+      busy: ticksAfter.busy - ticksBefore.busy,
+      total: ticksAfter.total - ticksBefore.total,
+    };
     return {
       workers,
       sounds: files.length,
       failed: failed.length,
-      wallS,
-      soundsPerMinute: (files.length / wallS) * 60,
+      importS,
+      processS,
+      soundsPerMinute: (files.length / processS) * 60,
+      endToEndPerMinute: (files.length / (importS + processS)) * 60,
       handlerMsPerSound: overhead.handlerMs / files.length,
       overheadMsPerSound: overhead.overheadMs / files.length,
       overheadPct: (overhead.overheadMs / overhead.handlerMs) * 100,
-      jobs: overhead.jobs,
+      coresPerWorker: workerCpuS / workers / processS,
+      machineBusyCores: (machine.busy / machine.total) * os.cpus().length,
+      load,
+      stages: stageCosts(jobs, files.length),
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -143,7 +231,7 @@ async function run(workers: number, files: string[]): Promise<RunResult> {
         (c) => new Promise((resolve) => (c.exitCode !== null ? resolve(0) : c.once('exit', resolve))),
       ),
     );
-    await (producer.runner as BullmqRunner).queue.obliterate({ force: true }).catch(() => {});
+    await queue.obliterate({ force: true }).catch(() => {});
     await producer.close(0);
     await catalogue.close();
     await admin.query(`DROP DATABASE IF EXISTS ${tag}`).catch((err) => {
@@ -154,16 +242,15 @@ async function run(workers: number, files: string[]): Promise<RunResult> {
   }
 }
 
+type CompletedJob = Awaited<ReturnType<BullmqRunner['queue']['getCompleted']>>[number];
+
 /**
  * From the completed jobs (BullMQ keeps each job's start, end, worker and the handler's own time):
  * for each worker, the span from its first job's start to its last job's end, minus the time spent
  * inside handlers, is what the queue cost: fetching, locking, completing, the catalogue hooks, and
  * the waits between jobs. Idle time before the first job and after the last is not counted.
  */
-async function queueOverhead(
-  runner: BullmqRunner,
-): Promise<{ handlerMs: number; overheadMs: number; jobs: number }> {
-  const jobs = await runner.queue.getCompleted(0, 100_000);
+function queueOverhead(jobs: CompletedJob[]): { handlerMs: number; overheadMs: number } {
   const byWorker = new Map<string, Array<{ start: number; end: number; handlerMs: number }>>();
   for (const job of jobs) {
     if (!job?.processedOn || !job.finishedOn) continue;
@@ -177,7 +264,23 @@ async function queueOverhead(
     spanMs += Math.max(...list.map((j) => j.end)) - Math.min(...list.map((j) => j.start));
     handlerMs += list.reduce((sum, j) => sum + j.handlerMs, 0);
   }
-  return { handlerMs, overheadMs: spanMs - handlerMs, jobs: jobs.length };
+  return { handlerMs, overheadMs: spanMs - handlerMs };
+}
+
+/** Per stage, per sound: the handler's wall time, the worker's CPU and its ffmpeg/ffprobe children's. */
+function stageCosts(jobs: CompletedJob[], sounds: number): StageCost[] {
+  return STAGES.map(({ name }) => {
+    const own = jobs.filter((j) => j?.name === name);
+    const sum = (key: keyof JobReturn) =>
+      own.reduce((total, j) => total + ((j.returnvalue as JobReturn | undefined)?.[key] ?? 0), 0) / sounds;
+    return {
+      stage: name,
+      jobs: own.length,
+      handlerMs: sum('handlerMs'),
+      cpuMs: sum('cpuMs'),
+      childCpuMs: sum('childCpuMs'),
+    };
+  });
 }
 
 function table(results: RunResult[]): string {
@@ -187,11 +290,27 @@ function table(results: RunResult[]): string {
     const scaleCell =
       r.workers === 1 || !base ? '1.00×' : `**${scaling.toFixed(2)}×** ${scaling >= 1.8 ? '✓' : '✗'}`;
     const overheadCell = `**${r.overheadPct.toFixed(2)} %** ${r.overheadPct <= 2 ? '✓' : '✗'}`;
-    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.wallS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} | ${overheadCell} |`;
+    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.importS.toFixed(1)} | ${r.processS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.endToEndPerMinute.toFixed(1)} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} | ${overheadCell} | ${r.coresPerWorker.toFixed(2)} | ${r.machineBusyCores.toFixed(2)} | ${r.load} |`;
   });
   return [
-    '| worker processes | sounds | failed | wall s | sounds/min | scaling vs 1 (floor ≥ 1.8×) | handler ms/sound | queue overhead ms/sound | overhead / handler time (floor ≤ 2 %) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| worker processes | sounds | failed | import s | processing s | sounds/min (processing) | scaling vs 1 (floor ≥ 1.8×) | sounds/min (import + processing) | handler ms/sound | queue overhead ms/sound | overhead / handler time (floor ≤ 2 %) | CPU cores per worker | machine busy cores | load avg after (1/5/15 min) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ].join('\n');
+}
+
+function stageTable(results: RunResult[]): string {
+  const rows: string[] = [];
+  for (const r of results) {
+    for (const s of r.stages) {
+      rows.push(
+        `| ${r.workers} | ${s.stage} | ${s.jobs} | ${s.handlerMs.toFixed(0)} | ${s.cpuMs.toFixed(0)} | ${s.childCpuMs.toFixed(0)} | ${((s.cpuMs + s.childCpuMs) / Math.max(1, s.handlerMs)).toFixed(2)} |`,
+      );
+    }
+  }
+  return [
+    '| worker processes | stage | jobs | handler ms/sound | worker CPU ms/sound | ffmpeg/ffprobe CPU ms/sound | CPU / wall |',
+    '|---:|---|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n');
 }
@@ -204,7 +323,8 @@ async function main(): Promise<void> {
     const results: RunResult[] = [];
     for (const workers of workerCounts) results.push(await run(workers, files));
     const output = table(results);
-    process.stdout.write(`\n${output}\n`);
+    const stages = stageTable(results);
+    process.stdout.write(`\n${output}\n\n${stages}\n`);
     const report = [
       '## Pipeline benchmark',
       '',
@@ -214,7 +334,13 @@ async function main(): Promise<void> {
       '',
       output,
       '',
-      'Sounds/min counts from the start of the import to the last sound processed (import included). Queue overhead per worker = span from its first job start to its last job end − time inside the stage handlers (BullMQ fetch/lock/complete, the catalogue hooks and the gaps between jobs), summed over workers and divided by sounds. The machine is shared by several engineers, so wall times carry noise.',
+      "What is counted: **import s** = creating the 200 sounds in the catalogue and queueing them (`queueImports`), timed alone while the queue is paused and the workers wait. **processing s** = from resuming the queue to the end of the last job (BullMQ timestamps); sounds/min (processing) and the scaling ratio use it. sounds/min (import + processing) = sounds / (import s + processing s). Queue overhead per worker = span from its first job start to its last job end − time inside the stage handlers (BullMQ fetch/lock/complete, the catalogue hooks and the gaps between jobs), summed over workers and divided by sounds. CPU cores per worker = the worker processes' CPU (all threads plus their ffmpeg/ffprobe children, from /proc) during processing ÷ processing s ÷ workers. Machine busy cores = all CPU of the machine during processing (the workers, PostgreSQL, Redis, this benchmark and anyone else's work).",
+      '',
+      "Per stage, per sound (handler time and the CPU spent during it; one job at a time per worker, so the CPU is the job's):",
+      '',
+      stages,
+      '',
+      'The machine is shared by several engineers, so wall times carry noise; the load average is printed with each run.',
       '',
     ].join('\n');
     fs.writeFileSync(resultsFile, report);

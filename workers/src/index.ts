@@ -16,7 +16,7 @@ export { DEFAULT_STAGE_POLICIES } from './pipeline/definitions.ts';
 export { AlreadyProcessingError, Pipeline } from './pipeline/pipeline.ts';
 export { STAGES, type StageName, stageLabel } from './pipeline/stages.ts';
 export type { ProcessingRecord, ProcessingState } from './pipeline/store.ts';
-export { BullmqRunner, DEFAULT_QUEUE_PREFIX } from './runners/bullmq.ts';
+export { BullmqRunner, DEFAULT_QUEUE_PREFIX, type JobReturn } from './runners/bullmq.ts';
 export { InProcessRunner } from './runners/in-process.ts';
 export type { JobRunner, QueueCounts } from './runners/types.ts';
 export { createJobRunner, type JobRunnerService, type JobRunnerServiceOptions } from './service.ts';

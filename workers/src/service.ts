@@ -33,6 +33,11 @@ export interface JobRunnerServiceOptions {
   reconcileIntervalMs?: number;
   policies?: Partial<Record<StageName, Partial<StagePolicy>>>;
   analyzer?: SoundAnalyzer;
+  /**
+   * Each job uses about one core (no relayed second encoder), so that worker processes scale with
+   * the cores they are given. Default: on for BullMQ (scaled by processes), off in-process.
+   */
+  corePerJob?: boolean;
   tools?: MediaTools;
   onSimilarityVectors?: StageDeps['onSimilarityVectors'];
 }
@@ -56,7 +61,8 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   const { config, logger, catalogue } = options;
   const storage = new SoundStorage(config.dataDir);
   const store = new CatalogueStore(catalogue.db, storage);
-  const tools = options.tools ?? new CoreMediaTools(options.analyzer ?? coreAnalyzer, logger);
+  const corePerJob = options.corePerJob ?? Boolean(config.REDIS_URL);
+  const tools = options.tools ?? new CoreMediaTools(options.analyzer ?? coreAnalyzer, logger, { corePerJob });
   const registry = pipelineRegistry(
     { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },
     options.policies,

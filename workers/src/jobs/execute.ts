@@ -1,4 +1,5 @@
 import type { Logger } from '@earshot/common';
+import { type CpuSample, cpuNow, cpuSince } from './cpu.ts';
 import { errorMessage, isPermanentFailure, JobTimeoutError } from './errors.ts';
 import { type JobContext, type JobDefinition, jobIdFor } from './registry.ts';
 
@@ -37,6 +38,8 @@ export interface JobResult {
   durationMs: number;
   /** The handler alone (what the queue's overhead is measured against). */
   handlerMs: number;
+  /** CPU during the handler: this process's and its finished child processes' (exact with one job at a time). */
+  handlerCpu: CpuSample;
 }
 
 /** Thrown by executeJob; `permanent` tells the runner not to retry. */
@@ -82,13 +85,15 @@ export async function executeJob(
   try {
     await deps.hooks.started?.(job);
     const handlerStart = performance.now();
+    const cpuStart = cpuNow();
     await runWithTimeout(def, ctx, controller);
     const handlerMs = performance.now() - handlerStart;
+    const handlerCpu = cpuSince(cpuStart);
     // Inside the try: if recording success or queueing the next stage fails, the attempt failed.
     const durationMs = performance.now() - startedAt;
     await deps.hooks.completed?.(job, { enqueue: deps.enqueue, durationMs });
     logger.debug({ durationMs }, 'job completed');
-    return { durationMs, handlerMs };
+    return { durationMs, handlerMs, handlerCpu };
   } catch (error) {
     const durationMs = performance.now() - startedAt;
     const permanent = isPermanentFailure(error);

@@ -4,10 +4,12 @@ import {
   IncompleteAnalysisError,
   InvalidVectorError,
   listSimilaritySpaces,
+  type ProbeResult,
   probeFile,
   processFile,
   similarityVectorFromAnalysis,
 } from '@earshot/core';
+import { writeSignal } from './hand-off.ts';
 import type { AnalysisOutput, MediaTools, RenderedMedia, StageToolsOptions } from './tools.ts';
 
 /** Computes a sound's descriptors from its file and writes the analysis files into `outDir`. */
@@ -17,11 +19,21 @@ export type SoundAnalyzer = (
   options: StageToolsOptions,
 ) => Promise<AnalysisOutput>;
 
+export interface CoreToolsOptions {
+  /**
+   * One core per job: no second ffmpeg encoder relayed beside the first (see processFile's
+   * `relayPreviews`). Right where processes scale out (BullMQ workers); a lone in-process runner
+   * finishes each sound sooner with the relay.
+   */
+  corePerJob?: boolean;
+}
+
 /** MediaTools on @earshot/core: ffprobe, the media pipeline, the descriptors, the similarity spaces. */
 export class CoreMediaTools implements MediaTools {
   constructor(
     private readonly analyzer: SoundAnalyzer,
     private readonly logger: Logger,
+    private readonly options: CoreToolsOptions = {},
   ) {}
 
   probe(file: string, fileName: string): Promise<unknown> {
@@ -29,7 +41,19 @@ export class CoreMediaTools implements MediaTools {
   }
 
   async renderMedia(file: string, outDir: string, options: StageToolsOptions): Promise<RenderedMedia> {
-    const result = await processFile(file, outDir, { signal: options.signal });
+    const signalFile = options.signalFile;
+    const result = await processFile(file, outDir, {
+      signal: options.signal,
+      probe: options.probe as ProbeResult | undefined,
+      relayPreviews: !this.options.corePerJob,
+      // The media stage decodes the file anyway: its mono signal is kept for the analysis stage.
+      analyze: signalFile
+        ? async (decoded) => {
+            await writeSignal(signalFile, decoded.samples);
+            return { files: [] };
+          }
+        : undefined,
+    });
     const files: Record<string, string> = { peaks: path.basename(result.files.peaks) };
     for (const [key, p] of Object.entries(result.files.previews)) files[key] = path.basename(p);
     for (const [key, p] of Object.entries(result.files.images)) files[key] = path.basename(p);

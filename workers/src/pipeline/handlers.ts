@@ -1,8 +1,10 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EarshotError } from '@earshot/common';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
 import type { SoundStorage } from '../storage/sound-files.ts';
+import { PROBE_FILE, readProbe, SIGNAL_FILE, writeAtomically } from './hand-off.ts';
 import type { StageName } from './stages.ts';
 import type { PipelineStore, SoundToProcess } from './store.ts';
 import type { MediaTools } from './tools.ts';
@@ -56,13 +58,28 @@ const probe: StageHandler = async (ctx, deps) => {
     deps.tools.probe(sound.originalPath, sound.originalFilename, { signal: ctx.signal }),
   );
   await deps.store.saveProbe(ctx.soundId, result);
+  await writeAtomically(deps.storage.workFile(ctx.soundId, PROBE_FILE), JSON.stringify(result));
 };
+
+/** The probe stage's result, when it left one (absent after an upgrade or a lost folder: tools probe again). */
+function probeOf(ctx: JobContext, deps: StageDeps): Promise<unknown> {
+  return readProbe(deps.storage.workFile(ctx.soundId, PROBE_FILE));
+}
 
 const media: StageHandler = async (ctx, deps) => {
   const sound = await soundOf(ctx, deps);
+  const probe = await probeOf(ctx, deps);
+  const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
+  // A signal left by an earlier run belongs to whatever the original was then.
+  await fs.rm(signalFile, { force: true });
   const rendered = await deps.storage.replaceStageOutput(ctx.soundId, 'media', (dir) =>
     guarded(() =>
-      deps.tools.renderMedia(sound.originalPath, dir, { signal: ctx.signal, onProgress: reporter(ctx) }),
+      deps.tools.renderMedia(sound.originalPath, dir, {
+        signal: ctx.signal,
+        onProgress: reporter(ctx),
+        probe,
+        signalFile,
+      }),
     ),
   );
   const finalDir = deps.storage.outputDir(ctx.soundId, 'media');
@@ -75,9 +92,16 @@ const media: StageHandler = async (ctx, deps) => {
 
 const analysis: StageHandler = async (ctx, deps) => {
   const sound = await soundOf(ctx, deps);
+  const probe = await probeOf(ctx, deps);
+  const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
   const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', (dir) =>
     guarded(() =>
-      deps.tools.analyse(sound.originalPath, dir, { signal: ctx.signal, onProgress: reporter(ctx) }),
+      deps.tools.analyse(sound.originalPath, dir, {
+        signal: ctx.signal,
+        onProgress: reporter(ctx),
+        probe,
+        signalFile,
+      }),
     ),
   );
   const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
@@ -90,6 +114,7 @@ const analysis: StageHandler = async (ctx, deps) => {
     ),
     descriptors: out.analysis,
   });
+  await fs.rm(signalFile, { force: true });
 };
 
 const similarity: StageHandler = async (ctx, deps) => {
@@ -102,6 +127,7 @@ const similarity: StageHandler = async (ctx, deps) => {
 
 const handover: StageHandler = async (ctx, deps) => {
   const outcome = await deps.store.finishProcessing(ctx.soundId);
+  await deps.storage.removeWork(ctx.soundId);
   ctx.logger.info({ outcome }, 'sound processed');
 };
 

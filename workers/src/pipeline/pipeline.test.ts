@@ -110,6 +110,8 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
       expect(vectors).toEqual([{ space: 'freesound_classic', dims: 100 }]);
       // No staging leftovers next to the outputs.
       expect((await fs.readdir(service.storage.soundDir(id))).filter((n) => n.startsWith('.'))).toEqual([]);
+      // Nor what the stages handed each other (the probe, the decoded signal).
+      expect(await fs.readdir(service.storage.soundDir(id))).not.toContain('work');
 
       await env.catalogue.db
         .updateTable('sounds')

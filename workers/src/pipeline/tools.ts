@@ -6,6 +6,13 @@ export interface StageToolsOptions {
   signal: AbortSignal;
   /** Progress within the call, 0–100. */
   onProgress?: (percent: number) => void;
+  /** What `probe` returned for this file earlier, when it is at hand (saves probing again). */
+  probe?: unknown;
+  /**
+   * renderMedia: where to leave the decoded mono analysis signal for `analyse`;
+   * analyse: where such a signal may be waiting (used when it is there and fits, else it decodes).
+   */
+  signalFile?: string;
 }
 
 export interface RenderedMedia {

@@ -141,11 +141,11 @@ export class BullmqRunner implements JobRunner {
     await worker.waitUntilReady();
   }
 
-  /** The job's return value (kept with completed jobs) carries the handler's own time, for metrics. */
-  private async process(job: Job<JobPayload>, signal?: AbortSignal): Promise<{ handlerMs: number }> {
+  /** The job's return value (kept with completed jobs) carries the handler's own time and CPU, for metrics. */
+  private async process(job: Job<JobPayload>, signal?: AbortSignal): Promise<JobReturn> {
     const def = this.registry.get(job.name);
     try {
-      const { handlerMs } = await executeJob(
+      const { handlerMs, handlerCpu } = await executeJob(
         def,
         {
           name: job.name,
@@ -160,7 +160,11 @@ export class BullmqRunner implements JobRunner {
           signal,
         },
       );
-      return { handlerMs: Math.round(handlerMs * 10) / 10 };
+      return {
+        handlerMs: round1(handlerMs),
+        cpuMs: round1(handlerCpu.selfMs),
+        childCpuMs: round1(handlerCpu.childrenMs),
+      };
     } catch (err) {
       if (err instanceof JobFailedError && err.permanent) throw new UnrecoverableError(err.message);
       throw err instanceof JobFailedError ? toError(err.error) : err;
@@ -183,6 +187,19 @@ export class BullmqRunner implements JobRunner {
     );
     await this.queue.close();
   }
+}
+
+/** What a completed BullMQ job keeps as its return value. */
+export interface JobReturn {
+  handlerMs: number;
+  /** CPU of the worker process during the handler (all its threads). */
+  cpuMs: number;
+  /** CPU of the child processes (ffmpeg, ffprobe) that ended during the handler. */
+  childCpuMs: number;
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
 }
 
 function toError(err: unknown): Error {

@@ -33,6 +33,15 @@ export class SoundStorage {
     return path.join(this.soundDir(soundId), stage);
   }
 
+  /** Files one stage leaves for a later one (caches: see pipeline/hand-off.ts); removed once the sound is processed. */
+  workFile(soundId: number, name: string): string {
+    return path.join(this.soundDir(soundId), 'work', name);
+  }
+
+  async removeWork(soundId: number): Promise<void> {
+    await fs.rm(path.join(this.soundDir(soundId), 'work'), { recursive: true, force: true });
+  }
+
   /** Copies a file in as the sound's original (copy then rename: never a partial original). */
   async storeOriginal(soundId: number, sourcePath: string, originalName: string): Promise<string> {
     const target = this.originalPath(soundId, originalName);

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { relayEncodeArgs, relayedAudio, transcodeArgs } from '../ffmpeg/args.ts';
-import { runLinked } from '../ffmpeg/run.ts';
+import { runBinary, runLinked } from '../ffmpeg/run.ts';
 import { ANALYSIS_SAMPLE_RATE } from './decode.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
 import { IMAGE_FILES, type ImageKey, type MonoSignal, renderImages } from './images.ts';
@@ -39,6 +39,11 @@ export interface ProcessOptions {
   /** A probe already made of this file. */
   probe?: ProbeResult;
   signal?: AbortSignal;
+  /**
+   * Encode part of the previews in a second ffmpeg process (default true): a sound is ready sooner,
+   * but one call then uses more than one core. Workers that run one job per core turn it off.
+   */
+  relayPreviews?: boolean;
   /** Called as each stage starts and ends: progress for job records, CPU accounting for benchmarks. */
   onStage?: (stage: Stage, phase: 'start' | 'end') => void;
 }
@@ -157,17 +162,27 @@ async function transcode(
   const sink = new MonoSink(probe.duration * sampleRate);
   const outputs = (keys: PreviewKey[]) =>
     keys.map((key) => ({ encoding: PREVIEWS[key].encoding, output: staging.path(PREVIEWS[key].file) }));
-  const main = outputs(PREVIEW_KEYS.filter((key) => !RELAYED_PREVIEWS.has(key)));
-  const relayed = outputs(PREVIEW_KEYS.filter((key) => RELAYED_PREVIEWS.has(key)));
-  await runLinked(
-    {
-      name: 'ffmpeg',
-      args: transcodeArgs(input, probe, main, { sampleRate }, true),
-      options: { onStdout: (chunk) => sink.write(chunk) },
-    },
-    { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(probe), relayed) },
-    { timeoutMs: opts.timeoutMs ?? Math.max(120_000, probe.duration * 2000), signal: opts.signal },
-  );
+  const timeoutMs = opts.timeoutMs ?? Math.max(120_000, probe.duration * 2000);
+  const onStdout = (chunk: Buffer) => sink.write(chunk);
+  if (opts.relayPreviews === false) {
+    await runBinary('ffmpeg', transcodeArgs(input, probe, outputs(PREVIEW_KEYS), { sampleRate }), {
+      onStdout,
+      timeoutMs,
+      signal: opts.signal,
+    });
+  } else {
+    const main = outputs(PREVIEW_KEYS.filter((key) => !RELAYED_PREVIEWS.has(key)));
+    const relayed = outputs(PREVIEW_KEYS.filter((key) => RELAYED_PREVIEWS.has(key)));
+    await runLinked(
+      {
+        name: 'ffmpeg',
+        args: transcodeArgs(input, probe, main, { sampleRate }, true),
+        options: { onStdout },
+      },
+      { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(probe), relayed) },
+      { timeoutMs, signal: opts.signal },
+    );
+  }
   const samples = sink.finish();
   checkDecodedLength(probe, samples.length, sampleRate);
   return { samples, sampleRate };
