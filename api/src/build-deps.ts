@@ -2,6 +2,8 @@ import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
 import { sql } from 'kysely';
+import { cachedSearchEngine } from './adapters/cached-search.ts';
+import { CatalogueChangeFeed, type ChangeVersion, NO_CHANGE_FEED } from './adapters/catalogue-changes.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { cachedCredentialLookup, credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
@@ -21,6 +23,11 @@ export interface BuildAppDepsOptions {
   similarityRefreshMs?: number;
   /** How long sound records (and rendered sound instances) are reused (default 5 s; 0 = always read). */
   recordCacheMs?: number;
+  /**
+   * Listen for the catalogue's change notifications and keep search answers until the next
+   * change (default true; only with the PostgreSQL server, the embedded database has no feed).
+   */
+  changeFeed?: boolean;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -51,6 +58,10 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
         }, refreshMs)
       : undefined;
   timer?.unref();
+  const changes: ChangeVersion =
+    options.changeFeed !== false && catalogue.kind === 'postgres' && config.DATABASE_URL
+      ? await CatalogueChangeFeed.start(config.DATABASE_URL, logger)
+      : NO_CHANGE_FEED;
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   return {
     config,
@@ -63,16 +74,24 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       catalogue:
         options.recordCacheMs === 0
           ? catalogueReader(db, DEFAULT_SIMILARITY_SPACE)
-          : cachedSoundRecords(catalogueReader(db, DEFAULT_SIMILARITY_SPACE), options.recordCacheMs),
+          : cachedSoundRecords(
+              catalogueReader(db, DEFAULT_SIMILARITY_SPACE),
+              options.recordCacheMs,
+              undefined,
+              changes,
+            ),
       descriptors: descriptorReader(db, spaceNames),
-      search: searchEngine(db, similarity),
+      search: cachedSearchEngine(searchEngine(db, similarity, changes), changes, similarity),
       files: soundFiles(db, config.dataDir),
       responseCacheMs: options.recordCacheMs,
+      changes,
+      stateVersion: () => `${similarity.generation}:${similarity.table.version}`,
     },
     authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
     similarity,
     dispose: async () => {
       if (timer) clearInterval(timer);
+      await changes.close();
       await similarity.close();
     },
   };

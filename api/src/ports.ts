@@ -156,6 +156,18 @@ export interface SearchEngine {
   descriptorNames(): { oneDimensional: string[]; multiDimensional: string[]; variableLength: string[] };
 }
 
+/**
+ * What caches ask before serving an answer: the catalogue's current change version, known to
+ * include every change committed before the call. Undefined means "cannot tell" (not listening):
+ * then nothing may be served from a cache.
+ */
+export interface ChangeVersion {
+  current(): Promise<number | undefined>;
+  /** Called (synchronously, before `current` resolves with the new version) on every change. */
+  onChange(listener: () => void): void;
+  close(): Promise<void>;
+}
+
 /** Where a sound's stored files are. Undefined when the file does not exist. */
 export type FileKind =
   | 'preview-hq-mp3'

@@ -6,6 +6,8 @@ import {
   searchCondition,
 } from '@earshot/catalogue';
 import { type Kysely, sql } from 'kysely';
+import { VersionedCache } from './answer-cache.ts';
+import type { ChangeVersion } from './catalogue-changes.ts';
 
 /** The text part of a similarity, content or combined search that narrows the candidates. */
 export interface FilterRequest {
@@ -96,6 +98,28 @@ export function sharedFilterSets(load: FilterSets, ttlMs = 5_000, maxEntries = 3
     const entry = read(key, req, now);
     store(key, entry);
     return entry.ids;
+  };
+}
+
+/**
+ * Keeps each filter's ids until the catalogue changes (`changes`), so a busy filter costs one
+ * database read per catalogue change instead of one per `ttlMs`, and a new, changed or deleted
+ * sound is in (or out of) the very next search. Concurrent identical filters share one read.
+ * When the change version cannot be known (no notifications), `fallback` answers.
+ */
+export function versionedFilterSets(
+  load: FilterSets,
+  changes: ChangeVersion,
+  fallback: FilterSets,
+  maxEntries = 64,
+): FilterSets {
+  const cache = new VersionedCache<ReadonlySet<number> | undefined>(maxEntries);
+  return async (req) => {
+    if (!req.query && !req.filter && !req.descriptorsFilter) return undefined;
+    const version = await changes.current();
+    if (version === undefined) return fallback(req);
+    const key = JSON.stringify([req.query ?? '', req.filter ?? '', req.descriptorsFilter ?? '']);
+    return cache.get(key, String(version), () => load(req));
   };
 }
 

@@ -1,6 +1,7 @@
 import { type Database, searchSounds } from '@earshot/catalogue';
 import {
   DEFAULT_SIMILARITY_SPACE,
+  DescriptorRowSet,
   listSimilaritySpaces,
   parseDescriptorTarget,
   type SimilarityIndex,
@@ -16,7 +17,13 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import { type FilterSets, filterSetsFromCatalogue, sharedFilterSets } from './filter-sets.ts';
+import { type ChangeVersion, NO_CHANGE_FEED } from './catalogue-changes.ts';
+import {
+  type FilterSets,
+  filterSetsFromCatalogue,
+  sharedFilterSets,
+  versionedFilterSets,
+} from './filter-sets.ts';
 import { NeighbourCache } from './neighbour-cache.ts';
 import type { SimilarityState } from './similarity-state.ts';
 
@@ -25,15 +32,27 @@ const FILTER_ID_LIMIT = 1_000_000;
 
 /**
  * Text search runs in the catalogue (PostgreSQL full text); similarity and content search in the
- * in-memory state, with text filters turned into an id set by the catalogue first.
+ * in-memory state, with text filters turned into an id set by the catalogue first. Filter id sets
+ * are kept until the catalogue changes (`changes`; a few seconds when it cannot tell).
  */
 export function searchEngine(
   db: Kysely<Database>,
   state: SimilarityState,
-  filterSet: FilterSets = sharedFilterSets(filterSetsFromCatalogue(db, FILTER_ID_LIMIT)),
+  changes: ChangeVersion = NO_CHANGE_FEED,
+  filterSet: FilterSets = defaultFilterSets(db, changes),
 ): SearchEngine {
   const catalogue = { db };
   const neighbourCache = new NeighbourCache();
+  // Each filter id set resolved to descriptor-table rows once (per table version), not per request.
+  const rowSets = new WeakMap<ReadonlySet<number>, DescriptorRowSet>();
+  const rowSetOf = (ids: ReadonlySet<number>): DescriptorRowSet => {
+    let rows = rowSets.get(ids);
+    if (!rows) {
+      rows = new DescriptorRowSet(ids);
+      rowSets.set(ids, rows);
+    }
+    return rows;
+  };
 
   function indexOf(space: string): SimilarityIndex {
     const index = state.indexes.get(space);
@@ -111,7 +130,7 @@ export function searchEngine(
       const result = searchDescriptorTarget(state.table, parseDescriptorTarget(req.target), {
         k: req.limit,
         offset: req.offset,
-        filter: allowed,
+        filter: allowed && rowSetOf(allowed),
       });
       return {
         count: result.total,
@@ -132,6 +151,11 @@ export function searchEngine(
       };
     },
   };
+}
+
+function defaultFilterSets(db: Kysely<Database>, changes: ChangeVersion): FilterSets {
+  const load = filterSetsFromCatalogue(db, FILTER_ID_LIMIT);
+  return versionedFilterSets(load, changes, sharedFilterSets(load));
 }
 
 function countIn(index: SimilarityIndex, ids: ReadonlySet<number>): number {

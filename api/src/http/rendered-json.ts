@@ -30,6 +30,10 @@ export class RenderedCache {
     return undefined;
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   remember(key: string, value: unknown): RenderedJson {
     const body = new RenderedJson(value);
     if (this.ttlMs <= 0) return body;

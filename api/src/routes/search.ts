@@ -27,7 +27,10 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           auth: 'read',
           query: textSearchQuery,
           response: pageSchema(soundListItem),
-          handler: (input) => s.search.text(input.query, listRequest(input, s.variant, 'search', true)),
+          handler: (input) =>
+            s.searchPages.answer(input, () =>
+              s.search.text(input.query, listRequest(input, s.variant, 'search', true)),
+            ),
         }),
       );
     }
@@ -41,7 +44,10 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         auth: 'read',
         query: contentSearchQuery,
         response: pageSchema(soundListItem),
-        handler: (input) => s.search.content(input.query, listRequest(input, s.variant, 'search', true)),
+        handler: (input) =>
+          s.searchPages.answer(input, () =>
+            s.search.content(input.query, listRequest(input, s.variant, 'search', true)),
+          ),
       }),
       defineRoute({
         method,
@@ -52,7 +58,10 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         auth: 'read',
         query: combinedSearchQuery,
         response: combinedSchema,
-        handler: (input) => s.search.combined(input.query, listRequest(input, s.variant, 'search', true)),
+        handler: (input) =>
+          s.searchPages.answer(input, () =>
+            s.search.combined(input.query, listRequest(input, s.variant, 'search', true)),
+          ),
       }),
     );
   }

@@ -1,8 +1,9 @@
 import { RenderedCache } from '../http/rendered-json.ts';
-import type { CatalogueReader, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
+import type { CatalogueReader, ChangeVersion, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
+import { SearchPageCache } from './search-pages.ts';
 import { SoundPresenter } from './sound-presenter.ts';
 import { SoundService } from './sounds.ts';
 
@@ -14,6 +15,10 @@ export interface ApiPorts {
   files: SoundFiles;
   /** How long a rendered sound instance is reused (default 5 s, like the record cache; 0 = never). */
   responseCacheMs?: number;
+  /** The catalogue's change version: search pages are kept until it moves (no caching without it). */
+  changes?: ChangeVersion;
+  /** Version of the in-memory similarity state search answers also depend on. */
+  stateVersion?: () => string;
 }
 
 export interface ApiServices {
@@ -25,10 +30,15 @@ export interface ApiServices {
   files: SoundFiles;
   /** Recently rendered sound instances, by sound, origin and the query parameters that shape them. */
   renderedSounds: RenderedCache;
+  /** Rendered search pages until the catalogue changes. */
+  searchPages: SearchPageCache;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
   const presenter = new SoundPresenter(ports.catalogue, ports.descriptors, variant);
+  const renderedSounds = new RenderedCache(ports.responseCacheMs ?? 5_000);
+  // A changed sound is shown changed by the next request, not after the time-based reuse ends.
+  ports.changes?.onChange(() => renderedSounds.clear());
   return {
     variant,
     sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, presenter),
@@ -36,6 +46,7 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     people: new PeopleService(ports.catalogue, presenter),
     engine: ports.search,
     files: ports.files,
-    renderedSounds: new RenderedCache(ports.responseCacheMs ?? 5_000),
+    renderedSounds,
+    searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
   };
 }

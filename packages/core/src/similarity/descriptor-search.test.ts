@@ -1,7 +1,7 @@
 import { NotFoundError } from '@earshot/common';
 import { describe, expect, it } from 'vitest';
 import { DescriptorTable } from './descriptor-table.ts';
-import { parseDescriptorTarget, searchDescriptorTarget } from './descriptor-target.ts';
+import { DescriptorRowSet, parseDescriptorTarget, searchDescriptorTarget } from './descriptor-target.ts';
 import { InvalidTargetError, UnknownDescriptorError } from './errors.ts';
 import { jitterAnalysis, referenceAnalyses, referenceNames } from './test-support.ts';
 
@@ -175,6 +175,31 @@ describe('descriptor-target search', () => {
       filter: new Set(expected.map((e) => e.id)),
     });
     expect(page2.results.map((r) => r.id)).toEqual(expected.slice(5, 10).map((r) => r.id));
+  });
+
+  it('answers the same with a prepared row set as with the id set, also after the table changes', () => {
+    const local = referenceTable();
+    const parsed = parseDescriptorTarget(`${names[0]}:1500 ${names[1]}:0.5`);
+    // Ids in no particular order, some the table does not hold.
+    const ids = [1033, 7, 1002, 5000, 40, 1, 1040, 12, 1011, 9999, 3];
+    const rowSet = new DescriptorRowSet(ids);
+    const same = () => {
+      for (const offset of [0, 3]) {
+        const bySet = searchDescriptorTarget(local, parsed, { k: 4, offset, filter: new Set(ids) });
+        const byRows = searchDescriptorTarget(local, parsed, { k: 4, offset, filter: rowSet });
+        expect(byRows).toEqual(bySet);
+        expect(byRows.total).toBe(ids.filter((id) => local.has(id)).length);
+      }
+    };
+    same();
+    const before = local.version;
+    local.remove(1); // the last row moves into row 0
+    local.upsertAnalysis(5000, referenceAnalyses[referenceNames[3]]);
+    expect(local.version).toBeGreaterThan(before);
+    same();
+    expect(
+      searchDescriptorTarget(local, parsed, { k: 20, filter: rowSet }).results.map((r) => r.id),
+    ).toContain(5000);
   });
 
   it('uses a sound’s own descriptors for a sound-id target, excluding that sound', () => {

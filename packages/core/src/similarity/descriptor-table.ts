@@ -64,6 +64,7 @@ export class DescriptorTable {
   private readonly dimensionColumns = new Map<string, Column[]>();
   private readonly canonicalNames = new Map<string, string>();
   private rows = 0;
+  private changes = 0;
 
   private readonly keepColumn: ColumnPolicy;
 
@@ -78,6 +79,27 @@ export class DescriptorTable {
 
   has(id: number): boolean {
     return this.rowOf.has(id);
+  }
+
+  /**
+   * Changes whenever a sound is added, changed or removed: answers and row sets computed from the
+   * table stay valid until it moves.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /**
+   * The rows of the given sounds (those the table holds), ascending, so a scan over them walks the
+   * columns forwards. Valid until `version` changes (removals move rows).
+   */
+  rowsOf(ids: Iterable<number>): Int32Array {
+    const rows: number[] = [];
+    for (const id of ids) {
+      const row = this.rowOf.get(id);
+      if (row !== undefined) rows.push(row);
+    }
+    return Int32Array.from(rows).sort();
   }
 
   /** The row holding a sound, or -1. */
@@ -106,6 +128,7 @@ export class DescriptorTable {
       throw new ValidationError(`Sound id must be a positive integer below 2^31, got ${id}`);
     }
     const cells = this.cellsOf(values);
+    this.changes++;
     let row = this.rowOf.get(id);
     if (row === undefined) {
       row = this.appendRow(id);
@@ -148,6 +171,7 @@ export class DescriptorTable {
   remove(id: number): boolean {
     const row = this.rowOf.get(id);
     if (row === undefined) return false;
+    this.changes++;
     const last = this.rows - 1;
     for (const column of this.columns.values()) {
       this.setCell(column, row, Number.NaN);

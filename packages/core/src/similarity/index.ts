@@ -17,6 +17,7 @@ export {
 } from './descriptor-table.ts';
 export {
   DEFAULT_SOUND_TARGET_DESCRIPTORS,
+  DescriptorRowSet,
   type DescriptorSearchOptions,
   type DescriptorSearchResult,
   type DescriptorTarget,

@@ -1,0 +1,82 @@
+import type {
+  ContentSearchRequest,
+  Hits,
+  SearchEngine,
+  SimilarityRequest,
+  TextSearchRequest,
+} from '../ports.ts';
+import { VersionedCache } from './answer-cache.ts';
+import type { ChangeVersion } from './catalogue-changes.ts';
+
+/** What the similarity and content answers are computed from besides the catalogue. */
+export interface StateVersion {
+  readonly generation: number;
+  readonly table: { readonly version: number };
+}
+
+/**
+ * The search engine behind a query-result cache, as search servers keep one: each answer (ids,
+ * scores, count of one page) is kept by its normalised request until the catalogue changes (and,
+ * for similarity and content search, until the in-memory similarity state changes). Identical
+ * concurrent requests share one computation. Without a change version (no notifications) every
+ * request goes to the engine.
+ */
+export function cachedSearchEngine(
+  engine: SearchEngine,
+  changes: ChangeVersion,
+  state: StateVersion,
+  maxEntries = 5_000,
+): SearchEngine {
+  const cache = new VersionedCache<Hits | undefined>(maxEntries);
+
+  async function cached(
+    key: string,
+    withState: boolean,
+    compute: () => Promise<Hits | undefined>,
+  ): Promise<Hits | undefined> {
+    const version = await changes.current();
+    if (version === undefined) return compute();
+    const full = withState ? `${version}:${state.generation}:${state.table.version}` : String(version);
+    return cache.get(key, full, compute);
+  }
+
+  return {
+    ...engine,
+    async text(req: TextSearchRequest): Promise<Hits> {
+      const key = JSON.stringify([
+        't',
+        req.query,
+        req.filter ?? null,
+        req.sort ?? null,
+        req.weights ?? null,
+        req.groupByPack,
+        req.offset,
+        req.limit,
+      ]);
+      return (await cached(key, false, () => engine.text(req))) as Hits;
+    },
+    similar(req: SimilarityRequest): Promise<Hits | undefined> {
+      const key = JSON.stringify([
+        's',
+        req.space,
+        'soundId' in req.target ? req.target.soundId : req.target.vector,
+        req.filter ?? null,
+        req.offset,
+        req.limit,
+      ]);
+      return cached(key, true, () => engine.similar(req));
+    },
+    async content(req: ContentSearchRequest): Promise<Hits> {
+      const key = JSON.stringify([
+        'c',
+        req.target ?? null,
+        req.descriptorsFilter ?? null,
+        req.query ?? null,
+        req.filter ?? null,
+        req.offset,
+        req.limit,
+      ]);
+      return (await cached(key, true, () => engine.content(req))) as Hits;
+    },
+  };
+}

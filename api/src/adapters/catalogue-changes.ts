@@ -1,0 +1,146 @@
+import type { Logger } from '@earshot/common';
+import pg from 'pg';
+import type { ChangeVersion } from '../ports.ts';
+
+export type { ChangeVersion };
+
+/** The channel the catalogue's change triggers notify (migration `*-catalogue-change-notify`). */
+export const CATALOGUE_CHANGED_CHANNEL = 'earshot_catalogue_changed';
+
+/** For catalogues that cannot notify (the embedded database): every answer is read afresh. */
+export const NO_CHANGE_FEED: ChangeVersion = {
+  current: () => Promise.resolve(undefined),
+  onChange: () => {},
+  close: () => Promise.resolve(),
+};
+
+/**
+ * Listens on one dedicated connection for the catalogue's change notifications. The version moves
+ * on every notification and on every reconnect (changes may have been missed while down).
+ *
+ * A notification reaches this process a moment after the writer's commit, so "the version now"
+ * would race with a client that writes and then searches. `current()` therefore waits for a round
+ * trip on the listening connection that started after the call: PostgreSQL delivers the
+ * notifications of transactions committed before a query ahead of that query's reply. Concurrent
+ * callers share round trips (at most one running and one queued), so under load this is one tiny
+ * query per round trip, not per request.
+ */
+export class CatalogueChangeFeed implements ChangeVersion {
+  private client: pg.Client | undefined;
+  private version = 0;
+  private live = false;
+  private closed = false;
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly listeners: Array<() => void> = [];
+
+  private constructor(
+    private readonly url: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Connects and listens; a failed first connection is retried in the background (caches stay off). */
+  static async start(url: string, logger: Logger): Promise<CatalogueChangeFeed> {
+    const feed = new CatalogueChangeFeed(url, logger);
+    await feed.connect();
+    return feed;
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  async current(): Promise<number | undefined> {
+    if (!this.live) return undefined;
+    try {
+      await this.sync();
+    } catch {
+      return undefined;
+    }
+    return this.live ? this.version : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.live = false;
+    if (this.retry) clearTimeout(this.retry);
+    await this.client?.end().catch(() => {});
+  }
+
+  private sync(): Promise<void> {
+    if (!this.running) {
+      const client = this.client;
+      if (!client) return Promise.reject(new Error('not connected'));
+      this.running = client.query('select 1').then(
+        () => {
+          this.running = undefined;
+        },
+        (err: unknown) => {
+          this.running = undefined;
+          throw err;
+        },
+      );
+      return this.running;
+    }
+    // A round trip already under way may have started before this caller's writes committed: wait
+    // for the next one (shared by everyone who arrives meanwhile).
+    if (!this.queued) {
+      this.queued = this.running
+        .catch(() => {})
+        .then(() => {
+          this.queued = undefined;
+          return this.sync();
+        });
+    }
+    return this.queued;
+  }
+
+  private changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: 'earshot-api-changes' });
+    client.on('notification', (message) => {
+      if (message.channel === CATALOGUE_CHANGED_CHANNEL) this.changed();
+    });
+    const down = (err?: unknown) => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.live = false;
+      this.changed();
+      if (!this.closed) {
+        this.logger.warn({ err }, 'catalogue change feed lost; search caches off until it is back');
+        this.scheduleReconnect();
+      }
+      client.end().catch(() => {});
+    };
+    client.on('error', down);
+    client.on('end', () => down());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CATALOGUE_CHANGED_CHANNEL}`);
+    } catch (err) {
+      client.end().catch(() => {});
+      this.logger.warn({ err }, 'catalogue change feed could not listen; search caches off for now');
+      this.scheduleReconnect();
+      return;
+    }
+    this.client = client;
+    // Anything may have changed while nobody listened.
+    this.changed();
+    this.live = true;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.connect();
+    }, 1_000);
+    this.retry.unref();
+  }
+}
