@@ -1,5 +1,7 @@
+import { trackBeats } from './beat-tracker.ts';
 import { envelopeDescriptors } from './envelope.ts';
 import { essentiaWholeSignal } from './essentia-client.ts';
+import type { EssentiaResult } from './essentia-protocol.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
 import { estimateKey } from './key.ts';
@@ -20,7 +22,10 @@ export interface AnalysisResult {
   variantB: VariantB;
   variantA: VariantATree;
   frames?: FramesFile;
-  /** Milliseconds per descriptor group; `essentia` is the worker thread's own time (it overlaps the rest). */
+  /**
+   * Milliseconds per descriptor group; with `rhythm: 'essentia'`, `essentia` is the worker thread's own time
+   * (it overlaps the rest).
+   */
   timings: GroupTimings;
 }
 
@@ -141,7 +146,7 @@ function loopFit(
 
 /**
  * The full analysis of a mono signal: both variants, optionally the frames file, and the time each group
- * took. Rhythm and key run in the essentia.js worker thread while the frame descriptors run here.
+ * took. Beats come from our tracker (beat-tracker.ts) unless `rhythm: 'essentia'` asks for essentia.js.
  */
 export async function analyzeSignal(
   samples: Float32Array,
@@ -151,12 +156,16 @@ export async function analyzeSignal(
   const timings: GroupTimings = {};
   const clock = options.profile ? cpuClock : wallClock;
   clocks.set(timings, clock);
+  // The essentia.js reference backend runs in its worker thread while the frame descriptors run here.
+  const useEssentia = options.rhythm === 'essentia';
   const essentiaStart = clock();
-  const essentiaPromise = essentiaWholeSignal(samples, sampleRate).then((r) => {
-    timings.essentia_wall = clock() - essentiaStart;
-    return r;
-  });
-  if (options.profile) await essentiaPromise;
+  const essentiaPromise = useEssentia
+    ? essentiaWholeSignal(samples, sampleRate).then((r) => {
+        timings.essentia_wall = clock() - essentiaStart;
+        return r;
+      })
+    : undefined;
+  if (options.profile && essentiaPromise) await essentiaPromise;
   const duration = samples.length / sampleRate;
   const lowlevel = timed(timings, 'lowlevel', () => lowLevelFrames(samples, sampleRate));
   const series = lowlevel.series;
@@ -176,7 +185,13 @@ export async function analyzeSignal(
     voicedPitch(series.scalar('pitch'), series.scalar('pitch_instantaneous_confidence'), frameEnergy),
   );
 
-  const tracked = await essentiaPromise;
+  const tracked: EssentiaResult = essentiaPromise
+    ? await essentiaPromise
+    : timed(timings, 'beats', () => {
+        const beats = trackBeats(series.scalar('onset_strength'), onsets, duration, sampleRate, LOWLEVEL_HOP);
+        // Like the degara method, the tracker reports no confidence of its own (bpm_confidence is the grid's support).
+        return { bpm: beats.bpm, bpmConfidence: 0, ticks: beats.ticks, bpmIntervals: [] };
+      });
   const tempo = timed(timings, 'rhythm', () => refineTempo(tracked.bpm, tracked.ticks, onsets));
   const essentia = {
     ...tracked,
@@ -279,6 +294,6 @@ export async function analyzeSignal(
       },
     }));
   }
-  const essentiaTime = options.profile ? timings.essentia_wall : (essentia.elapsedMs ?? 0);
-  return { variantB, variantA, frames, timings: { ...timings, essentia: essentiaTime } };
+  if (useEssentia) timings.essentia = options.profile ? timings.essentia_wall : (tracked.elapsedMs ?? 0);
+  return { variantB, variantA, frames, timings };
 }

@@ -17,6 +17,30 @@ function supported(grid: number[], onsets: number[]): number {
   return hits / grid.length;
 }
 
+/**
+ * Slope of times over beat indices, robust to an onset placed off its beat (a least-squares line tilts
+ * towards such a point when it sits at either end): the median of the pairwise slopes (Theil–Sen). Long
+ * grids use only the pairs half the points apart, which are the most precise and keep the cost linear.
+ */
+function robustSlope(xs: number[], ts: number[]): number {
+  const slopes: number[] = [];
+  const add = (i: number, j: number) => {
+    const dx = xs[j] - xs[i];
+    if (dx > 0) slopes.push((ts[j] - ts[i]) / dx);
+  };
+  const n = xs.length;
+  if (n <= 64) {
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) add(i, j);
+  } else {
+    const h = n >> 1;
+    for (let i = 0; i + h < n; i++) add(i, i + h);
+  }
+  if (slopes.length === 0) return 0;
+  slopes.sort((a, b) => a - b);
+  const m = slopes.length >> 1;
+  return slopes.length % 2 ? slopes[m] : (slopes[m - 1] + slopes[m]) / 2;
+}
+
 export interface TempoEstimate {
   bpm: number;
   beats: number[];
@@ -27,7 +51,7 @@ export interface TempoEstimate {
 /**
  * 1. If fewer than 60% of the beats fall on onsets but every other beat (best phase) does for ≥ 90%, the
  *    tracker doubled the tempo: keep every other beat.
- * 2. Beats snapped to their onsets give the period by a least-squares line through (beat index, time).
+ * 2. Beats snapped to their onsets give the period by a robust slope through (beat index, time).
  */
 export function refineTempo(bpm: number, beats: number[], onsets: number[]): TempoEstimate {
   if (beats.length < 2 || !(bpm > 0)) return { bpm, beats, support: supported(beats, onsets) };
@@ -58,19 +82,11 @@ export function refineTempo(bpm: number, beats: number[], onsets: number[]): Tem
     if (j < onsets.length && Math.abs(onsets[j] - t) <= MATCH_WINDOW_S) matched.push(onsets[j]);
   }
   let period = period0;
-  // Two passes: index the matched onsets by the current period, fit the line, re-index with the fit.
+  // Two passes: index the matched onsets by the current period, fit the slope, re-index with the fit.
   for (let pass = 0; pass < 2 && matched.length >= 3; pass++) {
     const xs = matched.map((t) => Math.round((t - matched[0]) / period));
-    const n = xs.length;
-    const mx = xs.reduce((a, b) => a + b, 0) / n;
-    const my = matched.reduce((a, b) => a + b, 0) / n;
-    let num = 0;
-    let den = 0;
-    for (let i = 0; i < n; i++) {
-      num += (xs[i] - mx) * (matched[i] - my);
-      den += (xs[i] - mx) ** 2;
-    }
-    if (den > 0 && num > 0) period = num / den;
+    const slope = robustSlope(xs, matched);
+    if (slope > 0) period = slope;
   }
   const refined = 60 / period;
   // Keep the tracker's own value when the grid is not audible enough to trust the fit.

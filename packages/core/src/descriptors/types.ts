@@ -78,8 +78,13 @@ export interface AnalyzeOptions {
    */
   loudness?: import('./loudness.ts').LoudnessResult;
   /**
-   * Wait for the essentia.js worker before the other groups and time every group as process CPU, so the
-   * per-group figures are CPU milliseconds (the benchmark uses it; it forgoes the overlap of the two threads).
+   * Beat tracker: `earshot` (default) is ours (beat-tracker.ts, in this thread); `essentia` is essentia.js's
+   * RhythmExtractor2013 (degara) in a worker thread, kept as a reference backend.
+   */
+  rhythm?: 'earshot' | 'essentia';
+  /**
+   * Time every group as process CPU, so the per-group figures are CPU milliseconds (the benchmark uses it);
+   * with `rhythm: 'essentia'` it also waits for the worker first, forgoing the overlap of the two threads.
    */
   profile?: boolean;
 }
