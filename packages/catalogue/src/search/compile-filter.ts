@@ -134,6 +134,19 @@ function compileExists(field: FieldRef): Condition {
   return sql<boolean>`${col} is not null`;
 }
 
+/**
+ * A positive condition on one typed descriptor column, as SQL over the store's descriptor row
+ * aliased `d` (what `descriptorCondition` wraps); null for any other node.
+ */
+export function descriptorRowCondition(node: FilterNode): Condition | null {
+  if (node.kind !== 'match' && node.kind !== 'range' && node.kind !== 'exists') return null;
+  if (node.field.kind !== 'field' || node.field.def.source !== 'descriptor') return null;
+  const col = sql.ref(`d.${node.field.def.column}`);
+  if (node.kind === 'exists') return sql<boolean>`${col} is not null`;
+  if (node.kind === 'match') return compileMatch(node.field, node.value, 'd');
+  return compileRange(node.field, node.lower, node.upper, 'd');
+}
+
 /** A condition on the store's descriptor row (aliased `d`) of the sound. */
 function descriptorCondition(inner: Condition): Condition {
   const d = STORE.descriptors;

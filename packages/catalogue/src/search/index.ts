@@ -35,6 +35,6 @@ export {
   type V1SearchRequest,
 } from './prepare.ts';
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
-export { SEARCH_TABLE } from './search-schema.ts';
+export { SEARCH_SIDE_TABLES, SEARCH_TABLE } from './search-schema.ts';
 export { DEFAULT_SEARCH_TIMEOUT_MS } from './statement.ts';
 export { loadSyntheticCatalogue, type SyntheticOptions, syntheticVocabulary } from './synthetic-catalogue.ts';

@@ -1,8 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { SearchResult } from './execute.ts';
+import type { SearchResult } from './page-statements.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
-import { type TermStats, termGroupCount } from './side-counts.ts';
+import type { TermStats } from './side-counts.ts';
 
 /**
  * Very common terms (tens of thousands of matches at 1M sounds): ranking every match costs
@@ -38,7 +38,7 @@ export async function cappedRankedPage(
 /**
  * group_by_pack over the candidates: each pack's best candidate stands for it. The per-pack
  * match counts and the number of groups are exact, read from search_term_pack and
- * search_term_df.
+ * search_term_df (ndoc_unpacked + npacks).
  */
 export async function cappedGroupedPage(
   db: Kysely<any>,
@@ -48,22 +48,19 @@ export async function cappedGroupedPage(
   offset: number,
   stats: TermStats,
 ): Promise<SearchResult> {
-  const [rows, count] = await Promise.all([
-    sql<{ id: number; score: number; pack_id: number | null; in_pack: number | null }>`
-      with c as materialized (${candidates(where, rank)}),
-      r as (
-        select c.*, row_number() over (partition by coalesce(c.pack_id, -c.id) order by c.score desc, c.id) as rn
-        from c
-      )
-      select r.id, r.score, r.pack_id, p.n as in_pack
-      from r left join search_term_pack p on p.lexeme = ${stats.lexeme} and p.pack_id = r.pack_id
-      where r.rn = 1
-      order by r.score desc, r.id asc
-      limit ${search.pageSize} offset ${offset}`.execute(db),
-    termGroupCount(db, stats),
-  ]);
+  const rows = await sql<{ id: number; score: number; pack_id: number | null; in_pack: number | null }>`
+    with c as materialized (${candidates(where, rank)}),
+    r as (
+      select c.*, row_number() over (partition by coalesce(c.pack_id, -c.id) order by c.score desc, c.id) as rn
+      from c
+    )
+    select r.id, r.score, r.pack_id, p.n as in_pack
+    from r left join search_term_pack p on p.lexeme = ${stats.lexeme} and p.pack_id = r.pack_id
+    where r.rn = 1
+    order by r.score desc, r.id asc
+    limit ${search.pageSize} offset ${offset}`.execute(db);
   return {
-    count,
+    count: stats.unpacked + stats.npacks,
     ids: rows.rows.map((r) => r.id),
     scores: rows.rows.map((r) => Number(r.score)),
     packGroups: rows.rows.map((r) =>

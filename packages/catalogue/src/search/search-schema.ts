@@ -6,6 +6,16 @@ import { DESCRIPTOR_COLUMNS } from '../schema/descriptors.ts';
  */
 export const SEARCH_TABLE = 'sound_search';
 
+/** The side tables the search migrations maintain next to the document (docs/search.md). */
+export const SEARCH_SIDE_TABLES = [
+  'search_term_df',
+  'search_term_pack',
+  'search_tag',
+  'search_phrase',
+  'search_duration_hist',
+  'search_hidden_descriptors',
+] as const;
+
 /** The store's tables that filters reach into. */
 export const STORE = {
   descriptors: { table: 'sound_descriptors', soundId: 'sound_id' },

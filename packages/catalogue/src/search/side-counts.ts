@@ -1,14 +1,15 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { textQuery } from './compile-filter.ts';
+import { descriptorRowCondition, textQuery } from './compile-filter.ts';
 import { labelWeights } from './compile-query.ts';
-import type { FilterNode } from './filter-ast.ts';
+import type { FilterNode, RangeBound } from './filter-ast.ts';
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
-import { TS_CONFIG } from './search-schema.ts';
+import { SEARCH_TABLE, STORE, TS_CONFIG } from './search-schema.ts';
 
 /**
- * Exact counts read from the side structures that the search-side migration maintains
- * (search_term_df, search_term_pack, search_tag) instead of visiting every matching row.
+ * Exact counts read from the side structures that the search-side migrations maintain
+ * (search_term_df, search_term_pack, search_tag, search_duration_hist, search_hidden_descriptors)
+ * instead of visiting every matching row.
  * Each function answers only for the query shapes where the side structure is exactly the
  * answer, and returns null otherwise (the caller then counts the plain way).
  */
@@ -20,6 +21,8 @@ export interface TermStats {
   readonly ndoc: number;
   /** Of those, the ones without a pack (each is its own group under group_by_pack). */
   readonly unpacked: number;
+  /** Packs holding at least one of them: with `unpacked`, the exact number of groups. */
+  readonly npacks: number;
 }
 
 /**
@@ -35,27 +38,45 @@ export function singleTermClause(search: PreparedSearch): QueryClause | null {
   return clauses[0];
 }
 
-/** Looks the clause's lexeme up; null when the clause is not one lexeme (several words, a stopword). */
-export async function termStats(db: Kysely<any>, clause: QueryClause): Promise<TermStats | null> {
-  const cfg = sql.lit(TS_CONFIG);
-  const r = await sql<{ nodes: number; lexeme: string | null; ndoc: number | null; unpacked: number | null }>`
-    with l as (
-      select numnode(q) as nodes, (tsvector_to_array(to_tsvector(${cfg}, ${clause.text}::text)))[1] as lexeme
-      from ${textQuery(clause.text, clause.phrase)} q
-    )
-    select l.nodes, l.lexeme, d.ndoc, d.ndoc_unpacked as unpacked
-    from l left join search_term_df d on d.lexeme = l.lexeme`.execute(db);
-  const row = r.rows[0];
-  if (!row || Number(row.nodes) !== 1 || row.lexeme === null) return null;
-  return { lexeme: row.lexeme, ndoc: Math.max(0, row.ndoc ?? 0), unpacked: Math.max(0, row.unpacked ?? 0) };
+/** The raw statistics row of a clause (always one row): how many query nodes, its lexeme and its df row. */
+export interface TermStatsRow {
+  nodes: number;
+  lexeme: string | null;
+  ndoc: number;
+  unpacked: number;
+  npacks: number;
 }
 
-/** Exact number of pack groups of a one-lexeme query: its unpacked sounds plus the packs holding it. */
-export async function termGroupCount(db: Kysely<any>, stats: TermStats): Promise<number> {
-  const r = await sql<{
-    n: number;
-  }>`select count(*)::int as n from search_term_pack where lexeme = ${stats.lexeme}`.execute(db);
-  return stats.unpacked + r.rows[0].n;
+/** One row: the clause's number of query nodes, its first lexeme and that lexeme's df figures (0 when absent). */
+export function termStatsSelect(clause: QueryClause): RawBuilder<TermStatsRow> {
+  const cfg = sql.lit(TS_CONFIG);
+  return sql<TermStatsRow>`select l.nodes, l.lexeme, coalesce(d.ndoc, 0) as ndoc,
+      coalesce(d.ndoc_unpacked, 0) as unpacked, coalesce(d.npacks, 0) as npacks
+    from (
+      select numnode(q)::int as nodes, (tsvector_to_array(to_tsvector(${cfg}, ${clause.text}::text)))[1] as lexeme
+      from ${textQuery(clause.text, clause.phrase)} q
+    ) l left join search_term_df d on d.lexeme = l.lexeme`;
+}
+
+/** The statistics, when the clause is one lexeme (not several words, not a stopword). */
+export function termStatsOf(row: TermStatsRow | undefined): TermStats | null {
+  if (!row || Number(row.nodes) !== 1 || row.lexeme === null) return null;
+  const n = (x: number | null) => Math.max(0, Number(x ?? 0));
+  return { lexeme: row.lexeme, ndoc: n(row.ndoc), unpacked: n(row.unpacked), npacks: n(row.npacks) };
+}
+
+/** Looks the clause's lexeme up; null when the clause is not one lexeme (several words, a stopword). */
+export async function termStats(db: Kysely<any>, clause: QueryClause): Promise<TermStats | null> {
+  const r = await termStatsSelect(clause).execute(db);
+  return termStatsOf(r.rows[0]);
+}
+
+/**
+ * The exact count statement that a side structure answers for this search, or null when the
+ * search has another shape (the caller then counts matching rows).
+ */
+export function sideCount(search: PreparedSearch): RawBuilder<{ n: number }> | null {
+  return tagDurationCount(search) ?? durationCount(search) ?? descriptorCount(search);
 }
 
 /**
@@ -90,6 +111,82 @@ export function tagDurationCount(search: PreparedSearch): RawBuilder<{ n: number
   if (tag === null) return null;
   const where = [sql<boolean>`t.tag = lower(${tag}::text)`, ...bounds];
   return sql<{ n: number }>`select count(*)::int as n from search_tag t where ${sql.join(where, sql` and `)}`;
+}
+
+/**
+ * Counts a search without text query whose filter is only duration ranges (or absent: every
+ * visible sound) from search_duration_hist: the buckets strictly between the bounds' buckets are
+ * summed, the (at most two) edge buckets are counted row by row through the duration index.
+ * Bucket functions are monotonic, so a bucket strictly between the edges lies inside the range.
+ */
+export function durationCount(search: PreparedSearch): RawBuilder<{ n: number }> | null {
+  if (search.query.clauses.length) return null;
+  let lo: RangeBound | null = null;
+  let hi: RangeBound | null = null;
+  for (const node of search.filter ? flattenAnd(search.filter) : []) {
+    if (node.kind !== 'range' || node.field.kind !== 'field' || node.field.def.column !== 'duration')
+      return null;
+    if (node.field.def.source !== 'sound') return null;
+    for (const b of [node.lower, node.upper]) if (b && typeof b.value !== 'number') return null;
+    lo = tighter(lo, node.lower, 1);
+    hi = tighter(hi, node.upper, -1);
+  }
+  const bucket = (b: RangeBound) => sql`search_duration_bucket(${b.value as number}::float8)`;
+  const inRange: RawBuilder<boolean>[] = [];
+  if (lo)
+    inRange.push(
+      sql<boolean>`s.duration ${sql.raw(lo.inclusive ? '>=' : '>')} ${lo.value as number}::float8`,
+    );
+  if (hi)
+    inRange.push(
+      sql<boolean>`s.duration ${sql.raw(hi.inclusive ? '<=' : '<')} ${hi.value as number}::float8`,
+    );
+  const middle: RawBuilder<boolean>[] = [sql<boolean>`true`];
+  if (lo) middle.push(sql<boolean>`h.bucket > ${bucket(lo)}`);
+  if (hi) middle.push(sql<boolean>`h.bucket < ${bucket(hi)}`);
+  // The bucket's own bounds (slightly widened) let the duration index find its rows; the bucket
+  // comparison then keeps exactly them.
+  const edge = (k: RawBuilder<unknown>, extra: RawBuilder<boolean>) => sql<number>`(select count(*)
+    from ${sql.table(SEARCH_TABLE)} s
+    where ${extra} and s.duration >= search_duration_bucket_start(${k}) and s.duration <= search_duration_bucket_end(${k})
+      and search_duration_bucket(s.duration) = ${k} and ${sql.join([sql<boolean>`true`, ...inRange], sql` and `)})`;
+  const parts: RawBuilder<number>[] = [
+    sql<number>`coalesce((select sum(h.n) from search_duration_hist h where ${sql.join(middle, sql` and `)}), 0)`,
+  ];
+  if (lo) parts.push(edge(bucket(lo), sql<boolean>`true`));
+  if (hi)
+    parts.push(edge(bucket(hi), lo ? sql<boolean>`${bucket(hi)} <> ${bucket(lo)}` : sql<boolean>`true`));
+  return sql<{ n: number }>`select (${sql.join(parts, sql` + `)})::int as n`;
+}
+
+/** The narrower of two bounds on the same side (side 1 = lower, -1 = upper). */
+function tighter(a: RangeBound | null, b: RangeBound | null, side: 1 | -1): RangeBound | null {
+  if (!a) return b;
+  if (!b) return a;
+  const [x, y] = [a.value as number, b.value as number];
+  if (x === y) return { value: x, inclusive: a.inclusive && b.inclusive };
+  return (x - y) * side > 0 ? a : b;
+}
+
+/**
+ * Counts a search without text query whose filter is only positive conditions on typed
+ * descriptor columns: the matching descriptor rows (an index-only scan for one range) minus
+ * those of sounds without a search document (search_hidden_descriptors, few).
+ */
+export function descriptorCount(search: PreparedSearch): RawBuilder<{ n: number }> | null {
+  if (search.query.clauses.length || !search.filter) return null;
+  const conditions: RawBuilder<boolean>[] = [];
+  for (const node of flattenAnd(search.filter)) {
+    const c = descriptorRowCondition(node);
+    if (!c) return null;
+    conditions.push(c);
+  }
+  if (!conditions.length) return null;
+  const where = sql.join(conditions, sql` and `);
+  const d = sql.table(STORE.descriptors.table);
+  return sql<{ n: number }>`select ((select count(*) from ${d} d where ${where})
+    - (select count(*) from search_hidden_descriptors h join ${d} d on d.${sql.ref(STORE.descriptors.soundId)} = h.sound_id
+       where ${where}))::int as n`;
 }
 
 function flattenAnd(node: FilterNode): FilterNode[] {

@@ -16,25 +16,43 @@ const postgresUrl = await testService('postgres');
 async function drift(db: Kysely<any>): Promise<Record<string, number>> {
   const q = async (statement: string) =>
     Number(Object.values((await sql.raw<Record<string, string>>(statement).execute(db)).rows[0])[0]);
-  const df = `select l as lexeme, count(*)::int as ndoc, (count(*) filter (where s.pack_id is null))::int as ndoc_unpacked
+  const df = `select l as lexeme, count(*)::int as ndoc, (count(*) filter (where s.pack_id is null))::int as ndoc_unpacked,
+      (count(distinct s.pack_id))::int as npacks
     from sound_search s, unnest(tsvector_to_array(s.tsv)) l group by l`;
   const tp = `select l as lexeme, s.pack_id, count(*)::int as n
     from sound_search s, unnest(tsvector_to_array(s.tsv)) l where s.pack_id is not null group by l, s.pack_id`;
   const tag = 'select distinct t as tag, s.duration, s.id as sound_id from sound_search s, unnest(s.tags) t';
-  const kept = 'select lexeme, ndoc, ndoc_unpacked from search_term_df where ndoc <> 0 or ndoc_unpacked <> 0';
+  const kept =
+    'select lexeme, ndoc, ndoc_unpacked, npacks from search_term_df where ndoc <> 0 or ndoc_unpacked <> 0 or npacks <> 0';
+  const phrase = 'select id as sound_id, search_phrase_grams(tsv) as grams from sound_search';
+  const hist =
+    'select search_duration_bucket(duration) as bucket, count(*) as n from sound_search group by 1';
+  const hidden =
+    'select sound_id from sound_descriptors d where not exists (select 1 from sound_search s where s.id = d.sound_id)';
   return {
     df: await q(`select count(*) from ((${kept} except ${df}) union all (${df} except ${kept})) x`),
-    negative: await q('select count(*) from search_term_df where ndoc < 0 or ndoc_unpacked < 0'),
+    negative: await q(
+      'select count(*) from search_term_df where ndoc < 0 or ndoc_unpacked < 0 or npacks < 0',
+    ),
     termPack: await q(
       `select count(*) from ((select lexeme, pack_id, n from search_term_pack except ${tp}) union all (${tp} except select lexeme, pack_id, n from search_term_pack)) x`,
     ),
     tag: await q(
       `select count(*) from ((select tag, duration, sound_id from search_tag except ${tag}) union all (${tag} except select tag, duration, sound_id from search_tag)) x`,
     ),
+    phrase: await q(
+      `select count(*) from ((select sound_id, grams from search_phrase except ${phrase}) union all (${phrase} except select sound_id, grams from search_phrase)) x`,
+    ),
+    hist: await q(
+      `select count(*) from ((select bucket, n from search_duration_hist where n <> 0 except ${hist}) union all (${hist} except select bucket, n from search_duration_hist)) x`,
+    ),
+    hidden: await q(
+      `select count(*) from ((select sound_id from search_hidden_descriptors except ${hidden}) union all (${hidden} except select sound_id from search_hidden_descriptors)) x`,
+    ),
   };
 }
 
-const IN_STEP = { df: 0, negative: 0, termPack: 0, tag: 0 };
+const IN_STEP = { df: 0, negative: 0, termPack: 0, tag: 0, phrase: 0, hist: 0, hidden: 0 };
 
 describe.each(testBackends(postgresUrl))('search side structures on %s', (backend) => {
   describe('stay in step with the store', () => {
@@ -66,6 +84,20 @@ describe.each(testBackends(postgresUrl))('search side structures on %s', (backen
       await exec(sql`update users set username = 'Roberto' where id = 2`);
       expect(await drift(db())).toEqual(IN_STEP);
     });
+    it('after descriptor rows are written for hidden and visible sounds', async () => {
+      // 108 is pending moderation, 109 failed processing: their descriptors are hidden.
+      await exec(
+        sql`insert into sound_descriptors (sound_id, bpm) values (108, 118), (109, 125), (103, 121)`,
+      );
+      expect(await drift(db())).toEqual(IN_STEP);
+      const r = await sql<{ n: number }>`select count(*)::int as n from search_hidden_descriptors`.execute(
+        db(),
+      );
+      expect(r.rows[0].n).toBe(2);
+      await exec(sql`update sound_descriptors set bpm = 119 where sound_id = 108`);
+      await exec(sql`delete from sound_descriptors where sound_id = 103`);
+      expect(await drift(db())).toEqual(IN_STEP);
+    });
     it('after moderation hides and shows sounds', async () => {
       await exec(sql`update sounds set moderation_state = 'rejected' where id in (101, 104)`);
       expect(await drift(db())).toEqual(IN_STEP);
@@ -78,9 +110,44 @@ describe.each(testBackends(postgresUrl))('search side structures on %s', (backen
       expect(await drift(db())).toEqual(IN_STEP);
       await exec(sql`delete from sounds where id = 105`);
       expect(await drift(db())).toEqual(IN_STEP);
+      // A hidden sound with descriptors, and a visible one with descriptors, deleted.
+      await exec(sql`delete from sounds where id in (109, 101)`);
+      expect(await drift(db())).toEqual(IN_STEP);
+    });
+    it('after a sound is inserted already visible, with descriptors written in the same transaction', async () => {
+      await t.catalogue.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('sounds')
+          .values({
+            id: 120,
+            user_id: 1,
+            pack_id: 12,
+            name: 'Door creak slow',
+            tags: ['door', 'creak'],
+            description: 'an old door creak in the night',
+            type: 'wav',
+            duration: 99.99,
+            samplerate: 44100,
+            channels: 1,
+            license: 'Attribution',
+            original_filename: 'door.wav',
+            original_path: '/dev/null/120',
+            processing_state: 'Processed',
+            moderation_state: 'ok',
+          })
+          .execute();
+        await sql`insert into sound_descriptors (sound_id, bpm) values (120, 100)`.execute(trx);
+      });
+      expect(await drift(db())).toEqual(IN_STEP);
+      await exec(sql`update sounds set duration = 100.5, name = 'creak door' where id = 120`);
+      expect(await drift(db())).toEqual(IN_STEP);
     });
     it('after a bulk search_rebuild()', async () => {
       await exec(sql`delete from search_term_pack`);
+      await exec(sql`delete from search_phrase`);
+      await exec(sql`update search_duration_hist set n = n + 3`);
+      await exec(sql`insert into search_hidden_descriptors values (102)`);
+      await exec(sql`update search_term_df set npacks = npacks + 1`);
       await exec(sql`select search_rebuild()`);
       expect(await drift(db())).toEqual(IN_STEP);
     });

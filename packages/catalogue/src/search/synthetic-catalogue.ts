@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { SEARCH_SIDE_TABLES } from './search-schema.ts';
 
 /**
  * A deterministic synthetic catalogue for the search benchmark, shaped like the one in
@@ -231,8 +232,8 @@ export async function loadSyntheticCatalogue(db: Kysely<any>, options: Synthetic
     await sql`select setval(pg_get_serial_sequence('sounds', 'id'), ${n})`.execute(conn);
     await sql`select search_rebuild()`.execute(conn);
     // What autovacuum would do in production: set the visibility map so counts can use index-only scans.
-    await sql`vacuum (analyze) sound_search`.execute(conn);
-    await sql`vacuum (analyze) sound_descriptors`.execute(conn);
+    for (const table of ['sound_search', 'sound_descriptors', ...SEARCH_SIDE_TABLES])
+      await sql`vacuum (analyze) ${sql.table(table)}`.execute(conn);
     await sql`analyze`.execute(conn);
   });
 }

@@ -1,0 +1,154 @@
+import { testService } from '@earshot/common';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { searchSounds } from './execute.ts';
+import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
+
+const postgresUrl = await testService('postgres');
+
+/** A deterministic generator, so a failure names the same cases on every run. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
+    return s / 4_294_967_296;
+  };
+}
+
+/**
+ * The side-structure plans (phrase pairs, duration histogram, hidden descriptors, one-statement
+ * term lookups) against the plain SQL of the same request, on a synthetic catalogue.
+ */
+describe.each(testBackends(postgresUrl))('fast paths give the plain results on %s', (backend) => {
+  let t: TestCatalogue;
+  beforeAll(async () => {
+    t = await openTestCatalogue(backend, { postgresUrl });
+    await loadSyntheticCatalogue(t.catalogue.db, { sounds: 1500 });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+  const rows = async <T>(statement: string) => (await sql.raw<T>(statement).execute(t.catalogue.db)).rows;
+  const plainCount = async (where: string) =>
+    (await rows<{ n: number }>(`select count(*)::int as n from sound_search s where ${where}`))[0].n;
+  const lit = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+  it('phrases: same matches, count and order as the tsvector phrase check alone', async () => {
+    const r = rng(7);
+    const descriptions = await rows<{ description: string; name: string }>(
+      'select description, name from sound_search order by id',
+    );
+    const phrases = new Set<string>(['door creak', 'door the creak', 'creak door', 'the of', 'a-b c']);
+    while (phrases.size < 60) {
+      const d = descriptions[Math.floor(r() * descriptions.length)];
+      const words = (r() < 0.8 ? d.description : d.name).split(/\s+/);
+      const len = 2 + Math.floor(r() * 3);
+      const at = Math.floor(r() * Math.max(1, words.length - len + 1));
+      phrases.add(words.slice(at, at + len).join(' '));
+    }
+    let matched = 0;
+    for (const phrase of phrases) {
+      const tsq = `phraseto_tsquery('english', ${lit(phrase)})`;
+      const expected = await rows<{ id: number }>(
+        `select id from sound_search s where tsv @@ ${tsq}
+         order by ts_rank('{0.25,0.5,0.75,1}', tsv, ${tsq}) desc, id limit 150`,
+      );
+      const got = await searchSounds(t.catalogue, { query: `"${phrase}"`, pageSize: 150 });
+      expect({ phrase, ids: got.ids }).toEqual({ phrase, ids: expected.map((x) => x.id) });
+      expect({ phrase, count: got.count }).toEqual({ phrase, count: await plainCount(`tsv @@ ${tsq}`) });
+      if (got.count > 0) matched++;
+    }
+    expect(matched).toBeGreaterThan(40);
+    // A phrase with other clauses, and a prohibited phrase (which must not narrow the search).
+    const [a, b] = [...phrases].slice(5, 7);
+    const mixed = await searchSounds(t.catalogue, { query: `"${a}" -"${b}" voice`, pageSize: 150 });
+    const tsq = `phraseto_tsquery('english', ${lit(a)}) && !!phraseto_tsquery('english', ${lit(b)}) && plainto_tsquery('english', 'voice')`;
+    expect(mixed.count).toBe(await plainCount(`tsv @@ (${tsq})`));
+  });
+
+  it('duration ranges and the total: counts from the histogram equal plain counts', async () => {
+    const r = rng(11);
+    const edges = [0, 0.1, 0.3, 0.7, 1, 2, 2.1, 2.3, 4, 5, 9.9, 10, 99.9, 99.95, 100, 100.5, 150, 3600];
+    const value = () => (r() < 0.5 ? edges[Math.floor(r() * edges.length)] : Math.round(r() * 3000) / 100);
+    const cases: string[] = ['[* TO *]', '[2 TO 4]', '[0 TO 100]', '[100 TO *]', '{99.9 TO 100]'];
+    while (cases.length < 60) {
+      const lo = r() < 0.15 ? '*' : String(value());
+      const hi = r() < 0.15 ? '*' : String(value());
+      cases.push(`${r() < 0.5 ? '[' : '{'}${lo} TO ${hi}${r() < 0.5 ? ']' : '}'}`);
+    }
+    for (const range of cases) {
+      const [open, close] = [range[0], range[range.length - 1]];
+      const [lo, hi] = range.slice(1, -1).split(' TO ');
+      const conds = ['true'];
+      if (lo !== '*') conds.push(`s.duration ${open === '[' ? '>=' : '>'} ${lo}`);
+      if (hi !== '*') conds.push(`s.duration ${close === ']' ? '<=' : '<'} ${hi}`);
+      const got = await searchSounds(t.catalogue, { filter: `duration:${range}`, sort: 'downloads_desc' });
+      expect({ range, count: got.count }).toEqual({ range, count: await plainCount(conds.join(' and ')) });
+    }
+    const both = await searchSounds(t.catalogue, { filter: 'duration:[1 TO 10] duration:{2 TO 20]' });
+    expect(both.count).toBe(await plainCount('s.duration > 2 and s.duration <= 10'));
+    expect((await searchSounds(t.catalogue, {})).count).toBe(1500);
+  });
+
+  it('descriptor conditions: counts equal plain counts, also with some sounds hidden', async () => {
+    const cases: [string, string][] = [
+      ['bpm:[110 TO 130]', 'd.bpm >= 110 and d.bpm <= 130'],
+      ['bpm:{110 TO 130}', 'd.bpm > 110 and d.bpm < 130'],
+      ['bpm:[* TO 90]', 'd.bpm <= 90'],
+      ['bpm:120', 'd.bpm = 120'],
+      ['bpm:*', 'd.bpm is not null'],
+      [
+        'bpm:[100 TO 140] loudness:[-20 TO -10]',
+        'd.bpm between 100 and 140 and d.loudness between -20 and -10',
+      ],
+      ['loudness:[-30 TO *]', 'd.loudness >= -30'],
+    ];
+    const check = async () => {
+      for (const [filter, where] of cases) {
+        const got = await searchSounds(t.catalogue, { filter, pageSize: 150 });
+        const expected = await plainCount(
+          `exists (select 1 from sound_descriptors d where d.sound_id = s.id and ${where})`,
+        );
+        expect({ filter, count: got.count }).toEqual({ filter, count: expected });
+        expect(got.ids.length).toBe(Math.min(150, expected));
+      }
+    };
+    await check();
+    await sql`update sounds set moderation_state = 'rejected' where id % 7 = 0`.execute(t.catalogue.db);
+    const hidden = await rows<{ n: number }>('select count(*)::int as n from search_hidden_descriptors');
+    expect(hidden[0].n).toBeGreaterThan(100);
+    await check();
+    await sql`update sounds set moderation_state = 'ok' where id % 7 = 0`.execute(t.catalogue.db);
+    await check();
+  });
+
+  it('one-word queries: one statement for rare words, counts kept past the last page', async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    for (const word of [vocab[2000], vocab[40], 'voice']) {
+      const tsq = `plainto_tsquery('english', ${lit(word)})`;
+      const n = await plainCount(`tsv @@ ${tsq}`);
+      for (const cap of [0, 5, Infinity]) {
+        const first = await searchSounds(t.catalogue, { query: word }, { popularityCapAbove: cap });
+        expect({ word, cap, count: first.count }).toEqual({ word, cap, count: n });
+        const past = await searchSounds(
+          t.catalogue,
+          { query: word, page: 1000 },
+          { popularityCapAbove: cap },
+        );
+        expect(past).toMatchObject({ count: n, ids: [] });
+        const grouped = await searchSounds(
+          t.catalogue,
+          { query: word, groupByPack: '1', page: 1000 },
+          { popularityCapAbove: cap },
+        );
+        const groups = await rows<{ n: number }>(
+          `select count(distinct coalesce(pack_id, -id))::int as n from sound_search s where tsv @@ ${tsq}`,
+        );
+        expect({ word, cap, groups: grouped.count }).toEqual({ word, cap, groups: groups[0].n });
+      }
+    }
+    const stopword = await searchSounds(t.catalogue, { query: 'the' });
+    expect(stopword).toMatchObject({ count: 0, ids: [] });
+  });
+});
