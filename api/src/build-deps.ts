@@ -44,24 +44,42 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   await similarity.refresh();
   const refreshMs = options.similarityRefreshMs ?? 60_000;
   let refreshing = false;
-  const timer =
-    refreshMs > 0
-      ? setInterval(() => {
-          if (refreshing) return;
-          refreshing = true;
-          similarity
-            .refresh()
-            .catch((err) => logger.error({ err }, 'similarity refresh failed'))
-            .finally(() => {
-              refreshing = false;
-            });
-        }, refreshMs)
-      : undefined;
+  let again = false;
+  const refreshSimilarity = () => {
+    if (refreshing) {
+      again = true; // a change came during this refresh: apply it right after
+      return;
+    }
+    refreshing = true;
+    similarity
+      .refresh()
+      .catch((err) => logger.error({ err }, 'similarity refresh failed'))
+      .finally(() => {
+        refreshing = false;
+        if (again) {
+          again = false;
+          refreshSimilarity();
+        }
+      });
+  };
+  const timer = refreshMs > 0 ? setInterval(refreshSimilarity, refreshMs) : undefined;
   timer?.unref();
   const changes: ChangeVersion =
     options.changeFeed !== false && catalogue.kind === 'postgres' && config.DATABASE_URL
       ? await CatalogueChangeFeed.start(config.DATABASE_URL, logger)
       : NO_CHANGE_FEED;
+  // With a feed, a change also brings the similarity state up to date soon (at most once a second)
+  // instead of at the next periodic refresh.
+  let soon: NodeJS.Timeout | undefined;
+  if (refreshMs > 0) {
+    changes.onChange(() => {
+      soon ??= setTimeout(() => {
+        soon = undefined;
+        refreshSimilarity();
+      }, 1_000);
+      soon.unref();
+    });
+  }
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   return {
     config,
@@ -91,6 +109,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     similarity,
     dispose: async () => {
       if (timer) clearInterval(timer);
+      if (soon) clearTimeout(soon);
       await changes.close();
       await similarity.close();
     },

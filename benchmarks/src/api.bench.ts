@@ -27,6 +27,13 @@ const sounds = Number(arg('sounds', '100000'));
 const duration = Number(arg('duration', '8'));
 const connections = Number(arg('connections', '50'));
 const role = arg('role', 'main');
+// While iterating: `--only text,combined` runs the floor and the scenarios whose names contain one
+// of the words; `--no-split` skips the catalogue-alone rows. The recorded table runs everything.
+const only = arg('only', '')
+  .split(',')
+  .map((w) => w.trim())
+  .filter(Boolean);
+const split = !process.argv.includes('--no-split');
 const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 const dbName = `earshot_api_bench_${sounds}`;
 const dbUrl = (() => {
@@ -172,6 +179,12 @@ interface Scenario {
   origin: () => string;
   paths: string[];
   target: string;
+  /**
+   * Each request takes the next path of one counter shared by all connections (cold rows). Without
+   * it every connection walks the list from its start, so 50 connections ask the same path at
+   * about the same time and one computation answers them all.
+   */
+  distinct?: boolean;
 }
 
 interface Row {
@@ -191,12 +204,26 @@ async function load(scenario: Scenario, key: string): Promise<Row> {
     url: scenario.origin(),
     connections,
     headers: { Authorization: `Token ${key}` },
-    requests: scenario.paths.map((p) => ({ method: 'GET' as const, path: p })),
+    requests: scenario.distinct
+      ? [
+          {
+            method: 'GET' as const,
+            path: scenario.paths[0],
+            setupRequest: (req: { path?: string }) => ({
+              ...req,
+              path: scenario.paths[next++ % scenario.paths.length],
+            }),
+          },
+        ]
+      : scenario.paths.map((p) => ({ method: 'GET' as const, path: p })),
   };
+  let next = 0;
   // A short unmeasured run first: both servers are measured warm (JIT, caches, pool connections).
   await autocannon({ ...options, duration: 2 });
   await drain(scenario.origin());
   const result = await autocannon({ ...options, duration });
+  if (result.errors + result.timeouts > 0)
+    process.stdout.write(`(socket errors ${result.errors}, timeouts ${result.timeouts}) `);
   return {
     name: scenario.name,
     rps: result.requests.average,
@@ -312,6 +339,7 @@ async function catalogueSplit(): Promise<Row[]> {
 }
 
 async function main(): Promise<void> {
+  const loadAtStart = os.loadavg();
   console.log(`[1/4] catalogue: ${sounds} sounds in ${dbName}`);
   const key = await ensureDatabase();
   console.log('[2/4] starting the API server (loads the similarity index)…');
@@ -346,12 +374,26 @@ async function main(): Promise<void> {
       origin: () => apiOrigin,
       paths: Array.from({ length: 20_000 }, (_, i) => `/apiv2/sounds/${1 + ((i * 7919) % sounds)}/`),
       target: 'info',
+      distinct: true,
     },
     {
       name: 'text search (4 queries)',
       origin: () => apiOrigin,
       paths: TEXT_SEARCHES.map((q) => `/apiv2/search/${query(q)}`),
       target: 'p99 ≤ 100 ms',
+    },
+    {
+      // Every request a different search (query × page × page size): no result cache can help, so
+      // this is the catalogue's `searchSounds` through the API.
+      name: 'text search, 4,000 distinct requests (cold caches)',
+      origin: () => apiOrigin,
+      paths: Array.from({ length: 4_000 }, (_, i) => {
+        const q = TEXT_SEARCHES[i % TEXT_SEARCHES.length];
+        const n = Math.floor(i / TEXT_SEARCHES.length);
+        return `/apiv2/search/${query({ ...q, page: String(1 + (n % 50)), page_size: String(5 + Math.floor(n / 50)) })}`;
+      }),
+      target: 'info',
+      distinct: true,
     },
     {
       name: 'similar sounds',
@@ -368,6 +410,7 @@ async function main(): Promise<void> {
         (_, i) => `/apiv2/sounds/${1 + ((i * 7919 + 13) % sounds)}/similar/?fields=id,name,score`,
       ),
       target: 'info',
+      distinct: true,
     },
     {
       name: 'combined search (target + filters)',
@@ -375,12 +418,28 @@ async function main(): Promise<void> {
       paths: COMBINED_SEARCHES.map((q) => `/apiv2/search/combined/${query(q)}`),
       target: 'p99 ≤ 100 ms',
     },
+    {
+      // Every request a different target over the same two filters: the result cache misses, the
+      // filter id sets (kept until the catalogue changes, prepared as table rows) are reused.
+      name: 'combined search, 20k distinct targets (cold result cache)',
+      origin: () => apiOrigin,
+      paths: Array.from({ length: 20_000 }, (_, i) => {
+        const q = COMBINED_SEARCHES[i % COMBINED_SEARCHES.length];
+        const [name] = q.target.split(':');
+        return `/apiv2/search/combined/${query({ ...q, target: `${name}:${100 + i * 0.37}` })}`;
+      }),
+      target: 'info',
+      distinct: true,
+    },
   ];
   const rows: Row[] = [];
+  const chosen = scenarios.filter(
+    (sc, i) => i === 0 || only.length === 0 || only.some((w) => sc.name.includes(w)),
+  );
   try {
     console.log(`[3/4] load: ${connections} connections, ${duration} s per scenario`);
-    for (const [i, scenario] of scenarios.entries()) {
-      process.stdout.write(`  (${i + 1}/${scenarios.length}) ${scenario.name}… `);
+    for (const [i, scenario] of chosen.entries()) {
+      process.stdout.write(`  (${i + 1}/${chosen.length}) ${scenario.name}… `);
       const row = await load(scenario, key);
       if (i === 0) floorRps = row.rps;
       rows.push(row);
@@ -392,8 +451,8 @@ async function main(): Promise<void> {
     api.child.kill('SIGTERM');
     floor.child.kill('SIGTERM');
   }
-  console.log('  the catalogue calls alone (API server stopped)…');
-  for (const row of await catalogueSplit()) {
+  if (split) console.log('  the catalogue calls alone (API server stopped)…');
+  for (const row of split ? await catalogueSplit() : []) {
     rows.push(row);
     console.log(
       `  ${row.name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}`,
@@ -417,10 +476,16 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(table);
-  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${os
+  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${loadAtStart
+    .map((l) => l.toFixed(1))
+    .join(' / ')} at the start and ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' / ')} at the end of the run (other work shares the machine).\n\n`;
+  if (only.length > 0 || !split) {
+    console.log('partial run (--only / --no-split): results file not written');
+    return;
+  }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
   fs.writeFileSync(resultsFile, `${header}${table}\n`);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
