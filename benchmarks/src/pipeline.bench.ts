@@ -111,6 +111,8 @@ interface RunResult {
   handlerMsPerSound: number;
   overheadMsPerSound: number;
   overheadPct: number;
+  /** The part of the overhead spent in the catalogue hooks (the rest is BullMQ and the gaps between jobs). */
+  hooksMsPerSound: number;
   /** CPU seconds of each worker process (and its ffmpeg children) per second of processing. */
   coresPerWorker: number;
   /** Busy cores of the whole machine while processing (workers, PostgreSQL, Redis, this bench, other users). */
@@ -219,6 +221,7 @@ async function run(workers: number, files: string[]): Promise<RunResult> {
       handlerMsPerSound: overhead.handlerMs / files.length,
       overheadMsPerSound: overhead.overheadMs / files.length,
       overheadPct: (overhead.overheadMs / overhead.handlerMs) * 100,
+      hooksMsPerSound: overhead.hooksMs / files.length,
       coresPerWorker: workerCpuS / workers / processS,
       machineBusyCores: (machine.busy / machine.total) * os.cpus().length,
       load,
@@ -250,13 +253,15 @@ type CompletedJob = Awaited<ReturnType<BullmqRunner['queue']['getCompleted']>>[n
  * inside handlers, is what the queue cost: fetching, locking, completing, the catalogue hooks, and
  * the waits between jobs. Idle time before the first job and after the last is not counted.
  */
-function queueOverhead(jobs: CompletedJob[]): { handlerMs: number; overheadMs: number } {
+function queueOverhead(jobs: CompletedJob[]): { handlerMs: number; overheadMs: number; hooksMs: number } {
   const byWorker = new Map<string, Array<{ start: number; end: number; handlerMs: number }>>();
+  let hooksMs = 0;
   for (const job of jobs) {
     if (!job?.processedOn || !job.finishedOn) continue;
     const list = byWorker.get(job.processedBy ?? '?') ?? [];
     list.push({ start: job.processedOn, end: job.finishedOn, handlerMs: job.returnvalue?.handlerMs ?? 0 });
     byWorker.set(job.processedBy ?? '?', list);
+    hooksMs += (job.returnvalue as JobReturn | undefined)?.hooksMs ?? 0;
   }
   let handlerMs = 0;
   let spanMs = 0;
@@ -264,7 +269,7 @@ function queueOverhead(jobs: CompletedJob[]): { handlerMs: number; overheadMs: n
     spanMs += Math.max(...list.map((j) => j.end)) - Math.min(...list.map((j) => j.start));
     handlerMs += list.reduce((sum, j) => sum + j.handlerMs, 0);
   }
-  return { handlerMs, overheadMs: spanMs - handlerMs };
+  return { handlerMs, overheadMs: spanMs - handlerMs, hooksMs };
 }
 
 /** Per stage, per sound: the handler's wall time, the worker's CPU and its ffmpeg/ffprobe children's. */
@@ -290,10 +295,10 @@ function table(results: RunResult[]): string {
     const scaleCell =
       r.workers === 1 || !base ? '1.00×' : `**${scaling.toFixed(2)}×** ${scaling >= 1.8 ? '✓' : '✗'}`;
     const overheadCell = `**${r.overheadPct.toFixed(2)} %** ${r.overheadPct <= 2 ? '✓' : '✗'}`;
-    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.importS.toFixed(1)} | ${r.processS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.endToEndPerMinute.toFixed(1)} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} | ${overheadCell} | ${r.coresPerWorker.toFixed(2)} | ${r.machineBusyCores.toFixed(2)} | ${r.load} |`;
+    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.importS.toFixed(1)} | ${r.processS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.endToEndPerMinute.toFixed(1)} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} (hooks ${r.hooksMsPerSound.toFixed(1)}) | ${overheadCell} | ${r.coresPerWorker.toFixed(2)} | ${r.machineBusyCores.toFixed(2)} | ${r.load} |`;
   });
   return [
-    '| worker processes | sounds | failed | import s | processing s | sounds/min (processing) | scaling vs 1 (floor ≥ 1.8×) | sounds/min (import + processing) | handler ms/sound | queue overhead ms/sound | overhead / handler time (floor ≤ 2 %) | CPU cores per worker | machine busy cores | load avg after (1/5/15 min) |',
+    '| worker processes | sounds | failed | import s | processing s | sounds/min (processing) | scaling vs 1 (floor ≥ 1.8×) | sounds/min (import + processing) | handler ms/sound | queue overhead ms/sound (of which catalogue hooks) | overhead / handler time (floor ≤ 2 %) | CPU cores per worker | machine busy cores | load avg after (1/5/15 min) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
   ].join('\n');

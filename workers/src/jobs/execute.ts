@@ -38,6 +38,8 @@ export interface JobResult {
   durationMs: number;
   /** The handler alone (what the queue's overhead is measured against). */
   handlerMs: number;
+  /** The lifecycle hooks around the handler (catalogue record, queueing the next stage). */
+  hooksMs: number;
   /** CPU during the handler: this process's and its finished child processes' (exact with one job at a time). */
   handlerCpu: CpuSample;
 }
@@ -48,6 +50,8 @@ export class JobFailedError extends Error {
     readonly error: unknown,
     readonly permanent: boolean,
     readonly final: boolean,
+    /** False when the failure hook could not record the failure (say, the catalogue was down). */
+    readonly recorded = true,
   ) {
     super(errorMessage(error));
     this.name = 'JobFailedError';
@@ -93,19 +97,22 @@ export async function executeJob(
     const durationMs = performance.now() - startedAt;
     await deps.hooks.completed?.(job, { enqueue: deps.enqueue, durationMs });
     logger.debug({ durationMs }, 'job completed');
-    return { durationMs, handlerMs, handlerCpu };
+    const hooksMs = performance.now() - startedAt - handlerMs;
+    return { durationMs, handlerMs, hooksMs, handlerCpu };
   } catch (error) {
     const durationMs = performance.now() - startedAt;
     const permanent = isPermanentFailure(error);
     const final = permanent || job.attempt >= job.maxAttempts;
     // A refused upload is an outcome, not an operator's problem: info, not warn.
     logger[permanent ? 'info' : 'warn']({ err: error, final, durationMs }, 'job attempt failed');
+    let recorded = true;
     try {
       await deps.hooks.failed?.(job, { error, final, durationMs });
     } catch (hookError) {
+      recorded = false;
       logger.error({ err: hookError }, 'could not record a job failure');
     }
-    throw new JobFailedError(error, permanent, final);
+    throw new JobFailedError(error, permanent, final, recorded);
   } finally {
     deps.signal?.removeEventListener('abort', onOuterAbort);
   }

@@ -61,6 +61,7 @@ export class CatalogueStore implements PipelineStore {
         'processing_progress',
         'processing_attempts',
         'processing_error',
+        'processing_updated',
       ])
       .where('id', '=', soundId)
       .executeTakeFirst();
@@ -72,6 +73,7 @@ export class CatalogueStore implements PipelineStore {
       progress: Math.round(row.processing_progress * 100),
       attempts: row.processing_attempts,
       failureReason: row.processing_error,
+      updatedAt: row.processing_updated ? new Date(row.processing_updated) : undefined,
     };
   }
 

@@ -1,8 +1,18 @@
 import type { Logger } from '@earshot/common';
 import { EarshotError } from '@earshot/common';
-import type { JobRunner } from '../runners/types.ts';
+import { PermanentJobError, tail } from '../jobs/errors.ts';
+import type { FinalFailure, JobRunner } from '../runners/types.ts';
+import { failureReason } from './lifecycle.ts';
 import { FIRST_STAGE, STAGES } from './stages.ts';
 import type { PipelineStore } from './store.ts';
+
+/** Machines' clocks differ a little: the queue's timestamps come from the worker's clock. */
+const CLOCK_SLACK_MS = 5_000;
+
+/** The error a final failure stood for, as far as the queue kept it (its message). */
+function asError(failure: FinalFailure): Error {
+  return failure.permanent ? new PermanentJobError(failure.message) : new Error(failure.message);
+}
 
 export class AlreadyProcessingError extends EarshotError {
   constructor(soundId: number) {
@@ -60,8 +70,9 @@ export class Pipeline {
   }
 
   /**
-   * Queues the current stage of every unfinished sound whose job the queue does not have. Returns
-   * how many were queued. Fixed job ids make this safe to run anywhere, any time.
+   * Queues the current stage of every unfinished sound whose job the queue does not have, and
+   * records as Failed those whose job failed for good without the catalogue hearing of it. Returns
+   * how many sounds it moved. Fixed job ids make this safe to run anywhere, any time.
    */
   reconcile(batch = 1000): Promise<number> {
     this.reconciling ??= this.reconcileOnce(batch).finally(() => {
@@ -72,16 +83,32 @@ export class Pipeline {
 
   private async reconcileOnce(batch: number): Promise<number> {
     let queued = 0;
+    let failed = 0;
     for (const { id, stage } of await this.store.unfinished(batch)) {
       if (await this.runner.isPending(stage, id)) continue;
+      const failure = await this.runner.finalFailure(stage, id);
       // Re-read: the stage may have moved on while we looked at the queue.
       const now = await this.store.processingRecord(id);
       if (!now || now.stage !== stage || (now.state !== 'Queued' && now.state !== 'Processing')) continue;
+      // A job that failed for good while the catalogue was down: its failure was never recorded.
+      // (A failure older than the record belongs to an earlier run and is queued over.)
+      if (failure && (!now.updatedAt || failure.at >= now.updatedAt.getTime() - CLOCK_SLACK_MS)) {
+        await this.store.recordFailure(id, {
+          stage,
+          reason: failureReason(stage, asError(failure)),
+          detail: failure.permanent ? undefined : tail(failure.message),
+          attempts: failure.attempts,
+        });
+        failed++;
+        continue;
+      }
+      if (failure) await this.runner.forget(stage, id);
       await this.runner.enqueue(stage, id);
       queued++;
     }
     if (queued) this.logger.info({ queued }, 'pipeline: queued unfinished sounds again');
-    return queued;
+    if (failed) this.logger.info({ failed }, 'pipeline: recorded failures the catalogue missed');
+    return queued + failed;
   }
 
   /** Runs the reconciler now and every `intervalMs`, logging (not throwing) when it cannot. */

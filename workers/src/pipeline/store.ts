@@ -21,6 +21,8 @@ export interface ProcessingRecord {
   progress: number;
   attempts: number;
   failureReason: string | null;
+  /** When the record last changed. */
+  updatedAt?: Date;
 }
 
 export interface MediaFiles {

@@ -3,7 +3,7 @@ import type { Logger } from '@earshot/common';
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks } from '../jobs/execute.ts';
 import { type JobPayload, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
-import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
+import type { FinalFailure, JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
 export const DEFAULT_QUEUE_PREFIX = 'earshot';
 export const PIPELINE_QUEUE = 'pipeline';
@@ -77,6 +77,20 @@ export class BullmqRunner implements JobRunner {
     return PENDING_STATES.has(await job.getState());
   }
 
+  async finalFailure(name: string, soundId: number): Promise<FinalFailure | undefined> {
+    const job = await this.queue.getJob(jobIdFor(soundId, name));
+    if (!job || (await job.getState()) !== 'failed') return undefined;
+    const attempts = job.opts.attempts ?? 1;
+    const lastStack = job.stacktrace?.at(-1) ?? '';
+    return {
+      message: job.failedReason ?? 'unknown error',
+      // Permanent failures are thrown as UnrecoverableError and stop before the attempts run out.
+      permanent: lastStack.startsWith('UnrecoverableError') || job.attemptsMade < attempts,
+      attempts: job.attemptsMade,
+      at: job.finishedOn ?? job.processedOn ?? job.timestamp,
+    };
+  }
+
   async forget(name: string, soundId: number): Promise<void> {
     const job = await this.queue.getJob(jobIdFor(soundId, name));
     if (!job) return;
@@ -145,7 +159,7 @@ export class BullmqRunner implements JobRunner {
   private async process(job: Job<JobPayload>, signal?: AbortSignal): Promise<JobReturn> {
     const def = this.registry.get(job.name);
     try {
-      const { handlerMs, handlerCpu } = await executeJob(
+      const { handlerMs, hooksMs, handlerCpu } = await executeJob(
         def,
         {
           name: job.name,
@@ -162,6 +176,7 @@ export class BullmqRunner implements JobRunner {
       );
       return {
         handlerMs: round1(handlerMs),
+        hooksMs: round1(hooksMs),
         cpuMs: round1(handlerCpu.selfMs),
         childCpuMs: round1(handlerCpu.childrenMs),
       };
@@ -192,6 +207,8 @@ export class BullmqRunner implements JobRunner {
 /** What a completed BullMQ job keeps as its return value. */
 export interface JobReturn {
   handlerMs: number;
+  /** The catalogue hooks around the handler (record progress, queue the next stage). */
+  hooksMs: number;
   /** CPU of the worker process during the handler (all its threads). */
   cpuMs: number;
   /** CPU of the child processes (ffmpeg, ffprobe) that ended during the handler. */

@@ -4,6 +4,7 @@ import { backoffDelay, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
 const KEEP_RECENT = 1000;
+const MAX_RETRY_DELAY_MS = 60_000;
 
 interface QueuedJob {
   name: string;
@@ -47,6 +48,14 @@ export class InProcessRunner implements JobRunner {
     if (options.front) this.waiting.unshift(job);
     else this.waiting.push(job);
     this.pump();
+  }
+
+  /**
+   * The in-memory queue keeps no failed jobs: an unfinished sound whose job is gone is simply
+   * queued again by the reconciler (a retry).
+   */
+  async finalFailure(): Promise<undefined> {
+    return undefined;
   }
 
   async isPending(name: string, soundId: number): Promise<boolean> {
@@ -150,7 +159,10 @@ export class InProcessRunner implements JobRunner {
       if (list.length > KEEP_RECENT) list.shift();
       this.durations.set(job.name, list);
     } catch (err) {
-      if (!(err instanceof JobFailedError) || err.final) {
+      // A failure the catalogue did not hear of would leave the sound "Processing" for good: the
+      // job runs again later (its final attempt again), until the outcome can be recorded.
+      const unrecorded = err instanceof JobFailedError && err.final && !err.recorded;
+      if (!unrecorded && (!(err instanceof JobFailedError) || err.final)) {
         if (!(err instanceof JobFailedError)) this.logger.error({ err }, 'job runner error');
         this.failedCount++;
         this.failures.unshift({ name: job.name, soundId: job.soundId, reason: (err as Error).message });
@@ -162,10 +174,10 @@ export class InProcessRunner implements JobRunner {
       const timer = setTimeout(
         () => {
           this.delayed.delete(id);
-          this.waiting.push({ ...job, attempt: job.attempt + 1 });
+          this.waiting.push({ ...job, attempt: unrecorded ? job.attempt : job.attempt + 1 });
           this.pump();
         },
-        backoffDelay(def.backoff, job.attempt),
+        Math.min(backoffDelay(def.backoff, job.attempt), MAX_RETRY_DELAY_MS),
       );
       this.delayed.set(id, timer);
     }

@@ -9,6 +9,16 @@ export interface QueueCounts {
   completed: number;
 }
 
+/** A job that failed for good, as the queue remembers it. */
+export interface FinalFailure {
+  message: string;
+  /** Refused for good (a bad file), not attempts used up. */
+  permanent: boolean;
+  attempts: number;
+  /** When it failed (ms since the epoch). */
+  at: number;
+}
+
 export interface JobRunnerOptions {
   registry: JobRegistry;
   hooks?: JobHooks;
@@ -24,6 +34,11 @@ export interface JobRunner {
   enqueue(name: string, soundId: number, options?: EnqueueOptions): Promise<void>;
   /** True when the job with this id is waiting, delayed or running somewhere. */
   isPending(name: string, soundId: number): Promise<boolean>;
+  /**
+   * The job's final failure, when the queue holds the job as failed. The pipeline records it in
+   * the catalogue when the failure hook could not (the catalogue was down at that moment).
+   */
+  finalFailure(name: string, soundId: number): Promise<FinalFailure | undefined>;
   /** Forgets a finished or failed job so that its id can be queued again (reprocessing). */
   forget(name: string, soundId: number): Promise<void>;
   counts(): Promise<QueueCounts>;
