@@ -2,7 +2,7 @@ import type { Database, DescriptorValues } from '@earshot/catalogue';
 import { type Kysely, sql } from 'kysely';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { SoundStorage } from '../storage/sound-files.ts';
-import { isStage, type StageName } from './stages.ts';
+import { isStage, type StageAdvance, type StageName } from './stages.ts';
 import type { MediaFiles, PipelineStore, ProcessingRecord, SoundToProcess } from './store.ts';
 
 /** The analysis as the descriptors stage hands it to the catalogue. */
@@ -117,7 +117,7 @@ export class CatalogueStore implements PipelineStore {
       .execute();
   }
 
-  async saveProbe(soundId: number, probe: unknown): Promise<void> {
+  async saveProbe(soundId: number, probe: unknown, advance?: StageAdvance): Promise<void> {
     const p = probe as ProbeColumns;
     const twin = await this.db
       .selectFrom('sounds')
@@ -137,18 +137,20 @@ export class CatalogueStore implements PipelineStore {
         duration: p.duration,
         samplerate: p.samplerate,
         md5: p.md5,
+        ...advanced(advance),
       })
       .where('id', '=', soundId)
       .execute();
   }
 
-  async saveMedia(soundId: number, files: MediaFiles): Promise<void> {
-    await this.mergeMediaPaths(soundId, files);
+  async saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance): Promise<void> {
+    await this.mergeMediaPaths(soundId, files, advance);
   }
 
   async saveAnalysis(
     soundId: number,
     analysis: { analysisPath: string; framesPath?: string; otherPaths?: MediaFiles; descriptors: unknown },
+    advance?: StageAdvance,
   ): Promise<void> {
     const stored = analysis.descriptors as StoredAnalysis;
     const row = {
@@ -163,11 +165,15 @@ export class CatalogueStore implements PipelineStore {
       .values({ sound_id: soundId, ...row } as never)
       .onConflict((oc) => oc.column('sound_id').doUpdateSet(row as never))
       .execute();
-    await this.mergeMediaPaths(soundId, {
-      ...analysis.otherPaths,
-      analysis: analysis.analysisPath,
-      ...(analysis.framesPath ? { analysis_frames: analysis.framesPath } : {}),
-    });
+    await this.mergeMediaPaths(
+      soundId,
+      {
+        ...analysis.otherPaths,
+        analysis: analysis.analysisPath,
+        ...(analysis.framesPath ? { analysis_frames: analysis.framesPath } : {}),
+      },
+      advance,
+    );
   }
 
   async loadAnalysis(soundId: number): Promise<unknown> {
@@ -237,13 +243,30 @@ export class CatalogueStore implements PipelineStore {
     return rows.map((r) => r.id);
   }
 
-  private async mergeMediaPaths(soundId: number, paths: Record<string, string>): Promise<void> {
+  private async mergeMediaPaths(
+    soundId: number,
+    paths: Record<string, string>,
+    advance?: StageAdvance,
+  ): Promise<void> {
     await this.db
       .updateTable('sounds')
-      .set({ media_paths: sql`media_paths || ${JSON.stringify(paths)}::jsonb` })
+      .set({ media_paths: sql`media_paths || ${JSON.stringify(paths)}::jsonb`, ...advanced(advance) })
       .where('id', '=', soundId)
       .execute();
   }
+}
+
+/** The columns that record the next stage as due (its first attempt), or nothing. */
+function advanced(advance: StageAdvance | undefined) {
+  if (!advance) return {};
+  return {
+    processing_state: 'Processing' as const,
+    processing_stage: advance.stage,
+    processing_progress: Math.max(0, Math.min(1, advance.progress / 100)),
+    processing_attempts: 1,
+    processing_error: null,
+    processing_updated: new Date(),
+  };
 }
 
 /** A stage name read back from the catalogue; anything unknown starts over from the first stage. */

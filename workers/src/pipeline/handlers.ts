@@ -5,7 +5,7 @@ import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
 import type { SoundStorage } from '../storage/sound-files.ts';
 import { PROBE_FILE, readProbe, SIGNAL_FILE, writeAtomically } from './hand-off.ts';
-import type { StageName } from './stages.ts';
+import { ADVANCED_BY_HANDLER, advanceAfter, type StageAdvance, type StageName } from './stages.ts';
 import type { PipelineStore, SoundToProcess } from './store.ts';
 import type { MediaTools } from './tools.ts';
 
@@ -57,9 +57,16 @@ const probe: StageHandler = async (ctx, deps) => {
   const result = await guarded(() =>
     deps.tools.probe(sound.originalPath, sound.originalFilename, { signal: ctx.signal }),
   );
-  await deps.store.saveProbe(ctx.soundId, result);
+  // The hand-off first: the save below may already mark the next stage as due.
   await writeAtomically(deps.storage.workFile(ctx.soundId, PROBE_FILE), JSON.stringify(result));
+  await deps.store.saveProbe(ctx.soundId, result, advance(ctx));
 };
+
+/** The record of the next stage, written with this stage's last save (ADVANCED_BY_HANDLER). */
+function advance(ctx: JobContext): StageAdvance | undefined {
+  const name = ctx.name as StageName;
+  return ADVANCED_BY_HANDLER.has(name) ? advanceAfter(name) : undefined;
+}
 
 /** The probe stage's result, when it left one (absent after an upgrade or a lost folder: tools probe again). */
 function probeOf(ctx: JobContext, deps: StageDeps): Promise<unknown> {
@@ -87,7 +94,7 @@ const media: StageHandler = async (ctx, deps) => {
   for (const [key, name] of Object.entries(rendered.files)) {
     files[key] = deps.storage.relative(path.join(finalDir, name));
   }
-  await deps.store.saveMedia(ctx.soundId, files);
+  await deps.store.saveMedia(ctx.soundId, files, advance(ctx));
 };
 
 const analysis: StageHandler = async (ctx, deps) => {
@@ -106,14 +113,18 @@ const analysis: StageHandler = async (ctx, deps) => {
   );
   const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
   const rel = (name: string) => deps.storage.relative(path.join(finalDir, name));
-  await deps.store.saveAnalysis(ctx.soundId, {
-    analysisPath: rel(out.analysisFile),
-    framesPath: out.framesFile ? rel(out.framesFile) : undefined,
-    otherPaths: Object.fromEntries(
-      Object.entries(out.extraFiles ?? {}).map(([key, name]) => [key, rel(name)]),
-    ),
-    descriptors: out.analysis,
-  });
+  await deps.store.saveAnalysis(
+    ctx.soundId,
+    {
+      analysisPath: rel(out.analysisFile),
+      framesPath: out.framesFile ? rel(out.framesFile) : undefined,
+      otherPaths: Object.fromEntries(
+        Object.entries(out.extraFiles ?? {}).map(([key, name]) => [key, rel(name)]),
+      ),
+      descriptors: out.analysis,
+    },
+    advance(ctx),
+  );
   await fs.rm(signalFile, { force: true });
 };
 

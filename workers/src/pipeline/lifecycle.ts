@@ -1,7 +1,14 @@
 import { EarshotError } from '@earshot/common';
 import { errorMessage, isPermanentFailure, JobTimeoutError, tail } from '../jobs/errors.ts';
 import type { JobHooks } from '../jobs/execute.ts';
-import { FIRST_STAGE, isStage, nextStage, overallProgress, stageLabel } from './stages.ts';
+import {
+  ADVANCED_BY_HANDLER,
+  FIRST_STAGE,
+  isStage,
+  nextStage,
+  overallProgress,
+  stageLabel,
+} from './stages.ts';
 import type { PipelineStore } from './store.ts';
 
 /**
@@ -34,13 +41,15 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
       const next = nextStage(job.name);
       if (!next) return;
       // Record first, then queue: if the queue is down, the record says what is due and the
-      // reconciler queues it when the queue is back.
-      await store.recordProgress(job.soundId, {
-        state: 'Processing',
-        stage: next,
-        progress: overallProgress(next, 0),
-        attempts: 1,
-      });
+      // reconciler queues it when the queue is back. Some handlers recorded it with their own save.
+      if (!ADVANCED_BY_HANDLER.has(job.name)) {
+        await store.recordProgress(job.soundId, {
+          state: 'Processing',
+          stage: next,
+          progress: overallProgress(next, 0),
+          attempts: 1,
+        });
+      }
       await enqueue(next, job.soundId, { front: true });
     },
     async failed(job, { error, final }) {

@@ -36,3 +36,22 @@ export function overallProgress(name: StageName, percentOfStage: number): number
   }
   return before;
 }
+
+/**
+ * Stages whose handler ends with a catalogue write of its own: that write also moves the sound's
+ * record on to the next stage (one UPDATE, one search-document refresh instead of two), and the
+ * completion hook only queues the next job.
+ */
+export const ADVANCED_BY_HANDLER: ReadonlySet<StageName> = new Set(['probe', 'media', 'analysis']);
+
+/** The record a sound gets when `name` is done and the next stage is due (undefined after the last). */
+export function advanceAfter(name: StageName): StageAdvance | undefined {
+  const next = nextStage(name);
+  return next ? { stage: next, progress: overallProgress(next, 0) } : undefined;
+}
+
+export interface StageAdvance {
+  stage: StageName;
+  /** Overall progress, 0–100. */
+  progress: number;
+}

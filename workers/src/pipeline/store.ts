@@ -1,4 +1,4 @@
-import type { StageName } from './stages.ts';
+import type { StageAdvance, StageName } from './stages.ts';
 
 /** `processing_state` values (DECISIONS.md). */
 export type ProcessingState = 'Queued' | 'Processing' | 'Failed' | 'Processed';
@@ -46,11 +46,13 @@ export interface PipelineStore {
     soundId: number,
     failure: { stage: StageName; reason: string; detail?: string; attempts: number },
   ): Promise<void>;
-  saveProbe(soundId: number, probe: unknown): Promise<void>;
-  saveMedia(soundId: number, files: MediaFiles): Promise<void>;
+  /** The save methods take `advance`: the same write also records the next stage as due (see ADVANCED_BY_HANDLER). */
+  saveProbe(soundId: number, probe: unknown, advance?: StageAdvance): Promise<void>;
+  saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance): Promise<void>;
   saveAnalysis(
     soundId: number,
     analysis: { analysisPath: string; framesPath?: string; otherPaths?: MediaFiles; descriptors: unknown },
+    advance?: StageAdvance,
   ): Promise<void>;
   loadAnalysis(soundId: number): Promise<unknown>;
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void>;
