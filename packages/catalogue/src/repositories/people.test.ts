@@ -1,6 +1,6 @@
 import { testService } from '@earshot/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import {
   CLIENT_ID_LENGTH,
   CLIENT_SECRET_LENGTH,
@@ -21,6 +21,7 @@ import {
   refreshTokens,
   revokeAccess,
 } from './oauth.ts';
+import { useRepositoryCatalogue } from './test-context.ts';
 import {
   authenticateUser,
   createUser,
@@ -34,14 +35,7 @@ import {
 const postgresUrl = await testService('postgres');
 
 describe.each(testBackends(postgresUrl))('people repositories on %s', (backend) => {
-  let t: TestCatalogue;
-  let n = 0;
-  const unique = (prefix: string) => `${prefix}${++n}`;
-  beforeAll(async () => {
-    t = await openTestCatalogue(backend, { postgresUrl });
-  });
-  afterAll(() => t?.cleanup());
-  const db = () => t.catalogue.db;
+  const { db, unique } = useRepositoryCatalogue(backend, postgresUrl);
 
   describe('users', () => {
     it('creates a user whose password verifies by username or email, and never returns the hash', async () => {

@@ -1,6 +1,6 @@
 import { testService } from '@earshot/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import {
   bookmarkSound,
   listBookmarkCategories,
@@ -13,19 +13,13 @@ import { recordPackDownload, recordSoundDownload } from './downloads.ts';
 import { findOrCreatePack, getPack } from './packs.ts';
 import { AlreadyRatedError, getRating, rateSound } from './ratings.ts';
 import { createSound, getSound, setModerationState, setProcessingState } from './sounds.ts';
+import { useRepositoryCatalogue } from './test-context.ts';
 import { createUser, userCounts } from './users.ts';
 
 const postgresUrl = await testService('postgres');
 
 describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) => {
-  let t: TestCatalogue;
-  let n = 0;
-  const unique = (prefix: string) => `${prefix}${++n}`;
-  beforeAll(async () => {
-    t = await openTestCatalogue(backend, { postgresUrl });
-  });
-  afterAll(() => t?.cleanup());
-  const db = () => t.catalogue.db;
+  const { db, unique } = useRepositoryCatalogue(backend, postgresUrl);
 
   async function publicSound(userId: number, packId: number | null = null) {
     const sound = await createSound(db(), {

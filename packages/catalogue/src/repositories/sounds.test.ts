@@ -1,6 +1,6 @@
 import { testService } from '@earshot/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import {
   getAnalysis,
   getSimilarityVector,
@@ -29,20 +29,14 @@ import {
   setProcessingState,
   setRemixSources,
 } from './sounds.ts';
+import { useRepositoryCatalogue } from './test-context.ts';
 import { addPendingUpload, listPendingUploads, takePendingUpload } from './uploads.ts';
 import { createUser, userCounts } from './users.ts';
 
 const postgresUrl = await testService('postgres');
 
 describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) => {
-  let t: TestCatalogue;
-  let n = 0;
-  const unique = (prefix: string) => `${prefix}${++n}`;
-  beforeAll(async () => {
-    t = await openTestCatalogue(backend, { postgresUrl });
-  });
-  afterAll(() => t?.cleanup());
-  const db = () => t.catalogue.db;
+  const { db, unique } = useRepositoryCatalogue(backend, postgresUrl);
 
   const described = (userId: number, extra: Partial<NewSound> = {}): NewSound => ({
     userId,
@@ -51,7 +45,7 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     tags: ['Rain', 'roof', 'rain', ' field-recording '],
     license: 'Creative Commons 0',
     originalFilename: 'rain.wav',
-    originalPath: `originals/${n}.wav`,
+    originalPath: `${unique('originals/')}.wav`,
     ...extra,
   });
 
