@@ -54,6 +54,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
   if (!services || deps.config.TRUST_PROXY) return app;
   const hot = soundInstanceHotPath({
     renderedSounds: services.renderedSounds,
+    searchPages: services.searchPages,
     strategies: deps.authStrategies ?? [],
     publicUrl: deps.config.PUBLIC_URL,
     logger: deps.logger,

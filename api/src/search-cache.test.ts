@@ -89,6 +89,27 @@ describe.skipIf(!postgresUrl)('search caches on PostgreSQL', () => {
     }
   });
 
+  it('sends the application’s headers with a page served by the hot path', async () => {
+    const headersOf = async (origin: string, path: string) => {
+      const res = await fetch(`${origin}${path}`, { headers: { Authorization: `Token ${s.seeded.apiKey}` } });
+      await res.arrayBuffer();
+      const out: Record<string, string> = {};
+      res.headers.forEach((value, name) => {
+        if (!['date', 'x-request-id', 'keep-alive', 'connection'].includes(name)) out[name] = value;
+      });
+      return out;
+    };
+    for (const path of [
+      '/apiv2/search/text/?query=kick&fields=id,name',
+      `/apiv2/search/combined/?target=lowlevel.spectral_centroid.mean:300&filter=tag:drum&fields=id&token=${s.seeded.apiKey}`,
+    ]) {
+      await get(s.origin, path);
+      const hot = await headersOf(s.origin, path);
+      const expected = await headersOf(uncached.origin, path);
+      expect(hot, path).toEqual(expected);
+    }
+  });
+
   it('serves a repeated search from the cache while nothing was notified', async () => {
     const path = '/apiv2/search/text/?query=kick&fields=id,name';
     const before = await search(path);

@@ -6,7 +6,7 @@
  * go first when full.
  */
 export class VersionedCache<T> {
-  private readonly entries = new Map<string, { version: string; value: Promise<T> }>();
+  private readonly entries = new Map<string, Entry<T>>();
 
   constructor(private readonly maxEntries = 2_000) {}
 
@@ -22,7 +22,14 @@ export class VersionedCache<T> {
       this.entries.set(key, hit);
       return hit.value;
     }
-    const entry = { version, value: compute() };
+    const entry: Entry<T> = { version, value: compute(), done: false, settled: undefined };
+    entry.value.then(
+      (value) => {
+        entry.done = true;
+        entry.settled = value;
+      },
+      () => {},
+    );
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
@@ -32,7 +39,20 @@ export class VersionedCache<T> {
     return entry.value;
   }
 
+  /** The answer for this version if it is already computed (no waiting, no computing). */
+  peek(key: string, version: string): T | undefined {
+    const hit = this.entries.get(key);
+    return hit !== undefined && hit.done && hit.version === version ? hit.settled : undefined;
+  }
+
   clear(): void {
     this.entries.clear();
   }
+}
+
+interface Entry<T> {
+  version: string;
+  value: Promise<T>;
+  done: boolean;
+  settled: T | undefined;
 }

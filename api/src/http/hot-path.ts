@@ -3,6 +3,7 @@ import type { Logger } from '@earshot/common';
 import { authenticate } from '../auth/authenticate.ts';
 import type { AuthStrategy } from '../auth/principal.ts';
 import { requestIdFrom } from '../middleware/request-context.ts';
+import type { SearchPageCache } from '../services/search-pages.ts';
 import { readRawQuery } from './raw-query.ts';
 import { negotiate } from './render.ts';
 import type { RenderedCache } from './rendered-json.ts';
@@ -10,6 +11,8 @@ import { soundInstanceKey } from './sound-instance-key.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;
+  /** Rendered search pages (kept until the catalogue changes); absent = no search hot path. */
+  searchPages?: SearchPageCache;
   strategies: readonly AuthStrategy[];
   publicUrl: string | undefined;
   logger: Logger;
@@ -21,9 +24,17 @@ export type HotPath = (req: IncomingMessage, res: ServerResponse) => Promise<boo
 const SOUND_INSTANCE = /^\/apiv2\/sounds\/(\d{1,15})\/$/;
 /** Query keys the sound instance reads; anything else goes the full way. */
 const INSTANCE_KEYS = new Set(['fields', 'descriptors', 'normalized', 'token', 'format']);
+/** Search paths whose pages are kept whole: the page key is the whole query string, so any keys. */
+const SEARCH_PATHS = new Set([
+  '/apiv2/search/',
+  '/apiv2/search/text/',
+  '/apiv2/search/content/',
+  '/apiv2/search/combined/',
+]);
 
 /**
- * Serves a sound instance whose JSON was rendered moments ago straight from node:http, without
+ * Serves a sound instance whose JSON was rendered moments ago (or a search page rendered since the
+ * catalogue last changed) straight from node:http, without
  * Koa and the router: in the profile their per-request work was most of the route's cost once the
  * body itself came from the cache (the route ran at ~21% of a bare node:http server). Only the
  * plainest case is taken: GET, JSON by format and Accept, a credential the strategies accept, a
@@ -36,10 +47,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
   return async (req, res) => {
     if (req.method !== 'GET' || req.url === undefined) return false;
     const q = req.url.indexOf('?');
-    const match = SOUND_INSTANCE.exec(q < 0 ? req.url : req.url.slice(0, q));
-    if (!match) return false;
+    const path = q < 0 ? req.url : req.url.slice(0, q);
+    const search = options.searchPages !== undefined && SEARCH_PATHS.has(path);
+    const match = search ? null : SOUND_INSTANCE.exec(path);
+    if (!search && !match) return false;
     const query = readRawQuery(q < 0 ? '' : req.url.slice(q + 1));
-    for (const key in query) if (!INSTANCE_KEYS.has(key)) return false;
+    if (match) for (const key in query) if (!INSTANCE_KEYS.has(key)) return false;
     if (
       query.format !== undefined ? query.format !== 'json' : negotiate(req.headers.accept ?? '') !== 'json'
     ) {
@@ -47,9 +60,10 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     }
     const host = req.headers.host;
     if (!publicOrigin && !host) return false;
-    const body = options.renderedSounds.get(
-      soundInstanceKey(Number(match[1]), publicOrigin ?? `http://${host}`, query),
-    );
+    const origin = publicOrigin ?? `http://${host}`;
+    const body = match
+      ? options.renderedSounds.get(soundInstanceKey(Number(match[1]), origin, query))
+      : await options.searchPages?.peek({ origin, path, rawQuery: query });
     if (!body) return false;
     let principal: unknown;
     try {

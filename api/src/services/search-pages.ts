@@ -19,10 +19,17 @@ export class SearchPageCache {
     this.pages = new VersionedCache(maxEntries);
   }
 
-  async answer<T>(
-    request: { origin: string; path: string; rawQuery: Record<string, string> },
-    compute: () => Promise<T>,
-  ): Promise<T | RenderedJson> {
+  /**
+   * A page already rendered for this exact request and the current versions, or undefined; for the
+   * hot path, which serves it without the application.
+   */
+  async peek(request: SearchPageRequest): Promise<RenderedJson | undefined> {
+    const version = this.changes ? await this.changes.current() : undefined;
+    if (version === undefined) return undefined;
+    return this.pages.peek(pageKey(request), `${version}:${this.stateVersion()}`);
+  }
+
+  async answer<T>(request: SearchPageRequest, compute: () => Promise<T>): Promise<T | RenderedJson> {
     const version = this.changes ? await this.changes.current() : undefined;
     if (version === undefined) return compute();
     const key = JSON.stringify([request.origin, request.path, request.rawQuery]);
@@ -32,4 +39,15 @@ export class SearchPageCache {
       async () => new RenderedJson(await compute()),
     );
   }
+}
+
+/** What a search page's body depends on besides the versions (the query string gives the links). */
+export interface SearchPageRequest {
+  origin: string;
+  path: string;
+  rawQuery: Record<string, string>;
+}
+
+function pageKey(request: SearchPageRequest): string {
+  return JSON.stringify([request.origin, request.path, request.rawQuery]);
 }
