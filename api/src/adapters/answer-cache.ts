@@ -42,7 +42,7 @@ export class VersionedCache<T> {
   /** The answer for this version if it is already computed (no waiting, no computing). */
   peek(key: string, version: string): T | undefined {
     const hit = this.entries.get(key);
-    return hit !== undefined && hit.done && hit.version === version ? hit.settled : undefined;
+    return hit?.done && hit.version === version ? hit.settled : undefined;
   }
 
   clear(): void {
