@@ -29,4 +29,16 @@ describe('VersionedCache', () => {
     expect(await cache.get('a', '1', async () => 'recomputed')).toBe('a');
     expect(await cache.get('b', '1', async () => 'b again')).toBe('b again');
   });
+
+  it('keeps the total weight under its bound, oldest out first', async () => {
+    const cache = new VersionedCache<string>(100, (v) => v.length, 10);
+    await cache.get('a', '1', async () => 'aaaa');
+    await cache.get('b', '1', async () => 'bbbb');
+    expect(cache.peek('a', '1')).toBe('aaaa');
+    await cache.get('c', '1', async () => 'cccc'); // 12 > 10: a goes
+    expect(cache.peek('a', '1')).toBeUndefined();
+    expect(cache.peek('b', '1')).toBe('bbbb');
+    expect(cache.peek('c', '1')).toBe('cccc');
+    expect(cache.peek('c', '2')).toBeUndefined();
+  });
 });

@@ -3,12 +3,18 @@
  * version, the similarity state's generation…). Identical concurrent requests share one
  * computation: the promise is stored before it settles, so the second caller waits for the first
  * one's work instead of starting its own. Failures are not remembered. Least recently used entries
- * go first when full.
+ * go first when there are `maxEntries`, or when the answers' total `weigh` passes `maxWeight`
+ * (rendered pages: their length, so 150-sound pages cannot fill the memory).
  */
 export class VersionedCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  private weight = 0;
 
-  constructor(private readonly maxEntries = 2_000) {}
+  constructor(
+    private readonly maxEntries = 2_000,
+    private readonly weigh: (value: T) => number = () => 0,
+    private readonly maxWeight = Number.POSITIVE_INFINITY,
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -22,20 +28,23 @@ export class VersionedCache<T> {
       this.entries.set(key, hit);
       return hit.value;
     }
-    const entry: Entry<T> = { version, value: compute(), done: false, settled: undefined };
+    const entry: Entry<T> = { version, value: compute(), done: false, settled: undefined, weight: 0 };
+    if (hit !== undefined) this.drop(key, hit);
+    if (this.entries.size >= this.maxEntries) this.evictOldest();
+    this.entries.set(key, entry);
     entry.value.then(
       (value) => {
         entry.done = true;
         entry.settled = value;
+        if (this.entries.get(key) !== entry) return;
+        entry.weight = this.weigh(value);
+        this.weight += entry.weight;
+        while (this.weight > this.maxWeight && this.entries.size > 1) this.evictOldest();
       },
-      () => {},
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
     );
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, entry);
-    entry.value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
     return entry.value;
   }
 
@@ -47,6 +56,17 @@ export class VersionedCache<T> {
 
   clear(): void {
     this.entries.clear();
+    this.weight = 0;
+  }
+
+  private evictOldest(): void {
+    const key = this.entries.keys().next().value as string;
+    this.drop(key, this.entries.get(key) as Entry<T>);
+  }
+
+  private drop(key: string, entry: Entry<T>): void {
+    this.entries.delete(key);
+    this.weight -= entry.weight;
   }
 }
 
@@ -55,4 +75,6 @@ interface Entry<T> {
   value: Promise<T>;
   done: boolean;
   settled: T | undefined;
+  /** Counted once the answer is in (0 before). */
+  weight: number;
 }
