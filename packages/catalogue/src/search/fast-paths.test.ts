@@ -148,6 +148,15 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
         expect({ word, cap, groups: grouped.count }).toEqual({ word, cap, groups: groups[0].n });
       }
     }
+    // One clause of several lexemes (a hyphenated tag): never capped nor cut short by the gate.
+    const [hyphenated] = await rows<{ tag: string }>(
+      `select t as tag from sound_search, unnest(tags) t where t like '%-%' group by t order by count(*) desc limit 1`,
+    );
+    const several = await searchSounds(t.catalogue, { query: hyphenated.tag }, { popularityCapAbove: 0 });
+    const expected = await plainCount(`tsv @@ plainto_tsquery('english', ${lit(hyphenated.tag)})`);
+    expect(expected).toBeGreaterThan(1);
+    expect(several.count).toBe(expected);
+    expect(several.ids.length).toBe(Math.min(15, expected));
     const stopword = await searchSounds(t.catalogue, { query: 'the' });
     expect(stopword).toMatchObject({ count: 0, ids: [] });
   });

@@ -20,6 +20,18 @@ export interface SearchResult {
   readonly packGroups?: (PackGroup | null)[];
 }
 
+/**
+ * A one-row statistics CTE (named t) that the statement starts with, and a gate over it: the
+ * scan runs only when the gate holds. `limit` (null = none) bounds the scan by what t guarantees
+ * whenever the gate holds: the planner then costs the gated scan far smaller, so a common word's
+ * never-executed scan does not trigger JIT compilation (~100 ms on this machine).
+ */
+export interface GatedStats {
+  select: RawBuilder<unknown>;
+  gate: RawBuilder<boolean>;
+  limit?: RawBuilder<number | null>;
+}
+
 export interface RankedRow {
   id: number | null;
   score: number;
@@ -35,13 +47,14 @@ export function rankedStatement(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  stats?: { select: RawBuilder<unknown>; gate: RawBuilder<boolean> },
+  stats?: GatedStats,
 ): RawBuilder<RankedRow> {
   const t = stats ? sql`t as materialized (${stats.select}),` : sql``;
-  const gate = stats ? sql<boolean>`and ${stats.gate}` : sql``;
+  const gate = stats ? sql`and ${stats.gate}` : sql``;
+  const limit = stats?.limit ? sql`limit ${stats.limit}` : sql``;
   return sql<RankedRow>`
     with ${t} m as materialized (
-      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate}
+      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate} ${limit}
     ), p as (
       select id, score from m order by score desc, id asc limit ${search.pageSize} offset ${offset}
     )
@@ -78,16 +91,17 @@ export function groupedStatement(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  stats?: { select: RawBuilder<unknown>; gate: RawBuilder<boolean> },
+  stats?: GatedStats,
 ): RawBuilder<GroupedRow> {
   const emptyQuery = !search.query.clauses.length;
   const t = stats ? sql`t as materialized (${stats.select}),` : sql``;
-  const gate = stats ? sql<boolean>`and ${stats.gate}` : sql``;
+  const gate = stats ? sql`and ${stats.gate}` : sql``;
+  const limit = stats?.limit ? sql`limit ${stats.limit}` : sql``;
   return sql<GroupedRow>`
     with ${t} m as materialized (
       select s.id, s.pack_id, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings,
              ${rank}::float8 as score
-      from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate}
+      from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate} ${limit}
     ), r as (
       select m.*, row_number() over (partition by coalesce(m.pack_id, -m.id) order by ${orderBy(search.sort, emptyQuery, 'm')}) as rn,
              count(*) over (partition by coalesce(m.pack_id, -m.id))::int as in_pack

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import {
+  type GatedStats,
   type GroupedRow,
   groupedResult,
   groupedStatement,
@@ -35,8 +36,15 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
   const { search, where, rank, offset, clause } = p;
   const cap =
     Number.isFinite(p.capAbove) && offset + search.pageSize <= POPULAR_CANDIDATES ? p.capAbove : null;
-  const stats = {
+  const stats: GatedStats = {
     select: termStatsSelect(clause),
+    // A one-lexeme word that passed the gate is in at most `cap` sounds (its exact df).
+    limit:
+      cap === null
+        ? undefined
+        : sql<
+            number | null
+          >`(select case when t.nodes = 1 and t.lexeme is not null then ${cap}::bigint end from t)`,
     gate:
       cap === null
         ? sql<boolean>`true`
