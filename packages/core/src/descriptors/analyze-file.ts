@@ -5,6 +5,7 @@ import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
 import { probeFile } from '../media/probe.ts';
 import { type AnalysisResult, analyzeSignal } from './analyze.ts';
 import { fileLoudness } from './file-loudness.ts';
+import { writeFramesFile } from './frames-file.ts';
 import type { AnalyzeOptions } from './types.ts';
 
 /** Names of the files the analysis hook writes next to the previews. */
@@ -33,7 +34,7 @@ export async function writeAnalysisFiles(result: AnalysisResult, dir: string): P
   await fs.writeFile(path.join(dir, ANALYSIS_FILES.descriptors), JSON.stringify(result.variantB));
   await fs.writeFile(path.join(dir, ANALYSIS_FILES.stats), JSON.stringify(result.variantA));
   if (result.frames) {
-    await fs.writeFile(path.join(dir, ANALYSIS_FILES.frames), JSON.stringify(result.frames));
+    await writeFramesFile(result.frames, path.join(dir, ANALYSIS_FILES.frames));
     files.push(ANALYSIS_FILES.frames);
   }
   return files;

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import type { FrameSeries } from './frame-series.ts';
 
 /**
@@ -41,6 +42,17 @@ export function decodeFrameValues(base64: string): Float32Array {
 /** Internal series that are not descriptors of their own and stay out of the file. */
 const INTERNAL = new Set(['frame_energy', 'beat_band_energy', 'melbands96']);
 
+/**
+ * `{ dims, data }` whose base64 `data` is encoded each time it is read (JSON.stringify reads enumerable
+ * getters), so a long sound's frames file never holds every base64 string at once; the values must not
+ * change afterwards.
+ */
+function lazyEncoded(dims: number, values: Float32Array): { dims: number; data: string } {
+  const entry = { dims } as { dims: number; data: string };
+  Object.defineProperty(entry, 'data', { enumerable: true, get: () => encode(values) });
+  return entry;
+}
+
 export function framesGroup(
   series: FrameSeries,
   frameSize: number,
@@ -51,14 +63,46 @@ export function framesGroup(
   for (let i = 0; i < series.frames; i++) times[i] = (i * hopSize) / sampleRate;
   const descriptors: FramesGroup['descriptors'] = {};
   for (const [name, data] of series.scalars)
-    if (!INTERNAL.has(name)) descriptors[name] = { dims: 1, data: encode(data) };
+    if (!INTERNAL.has(name)) descriptors[name] = lazyEncoded(1, data);
   for (const [name, { dims, data }] of series.vectors)
-    if (!INTERNAL.has(name)) descriptors[name] = { dims, data: encode(data) };
-  return {
-    frame_size: frameSize,
-    hop_size: hopSize,
-    frames: series.frames,
-    times: encode(times),
-    descriptors,
+    if (!INTERNAL.has(name)) descriptors[name] = lazyEncoded(dims, data);
+  const group = { frame_size: frameSize, hop_size: hopSize, frames: series.frames } as FramesGroup;
+  Object.defineProperty(group, 'times', { enumerable: true, get: () => encode(times) });
+  group.descriptors = descriptors;
+  return group;
+}
+
+/**
+ * Writes the frames file as JSON.stringify would, one value at a time: only one descriptor's base64 text
+ * exists at any moment instead of the whole file as one string (25 MB for ten minutes of audio).
+ */
+export async function writeFramesFile(frames: FramesFile, file: string): Promise<number> {
+  const handle = await fs.open(file, 'w');
+  let bytes = 0;
+  const put = async (text: string) => {
+    bytes += Buffer.byteLength(text);
+    await handle.write(text);
   };
+  const emit = async (value: unknown): Promise<void> => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      await put(JSON.stringify(value));
+      return;
+    }
+    await put('{');
+    let first = true;
+    for (const key of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v === undefined || typeof v === 'function') continue;
+      await put(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
+      await emit(v);
+    }
+    await put('}');
+  };
+  try {
+    await emit(frames);
+  } finally {
+    await handle.close();
+  }
+  return bytes;
 }

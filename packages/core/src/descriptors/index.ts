@@ -10,7 +10,7 @@ export {
 } from './descriptor-layout.ts';
 export { stopEssentiaWorker } from './essentia-client.ts';
 export { fileLoudness } from './file-loudness.ts';
-export { decodeFrameValues, type FramesFile, type FramesGroup } from './frames-file.ts';
+export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';
 export { frequencyToMidi, midiToNoteName } from './pitch.ts';
 export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';

@@ -1,8 +1,11 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeSignal } from './analyze.ts';
 import { descriptorLayout, normalizationRanges, normalizeTree } from './descriptor-layout.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
-import { decodeFrameValues } from './frames-file.ts';
+import { decodeFrameValues, type FramesFile, writeFramesFile } from './frames-file.ts';
 import { expectContractTypes } from './testing.ts';
 
 const SR = 44100;
@@ -74,6 +77,26 @@ describe('frames file and descriptor layout', () => {
     expect(low?.descriptors.mfcc.dims).toBe(13);
     const times = decodeFrameValues(low?.times ?? '');
     expect(times[1]).toBeCloseTo(1024 / SR, 6);
+  });
+
+  it('streams the frames file byte for byte as JSON.stringify writes it', async () => {
+    const r = await analyzeSignal(noise(3, 0.3), SR, { frames: true });
+    const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-frames-')), 'frames.json');
+    try {
+      const bytes = await writeFramesFile(r.frames as FramesFile, file);
+      const text = await fs.readFile(file, 'utf8');
+      expect(text).toBe(JSON.stringify(r.frames));
+      expect(bytes).toBe(Buffer.byteLength(text));
+      expect(Object.keys(JSON.parse(text).groups.lowlevel)).toEqual([
+        'frame_size',
+        'hop_size',
+        'frames',
+        'times',
+        'descriptors',
+      ]);
+    } finally {
+      await fs.rm(path.dirname(file), { recursive: true, force: true });
+    }
   });
 
   it('splits fixed one-/multi-dimensional and variable-length names, and normalises to [0, 1]', async () => {

@@ -62,11 +62,40 @@ function meanVar(values: ArrayLike<number>, from: number, to: number): [number, 
   return [mean, sq / n];
 }
 
+/** One sort buffer for every median: the statistics run over hundreds of series, one after another. */
+let sortScratch = new Float64Array(0);
+
 function median(values: ArrayLike<number>): number {
-  if (values.length === 0) return 0;
-  const sorted = Float64Array.from(values).sort();
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const n = values.length;
+  if (n === 0) return 0;
+  if (sortScratch.length < n) sortScratch = new Float64Array(n);
+  const sorted = sortScratch.subarray(0, n);
+  for (let i = 0; i < n; i++) sorted[i] = values[i];
+  sorted.sort();
+  const mid = n >> 1;
+  return n % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Mean and population variance of |Δx| (order 1) or |Δ²x| (order 2), in two passes over the series
+ * without materialising the differences.
+ */
+function diffMeanVar(series: ArrayLike<number>, order: 1 | 2): [number, number] {
+  const count = series.length - order;
+  if (count <= 0) return [0, 0];
+  const diff = (i: number) =>
+    order === 1
+      ? Math.abs(series[i + 1] - series[i])
+      : Math.abs(series[i + 2] - series[i + 1] - (series[i + 1] - series[i]));
+  let sum = 0;
+  for (let i = 0; i < count; i++) sum += diff(i);
+  const mean = sum / count;
+  let sq = 0;
+  for (let i = 0; i < count; i++) {
+    const d = diff(i) - mean;
+    sq += d * d;
+  }
+  return [mean, sq / count];
 }
 
 export function scalarStats(series: ArrayLike<number>): ScalarStats {
@@ -81,16 +110,8 @@ export function scalarStats(series: ArrayLike<number>): ScalarStats {
     if (series[i] < min) min = series[i];
     if (series[i] > max) max = series[i];
   }
-  const d1 = new Float64Array(Math.max(0, n - 1));
-  const d1abs = new Float64Array(d1.length);
-  for (let i = 0; i + 1 < n; i++) {
-    d1[i] = series[i + 1] - series[i];
-    d1abs[i] = Math.abs(d1[i]);
-  }
-  const d2abs = new Float64Array(Math.max(0, n - 2));
-  for (let i = 0; i + 1 < d1.length; i++) d2abs[i] = Math.abs(d1[i + 1] - d1[i]);
-  const [dmean, dvar] = meanVar(d1abs, 0, d1abs.length);
-  const [dmean2, dvar2] = meanVar(d2abs, 0, d2abs.length);
+  const [dmean, dvar] = diffMeanVar(series, 1);
+  const [dmean2, dvar2] = diffMeanVar(series, 2);
   return {
     mean: finite(mean),
     var: finite(variance),
@@ -120,6 +141,7 @@ export function vectorStats(flat: ArrayLike<number>, dims: number): VectorStats 
     dvar: [],
     dvar2: [],
   };
+  // One column buffer per call: the column's statistics are copied out before the next one is filled.
   const column = new Float64Array(frames);
   for (let d = 0; d < dims; d++) {
     for (let f = 0; f < frames; f++) column[f] = flat[f * dims + d];
