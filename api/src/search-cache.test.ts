@@ -76,7 +76,13 @@ describe.skipIf(!postgresUrl)('search caches on PostgreSQL', () => {
   ];
 
   it('answers every search exactly as the uncached path does, first time and from the cache', async () => {
-    for (const path of SEARCHES) {
+    const similar = `/apiv2/sounds/${s.seeded.ids.bd_808}/similar/`;
+    for (const path of [
+      ...SEARCHES,
+      `${similar}?fields=id,score`,
+      `${similar}?fields=id,name&page_size=2&page=2`,
+      '/apiv2/sounds/999999/similar/',
+    ]) {
       const expected = await get(uncached.origin, path);
       const first = await get(s.origin, path);
       const again = await get(s.origin, path);
@@ -102,6 +108,7 @@ describe.skipIf(!postgresUrl)('search caches on PostgreSQL', () => {
     for (const path of [
       '/apiv2/search/text/?query=kick&fields=id,name',
       `/apiv2/search/combined/?target=lowlevel.spectral_centroid.mean:300&filter=tag:drum&fields=id&token=${s.seeded.apiKey}`,
+      `/apiv2/sounds/${s.seeded.ids.bd_808}/similar/?fields=id,score`,
     ]) {
       await get(s.origin, path);
       const hot = await headersOf(s.origin, path);

@@ -24,7 +24,8 @@ export type HotPath = (req: IncomingMessage, res: ServerResponse) => Promise<boo
 const SOUND_INSTANCE = /^\/apiv2\/sounds\/(\d{1,15})\/$/;
 /** Query keys the sound instance reads; anything else goes the full way. */
 const INSTANCE_KEYS = new Set(['fields', 'descriptors', 'normalized', 'token', 'format']);
-/** Search paths whose pages are kept whole: the page key is the whole query string, so any keys. */
+const SIMILAR_SOUNDS = /^\/apiv2\/sounds\/\d{1,15}\/similar\/$/;
+/** Search paths (and similar sounds) whose pages are kept whole: the page key is the whole query string, so any keys. */
 const SEARCH_PATHS = new Set([
   '/apiv2/search/',
   '/apiv2/search/text/',
@@ -48,7 +49,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     if (req.method !== 'GET' || req.url === undefined) return false;
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
-    const search = options.searchPages !== undefined && SEARCH_PATHS.has(path);
+    const search = options.searchPages !== undefined && (SEARCH_PATHS.has(path) || SIMILAR_SOUNDS.test(path));
     const match = search ? null : SOUND_INSTANCE.exec(path);
     if (!search && !match) return false;
     const query = readRawQuery(q < 0 ? '' : req.url.slice(q + 1));

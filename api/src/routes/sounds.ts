@@ -59,11 +59,14 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: similarQuery,
       response: pageSchema(soundListItem),
+      // A page of neighbours, like a search page, is kept until the catalogue or the state changes.
       handler: (input) =>
-        s.sounds.similar(
-          input.params.sound_id,
-          input.query.similarity_space,
-          listRequest(input, s.variant, 'search', true),
+        s.searchPages.answer(input, () =>
+          s.sounds.similar(
+            input.params.sound_id,
+            input.query.similarity_space,
+            listRequest(input, s.variant, 'search', true),
+          ),
         ),
     }),
     defineRoute({
