@@ -22,14 +22,13 @@ export interface SearchResult {
 
 /**
  * A one-row statistics CTE (named t) that the statement starts with, and a gate over it: the
- * scan runs only when the gate holds. `limit` (null = none) bounds the scan by what t guarantees
- * whenever the gate holds: the planner then costs the gated scan far smaller, so a common word's
- * never-executed scan does not trigger JIT compilation (~100 ms on this machine).
+ * scan runs only when the gate holds. `limit` bounds the scan by what t guarantees whenever the
+ * gate holds (see term-search.ts).
  */
 export interface GatedStats {
   select: RawBuilder<unknown>;
   gate: RawBuilder<boolean>;
-  limit?: RawBuilder<number | null>;
+  limit?: RawBuilder<number>;
 }
 
 export interface RankedRow {
