@@ -193,7 +193,7 @@ export async function analyzeSignal(
         return { bpm: beats.bpm, bpmConfidence: 0, ticks: beats.ticks, bpmIntervals: [] };
       });
   const tempo = timed(timings, 'rhythm', () => refineTempo(tracked.bpm, tracked.ticks, onsets));
-  const essentia = {
+  const beatGrid = {
     ...tracked,
     bpm: tempo.bpm,
     ticks: tempo.beats,
@@ -202,13 +202,13 @@ export async function analyzeSignal(
   const hopSeconds = LOWLEVEL_HOP / sampleRate;
   const rhythmDerived = timed(timings, 'rhythm', () => {
     const beats = beatLoudness(
-      essentia.ticks,
+      beatGrid.ticks,
       frameEnergy,
       series.vector('beat_band_energy', 6),
       6,
       hopSeconds,
     );
-    const loop = loopFit(duration, bounds.leadingSilence, bounds.trailingSilence, essentia.bpm);
+    const loop = loopFit(duration, bounds.leadingSilence, bounds.trailingSilence, beatGrid.bpm);
     return { beats, loop };
   });
 
@@ -222,7 +222,7 @@ export async function analyzeSignal(
     chordStrength: tonal.chordStrength,
     loudness,
     envelope,
-    essentia,
+    beatGrid,
     key: timed(timings, 'tonal', () => {
       const hpcp = tonal.series.vectors.get('hpcp');
       return estimateKey(hpcp ? vectorStats(hpcp.data, hpcp.dims).mean : []);
@@ -263,7 +263,7 @@ export async function analyzeSignal(
     });
     const midi = pitch.stats.median > 0 ? frequencyToMidi(pitch.stats.median) : 0;
     // The degara tracker reports no confidence; an audible beat grid (beats on onsets) stands in for it.
-    const rhythmic = essentia.ticks.length >= 4 && tempo.support >= 0.5;
+    const rhythmic = beatGrid.ticks.length >= 4 && tempo.support >= 0.5;
     return buildVariantB(variantA, {
       timbral,
       voicedPitch: pitch.stats,

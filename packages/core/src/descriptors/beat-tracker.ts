@@ -149,6 +149,17 @@ export function placeBeats(novelty: Float32Array, period: number): number[] {
   return beats.slice(first, last + 1);
 }
 
+/** The beat grid the rhythm descriptors are built from (either backend, after the tempo refit). */
+export interface BeatGrid {
+  bpm: number;
+  /** The tracker's own confidence (0 for ours and for essentia's degara method). */
+  bpmConfidence: number;
+  /** Beat times, s. */
+  ticks: number[];
+  /** Differences of consecutive beat times, s. */
+  bpmIntervals: number[];
+}
+
 export interface TrackedBeats {
   bpm: number;
   /** Beat times in seconds. */

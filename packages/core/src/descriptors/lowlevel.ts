@@ -30,6 +30,9 @@ const ENERGY_BANDS: [string, number, number][] = [
 
 const SILENCE_THRESHOLDS_DB = [20, 30, 60, 90];
 
+/** Six bands for the beat loudness ratios (Hz). */
+const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
+
 /** Everything precomputed once per sample rate: FFT plans, windows, filterbanks, DCT matrices. */
 class LowLevelPlan {
   readonly spectrum = new MagnitudeSpectrum(LOWLEVEL_FRAME);
@@ -43,6 +46,8 @@ class LowLevelPlan {
   readonly energyBands: FilterBank;
   readonly dct13x40 = dctMatrix(13, 40);
   readonly binHz: number;
+  readonly beatBank: FilterBank;
+  readonly contrast: SpectralContrast;
 
   constructor(readonly sampleRate: number) {
     const n = LOWLEVEL_FRAME;
@@ -57,6 +62,12 @@ class LowLevelPlan {
     const edges = ENERGY_BANDS.map(([, lo]) => lo);
     this.energyBands = rectangularBank([...edges, Math.min(20000, nyquist)], sampleRate, n);
     this.binHz = sampleRate / n;
+    this.beatBank = rectangularBank(
+      BEAT_BANDS.map((f) => Math.min(f, nyquist)),
+      sampleRate,
+      n,
+    );
+    this.contrast = new SpectralContrast(sampleRate, n);
   }
 }
 
@@ -75,16 +86,24 @@ export interface LowLevelResult {
   binHz: number;
 }
 
-/** Six bands for the beat loudness ratios (Hz). */
-const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
+/**
+ * Plans by sample rate: building one (FFT tables, filterbanks, YIN buffers) costs about as much as 100
+ * frames, so short sounds would pay mostly for it. Safe to share: lowLevelFrames runs synchronously.
+ */
+const plans = new Map<number, LowLevelPlan>();
+
+function planFor(sampleRate: number): LowLevelPlan {
+  let plan = plans.get(sampleRate);
+  if (!plan) {
+    plan = new LowLevelPlan(sampleRate);
+    plans.set(sampleRate, plan);
+  }
+  return plan;
+}
 
 export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLevelResult {
-  const plan = new LowLevelPlan(sampleRate);
-  const beatBank = rectangularBank(
-    BEAT_BANDS.map((f) => Math.min(f, sampleRate / 2)),
-    sampleRate,
-    LOWLEVEL_FRAME,
-  );
+  const plan = planFor(sampleRate);
+  const { beatBank, contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
   const beatBands = new Float32Array(6);
   const frames = frameCount(signal.length, LOWLEVEL_HOP);
@@ -156,7 +175,6 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
   const valleysV = out.vector('spectral_contrast_valleys', 6);
   const tristimulusV = out.vector('tristimulus', 3);
   const beatBandsV = out.vector('beat_band_energy', 6);
-  const contrast = new SpectralContrast(sampleRate, LOWLEVEL_FRAME);
   const nyquist = sampleRate / 2;
 
   const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array) => {

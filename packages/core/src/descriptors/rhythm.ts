@@ -1,4 +1,4 @@
-/** Rhythm descriptors derived from the beat grid (the grid itself comes from essentia.js). */
+/** Rhythm descriptors derived from the beat grid (the grid itself comes from beat-tracker.ts or essentia.js). */
 
 export interface BpmHistogramPeaks {
   histogram: number[];

@@ -1,7 +1,7 @@
 /**
- * Tempo checks on top of the beat tracker: octave correction and a precise period from the onsets.
- * RhythmExtractor2013 (degara) tracks beats well but can lock on twice the tempo of sparse material and
- * reports a tempo quantised by its histogram; the onsets we detect on the sample grid settle both.
+ * Tempo checks on top of the beat tracker (ours or essentia.js's): octave correction and a precise period
+ * from the onsets. A tracker can lock on twice the tempo of sparse material, and its tempo is quantised by
+ * its frame rate (ours) or histogram (RhythmExtractor2013); the onsets we detect on the sample grid settle both.
  */
 
 const MATCH_WINDOW_S = 0.06;

@@ -1,5 +1,5 @@
+import type { BeatGrid } from './beat-tracker.ts';
 import type { EnvelopeDescriptors } from './envelope.ts';
-import type { EssentiaResult } from './essentia-protocol.ts';
 import type { FrameSeries } from './frame-series.ts';
 import type { KeyEstimate } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
@@ -18,7 +18,7 @@ export interface AnalysisParts {
   chordStrength: Float32Array;
   loudness: LoudnessResult;
   envelope: EnvelopeDescriptors;
-  essentia: EssentiaResult;
+  beatGrid: BeatGrid;
   key: KeyEstimate;
   onsets: number[];
   beatsLoudness: number[];
@@ -156,7 +156,7 @@ function countPeaks(x: number[]): number {
 }
 
 export function buildVariantA(parts: AnalysisParts): VariantATree {
-  const { lowlevel, tonal, essentia, loudness, envelope } = parts;
+  const { lowlevel, tonal, beatGrid, loudness, envelope } = parts;
   const low: VariantATree = {};
   for (const name of LOWLEVEL_SCALARS) low[name] = stats(lowlevel, name);
   for (const name of LOWLEVEL_VECTORS) low[name] = vstats(lowlevel, name);
@@ -171,14 +171,14 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
   low.sound_start_frame = parts.soundStartFrame;
   low.sound_stop_frame = parts.soundStopFrame;
 
-  const histogram = bpmHistogram(essentia.bpmIntervals);
+  const histogram = bpmHistogram(beatGrid.bpmIntervals);
   const rhythm: VariantATree = {
-    beats_count: essentia.ticks.length,
-    beats_position: essentia.ticks.map(finite),
+    beats_count: beatGrid.ticks.length,
+    beats_position: beatGrid.ticks.map(finite),
     beats_loudness: scalarStats(parts.beatsLoudness),
     beats_loudness_band_ratio: vectorStats(flatRows(parts.beatsBandRatios, 6), 6),
-    bpm: finite(essentia.bpm),
-    bpm_confidence: finite(essentia.bpmConfidence),
+    bpm: finite(beatGrid.bpm),
+    bpm_confidence: finite(beatGrid.bpmConfidence),
     bpm_histogram: histogram.histogram,
     bpm_histogram_first_peak_bpm: histogram.firstPeakBpm,
     bpm_histogram_first_peak_spread: histogram.firstPeakSpread,
@@ -186,7 +186,7 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
     bpm_histogram_second_peak_bpm: histogram.secondPeakBpm,
     bpm_histogram_second_peak_spread: histogram.secondPeakSpread,
     bpm_histogram_second_peak_weight: histogram.secondPeakWeight,
-    bpm_intervals: essentia.bpmIntervals.map(finite),
+    bpm_intervals: beatGrid.bpmIntervals.map(finite),
     bpm_loop: finite(parts.bpmLoop),
     bpm_loop_confidence: finite(parts.bpmLoopConfidence),
     onset_count: parts.onsets.length,
