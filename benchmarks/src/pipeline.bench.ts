@@ -115,6 +115,8 @@ interface RunResult {
   hooksMsPerSound: number;
   /** CPU seconds of each worker process (and its ffmpeg children) per second of processing. */
   coresPerWorker: number;
+  /** CPU ms of the worker processes and their children per sound (the work itself, whatever the load). */
+  cpuMsPerSound: number;
   /** Busy cores of the whole machine while processing (workers, PostgreSQL, Redis, this bench, other users). */
   machineBusyCores: number;
   load: string;
@@ -223,6 +225,7 @@ async function run(workers: number, files: string[]): Promise<RunResult> {
       overheadPct: (overhead.overheadMs / overhead.handlerMs) * 100,
       hooksMsPerSound: overhead.hooksMs / files.length,
       coresPerWorker: workerCpuS / workers / processS,
+      cpuMsPerSound: (workerCpuS * 1000) / files.length,
       machineBusyCores: (machine.busy / machine.total) * os.cpus().length,
       load,
       stages: stageCosts(jobs, files.length),
@@ -295,11 +298,11 @@ function table(results: RunResult[]): string {
     const scaleCell =
       r.workers === 1 || !base ? '1.00×' : `**${scaling.toFixed(2)}×** ${scaling >= 1.8 ? '✓' : '✗'}`;
     const overheadCell = `**${r.overheadPct.toFixed(2)} %** ${r.overheadPct <= 2 ? '✓' : '✗'}`;
-    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.importS.toFixed(1)} | ${r.processS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.endToEndPerMinute.toFixed(1)} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} (hooks ${r.hooksMsPerSound.toFixed(1)}) | ${overheadCell} | ${r.coresPerWorker.toFixed(2)} | ${r.machineBusyCores.toFixed(2)} | ${r.load} |`;
+    return `| ${r.workers} | ${r.sounds} | ${r.failed} | ${r.importS.toFixed(1)} | ${r.processS.toFixed(1)} | ${r.soundsPerMinute.toFixed(1)} | ${scaleCell} | ${r.endToEndPerMinute.toFixed(1)} | ${r.handlerMsPerSound.toFixed(0)} | ${r.overheadMsPerSound.toFixed(1)} (hooks ${r.hooksMsPerSound.toFixed(1)}) | ${overheadCell} | ${r.cpuMsPerSound.toFixed(0)} | ${r.coresPerWorker.toFixed(2)} | ${r.machineBusyCores.toFixed(2)} | ${r.load} |`;
   });
   return [
-    '| worker processes | sounds | failed | import s | processing s | sounds/min (processing) | scaling vs 1 (floor ≥ 1.8×) | sounds/min (import + processing) | handler ms/sound | queue overhead ms/sound (of which catalogue hooks) | overhead / handler time (floor ≤ 2 %) | CPU cores per worker | machine busy cores | load avg after (1/5/15 min) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| worker processes | sounds | failed | import s | processing s | sounds/min (processing) | scaling vs 1 (floor ≥ 1.8×) | sounds/min (import + processing) | handler ms/sound | queue overhead ms/sound (of which catalogue hooks) | overhead / handler time (floor ≤ 2 %) | worker CPU ms/sound | CPU cores per worker | machine busy cores | load avg after (1/5/15 min) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
   ].join('\n');
 }
@@ -339,7 +342,8 @@ async function main(): Promise<void> {
       '',
       output,
       '',
-      "What is counted: **import s** = creating the 200 sounds in the catalogue and queueing them (`queueImports`), timed alone while the queue is paused and the workers wait. **processing s** = from resuming the queue to the end of the last job (BullMQ timestamps); sounds/min (processing) and the scaling ratio use it. sounds/min (import + processing) = sounds / (import s + processing s). Queue overhead per worker = span from its first job start to its last job end − time inside the stage handlers (BullMQ fetch/lock/complete, the catalogue hooks and the gaps between jobs), summed over workers and divided by sounds. CPU cores per worker = the worker processes' CPU (all threads plus their ffmpeg/ffprobe children, from /proc) during processing ÷ processing s ÷ workers. Machine busy cores = all CPU of the machine during processing (the workers, PostgreSQL, Redis, this benchmark and anyone else's work).",
+      `What is counted: **import s** = creating the ${soundCount} sounds` +
+        " in the catalogue and queueing them (`queueImports`), timed alone while the queue is paused and the workers wait. **processing s** = from resuming the queue to the end of the last job (BullMQ timestamps); sounds/min (processing) and the scaling ratio use it. sounds/min (import + processing) = sounds / (import s + processing s). Queue overhead per worker = span from its first job start to its last job end − time inside the stage handlers (BullMQ fetch/lock/complete, the catalogue hooks and the gaps between jobs), summed over workers and divided by sounds. Worker CPU ms/sound = the worker processes' CPU (all threads plus their ffmpeg/ffprobe children, from /proc) during processing ÷ sounds: the work itself, which other people's load changes little. CPU cores per worker = that CPU (all threads plus their ffmpeg/ffprobe children, from /proc) during processing ÷ processing s ÷ workers. Machine busy cores = all CPU of the machine during processing (the workers, PostgreSQL, Redis, this benchmark and anyone else's work).",
       '',
       "Per stage, per sound (handler time and the CPU spent during it; one job at a time per worker, so the CPU is the job's):",
       '',
