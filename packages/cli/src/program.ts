@@ -17,6 +17,11 @@ export function buildProgram(): Command {
 }
 
 export async function runCli(argv: string[]): Promise<void> {
+  // `earshot analyze x | head`: a reader that stops early is not an error of ours.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -1,33 +1,42 @@
-import fs from 'node:fs/promises';
-import { analyzeFile, stopEssentiaWorker } from '@earshot/core';
-import type { Command } from 'commander';
+import { analyzeFile, stopEssentiaWorker, writeFramesFile } from '@earshot/core';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 
 interface AnalyzeCommandOptions {
   variant: string;
   frames?: string;
+  rhythm: string;
   timings?: boolean;
 }
 
 /**
  * `earshot analyze FILE`: prints the variant-B descriptor dictionary as JSON; `--variant A` prints the
- * dotted statistics tree instead; `--frames PATH` also writes the analysis frames file.
+ * dotted statistics tree instead; `--frames PATH` also writes the analysis frames file; `--rhythm essentia`
+ * tracks beats with essentia.js's RhythmExtractor2013 (the reference) instead of our own tracker.
  */
 export function register(program: Command): void {
   program
     .command('analyze')
     .description('analyse a sound file and print its content descriptors as JSON')
     .argument('<file>', 'the audio file')
-    .option('--variant <A|B>', 'B: the flat descriptor dictionary; A: the dotted tree with statistics', 'B')
+    .option(
+      '--variant <A|B>',
+      'B: the flat descriptor dictionary; A: the dotted tree with statistics',
+      parseVariant,
+      'B',
+    )
     .option('--frames <path>', 'write the per-frame analysis file here')
+    .addOption(
+      new Option('--rhythm <tracker>', 'beat tracker: ours, or essentia.js RhythmExtractor2013')
+        .choices(['earshot', 'essentia'])
+        .default('earshot'),
+    )
     .option('--timings', 'print milliseconds per descriptor group on stderr')
     .action(async (file: string, options: AnalyzeCommandOptions) => {
-      const variant = options.variant.toUpperCase();
-      if (variant !== 'A' && variant !== 'B')
-        throw new Error(`--variant must be A or B, not ${options.variant}`);
+      const variant = options.variant;
+      const rhythm = options.rhythm as 'earshot' | 'essentia';
       try {
-        const result = await analyzeFile(file, { frames: Boolean(options.frames) });
-        if (options.frames && result.frames)
-          await fs.writeFile(options.frames, JSON.stringify(result.frames));
+        const result = await analyzeFile(file, { frames: Boolean(options.frames), rhythm });
+        if (options.frames && result.frames) await writeFramesFile(result.frames, options.frames);
         const output = variant === 'A' ? result.variantA : result.variantB;
         process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
         if (options.timings) process.stderr.write(`${JSON.stringify(result.timings)}\n`);
@@ -35,4 +44,10 @@ export function register(program: Command): void {
         await stopEssentiaWorker();
       }
     });
+}
+
+function parseVariant(value: string): 'A' | 'B' {
+  const variant = value.toUpperCase();
+  if (variant !== 'A' && variant !== 'B') throw new InvalidArgumentError('it must be A or B.');
+  return variant;
 }
