@@ -3,6 +3,7 @@
 // process, a bare node:http server returning the same precomputed sound JSON (the floor) in
 // another, and autocannon in this process as the load generator.
 //   npx earshot bench api [--sounds 100000] [--duration 8] [--connections 50] [--reseed]
+//     [--only word,word] [--no-split]   (short runs while iterating; they do not write the results)
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
