@@ -1,3 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * The catalogue change version a computation already waited for: the page cache runs the page's
+ * computation inside it, so the result and filter caches below reuse that version instead of each
+ * waiting for another round trip on the change feed (a round trip that started after the request
+ * arrived is all the guarantee needs).
+ */
+export const versionInScope = new AsyncLocalStorage<number>();
+
 /**
  * Answers by key, each valid for one version of what it was computed from (the catalogue's change
  * version, the similarity state's generation…). Identical concurrent requests share one

@@ -5,7 +5,7 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import { VersionedCache } from './answer-cache.ts';
+import { VersionedCache, versionInScope } from './answer-cache.ts';
 import type { ChangeVersion } from './catalogue-changes.ts';
 
 /** What the similarity and content answers are computed from besides the catalogue. */
@@ -34,7 +34,7 @@ export function cachedSearchEngine(
     withState: boolean,
     compute: () => Promise<Hits | undefined>,
   ): Promise<Hits | undefined> {
-    const version = await changes.current();
+    const version = versionInScope.getStore() ?? (await changes.current());
     if (version === undefined) return compute();
     const full = withState ? `${version}:${state.generation}:${state.table.version}` : String(version);
     return cache.get(key, full, compute);

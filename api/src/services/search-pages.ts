@@ -1,4 +1,4 @@
-import { VersionedCache } from '../adapters/answer-cache.ts';
+import { VersionedCache, versionInScope } from '../adapters/answer-cache.ts';
 import { RenderedJson } from '../http/rendered-json.ts';
 import type { ChangeVersion } from '../ports.ts';
 
@@ -33,11 +33,10 @@ export class SearchPageCache {
   async answer<T>(request: SearchPageRequest, compute: () => Promise<T>): Promise<T | RenderedJson> {
     const version = this.changes ? await this.changes.current() : undefined;
     if (version === undefined) return compute();
-    const key = JSON.stringify([request.origin, request.path, request.rawQuery]);
     return this.pages.get(
-      key,
+      pageKey(request),
       `${version}:${this.stateVersion()}`,
-      async () => new RenderedJson(await compute()),
+      async () => new RenderedJson(await versionInScope.run(version, compute)),
     );
   }
 }
