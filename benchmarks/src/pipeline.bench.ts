@@ -338,7 +338,7 @@ async function main(): Promise<void> {
       '',
       `Command: \`npx earshot bench pipeline ${process.argv.slice(2).join(' ')}\``.replace(/ `$/, '`'),
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`,
-      `Setup: each run imports the same ${soundCount} WAV fixtures (0.5–${MAX_FIXTURE_SECONDS} s; repeats made distinct by one byte) into a fresh PostgreSQL database; \`earshot worker --concurrency 1\` processes run the five stages (probe, media, analysis, similarity, handover) through BullMQ on the shared Redis.`,
+      `Setup: each run imports the same ${soundCount} WAV fixtures (0.5–${MAX_FIXTURE_SECONDS} s; repeats made distinct by one byte) into a fresh PostgreSQL database; \`earshot worker --concurrency 1\` processes (one job per core: no relayed second encoder) run the five stages (probe, media, analysis, similarity, handover) through BullMQ on the shared Redis.`,
       '',
       output,
       '',
