@@ -28,12 +28,11 @@ describe('the media stage handing its signal to the analysis stage', () => {
     await fs.mkdir(path.join(dir, 'media'));
     const media = await tools.renderMedia(file, path.join(dir, 'media'), { signal, probe, signalFile });
     // One ffmpeg (no relayed encoder) still writes every preview.
-    expect(Object.keys(media.files).filter((k) => k.startsWith('preview')).sort()).toEqual([
-      'preview-hq-mp3',
-      'preview-hq-ogg',
-      'preview-lq-mp3',
-      'preview-lq-ogg',
-    ]);
+    expect(
+      Object.keys(media.files)
+        .filter((k) => k.startsWith('preview'))
+        .sort(),
+    ).toEqual(['preview-hq-mp3', 'preview-hq-ogg', 'preview-lq-mp3', 'preview-lq-ogg']);
     for (const name of Object.values(media.files)) {
       expect((await fs.stat(path.join(dir, 'media', name))).size, name).toBeGreaterThan(0);
     }
