@@ -2,9 +2,10 @@ import { analyzeFile, stopEssentiaWorker, writeFramesFile } from '@earshot/core'
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
 interface AnalyzeCommandOptions {
-  variant: string;
+  variant: 'A' | 'B';
   frames?: string;
-  rhythm: string;
+  /** One of the option's choices, checked by commander. */
+  rhythm: 'earshot' | 'essentia';
   timings?: boolean;
 }
 
@@ -32,12 +33,10 @@ export function register(program: Command): void {
     )
     .option('--timings', 'print milliseconds per descriptor group on stderr')
     .action(async (file: string, options: AnalyzeCommandOptions) => {
-      const variant = options.variant;
-      const rhythm = options.rhythm as 'earshot' | 'essentia';
       try {
-        const result = await analyzeFile(file, { frames: Boolean(options.frames), rhythm });
+        const result = await analyzeFile(file, { frames: Boolean(options.frames), rhythm: options.rhythm });
         if (options.frames && result.frames) await writeFramesFile(result.frames, options.frames);
-        const output = variant === 'A' ? result.variantA : result.variantB;
+        const output = options.variant === 'A' ? result.variantA : result.variantB;
         process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
         if (options.timings) process.stderr.write(`${JSON.stringify(result.timings)}\n`);
       } finally {
