@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { ProbeResult } from '@earshot/core';
+import { replaceFile } from '../storage/sound-files.ts';
 
 /**
  * What one stage leaves for the next in the sound's `work/` folder, so later stages need not run
@@ -13,16 +12,8 @@ export const PROBE_FILE = 'probe.json';
 export const SIGNAL_FILE = 'signal-f32le.raw';
 
 /** Writes through a temporary name, so a reader never sees half a file. */
-export async function writeAtomically(file: string, data: string | Uint8Array): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${randomBytes(4).toString('hex')}.partial`;
-  try {
-    await fs.writeFile(temp, data);
-    await fs.rename(temp, file);
-  } catch (err) {
-    await fs.rm(temp, { force: true });
-    throw err;
-  }
+export function writeAtomically(file: string, data: string | Uint8Array): Promise<void> {
+  return replaceFile(file, (temp) => fs.writeFile(temp, data));
 }
 
 export async function readProbe(file: string): Promise<ProbeResult | undefined> {

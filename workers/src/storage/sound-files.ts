@@ -3,6 +3,22 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 /**
+ * Replaces `target` with the file `fill` writes at a temporary name beside it, so a reader sees the
+ * old file or the whole new one, never half of it.
+ */
+export async function replaceFile(target: string, fill: (temp: string) => Promise<void>): Promise<void> {
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  const temp = `${target}.${randomBytes(4).toString('hex')}.partial`;
+  try {
+    await fill(temp);
+    await fs.rename(temp, target);
+  } catch (err) {
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+/**
  * Where a sound's files live under DATA_DIR: `sounds/<id % 1000>/<id>/`. The original sits at the
  * top, each stage writes its outputs into its own subfolder. Every write goes to a staging folder
  * first and is renamed into place, so readers see old or new files, never half-written ones.
@@ -45,15 +61,7 @@ export class SoundStorage {
   /** Copies a file in as the sound's original (copy then rename: never a partial original). */
   async storeOriginal(soundId: number, sourcePath: string, originalName: string): Promise<string> {
     const target = this.originalPath(soundId, originalName);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const temp = `${target}.${randomBytes(4).toString('hex')}.partial`;
-    try {
-      await fs.copyFile(sourcePath, temp);
-      await fs.rename(temp, target);
-    } catch (err) {
-      await fs.rm(temp, { force: true });
-      throw err;
-    }
+    await replaceFile(target, (temp) => fs.copyFile(sourcePath, temp));
     return target;
   }
 
