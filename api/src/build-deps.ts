@@ -81,6 +81,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     });
   }
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
+  const stateVersion = () => similarity.version;
   return {
     config,
     logger,
@@ -99,11 +100,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
               changes,
             ),
       descriptors: descriptorReader(db, spaceNames),
-      search: cachedSearchEngine(searchEngine(db, similarity, changes), changes, similarity),
+      search: cachedSearchEngine(searchEngine(db, similarity, changes), changes, stateVersion),
       files: soundFiles(db, config.dataDir),
       responseCacheMs: options.recordCacheMs,
       changes,
-      stateVersion: () => `${similarity.generation}:${similarity.table.version}`,
+      stateVersion,
     },
     authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
     similarity,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ChangeVersion } from '../ports.ts';
 
 /**
  * The catalogue change version a computation already waited for: the page cache runs the page's
@@ -7,6 +8,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * arrived is all the guarantee needs).
  */
 export const versionInScope = new AsyncLocalStorage<number>();
+
+/**
+ * The catalogue change version a cached answer may be served for: the one already waited for in
+ * this scope, else a fresh one from the feed. Undefined (no feed, or not listening) = do not cache.
+ */
+export async function changeVersionNow(changes: ChangeVersion | undefined): Promise<number | undefined> {
+  return versionInScope.getStore() ?? changes?.current();
+}
 
 /**
  * Answers by key, each valid for one version of what it was computed from (the catalogue's change

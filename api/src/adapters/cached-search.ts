@@ -5,14 +5,8 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import { VersionedCache, versionInScope } from './answer-cache.ts';
+import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 import type { ChangeVersion } from './catalogue-changes.ts';
-
-/** What the similarity and content answers are computed from besides the catalogue. */
-export interface StateVersion {
-  readonly generation: number;
-  readonly table: { readonly version: number };
-}
 
 /**
  * The search engine behind a query-result cache, as search servers keep one: each answer (ids,
@@ -24,7 +18,8 @@ export interface StateVersion {
 export function cachedSearchEngine(
   engine: SearchEngine,
   changes: ChangeVersion,
-  state: StateVersion,
+  /** Version of what the similarity and content answers are computed from besides the catalogue. */
+  stateVersion: () => string,
   maxEntries = 5_000,
 ): SearchEngine {
   const cache = new VersionedCache<Hits | undefined>(maxEntries);
@@ -34,9 +29,9 @@ export function cachedSearchEngine(
     withState: boolean,
     compute: () => Promise<Hits | undefined>,
   ): Promise<Hits | undefined> {
-    const version = versionInScope.getStore() ?? (await changes.current());
+    const version = await changeVersionNow(changes);
     if (version === undefined) return compute();
-    const full = withState ? `${version}:${state.generation}:${state.table.version}` : String(version);
+    const full = withState ? `${version}:${stateVersion()}` : String(version);
     return cache.get(key, full, compute);
   }
 

@@ -6,7 +6,7 @@ import {
   searchCondition,
 } from '@earshot/catalogue';
 import { type Kysely, sql } from 'kysely';
-import { VersionedCache, versionInScope } from './answer-cache.ts';
+import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 import type { ChangeVersion } from './catalogue-changes.ts';
 
 /** The text part of a similarity, content or combined search that narrows the candidates. */
@@ -116,7 +116,7 @@ export function versionedFilterSets(
   const cache = new VersionedCache<ReadonlySet<number> | undefined>(maxEntries);
   return async (req) => {
     if (!req.query && !req.filter && !req.descriptorsFilter) return undefined;
-    const version = versionInScope.getStore() ?? (await changes.current());
+    const version = await changeVersionNow(changes);
     if (version === undefined) return fallback(req);
     const key = JSON.stringify([req.query ?? '', req.filter ?? '', req.descriptorsFilter ?? '']);
     return cache.get(key, String(version), () => load(req));

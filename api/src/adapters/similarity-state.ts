@@ -28,6 +28,11 @@ export class SimilarityState {
   /** Changes whenever the indexes change, so answers computed from them can be reused until then. */
   generation = 0;
 
+  /** What answers computed from this state depend on: the indexes and the descriptor table. */
+  get version(): string {
+    return `${this.generation}:${this.table.version}`;
+  }
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly logger: Logger,

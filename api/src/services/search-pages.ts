@@ -1,4 +1,4 @@
-import { VersionedCache, versionInScope } from '../adapters/answer-cache.ts';
+import { changeVersionNow, VersionedCache, versionInScope } from '../adapters/answer-cache.ts';
 import { RenderedJson } from '../http/rendered-json.ts';
 import type { ChangeVersion } from '../ports.ts';
 
@@ -25,13 +25,13 @@ export class SearchPageCache {
    * hot path, which serves it without the application.
    */
   async peek(request: SearchPageRequest): Promise<RenderedJson | undefined> {
-    const version = this.changes ? await this.changes.current() : undefined;
+    const version = await changeVersionNow(this.changes);
     if (version === undefined) return undefined;
     return this.pages.peek(pageKey(request), `${version}:${this.stateVersion()}`);
   }
 
   async answer<T>(request: SearchPageRequest, compute: () => Promise<T>): Promise<T | RenderedJson> {
-    const version = this.changes ? await this.changes.current() : undefined;
+    const version = await changeVersionNow(this.changes);
     if (version === undefined) return compute();
     return this.pages.get(
       pageKey(request),
