@@ -26,7 +26,7 @@ export type FilterSets = (req: FilterRequest) => Promise<ReadonlySet<number> | u
  */
 export function filterSetsFromCatalogue(db: Kysely<Database>, limit: number): FilterSets {
   return async (req) => {
-    if (!req.query && !req.filter && !req.descriptorsFilter) return undefined;
+    if (!narrows(req)) return undefined;
     const where = searchCondition(prepareSearch(req)); // syntax errors surface here as 400s
     let text: string;
     try {
@@ -77,8 +77,8 @@ export function sharedFilterSets(load: FilterSets, ttlMs = 5_000, maxEntries = 3
   }
 
   return (req) => {
-    if (!req.query && !req.filter && !req.descriptorsFilter) return Promise.resolve(undefined);
-    const key = JSON.stringify([req.query ?? '', req.filter ?? '', req.descriptorsFilter ?? '']);
+    if (!narrows(req)) return Promise.resolve(undefined);
+    const key = filterKey(req);
     const now = Date.now();
     const hit = cache.get(key);
     if (hit && now - hit.at < ttlMs) return hit.ids;
@@ -115,12 +115,21 @@ export function versionedFilterSets(
 ): FilterSets {
   const cache = new VersionedCache<ReadonlySet<number> | undefined>(maxEntries);
   return async (req) => {
-    if (!req.query && !req.filter && !req.descriptorsFilter) return undefined;
+    if (!narrows(req)) return undefined;
     const version = await changeVersionNow(changes);
     if (version === undefined) return fallback(req);
-    const key = JSON.stringify([req.query ?? '', req.filter ?? '', req.descriptorsFilter ?? '']);
+    const key = filterKey(req);
     return cache.get(key, String(version), () => load(req));
   };
+}
+
+function narrows(req: FilterRequest): boolean {
+  return Boolean(req.query || req.filter || req.descriptorsFilter);
+}
+
+/** Requests that match the same sounds share a key (absent and empty parts are the same). */
+function filterKey(req: FilterRequest): string {
+  return JSON.stringify([req.query ?? '', req.filter ?? '', req.descriptorsFilter ?? '']);
 }
 
 /** Database failures become the catalogue's search errors, as its own id query does. */
