@@ -58,10 +58,12 @@ export class DescriptorTable {
   private ids: Int32Array;
   private readonly rowOf = new Map<number, number>();
   private readonly columns = new Map<string, Column>();
-  /** Fixed length of each vector descriptor, by canonical name; scalars are absent. */
-  private readonly vectorLength = new Map<string, number>();
-  private readonly scalars = new Set<string>();
+  /**
+   * The per-dimension columns of each vector descriptor, by canonical name (their count is the
+   * vector's fixed length); scalars are absent.
+   */
   private readonly dimensionColumns = new Map<string, Column[]>();
+  private readonly scalars = new Set<string>();
   private readonly canonicalNames = new Map<string, string>();
   private rows = 0;
   private changes = 0;
@@ -116,8 +118,8 @@ export class DescriptorTable {
   descriptorNames(): { scalars: string[]; vectors: Array<{ name: string; length: number }> } {
     return {
       scalars: [...this.scalars].sort(),
-      vectors: [...this.vectorLength]
-        .map(([name, length]) => ({ name, length }))
+      vectors: [...this.dimensionColumns]
+        .map(([name, columns]) => ({ name, length: columns.length }))
         .sort((a, b) => a.name.localeCompare(b.name)),
     };
   }
@@ -195,7 +197,7 @@ export class DescriptorTable {
    */
   resolve(written: string): string[] {
     const ref = parseDescriptorReference(written);
-    const length = this.vectorLength.get(ref.name);
+    const length = this.dimensionColumns.get(ref.name)?.length;
     if (length !== undefined) {
       if (ref.index === undefined) return Array.from({ length }, (_, i) => `${ref.name}[${i}]`);
       if (ref.index >= length) {
@@ -241,7 +243,7 @@ export class DescriptorTable {
       const value = values[written];
       const name = this.canonical(written);
       if (typeof value === 'number') {
-        if (this.vectorLength.has(name))
+        if (this.dimensionColumns.has(name))
           throw new ValidationError(`Descriptor ${written} is a vector here, got a number`);
         this.scalars.add(name);
         if (Number.isFinite(value)) {
@@ -287,7 +289,6 @@ export class DescriptorTable {
       throw new ValidationError(`Descriptor ${written} is a number here, got an array`);
     const created = Array.from({ length }, (_, i) => this.column(`${name}[${i}]`));
     this.dimensionColumns.set(name, created);
-    this.vectorLength.set(name, length);
     return created;
   }
 
