@@ -191,12 +191,7 @@ export function searchDescriptorTarget(
     total = scanRows(table, columns, exclude, top, filter.rowsIn(table), undefined);
   } else if (filter instanceof Set && filter.size < table.size) {
     // Combined search hands over the ids that passed the text filter: visit just their rows.
-    const rows: number[] = [];
-    for (const id of filter) {
-      const row = table.rowIndexOf(id);
-      if (row >= 0) rows.push(row);
-    }
-    total = scanRows(table, columns, exclude, top, Int32Array.from(rows), undefined);
+    total = scanRows(table, columns, exclude, top, table.rowsOf(filter), undefined);
   } else {
     const passes =
       filter === undefined
