@@ -4,7 +4,6 @@ import { essentiaWholeSignal } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
-import { estimateKey } from './key.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { detectOnsets } from './onsets.ts';
@@ -223,10 +222,6 @@ export async function analyzeSignal(
     loudness,
     envelope,
     beatGrid,
-    key: timed(timings, 'tonal', () => {
-      const hpcp = tonal.series.vectors.get('hpcp');
-      return estimateKey(hpcp ? vectorStats(hpcp.data, hpcp.dims).mean : []);
-    }),
     onsets,
     beatsLoudness: rhythmDerived.beats.loudness,
     beatsBandRatios: rhythmDerived.beats.bandRatios,

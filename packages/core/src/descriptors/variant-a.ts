@@ -1,7 +1,7 @@
 import type { BeatGrid } from './beat-tracker.ts';
 import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
-import type { KeyEstimate } from './key.ts';
+import { estimateKey } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
 import { bpmHistogram } from './rhythm.ts';
 import { finite, scalarStats, vectorStats } from './statistics.ts';
@@ -19,7 +19,6 @@ export interface AnalysisParts {
   loudness: LoudnessResult;
   envelope: EnvelopeDescriptors;
   beatGrid: BeatGrid;
-  key: KeyEstimate;
   onsets: number[];
   beatsLoudness: number[];
   beatsBandRatios: number[][];
@@ -195,15 +194,17 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
   };
 
   const hpcp = vstats(tonal, 'hpcp');
+  // The key reads the mean HPCP the tree holds anyway (its statistics are the costly part).
+  const key = estimateKey(hpcp.mean);
   const tonalTree: VariantATree = {
     hpcp,
     hpcp_crest: stats(tonal, 'hpcp_crest'),
     hpcp_entropy: stats(tonal, 'hpcp_entropy'),
     hpcp_peak_count: countPeaks(hpcp.mean),
     tuning_frequency: stats(tonal, 'tuning_frequency'),
-    key_key: parts.key.key,
-    key_scale: parts.key.scale,
-    key_strength: finite(parts.key.strength),
+    key_key: key.key,
+    key_scale: key.scale,
+    key_strength: finite(key.strength),
     ...chordDescriptors(parts.chords, parts.chordStrength),
   };
 
