@@ -4,22 +4,11 @@
  * frames already computed, so it costs microseconds instead of essentia's second whole-signal pass.
  */
 
-import { PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
+import { foldHpcp, PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
 
 // Scale-degree weights from the tonic (Temperley's Kostka–Payne corpus profiles, 2007).
 const MAJOR = [0.748, 0.06, 0.488, 0.082, 0.67, 0.46, 0.096, 0.715, 0.104, 0.366, 0.057, 0.4];
 const MINOR = [0.712, 0.084, 0.474, 0.618, 0.049, 0.46, 0.105, 0.747, 0.404, 0.067, 0.133, 0.33];
-/** 36-bin HPCP (bin 0 = A) folded to 12 semitones, each semitone taking its centre bin and half of its neighbours. */
-export function foldHpcp(hpcp: ArrayLike<number>): Float64Array {
-  const size = hpcp.length;
-  const per = size / 12;
-  const out = new Float64Array(12);
-  for (let s = 0; s < 12; s++) {
-    const c = s * per;
-    out[s] = hpcp[c] + 0.5 * (hpcp[(c + size - 1) % size] + hpcp[(c + 1) % size]);
-  }
-  return out;
-}
 
 export interface KeyEstimate {
   key: string;

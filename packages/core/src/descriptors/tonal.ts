@@ -1,4 +1,4 @@
-import { PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
+import { foldHpcp, PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
 import { FrameSeries } from './frame-series.ts';
 import { createPeaks, findPeaks, type Peaks } from './peaks.ts';
 import { crest, entropy } from './spectral-shape.ts';
@@ -121,11 +121,7 @@ function detectChords(
   const half = Math.max(1, Math.round((0.5 * sampleRate) / TONAL_HOP));
   const folded = new Float64Array(frames * 12);
   for (let i = 0; i < frames; i++) {
-    for (let s = 0; s < 12; s++) {
-      const b = s * 3;
-      folded[i * 12 + s] =
-        hpcp[i * HPCP_SIZE + b] + 0.5 * (hpcp[i * HPCP_SIZE + ((b + 35) % 36)] + hpcp[i * HPCP_SIZE + b + 1]);
-    }
+    foldHpcp(hpcp.subarray(i * HPCP_SIZE, (i + 1) * HPCP_SIZE), folded.subarray(i * 12, (i + 1) * 12));
   }
   let maxEnergy = 0;
   for (let i = 0; i < frames; i++) if (energy[i] > maxEnergy) maxEnergy = energy[i];
