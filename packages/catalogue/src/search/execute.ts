@@ -1,14 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { compileFilter } from './compile-filter.ts';
 import { compileTextQuery } from './compile-query.ts';
-import {
-  groupedResult,
-  groupedStatement,
-  orderBy,
-  rankedResult,
-  rankedStatement,
-  type SearchResult,
-} from './page-statements.ts';
+import { exactPage, orderBy, type SearchResult } from './page-statements.ts';
 import { phrasePrefilter } from './phrase-prefilter.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
@@ -59,9 +52,8 @@ export async function searchSounds(
       const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
       return run((db) => termSearch(db, { search, where, rank, offset, clause, capAbove }));
     }
-    if (search.groupByPack) return run((db) => groupedPage(db, search, where, rank, offset));
-    if (search.sort === 'score' && search.query.clauses.length) {
-      return run((db) => rankedPage(db, search, where, rank, offset));
+    if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
+      return run((db) => exactPage(db, search, where, rank, offset));
     }
     const page = sql<{ id: number; score: number }>`
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
@@ -125,32 +117,6 @@ export function searchCondition(search: PreparedSearch): RawBuilder<boolean> {
   if (search.filter) parts.push(compileFilter(search.filter));
   if (!parts.length) return sql<boolean>`true`;
   return sql<boolean>`${sql.join(parts, sql` and `)}`;
-}
-
-/**
- * Relevance order has to rank every match anyway, so one scan yields both the page and the exact
- * count (reference/SEARCH.md: cheaper than a second index-and-heap pass for the count).
- */
-async function rankedPage(
-  db: Kysely<any>,
-  search: PreparedSearch,
-  where: RawBuilder<boolean>,
-  rank: RawBuilder<number>,
-  offset: number,
-): Promise<SearchResult> {
-  const rows = await rankedStatement(search, where, rank, offset).execute(db);
-  return rankedResult(rows.rows);
-}
-
-async function groupedPage(
-  db: Kysely<any>,
-  search: PreparedSearch,
-  where: RawBuilder<boolean>,
-  rank: RawBuilder<number>,
-  offset: number,
-): Promise<SearchResult> {
-  const rows = await groupedStatement(search, where, rank, offset).execute(db);
-  return groupedResult(rows.rows);
 }
 
 function isPrepared(r: SearchRequest | PreparedSearch): r is PreparedSearch {

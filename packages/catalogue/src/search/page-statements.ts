@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { SortOption } from './params.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
@@ -31,6 +31,17 @@ export interface GatedStats {
   limit?: RawBuilder<number>;
 }
 
+/** The pieces both page statements splice in for `stats` (all empty without it). */
+function gatedParts(stats: GatedStats | undefined) {
+  return {
+    t: stats ? sql`t as materialized (${stats.select}),` : sql``,
+    gate: stats ? sql`and ${stats.gate}` : sql``,
+    limit: stats?.limit ? sql`limit ${stats.limit}` : sql``,
+    head: stats ? sql`t.*,` : sql``,
+    from: stats ? sql`t` : sql`(select 1) as one`,
+  };
+}
+
 export interface RankedRow {
   id: number | null;
   score: number;
@@ -48,17 +59,15 @@ export function rankedStatement(
   offset: number,
   stats?: GatedStats,
 ): RawBuilder<RankedRow> {
-  const t = stats ? sql`t as materialized (${stats.select}),` : sql``;
-  const gate = stats ? sql`and ${stats.gate}` : sql``;
-  const limit = stats?.limit ? sql`limit ${stats.limit}` : sql``;
+  const { t, gate, limit, head, from } = gatedParts(stats);
   return sql<RankedRow>`
     with ${t} m as materialized (
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate} ${limit}
     ), p as (
       select id, score from m order by score desc, id asc limit ${search.pageSize} offset ${offset}
     )
-    select ${stats ? sql`t.*,` : sql``} p.id, p.score, (select count(*) from m)::int as total
-    from ${stats ? sql`t` : sql`(select 1) as one`} left join p on true
+    select ${head} p.id, p.score, (select count(*) from m)::int as total
+    from ${from} left join p on true
     order by p.score desc, p.id asc`;
 }
 
@@ -93,9 +102,7 @@ export function groupedStatement(
   stats?: GatedStats,
 ): RawBuilder<GroupedRow> {
   const emptyQuery = !search.query.clauses.length;
-  const t = stats ? sql`t as materialized (${stats.select}),` : sql``;
-  const gate = stats ? sql`and ${stats.gate}` : sql``;
-  const limit = stats?.limit ? sql`limit ${stats.limit}` : sql``;
+  const { t, gate, limit, head, from } = gatedParts(stats);
   return sql<GroupedRow>`
     with ${t} m as materialized (
       select s.id, s.pack_id, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings,
@@ -110,8 +117,8 @@ export function groupedStatement(
     ), p as (
       select * from g order by ${orderBy(search.sort, emptyQuery, 'g')} limit ${search.pageSize} offset ${offset}
     )
-    select ${stats ? sql`t.*,` : sql``} p.id, p.score, p.pack_id, p.in_pack, (select count(*) from g)::int as total
-    from ${stats ? sql`t` : sql`(select 1) as one`} left join p on true
+    select ${head} p.id, p.score, p.pack_id, p.in_pack, (select count(*) from g)::int as total
+    from ${from} left join p on true
     order by ${orderBy(search.sort, emptyQuery, 'p')}`;
 }
 
@@ -123,6 +130,24 @@ export function groupedResult(rows: GroupedRow[]): SearchResult {
     scores: page.map((r) => Number(r.score)),
     packGroups: page.map((r) => (r.pack_id === null ? null : { packId: r.pack_id, count: r.in_pack })),
   };
+}
+
+/**
+ * The exact page of a search that ranks (or groups) every match, grouped by pack when the search
+ * asks for it, else in relevance order. Ranking has to visit every match anyway, so one scan
+ * yields both the page and the exact count (reference/SEARCH.md: cheaper than a second
+ * index-and-heap pass for the count).
+ */
+export async function exactPage(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+): Promise<SearchResult> {
+  return search.groupByPack
+    ? groupedResult((await groupedStatement(search, where, rank, offset).execute(db)).rows)
+    : rankedResult((await rankedStatement(search, where, rank, offset).execute(db)).rows);
 }
 
 /** ORDER BY for a sort option; ties fall back to the id, and rating ties to the number of ratings. */

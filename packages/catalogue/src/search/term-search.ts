@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import {
+  exactPage,
   type GatedStats,
   type GroupedRow,
   groupedResult,
@@ -56,9 +57,7 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
   const term = termStatsOf(row);
   if (stats.limit && Number(row?.nodes ?? 0) > 1) {
     // Not one lexeme after all: the LIMIT's guarantee does not hold, so run the scan without it.
-    return search.groupByPack
-      ? groupedResult((await groupedStatement(search, where, rank, offset).execute(db)).rows)
-      : rankedResult((await rankedStatement(search, where, rank, offset).execute(db)).rows);
+    return exactPage(db, search, where, rank, offset);
   }
   if (cap === null || !term || term.ndoc <= cap) {
     return search.groupByPack
