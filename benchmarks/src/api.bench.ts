@@ -324,7 +324,8 @@ async function catalogueSplit(): Promise<Row[]> {
       'split',
       TEXT_SEARCHES.map((q) => () => searchSounds(catalogue, { ...q, page: 1, pageSize: 15 })),
     );
-    // Uncached: the API shares one read between identical concurrent filters and keeps it 5 s.
+    // Uncached: the API shares one read between identical concurrent filters and keeps it until the
+    // catalogue changes (5 s without a change feed).
     const readIds = filterSetsFromCatalogue(catalogue.db, 1_000_000);
     const filters = await loadCall(
       '↳ combined: filter id-set SQL alone, uncached',
