@@ -5,6 +5,13 @@ import type { SoundStorage } from '../storage/sound-files.ts';
 import { isStage, type StageAdvance, type StageName } from './stages.ts';
 import type { MediaFiles, PipelineStore, ProcessingRecord, SoundToProcess } from './store.ts';
 
+interface ProgressUpdate {
+  state: 'Queued' | 'Processing';
+  stage: StageName;
+  progress: number;
+  attempts?: number;
+}
+
 /** The analysis as the descriptors stage hands it to the catalogue. */
 export interface StoredAnalysis {
   /** Full Essentia-layout tree (variant A); the similarity spaces read it. */
@@ -77,22 +84,8 @@ export class CatalogueStore implements PipelineStore {
     };
   }
 
-  async recordProgress(
-    soundId: number,
-    update: { state: 'Queued' | 'Processing'; stage: StageName; progress: number; attempts?: number },
-  ): Promise<void> {
-    await this.db
-      .updateTable('sounds')
-      .set({
-        processing_state: update.state,
-        processing_stage: update.stage,
-        processing_progress: Math.max(0, Math.min(1, update.progress / 100)),
-        ...(update.attempts === undefined ? {} : { processing_attempts: update.attempts }),
-        processing_error: null,
-        processing_updated: new Date(),
-      })
-      .where('id', '=', soundId)
-      .execute();
+  async recordProgress(soundId: number, update: ProgressUpdate): Promise<void> {
+    await this.db.updateTable('sounds').set(progressColumns(update)).where('id', '=', soundId).execute();
   }
 
   async recordFailure(
@@ -256,17 +249,22 @@ export class CatalogueStore implements PipelineStore {
   }
 }
 
-/** The columns that record the next stage as due (its first attempt), or nothing. */
-function advanced(advance: StageAdvance | undefined) {
-  if (!advance) return {};
+/** The columns of a sound's processing record. */
+function progressColumns(update: ProgressUpdate) {
   return {
-    processing_state: 'Processing' as const,
-    processing_stage: advance.stage,
-    processing_progress: Math.max(0, Math.min(1, advance.progress / 100)),
-    processing_attempts: 1,
+    processing_state: update.state,
+    processing_stage: update.stage,
+    processing_progress: Math.max(0, Math.min(1, update.progress / 100)),
+    ...(update.attempts === undefined ? {} : { processing_attempts: update.attempts }),
     processing_error: null,
     processing_updated: new Date(),
   };
+}
+
+/** The columns that record the next stage as due (its first attempt), or nothing. */
+function advanced(advance: StageAdvance | undefined) {
+  if (!advance) return {};
+  return progressColumns({ state: 'Processing', ...advance, attempts: 1 });
 }
 
 /** A stage name read back from the catalogue; anything unknown starts over from the first stage. */
