@@ -29,4 +29,14 @@ describe('RenderedJson and RenderedCache', () => {
     expect(cache.get('b')?.value).toBe(2);
     expect(cache.get('c')?.value).toBe(3);
   });
+
+  it('does not keep a value computed before a clear (a catalogue change landed while it was read)', () => {
+    const cache = new RenderedCache(60_000);
+    const before = cache.generation;
+    cache.clear();
+    expect(cache.remember('k', { stale: true }, before).value).toEqual({ stale: true });
+    expect(cache.get('k')).toBeUndefined();
+    cache.remember('k', { fresh: true }, cache.generation);
+    expect(cache.get('k')?.value).toEqual({ fresh: true });
+  });
 });

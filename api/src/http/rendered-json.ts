@@ -16,6 +16,8 @@ export class RenderedJson {
  */
 export class RenderedCache {
   private readonly entries = new Map<string, { at: number; body: RenderedJson }>();
+  /** Bumped by clear(): a value computed before a clear is not stored after it. */
+  private cleared = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -32,11 +34,17 @@ export class RenderedCache {
 
   clear(): void {
     this.entries.clear();
+    this.cleared++;
   }
 
-  remember(key: string, value: unknown): RenderedJson {
+  /** Take it before reading what you will render; pass it to remember(). */
+  get generation(): number {
+    return this.cleared;
+  }
+
+  remember(key: string, value: unknown, generation = this.cleared): RenderedJson {
     const body = new RenderedJson(value);
-    if (this.ttlMs <= 0) return body;
+    if (this.ttlMs <= 0 || generation !== this.cleared) return body;
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { at: Date.now(), body });

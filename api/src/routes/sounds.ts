@@ -27,13 +27,14 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
         const key = soundInstanceKey(params.sound_id, origin, query);
         const cached = s.renderedSounds.get(key);
         if (cached) return cached;
+        const generation = s.renderedSounds.generation;
         const sound = await s.sounds.instance(
           params.sound_id,
           origin,
           selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
           { descriptors: query.descriptors, normalized: query.normalized === '1' },
         );
-        return s.renderedSounds.remember(key, sound);
+        return s.renderedSounds.remember(key, sound, generation);
       },
     }),
     defineRoute({
