@@ -1,9 +1,10 @@
 import { testService } from '@earshot/common';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import { searchSounds } from './execute.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
+import { useSearchCatalogue } from './test-context.ts';
 
 const postgresUrl = await testService('postgres');
 
@@ -21,14 +22,12 @@ function rng(seed: number): () => number {
  * term lookups) against the plain SQL of the same request, on a synthetic catalogue.
  */
 describe.each(testBackends(postgresUrl))('fast paths give the plain results on %s', (backend) => {
-  let t: TestCatalogue;
-  beforeAll(async () => {
-    t = await openTestCatalogue(backend, { postgresUrl });
-    await loadSyntheticCatalogue(t.catalogue.db, { sounds: 1500 });
-  }, 120_000);
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useSearchCatalogue(
+    backend,
+    postgresUrl,
+    (db) => loadSyntheticCatalogue(db, { sounds: 1500 }),
+    120_000,
+  );
   const rows = async <T>(statement: string) => (await sql.raw<T>(statement).execute(t.catalogue.db)).rows;
   const plainCount = async (where: string) =>
     (await rows<{ n: number }>(`select count(*)::int as n from sound_search s where ${where}`))[0].n;

@@ -1,11 +1,12 @@
 import { testService } from '@earshot/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import { compileFilter } from './compile-filter.ts';
 import { SearchSyntaxError } from './errors.ts';
 import { searchSounds } from './execute.ts';
 import { parseFilter } from './filter-parser.ts';
 import { parseTextQuery } from './query-parser.ts';
+import { useSearchCatalogue } from './test-context.ts';
 import { SEED_NOW, seedSearchCatalogue } from './test-seed.ts';
 
 /** Deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
@@ -209,14 +210,7 @@ describe('fuzzing the parsers', () => {
 const postgresUrl = await testService('postgres');
 
 describe.each(testBackends(postgresUrl))('fuzzing the engine on %s', (backend) => {
-  let t: TestCatalogue;
-  beforeAll(async () => {
-    t = await openTestCatalogue(backend, { postgresUrl });
-    await seedSearchCatalogue(t.catalogue.db);
-  });
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useSearchCatalogue(backend, postgresUrl, seedSearchCatalogue);
 
   it('no SQL error reaches the caller (bounded sample of the corpus, filters and queries)', async () => {
     const { filters, descriptors } = corpus(4242, 6000);

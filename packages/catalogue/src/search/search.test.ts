@@ -1,25 +1,19 @@
 import { testService } from '@earshot/common';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import { SearchExecutionError, SearchSyntaxError } from './errors.ts';
 import { matchingSoundIds, searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
 import { prepareV1Search } from './prepare.ts';
 import { guardSearch, withStatementTimeout } from './statement.ts';
+import { useSearchCatalogue } from './test-context.ts';
 import { SEED_NOW, seedSearchCatalogue, VISIBLE_IDS } from './test-seed.ts';
 
 const postgresUrl = await testService('postgres');
 
 describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
-  let t: TestCatalogue;
-  beforeAll(async () => {
-    t = await openTestCatalogue(backend, { postgresUrl });
-    await seedSearchCatalogue(t.catalogue.db);
-  });
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useSearchCatalogue(backend, postgresUrl, seedSearchCatalogue);
 
   const search = (req: SearchRequest) => searchSounds(t.catalogue, { now: SEED_NOW, pageSize: 150, ...req });
   const ids = async (req: SearchRequest) => (await search(req)).ids.slice().sort((a, b) => a - b);

@@ -1,10 +1,11 @@
 import { testService } from '@earshot/common';
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import { testBackends } from '../testing.ts';
 import { searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
+import { useSearchCatalogue } from './test-context.ts';
 import { SEED_NOW, seedSearchCatalogue } from './test-seed.ts';
 
 const postgresUrl = await testService('postgres');
@@ -56,14 +57,7 @@ const IN_STEP = { df: 0, negative: 0, termPack: 0, tag: 0, phrase: 0, hist: 0, h
 
 describe.each(testBackends(postgresUrl))('search side structures on %s', (backend) => {
   describe('stay in step with the store', () => {
-    let t: TestCatalogue;
-    beforeAll(async () => {
-      t = await openTestCatalogue(backend, { postgresUrl });
-      await seedSearchCatalogue(t.catalogue.db);
-    });
-    afterAll(async () => {
-      await t?.cleanup();
-    });
+    const t = useSearchCatalogue(backend, postgresUrl, seedSearchCatalogue);
     const db = () => t.catalogue.db;
     const exec = (q: ReturnType<typeof sql>) => q.execute(db());
 
@@ -165,16 +159,14 @@ describe.each(testBackends(postgresUrl))('search side structures on %s', (backen
   });
 
   describe('give the results of the plain path on a synthetic catalogue', () => {
-    let t: TestCatalogue;
+    const t = useSearchCatalogue(
+      backend,
+      postgresUrl,
+      (db) => loadSyntheticCatalogue(db, { sounds: 1500 }),
+      120_000,
+    );
     const vocab = syntheticVocabulary(50_000, 42);
     const tags = syntheticVocabulary(20_000, 49);
-    beforeAll(async () => {
-      t = await openTestCatalogue(backend, { postgresUrl });
-      await loadSyntheticCatalogue(t.catalogue.db, { sounds: 1500 });
-    }, 120_000);
-    afterAll(async () => {
-      await t?.cleanup();
-    });
     const plainCount = async (where: string) =>
       (
         await sql
