@@ -83,6 +83,11 @@ function compileMatch(field: FieldRef, value: FilterValue, alias = 's'): Conditi
   }
 }
 
+/** The comparison a range bound stands for: `lo` is the lower bound, `hi` the upper. */
+export function boundOp(side: 'lo' | 'hi', inclusive: boolean): RawBuilder<unknown> {
+  return sql.raw(side === 'lo' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<');
+}
+
 function compileRange(
   field: FieldRef,
   lower: RangeBound | null,
@@ -101,7 +106,7 @@ function compileRange(
     [upper, 'hi'],
   ] as const) {
     if (!bound) continue;
-    const op = sql.raw(side === 'lo' ? (bound.inclusive ? '>=' : '>') : bound.inclusive ? '<=' : '<');
+    const op = boundOp(side, bound.inclusive);
     if (bound.value instanceof Date) {
       parts.push(sql<boolean>`${col} ${op} ${bound.value}`);
       continue;
@@ -169,13 +174,9 @@ function analysisCondition(
   else {
     const parts: Condition[] = [sql<boolean>`${num} is not null`];
     if (lower)
-      parts.push(
-        sql<boolean>`${num} ${sql.raw(lower.inclusive ? '>=' : '>')} ${Number(lower.value)}::float8`,
-      );
+      parts.push(sql<boolean>`${num} ${boundOp('lo', lower.inclusive)} ${Number(lower.value)}::float8`);
     if (upper)
-      parts.push(
-        sql<boolean>`${num} ${sql.raw(upper.inclusive ? '<=' : '<')} ${Number(upper.value)}::float8`,
-      );
+      parts.push(sql<boolean>`${num} ${boundOp('hi', upper.inclusive)} ${Number(upper.value)}::float8`);
     cond = sql<boolean>`${sql.join(parts, sql` and `)}`;
   }
   return sql<boolean>`exists (select 1 from ${sql.table(a.table)} a where a.${sql.ref(a.soundId)} = s.id and ${cond})`;

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { descriptorRowCondition, textQuery } from './compile-filter.ts';
+import { boundOp, descriptorRowCondition, textQuery } from './compile-filter.ts';
 import { labelWeights } from './compile-query.ts';
 import type { FilterNode, RangeBound } from './filter-ast.ts';
 import type { PreparedSearch } from './prepare.ts';
@@ -101,8 +101,7 @@ export function tagDurationCount(search: PreparedSearch): RawBuilder<{ n: number
       ] as const) {
         if (!bound) continue;
         if (typeof bound.value !== 'number') return null;
-        const op = sql.raw(side === 'lo' ? (bound.inclusive ? '>=' : '>') : bound.inclusive ? '<=' : '<');
-        bounds.push(sql<boolean>`t.duration ${op} ${bound.value}::float8`);
+        bounds.push(sql<boolean>`t.duration ${boundOp(side, bound.inclusive)} ${bound.value}::float8`);
       }
       continue;
     }
@@ -133,14 +132,8 @@ export function durationCount(search: PreparedSearch): RawBuilder<{ n: number }>
   }
   const bucket = (b: RangeBound) => sql`search_duration_bucket(${b.value as number}::float8)`;
   const inRange: RawBuilder<boolean>[] = [];
-  if (lo)
-    inRange.push(
-      sql<boolean>`s.duration ${sql.raw(lo.inclusive ? '>=' : '>')} ${lo.value as number}::float8`,
-    );
-  if (hi)
-    inRange.push(
-      sql<boolean>`s.duration ${sql.raw(hi.inclusive ? '<=' : '<')} ${hi.value as number}::float8`,
-    );
+  if (lo) inRange.push(sql<boolean>`s.duration ${boundOp('lo', lo.inclusive)} ${lo.value as number}::float8`);
+  if (hi) inRange.push(sql<boolean>`s.duration ${boundOp('hi', hi.inclusive)} ${hi.value as number}::float8`);
   const middle: RawBuilder<boolean>[] = [sql<boolean>`true`];
   if (lo) middle.push(sql<boolean>`h.bucket > ${bucket(lo)}`);
   if (hi) middle.push(sql<boolean>`h.bucket < ${bucket(hi)}`);
