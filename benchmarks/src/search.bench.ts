@@ -40,6 +40,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'search.md');
 const logger = createLogger('warn');
 const SEARCH_TABLES = ['sound_search', 'sound_descriptors', ...SEARCH_SIDE_TABLES];
+/** The very common word of the query set, and the lexeme it indexes as. */
+const COMMON_WORD = 'voice';
+const COMMON_LEXEME = 'voic';
 
 interface BenchQuery {
   name: string;
@@ -65,7 +68,7 @@ function durationCount(lo: number, hi: number): string {
 function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
   const vocab = syntheticVocabulary(50_000, 42);
   const rare = vocab[30_000];
-  const common = 'voice';
+  const common = COMMON_WORD;
   const topTag = syntheticVocabulary(20_000, 49)[0];
   const rank = `ts_rank('{0.25,0.5,0.75,1}', tsv, q)`;
   // Page and exact count from one scan: the cheapest hand-written form of a relevance-ordered page.
@@ -75,7 +78,7 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
     'select 1',
   ];
   // Very common one-word queries: rank the 1000 most-downloaded matches; exact count from the df table.
-  const commonLexeme = 'voic';
+  const commonLexeme = COMMON_LEXEME;
   const capped = (tsq: string, lexeme: string): [string, string] => [
     `with c as materialized (select id, ${rank} as score from sound_search, ${tsq} q where tsv @@ q
        order by num_downloads desc limit 1000)
@@ -239,7 +242,9 @@ async function timeSet(catalogue: Catalogue, backend: string, size: number): Pro
     lon: number;
   }>`select lat, lon from sound_search where lat is not null order by id limit 1`.execute(db);
   // Below the popularity cap the engine ranks every match of the common word: so must the floor.
-  const df = await sql<{ n: number }>`select ndoc as n from search_term_df where lexeme = 'voic'`.execute(db);
+  const df = await sql<{
+    n: number;
+  }>`select ndoc as n from search_term_df where lexeme = ${COMMON_LEXEME}`.execute(db);
   const uncapped = (df.rows[0]?.n ?? 0) <= DEFAULT_POPULARITY_CAP_ABOVE;
   const queries = querySet(g.rows[0])
     .filter((q) => q.name.includes(only))
@@ -342,7 +347,7 @@ for (const size of [...new Set([...sizes, ...pgliteSizes])].sort((a, b) => a - b
       await settle(catalogue);
       all.push(...(await timeSet(catalogue, backend, size)));
       if (!only || 'common term'.includes(only))
-        quality.push(await rankingQuality(catalogue, backend, size, 'voice'));
+        quality.push(await rankingQuality(catalogue, backend, size, COMMON_WORD));
     } finally {
       await catalogue.close();
     }
