@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { testBackends } from '../testing.ts';
 import { searchSounds } from './execute.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
+import { commonTermsOf } from './term-search.ts';
 import { useSearchCatalogue } from './test-context.ts';
 
 const postgresUrl = await testService('postgres');
@@ -158,5 +159,43 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     expect(several.ids.length).toBe(Math.min(15, expected));
     const stopword = await searchSounds(t.catalogue, { query: 'the' });
     expect(stopword).toMatchObject({ count: 0, ids: [] });
+  });
+
+  it('a word remembered as common gets the same answer as a fresh search, also once it is no longer common', async () => {
+    const word = syntheticVocabulary(50_000, 42)[40];
+    const tsq = `plainto_tsquery('english', ${lit(word)})`;
+    const n = await plainCount(`tsv @@ ${tsq}`);
+    expect(n).toBeGreaterThan(20);
+    // A query builder of its own: a catalogue whose memo starts empty.
+    const fresh = () => ({ db: t.catalogue.db.withoutPlugins() });
+    const catalogue = fresh();
+    const cap = { popularityCapAbove: 5 };
+    for (const groupByPack of [false, true]) {
+      const request = { query: word, groupByPack, pageSize: 10 };
+      const first = await searchSounds(catalogue, request, cap);
+      expect(commonTermsOf(catalogue.db).has(word)).toBe(true);
+      expect(first.count).toBe(groupByPack ? first.count : n);
+      expect(await searchSounds(catalogue, request, cap)).toEqual(first);
+      expect(await searchSounds(fresh(), request, cap)).toEqual(first);
+    }
+    const lexeme = commonTermsOf(catalogue.db).get(word) as string;
+    // Hide all but 3 of its sounds: the memo still says common, the df says otherwise.
+    const ids = await rows<{ id: number }>(`select id from sound_search s where tsv @@ ${tsq} order by id`);
+    const hidden = ids.slice(3).map((r) => r.id);
+    await sql`update sounds set moderation_state = 'rejected' where id = any(${hidden})`.execute(
+      t.catalogue.db,
+    );
+    try {
+      for (const groupByPack of [false, true]) {
+        const request = { query: word, groupByPack, pageSize: 10 };
+        const exact = await searchSounds(fresh(), request, { popularityCapAbove: Infinity });
+        if (!groupByPack) expect(exact.count).toBe(3);
+        commonTermsOf(catalogue.db).set(word, lexeme);
+        expect(await searchSounds(catalogue, request, cap)).toEqual(exact);
+        expect(commonTermsOf(catalogue.db).has(word)).toBe(false);
+      }
+    } finally {
+      await sql`update sounds set moderation_state = 'ok' where id = any(${hidden})`.execute(t.catalogue.db);
+    }
   });
 });

@@ -21,123 +21,119 @@ export interface SearchResult {
 }
 
 /**
- * A one-row statistics CTE (named t) that the statement starts with, and a gate over it: the
- * scan runs only when the gate holds. `limit` bounds the scan by what t guarantees whenever the
- * gate holds (see term-search.ts).
+ * Stops the scan after this many matches. The statement then also reports how many it found
+ * (at most this many), so a caller can tell a complete answer (fewer) from a cut one.
  */
-export interface GatedStats {
-  select: RawBuilder<unknown>;
-  gate: RawBuilder<boolean>;
-  limit?: RawBuilder<number>;
-}
+export type ScanLimit = number | undefined;
 
-/** The pieces both page statements splice in for `stats` (all empty without it). */
-function gatedParts(stats: GatedStats | undefined) {
-  return {
-    t: stats ? sql`t as materialized (${stats.select}),` : sql``,
-    gate: stats ? sql`and ${stats.gate}` : sql``,
-    limit: stats?.limit ? sql`limit ${stats.limit}` : sql``,
-    head: stats ? sql`t.*,` : sql``,
-    from: stats ? sql`t` : sql`(select 1) as one`,
-  };
-}
-
-export interface RankedRow {
-  id: number | null;
+interface PageRow {
+  id: number;
   score: number;
-  total: number;
+  /** Number of matches (at most the scan limit): the count of an ungrouped search. */
+  matches: number;
+  pack_id?: number | null;
+  in_pack?: number;
+  /** Number of groups: the count of a grouped search. */
+  groups?: number;
 }
 
 /**
- * The relevance-ordered page and the exact count from one materialised scan. With `stats` (a
- * one-row CTE named t) and `gate`, as groupedStatement: at least one row, carrying t's columns.
+ * The relevance-ordered page from one materialised scan, each row carrying the number of
+ * matches. An empty page carries nothing: see scanPage.
  */
-export function rankedStatement(
+function rankedStatement(
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  stats?: GatedStats,
-): RawBuilder<RankedRow> {
-  const { t, gate, limit, head, from } = gatedParts(stats);
-  return sql<RankedRow>`
-    with ${t} m as materialized (
-      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate} ${limit}
-    ), p as (
-      select id, score from m order by score desc, id asc limit ${search.pageSize} offset ${offset}
+  scanLimit: ScanLimit,
+): RawBuilder<PageRow> {
+  return sql<PageRow>`
+    with m as materialized (
+      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}
     )
-    select ${head} p.id, p.score, (select count(*) from m)::int as total
-    from ${from} left join p on true
-    order by p.score desc, p.id asc`;
-}
-
-export function rankedResult(rows: RankedRow[]): SearchResult {
-  const page = rows.filter((r) => r.id !== null);
-  return {
-    count: Number(rows[0]?.total ?? 0),
-    ids: page.map((r) => r.id as number),
-    scores: page.map((r) => Number(r.score)),
-  };
-}
-
-export interface GroupedRow {
-  id: number | null;
-  score: number;
-  pack_id: number | null;
-  in_pack: number;
-  total: number;
+    select id, score, (select count(*) from m)::int as matches
+    from m order by score desc, id asc limit ${search.pageSize} offset ${offset}`;
 }
 
 /**
  * One row per pack (sounds without a pack each stand alone), the best by the requested order,
- * with the pack's number of matches and the number of groups. With `stats` (a one-row CTE named
- * t) and `gate`, the statement starts with t, scans only when the gate holds, and always returns
- * at least one row (id null when the page is empty) carrying t's columns.
+ * with the pack's number of matches and the number of groups. With `scanLimit`, also the number
+ * of matches the cut scan found (else 0: counting them again would cost a pass over all of them).
  */
-export function groupedStatement(
+function groupedStatement(
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  stats?: GatedStats,
-): RawBuilder<GroupedRow> {
+  scanLimit: ScanLimit,
+): RawBuilder<PageRow> {
   const emptyQuery = !search.query.clauses.length;
-  const { t, gate, limit, head, from } = gatedParts(stats);
-  return sql<GroupedRow>`
-    with ${t} m as materialized (
+  const matches = scanLimit === undefined ? sql`0` : sql`(select count(*) from m)::int`;
+  return sql<PageRow>`
+    with m as materialized (
       select s.id, s.pack_id, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings,
              ${rank}::float8 as score
-      from ${sql.table(SEARCH_TABLE)} s where ${where} ${gate} ${limit}
+      from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}
     ), r as (
       select m.*, row_number() over (partition by coalesce(m.pack_id, -m.id) order by ${orderBy(search.sort, emptyQuery, 'm')}) as rn,
              count(*) over (partition by coalesce(m.pack_id, -m.id))::int as in_pack
       from m
     ), g as materialized (
       select * from r where rn = 1
-    ), p as (
-      select * from g order by ${orderBy(search.sort, emptyQuery, 'g')} limit ${search.pageSize} offset ${offset}
     )
-    select ${head} p.id, p.score, p.pack_id, p.in_pack, (select count(*) from g)::int as total
-    from ${from} left join p on true
-    order by ${orderBy(search.sort, emptyQuery, 'p')}`;
+    select g.id, g.score, g.pack_id, g.in_pack, (select count(*) from g)::int as groups, ${matches} as matches
+    from g order by ${orderBy(search.sort, emptyQuery, 'g')} limit ${search.pageSize} offset ${offset}`;
 }
 
-export function groupedResult(rows: GroupedRow[]): SearchResult {
-  const page = rows.filter((r) => r.id !== null);
-  return {
-    count: Number(rows[0]?.total ?? 0),
-    ids: page.map((r) => r.id as number),
-    scores: page.map((r) => Number(r.score)),
-    packGroups: page.map((r) => (r.pack_id === null ? null : { packId: r.pack_id, count: r.in_pack })),
-  };
+/** How many matches and groups a search has (a page past the last one says nothing itself). */
+function countStatement(where: RawBuilder<boolean>, scanLimit: ScanLimit) {
+  return sql<{ matches: number; groups: number }>`
+    select count(*)::int as matches, count(distinct coalesce(s.pack_id, -s.id))::int as groups
+    from (select s.id, s.pack_id from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}) s`;
+}
+
+function limitClause(scanLimit: ScanLimit): RawBuilder<unknown> {
+  return scanLimit === undefined ? sql`` : sql`limit ${scanLimit}::bigint`;
 }
 
 /**
  * The exact page of a search that ranks (or groups) every match, grouped by pack when the search
  * asks for it, else in relevance order. Ranking has to visit every match anyway, so one scan
  * yields both the page and the exact count (reference/SEARCH.md: cheaper than a second
- * index-and-heap pass for the count).
+ * index-and-heap pass for the count). A page past the last one is empty and carries no count:
+ * a second statement counts. With `scanLimit` the scan stops after that many matches, and
+ * `matches` (at most that many) tells a complete answer from a cut one.
  */
+export async function scanPage(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+  scanLimit?: ScanLimit,
+): Promise<{ result: SearchResult; matches: number }> {
+  const statement = search.groupByPack ? groupedStatement : rankedStatement;
+  const rows = (await statement(search, where, rank, offset, scanLimit).execute(db)).rows;
+  const counts =
+    rows.length || offset === 0
+      ? { matches: Number(rows[0]?.matches ?? 0), groups: Number(rows[0]?.groups ?? 0) }
+      : (await countStatement(where, scanLimit).execute(db)).rows[0];
+  const result: SearchResult = {
+    count: search.groupByPack ? counts.groups : counts.matches,
+    ids: rows.map((r) => r.id),
+    scores: rows.map((r) => Number(r.score)),
+  };
+  if (search.groupByPack) {
+    const packGroups = rows.map((r) =>
+      r.pack_id == null ? null : { packId: r.pack_id, count: Number(r.in_pack) },
+    );
+    return { result: { ...result, packGroups }, matches: counts.matches };
+  }
+  return { result, matches: counts.matches };
+}
+
+/** The exact page of a search that ranks (or groups) every match (scanPage without a limit). */
 export async function exactPage(
   db: Kysely<any>,
   search: PreparedSearch,
@@ -145,9 +141,7 @@ export async function exactPage(
   rank: RawBuilder<number>,
   offset: number,
 ): Promise<SearchResult> {
-  return search.groupByPack
-    ? groupedResult((await groupedStatement(search, where, rank, offset).execute(db)).rows)
-    : rankedResult((await rankedStatement(search, where, rank, offset).execute(db)).rows);
+  return (await scanPage(db, search, where, rank, offset)).result;
 }
 
 /** ORDER BY for a sort option; ties fall back to the id, and rating ties to the number of ratings. */

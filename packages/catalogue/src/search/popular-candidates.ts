@@ -2,7 +2,6 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { SearchResult } from './page-statements.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
-import type { TermStats } from './side-counts.ts';
 
 /**
  * Very common terms (tens of thousands of matches at 1M sounds): ranking every match costs
@@ -20,25 +19,27 @@ function candidates(where: RawBuilder<boolean>, rank: RawBuilder<number>): RawBu
     limit ${POPULAR_CANDIDATES}`;
 }
 
+/** The page ranked among the candidates; the caller supplies the count (the df). */
+export type PageWithoutCount = Omit<SearchResult, 'count'>;
+
 export async function cappedRankedPage(
   db: Kysely<any>,
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  count: number,
-): Promise<SearchResult> {
+): Promise<PageWithoutCount> {
   const rows = await sql<{ id: number; score: number }>`
     with c as materialized (${candidates(where, rank)})
     select id, score from c order by score desc, id asc
     limit ${search.pageSize} offset ${offset}`.execute(db);
-  return { count, ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
+  return { ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
 }
 
 /**
  * group_by_pack over the candidates: each pack's best candidate stands for it. The per-pack
- * match counts and the number of groups are exact, read from search_term_pack and
- * search_term_df (ndoc_unpacked + npacks).
+ * match counts are exact, read from search_term_pack for the query's `lexeme`; the caller
+ * supplies the number of groups (search_term_df: ndoc_unpacked + npacks).
  */
 export async function cappedGroupedPage(
   db: Kysely<any>,
@@ -46,8 +47,8 @@ export async function cappedGroupedPage(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  stats: TermStats,
-): Promise<SearchResult> {
+  lexeme: string,
+): Promise<PageWithoutCount> {
   const rows = await sql<{ id: number; score: number; pack_id: number | null; in_pack: number | null }>`
     with c as materialized (${candidates(where, rank)}),
     r as (
@@ -55,12 +56,11 @@ export async function cappedGroupedPage(
       from c
     )
     select r.id, r.score, r.pack_id, p.n as in_pack
-    from r left join search_term_pack p on p.lexeme = ${stats.lexeme} and p.pack_id = r.pack_id
+    from r left join search_term_pack p on p.lexeme = ${lexeme} and p.pack_id = r.pack_id
     where r.rn = 1
     order by r.score desc, r.id asc
     limit ${search.pageSize} offset ${offset}`.execute(db);
   return {
-    count: stats.unpacked + stats.npacks,
     ids: rows.rows.map((r) => r.id),
     scores: rows.rows.map((r) => Number(r.score)),
     packGroups: rows.rows.map((r) =>
