@@ -7,7 +7,7 @@ import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepar
 import { SEARCH_TABLE } from './search-schema.ts';
 import { sideCount, singleTermClause, termStats } from './side-counts.ts';
 import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, withStatementTimeout } from './statement.ts';
-import { commonTermsOf, termSearch } from './term-search.ts';
+import { termMemoOf, termSearch } from './term-search.ts';
 
 export type { PackGroup, SearchResult } from './page-statements.ts';
 
@@ -50,8 +50,8 @@ export async function searchSounds(
     const clause = search.filter ? null : singleTermClause(search);
     if (clause && search.sort === 'score') {
       const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
-      const commonTerms = commonTermsOf(catalogue.db);
-      return run((db) => termSearch(db, { search, where, rank, offset, clause, capAbove, commonTerms }));
+      const memo = termMemoOf(catalogue.db);
+      return run((db) => termSearch(db, { search, where, rank, offset, clause, capAbove, memo }));
     }
     if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
       return run((db) => exactPage(db, search, where, rank, offset));

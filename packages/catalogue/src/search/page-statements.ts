@@ -26,7 +26,7 @@ export interface SearchResult {
  */
 export type ScanLimit = number | undefined;
 
-interface PageRow {
+export interface PageRow {
   id: number;
   score: number;
   /** Number of matches (at most the scan limit): the count of an ungrouped search. */
@@ -97,24 +97,26 @@ function limitClause(scanLimit: ScanLimit): RawBuilder<unknown> {
   return scanLimit === undefined ? sql`` : sql`limit ${scanLimit}::bigint`;
 }
 
-/**
- * The exact page of a search that ranks (or groups) every match, grouped by pack when the search
- * asks for it, else in relevance order. Ranking has to visit every match anyway, so one scan
- * yields both the page and the exact count (reference/SEARCH.md: cheaper than a second
- * index-and-heap pass for the count). A page past the last one is empty and carries no count:
- * a second statement counts. With `scanLimit` the scan stops after that many matches, and
- * `matches` (at most that many) tells a complete answer from a cut one.
- */
-export async function scanPage(
-  db: Kysely<any>,
+/** The page statement of a search that ranks (or groups) every match: see scanPage. */
+export function pageStatement(
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
   scanLimit?: ScanLimit,
+): RawBuilder<PageRow> {
+  return (search.groupByPack ? groupedStatement : rankedStatement)(search, where, rank, offset, scanLimit);
+}
+
+/** The search result of pageStatement's rows (counting separately when the page is past the end). */
+export async function pageResult(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  offset: number,
+  rows: PageRow[],
+  scanLimit?: ScanLimit,
 ): Promise<{ result: SearchResult; matches: number }> {
-  const statement = search.groupByPack ? groupedStatement : rankedStatement;
-  const rows = (await statement(search, where, rank, offset, scanLimit).execute(db)).rows;
   const counts =
     rows.length || offset === 0
       ? { matches: Number(rows[0]?.matches ?? 0), groups: Number(rows[0]?.groups ?? 0) }
@@ -131,6 +133,26 @@ export async function scanPage(
     return { result: { ...result, packGroups }, matches: counts.matches };
   }
   return { result, matches: counts.matches };
+}
+
+/**
+ * The exact page of a search that ranks (or groups) every match, grouped by pack when the search
+ * asks for it, else in relevance order. Ranking has to visit every match anyway, so one scan
+ * yields both the page and the exact count (reference/SEARCH.md: cheaper than a second
+ * index-and-heap pass for the count). A page past the last one is empty and carries no count:
+ * a second statement counts. With `scanLimit` the scan stops after that many matches, and
+ * `matches` (at most that many) tells a complete answer from a cut one.
+ */
+export async function scanPage(
+  db: Kysely<any>,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+  scanLimit?: ScanLimit,
+): Promise<{ result: SearchResult; matches: number }> {
+  const rows = (await pageStatement(search, where, rank, offset, scanLimit).execute(db)).rows;
+  return pageResult(db, search, where, offset, rows, scanLimit);
 }
 
 /** The exact page of a search that ranks (or groups) every match (scanPage without a limit). */

@@ -1,5 +1,12 @@
-import type { Kysely, RawBuilder } from 'kysely';
-import { exactPage, type SearchResult, scanPage } from './page-statements.ts';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import {
+  exactPage,
+  type PageRow,
+  pageResult,
+  pageStatement,
+  type SearchResult,
+  scanPage,
+} from './page-statements.ts';
 import {
   cappedGroupedPage,
   cappedRankedPage,
@@ -8,26 +15,26 @@ import {
 } from './popular-candidates.ts';
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
-import { type TermStats, termStats } from './side-counts.ts';
+import { type TermStats, type TermStatsRow, termStats, termStatsOf, termStatsSelect } from './side-counts.ts';
 
 /**
- * Clauses that a search of this catalogue found too common to rank every match, with the lexeme
- * each reduces to. It only ever picks the plan to try first: every use re-reads the word's count,
- * and a word that is no longer common is searched exactly again. So two searches of the same
- * request give the same answer whatever it holds.
+ * What earlier searches of a catalogue learnt about a clause: the lexeme of a word too common to
+ * rank every match, or null for a clause whose matches can all be ranked. It only picks the plan
+ * to try first: every plan re-checks what it relies on (the df row, or the scan's own count), so
+ * two searches of the same request give the same answer whatever the memo holds.
  */
-export type CommonTerms = Map<string, string>;
+export type TermMemo = Map<string, string | null>;
 
-/** Enough for every common word of a catalogue many times over (a few thousand lexemes pass 20k documents at 1M sounds). */
-const MAX_COMMON_TERMS = 10_000;
-const commonTermsByCatalogue = new WeakMap<object, CommonTerms>();
+/** Clauses remembered per catalogue; past this the oldest is forgotten (it costs one df lookup more). */
+const MAX_REMEMBERED = 10_000;
+const memoByCatalogue = new WeakMap<object, TermMemo>();
 
-/** The common-term memo of one catalogue (keyed by its query builder, which lives as long as it). */
-export function commonTermsOf(catalogue: object): CommonTerms {
-  let memo = commonTermsByCatalogue.get(catalogue);
+/** The term memo of one catalogue (keyed by its query builder, which lives as long as it). */
+export function termMemoOf(catalogue: object): TermMemo {
+  let memo = memoByCatalogue.get(catalogue);
   if (!memo) {
     memo = new Map();
-    commonTermsByCatalogue.set(catalogue, memo);
+    memoByCatalogue.set(catalogue, memo);
   }
   return memo;
 }
@@ -41,48 +48,83 @@ export interface TermSearch {
   clause: QueryClause;
   /** Above this many matches the page is ranked among the popular candidates only. */
   capAbove: number;
-  commonTerms: CommonTerms;
+  memo: TermMemo;
 }
 
 /**
- * A one-word (or one-phrase) relevance query without filters.
- * - A word known to be common: its df row and the page ranked among the popular candidates, in
- *   parallel; the df row confirms the plan (else the word is searched as below).
- * - Any other: one statement ranks every match, page and count from one scan, cut one past the
- *   cap. Fewer found is the whole exact answer: a rare word costs one round trip and no lookup.
- *   A cut scan means a common word (or a clause of several lexemes, ranked exactly).
+ * A one-word (or one-phrase) relevance query without filters. Every plan ranks every match
+ * (page and count from one scan, stopped one past the cap) unless the word is one lexeme in
+ * more than `capAbove` sounds: then the page is ranked among the popular candidates and the
+ * counts come from its df row.
+ * - A clause seen before as rankable: just that scan (one round trip, no lookup); a scan that
+ *   reaches the cap means the word became common.
+ * - A word seen before as common: its df row and the capped page, in parallel.
+ * - A clause not seen before: one statement looks the df row up and scans only when it allows.
  */
 export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<SearchResult> {
-  const { search, where, rank, offset, clause, commonTerms } = p;
+  const { search, where, rank, offset, clause, memo } = p;
   if (!Number.isFinite(p.capAbove) || offset + search.pageSize > POPULAR_CANDIDATES) {
     return exactPage(db, search, where, rank, offset);
   }
   const cap = p.capAbove;
   const key = `${clause.phrase ? '"' : ''}${clause.text}`;
-  const knownLexeme = commonTerms.get(key);
-  if (knownLexeme !== undefined) {
-    const [stats, page] = await Promise.all([termStats(db, clause), popularPage(db, p, knownLexeme)]);
-    if (stats && stats.lexeme === knownLexeme && stats.ndoc > cap) return counted(page, stats, search);
-    commonTerms.delete(key);
+  const known = memo.get(key);
+  if (typeof known === 'string') {
+    const [stats, page] = await Promise.all([termStats(db, clause), popularPage(db, p, known)]);
+    if (stats && stats.lexeme === known && stats.ndoc > cap) return counted(page, stats, search);
   }
-  const found = await exactPageUpTo(db, p, cap + 1);
-  if (found) return found;
-  const stats = await termStats(db, clause);
-  // More than `cap` matches but not one lexeme (or fewer by now): rank every match.
-  if (!stats || stats.ndoc <= cap) return exactPage(db, search, where, rank, offset);
-  if (commonTerms.size >= MAX_COMMON_TERMS) commonTerms.delete(commonTerms.keys().next().value as string);
-  commonTerms.set(key, stats.lexeme);
-  return counted(await popularPage(db, p, stats.lexeme), stats, search);
+  if (known !== undefined) {
+    const { result, matches } = await scanPage(db, search, where, rank, offset, cap + 1);
+    if (matches <= cap) return remember(memo, key, null, result);
+    const stats = await termStats(db, clause);
+    if (!stats || stats.ndoc <= cap)
+      return remember(memo, key, null, exactPage(db, search, where, rank, offset));
+    return remember(
+      memo,
+      key,
+      stats.lexeme,
+      popularPage(db, p, stats.lexeme).then((r) => counted(r, stats, search)),
+    );
+  }
+  const rows = (await gatedStatement(p, cap).execute(db)).rows;
+  const stats = termStatsOf(rows[0]);
+  if (stats && stats.ndoc > cap) {
+    return remember(
+      memo,
+      key,
+      stats.lexeme,
+      popularPage(db, p, stats.lexeme).then((r) => counted(r, stats, search)),
+    );
+  }
+  const pageRows = rows.filter((r) => r.id !== null) as PageRow[];
+  const { result, matches } = await pageResult(db, search, where, offset, pageRows, cap + 1);
+  // More than `cap` matches yet not one common lexeme (a clause of several words): rank them all.
+  return remember(memo, key, null, matches <= cap ? result : exactPage(db, search, where, rank, offset));
 }
 
-/** The exact page when the scan, stopped after `scanLimit` matches, found fewer; else null. */
-async function exactPageUpTo(
-  db: Kysely<any>,
-  p: TermSearch,
-  scanLimit: number,
-): Promise<SearchResult | null> {
-  const { result, matches } = await scanPage(db, p.search, p.where, p.rank, p.offset, scanLimit);
-  return matches < scanLimit ? result : null;
+async function remember(
+  memo: TermMemo,
+  key: string,
+  lexeme: string | null,
+  result: SearchResult | Promise<SearchResult>,
+): Promise<SearchResult> {
+  memo.delete(key);
+  if (memo.size >= MAX_REMEMBERED) memo.delete(memo.keys().next().value as string);
+  memo.set(key, lexeme);
+  return result;
+}
+
+/**
+ * The df row of the clause (t) and the scan, which runs only when t allows: one round trip for a
+ * word not seen before. The row always comes (page columns null when the page is empty or the
+ * scan did not run). The scan's LIMIT also lets the planner cost a never-run scan small instead
+ * of JIT-compiling it (~100 ms here).
+ */
+function gatedStatement(p: TermSearch, cap: number): RawBuilder<TermStatsRow & Partial<PageRow>> {
+  const gate = sql<boolean>`(select not coalesce(t.nodes = 1 and t.lexeme is not null and t.ndoc > ${cap}::bigint, false) from t)`;
+  const page = pageStatement(p.search, sql<boolean>`(${p.where}) and ${gate}`, p.rank, p.offset, cap + 1);
+  return sql`with t as materialized (${termStatsSelect(p.clause)}), page as (${page})
+    select t.*, page.* from t left join page on true order by page.score desc, page.id asc`;
 }
 
 function popularPage(db: Kysely<any>, p: TermSearch, lexeme: string): Promise<PageWithoutCount> {
