@@ -1,6 +1,7 @@
 import type { Logger } from '@earshot/common';
 import pg from 'pg';
 import type { HostAddress } from './pglite-host.ts';
+import { PREPARED_SESSION_SETUP, PreparingClient } from './prepared-statements.ts';
 
 const INT8_OID = 20;
 
@@ -12,9 +13,19 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-/** A pg pool for a PostgreSQL server URL. */
+/**
+ * A pg pool for a PostgreSQL server URL, running marked statements as prepared statements
+ * (prepared-statements.ts). Not for an embedded database: its host serves every connection from
+ * one session, where statement names would collide.
+ */
 export function serverPool(connectionString: string, logger?: Logger, max = 10): pg.Pool {
-  return watched(new pg.Pool({ connectionString, max, types }), logger);
+  const pool = watched(new pg.Pool({ connectionString, max, types, Client: PreparingClient }), logger);
+  pool.on('connect', (client) => {
+    client
+      .query(PREPARED_SESSION_SETUP)
+      .catch((err) => logger?.warn({ err }, 'catalogue: could not set up a database connection'));
+  });
+  return pool;
 }
 
 /** A pg pool for an embedded database hosted by some process on this machine. */
@@ -26,7 +37,13 @@ export function hostedPool(
   const where =
     'socketDir' in address ? { host: address.socketDir } : { host: address.host, port: address.port };
   return watched(
-    new pg.Pool({ ...where, user: 'postgres', database: 'postgres', types, ...options }),
+    new pg.Pool({
+      ...where,
+      user: 'postgres',
+      database: 'postgres',
+      types,
+      ...options,
+    }),
     logger,
   );
 }

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { SearchResult } from './page-statements.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
+import { prepared } from './statement.ts';
 
 /**
  * Very common terms (tens of thousands of matches at 1M sounds): ranking every match costs
@@ -29,10 +30,10 @@ export async function cappedRankedPage(
   rank: RawBuilder<number>,
   offset: number,
 ): Promise<PageWithoutCount> {
-  const rows = await sql<{ id: number; score: number }>`
+  const rows = await prepared(sql<{ id: number; score: number }>`
     with c as materialized (${candidates(where, rank)})
     select id, score from c order by score desc, id asc
-    limit ${search.pageSize} offset ${offset}`.execute(db);
+    limit ${search.pageSize} offset ${offset}`).execute(db);
   return { ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
 }
 
@@ -49,7 +50,12 @@ export async function cappedGroupedPage(
   offset: number,
   lexeme: string,
 ): Promise<PageWithoutCount> {
-  const rows = await sql<{ id: number; score: number; pack_id: number | null; in_pack: number | null }>`
+  const rows = await prepared(sql<{
+    id: number;
+    score: number;
+    pack_id: number | null;
+    in_pack: number | null;
+  }>`
     with c as materialized (${candidates(where, rank)}),
     r as (
       select c.*, row_number() over (partition by coalesce(c.pack_id, -c.id) order by c.score desc, c.id) as rn
@@ -59,7 +65,7 @@ export async function cappedGroupedPage(
     from r left join search_term_pack p on p.lexeme = ${lexeme} and p.pack_id = r.pack_id
     where r.rn = 1
     order by r.score desc, r.id asc
-    limit ${search.pageSize} offset ${offset}`.execute(db);
+    limit ${search.pageSize} offset ${offset}`).execute(db);
   return {
     ids: rows.rows.map((r) => r.id),
     scores: rows.rows.map((r) => Number(r.score)),

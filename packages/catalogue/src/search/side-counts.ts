@@ -5,6 +5,7 @@ import type { FilterNode, RangeBound } from './filter-ast.ts';
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
 import { SEARCH_TABLE, STORE, TS_CONFIG } from './search-schema.ts';
+import { prepared } from './statement.ts';
 
 /**
  * Exact counts read from the side structures that the search-side migrations maintain
@@ -67,7 +68,7 @@ export function termStatsOf(row: TermStatsRow | undefined): TermStats | null {
 
 /** Looks the clause's lexeme up; null when the clause is not one lexeme (several words, a stopword). */
 export async function termStats(db: Kysely<any>, clause: QueryClause): Promise<TermStats | null> {
-  const r = await termStatsSelect(clause).execute(db);
+  const r = await prepared(termStatsSelect(clause)).execute(db);
   return termStatsOf(r.rows[0]);
 }
 

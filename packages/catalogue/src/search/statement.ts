@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { PREPARED_MARK } from '../connection/prepared-statements.ts';
 import { SearchExecutionError } from './errors.ts';
 
 /**
@@ -56,4 +57,12 @@ function enforcesTimeouts(db: Kysely<any>): Promise<boolean> {
     timeoutSupport.set(db, known);
   }
   return known;
+}
+
+/**
+ * Runs a fixed-shape statement as a named prepared statement on each connection (see
+ * PREPARED_MARK). Only for statements whose text does not depend on the request's filters.
+ */
+export function prepared<T>(statement: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`${sql.raw(PREPARED_MARK)} ${statement}`;
 }

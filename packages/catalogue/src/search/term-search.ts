@@ -1,12 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import {
-  exactPage,
-  type PageRow,
-  pageResult,
-  pageStatement,
-  type SearchResult,
-  scanPage,
-} from './page-statements.ts';
+import { exactPage, type PageRow, pageResult, pageStatement, type SearchResult } from './page-statements.ts';
 import {
   cappedGroupedPage,
   cappedRankedPage,
@@ -16,6 +9,7 @@ import {
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
 import { type TermStats, type TermStatsRow, termStats, termStatsOf, termStatsSelect } from './side-counts.ts';
+import { prepared } from './statement.ts';
 
 /**
  * What earlier searches of a catalogue learnt about a clause: the lexeme of a word too common to
@@ -74,7 +68,8 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
     if (stats && stats.lexeme === known && stats.ndoc > cap) return counted(page, stats, search);
   }
   if (known !== undefined) {
-    const { result, matches } = await scanPage(db, search, where, rank, offset, cap + 1);
+    const rows = (await prepared(pageStatement(search, where, rank, offset, cap + 1)).execute(db)).rows;
+    const { result, matches } = await pageResult(db, search, where, offset, rows, cap + 1);
     if (matches <= cap) return remember(memo, key, null, result);
     const stats = await termStats(db, clause);
     if (!stats || stats.ndoc <= cap)
@@ -86,7 +81,7 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
       popularPage(db, p, stats.lexeme).then((r) => counted(r, stats, search)),
     );
   }
-  const rows = (await gatedStatement(p, cap).execute(db)).rows;
+  const rows = (await prepared(gatedStatement(p, cap)).execute(db)).rows;
   const stats = termStatsOf(rows[0]);
   if (stats && stats.ndoc > cap) {
     return remember(
