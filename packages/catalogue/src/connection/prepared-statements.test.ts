@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepared } from '../search/statement.ts';
 import { openTestCatalogue, type TestCatalogue } from '../testing.ts';
+import { MAX_PREPARED_PER_CONNECTION } from './prepared-statements.ts';
 
 const postgresUrl = await testService('postgres');
 
@@ -25,6 +26,27 @@ describe.skipIf(!postgresUrl)('prepared statements on the PostgreSQL server', ()
       expect(statements.rows).toEqual([
         { statement: expect.stringContaining('select $1::int + 1 as n'), generic_plans: 0, custom_plans: 7 },
       ]);
+    });
+  });
+
+  it('a connection keeps the statements it used last, and a forgotten one is prepared again', async () => {
+    await t.catalogue.db.connection().execute(async (db) => {
+      const shape = (i: number) =>
+        prepared(sql<{ n: number }>`select ${i}::int + ${sql.raw(String(i))} as n`);
+      for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 5; i++) {
+        expect((await shape(i).execute(db)).rows[0].n).toBe(2 * i);
+      }
+      const kept = async () =>
+        (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map(
+          (r) => r.statement,
+        );
+      let statements = await kept();
+      expect(statements.length).toBe(MAX_PREPARED_PER_CONNECTION);
+      expect(statements.some((x) => x.endsWith('+ 0 as n'))).toBe(false);
+      expect((await shape(0).execute(db)).rows[0].n).toBe(0);
+      statements = await kept();
+      expect(statements.length).toBe(MAX_PREPARED_PER_CONNECTION);
+      expect(statements.some((x) => x.endsWith('+ 0 as n'))).toBe(true);
     });
   });
 });

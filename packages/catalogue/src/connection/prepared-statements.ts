@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /**
  * Statements whose SQL text starts with this comment run as named prepared statements: each
  * connection parses them once and afterwards sends only Bind/Execute, which saves the parse and
  * about 0.1 ms of extended-protocol round trip per statement (measured: a one-row select costs
- * the same as an unparameterised one). Only fixed-shape statements carry it (the one-word search
- * plans), so the number a connection keeps stays small; statements built from arbitrary filters
- * do not.
+ * the same as an unparameterised one). Search statements carry it; each connection keeps the
+ * MAX_PREPARED_PER_CONNECTION it used last.
  */
 export const PREPARED_MARK = '/* prepared */';
 
@@ -18,24 +16,46 @@ export const PREPARED_MARK = '/* prepared */';
  */
 export const PREPARED_SESSION_SETUP = 'SET plan_cache_mode = force_custom_plan';
 
-const names = new Map<string, string>();
-
-function statementName(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = `earshot_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-    names.set(text, name);
-  }
-  return name;
-}
+/** Statements one connection keeps prepared; past this the least recently used is deallocated. */
+export const MAX_PREPARED_PER_CONNECTION = 100;
 
 /** A pg client that runs marked statements as named prepared statements (see PREPARED_MARK). */
 export class PreparingClient extends pg.Client {
+  /** Statement text → its name on this connection, least recently used first. */
+  readonly #names = new Map<string, string>();
+  #made = 0;
+
   // pg.Client.query has many overloads: this forwards them all unchanged.
   override query(config: any, values?: any, callback?: any): any {
     if (typeof config === 'string' && config.startsWith(PREPARED_MARK) && Array.isArray(values)) {
-      return super.query({ name: statementName(config), text: config, values }, callback);
+      return super.query({ name: this.#nameOf(config), text: config, values }, callback);
     }
     return super.query(config, values, callback);
+  }
+
+  /** How many statements this connection keeps prepared (for tests). */
+  get preparedCount(): number {
+    return this.#names.size;
+  }
+
+  #nameOf(text: string): string {
+    const known = this.#names.get(text);
+    if (known !== undefined) {
+      this.#names.delete(text);
+      this.#names.set(text, known);
+      return known;
+    }
+    if (this.#names.size >= MAX_PREPARED_PER_CONNECTION) {
+      const [oldText, oldName] = this.#names.entries().next().value as [string, string];
+      this.#names.delete(oldText);
+      // Queued ahead of the statement that needs the room. A name is never reused on a connection,
+      // so pg's own record of it (dropped here too) can never make it skip a Parse.
+      super.query(`DEALLOCATE ${oldName}`).catch(() => {});
+      delete (this as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection
+        ?.parsedStatements?.[oldName];
+    }
+    const name = `earshot_${++this.#made}`;
+    this.#names.set(text, name);
+    return name;
   }
 }

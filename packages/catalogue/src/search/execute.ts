@@ -6,7 +6,7 @@ import { phrasePrefilter } from './phrase-prefilter.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
 import { sideCount, singleTermClause, termStats } from './side-counts.ts';
-import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, withStatementTimeout } from './statement.ts';
+import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, prepared, withStatementTimeout } from './statement.ts';
 import { termMemoOf, termSearch } from './term-search.ts';
 
 export type { PackGroup, SearchResult } from './page-statements.ts';
@@ -56,11 +56,11 @@ export async function searchSounds(
     if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
       return run((db) => exactPage(db, search, where, rank, offset));
     }
-    const page = sql<{ id: number; score: number }>`
+    const page = prepared(sql<{ id: number; score: number }>`
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
       where ${where}
       order by ${orderBy(search.sort, !search.query.clauses.length, 's')}
-      limit ${search.pageSize} offset ${offset}`;
+      limit ${search.pageSize} offset ${offset}`);
     const plainCount = sql<{
       n: number;
     }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
@@ -69,7 +69,7 @@ export async function searchSounds(
         const stats = await termStats(db, clause);
         if (stats) return stats.ndoc;
       }
-      return (await (sideCount(search) ?? plainCount).execute(db)).rows[0].n;
+      return (await prepared(sideCount(search) ?? plainCount).execute(db)).rows[0].n;
     };
     // Page and count on two connections at once: on the server they run in parallel.
     const [rows, total] = await Promise.all([run((db) => page.execute(db)), run(count)]);
@@ -98,8 +98,10 @@ export async function matchingSoundIds(
       catalogue.db,
       options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
       (db) =>
-        sql<{ id: number }>`select s.id from ${sql.table(SEARCH_TABLE)} s where ${where}
-        order by s.id limit ${limit}`.execute(db),
+        prepared(
+          sql<{ id: number }>`select s.id from ${sql.table(SEARCH_TABLE)} s where ${where}
+        order by s.id limit ${limit}`,
+        ).execute(db),
     );
     return rows.rows.map((r) => r.id);
   });

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { SortOption } from './params.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
+import { prepared } from './statement.ts';
 
 /** One result's pack, when results are grouped: the pack and how many of its sounds matched. */
 export interface PackGroup {
@@ -120,7 +121,7 @@ export async function pageResult(
   const counts =
     rows.length || offset === 0
       ? { matches: Number(rows[0]?.matches ?? 0), groups: Number(rows[0]?.groups ?? 0) }
-      : (await countStatement(where, scanLimit).execute(db)).rows[0];
+      : (await prepared(countStatement(where, scanLimit)).execute(db)).rows[0];
   const result: SearchResult = {
     count: search.groupByPack ? counts.groups : counts.matches,
     ids: rows.map((r) => r.id),
@@ -151,7 +152,7 @@ export async function scanPage(
   offset: number,
   scanLimit?: ScanLimit,
 ): Promise<{ result: SearchResult; matches: number }> {
-  const rows = (await pageStatement(search, where, rank, offset, scanLimit).execute(db)).rows;
+  const rows = (await prepared(pageStatement(search, where, rank, offset, scanLimit)).execute(db)).rows;
   return pageResult(db, search, where, offset, rows, scanLimit);
 }
 
