@@ -52,8 +52,9 @@ interface BenchQuery {
   /** The bare SQL when the common word matches too few sounds for the popularity cap (exact plan). */
   bareUncapped?: [string, string];
   /**
-   * Search as a process that has not searched this word before (the engine remembers which words
-   * are common: the first search of one also scans up to the cap before it knows). Info only.
+   * Search as a process that has not searched this word before (the engine remembers what it
+   * learnt of a word: the first search of a common one ranks up to 500 matches before its df row
+   * decides the plan). Info only.
    */
   firstInProcess?: boolean;
 }

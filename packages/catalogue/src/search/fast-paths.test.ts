@@ -179,17 +179,27 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
       expect(typeof lexeme).toBe('string');
       if (!groupByPack) expect(first.count).toBe(n);
       expect(await searchSounds(catalogue, request, cap)).toEqual(first);
-      // Remembered as rankable while it is common: the scan reaches the cap and the memo learns.
-      memo.set(common, null);
+      // Remembered as rankable while it is common: the scan is cut short and the memo learns.
+      memo.set(common, cap.popularityCapAbove);
       expect(await searchSounds(catalogue, request, cap)).toEqual(first);
       expect(memo.get(common)).toBe(lexeme);
       const rareRequest = { query: rare, groupByPack };
       const rareFirst = await searchSounds(catalogue, rareRequest, cap);
-      expect(memo.get(rare)).toBeNull();
+      expect(memo.get(rare)).toBe(5);
       expect(await searchSounds(catalogue, rareRequest, cap)).toEqual(rareFirst);
       expect(await searchSounds(fresh(), rareRequest, cap)).toEqual(rareFirst);
     }
     const lexeme = memo.get(common) as string;
+    // More matches than the memo expects, fewer than the cap: the cut scan is followed by ranking all.
+    for (const groupByPack of [false, true]) {
+      const request = { query: common, groupByPack, pageSize: 10 };
+      const above = { popularityCapAbove: n + 10 };
+      memo.set(common, 2);
+      const exact = await searchSounds(fresh(), request, { popularityCapAbove: Infinity });
+      expect(await searchSounds(catalogue, request, above)).toEqual(exact);
+      expect(memo.get(common)).toBe(n + 10);
+      expect(await searchSounds(catalogue, request, above)).toEqual(exact);
+    }
     // Hide all but 3 of its sounds: the memo still says common, the df says otherwise.
     const ids = await rows<{ id: number }>(`select id from sound_search s where tsv @@ ${tsq} order by id`);
     const hidden = ids.slice(3).map((r) => r.id);
@@ -203,7 +213,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
         if (!groupByPack) expect(exact.count).toBe(3);
         memo.set(common, lexeme);
         expect(await searchSounds(catalogue, request, cap)).toEqual(exact);
-        expect(memo.get(common)).toBeNull();
+        expect(memo.get(common)).toBe(5);
       }
     } finally {
       await sql`update sounds set moderation_state = 'ok' where id = any(${hidden})`.execute(t.catalogue.db);

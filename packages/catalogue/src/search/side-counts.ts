@@ -40,7 +40,7 @@ export function singleTermClause(search: PreparedSearch): QueryClause | null {
 }
 
 /** The raw statistics row of a clause (always one row): how many query nodes, its lexeme and its df row. */
-export interface TermStatsRow {
+interface TermStatsRow {
   nodes: number;
   lexeme: string | null;
   ndoc: number;
@@ -49,7 +49,7 @@ export interface TermStatsRow {
 }
 
 /** One row: the clause's number of query nodes, its first lexeme and that lexeme's df figures (0 when absent). */
-export function termStatsSelect(clause: QueryClause): RawBuilder<TermStatsRow> {
+function termStatsSelect(clause: QueryClause): RawBuilder<TermStatsRow> {
   const cfg = sql.lit(TS_CONFIG);
   return sql<TermStatsRow>`select l.nodes, l.lexeme, coalesce(d.ndoc, 0) as ndoc,
       coalesce(d.ndoc_unpacked, 0) as unpacked, coalesce(d.npacks, 0) as npacks
@@ -60,7 +60,7 @@ export function termStatsSelect(clause: QueryClause): RawBuilder<TermStatsRow> {
 }
 
 /** The statistics, when the clause is one lexeme (not several words, not a stopword). */
-export function termStatsOf(row: TermStatsRow | undefined): TermStats | null {
+function termStatsOf(row: TermStatsRow | undefined): TermStats | null {
   if (!row || Number(row.nodes) !== 1 || row.lexeme === null) return null;
   const n = (x: number | null) => Math.max(0, Number(x ?? 0));
   return { lexeme: row.lexeme, ndoc: n(row.ndoc), unpacked: n(row.unpacked), npacks: n(row.npacks) };

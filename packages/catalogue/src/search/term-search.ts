@@ -1,5 +1,5 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { exactPage, type PageRow, pageResult, pageStatement, type SearchResult } from './page-statements.ts';
+import type { Kysely, RawBuilder } from 'kysely';
+import { exactPage, pageResult, pageStatement, type SearchResult } from './page-statements.ts';
 import {
   cappedGroupedPage,
   cappedRankedPage,
@@ -8,19 +8,26 @@ import {
 } from './popular-candidates.ts';
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
-import { type TermStats, type TermStatsRow, termStats, termStatsOf, termStatsSelect } from './side-counts.ts';
+import { type TermStats, termStats } from './side-counts.ts';
 import { prepared } from './statement.ts';
 
 /**
  * What earlier searches of a catalogue learnt about a clause: the lexeme of a word too common to
- * rank every match, or null for a clause whose matches can all be ranked. It only picks the plan
- * to try first: every plan re-checks what it relies on (the df row, or the scan's own count), so
- * two searches of the same request give the same answer whatever the memo holds.
+ * rank every match, or how far its scan must go to see all of them (FIRST_SCAN, or past the cap).
+ * It only picks the plan to try first: every plan re-checks what it relies on (the df row, or
+ * the scan's own count), so two searches of the same request give the same answer whatever it
+ * holds.
  */
-export type TermMemo = Map<string, string | null>;
+export type TermMemo = Map<string, string | number>;
 
-/** Clauses remembered per catalogue; past this the oldest is forgotten (it costs one df lookup more). */
+/** Clauses remembered per catalogue; past this the oldest is forgotten. */
 const MAX_REMEMBERED = 10_000;
+/**
+ * How many matches the first scan of a clause not seen before ranks at most. Most words have
+ * fewer, and their search is that one statement; a word that has more costs this much ranking
+ * (a few ms) before its df row decides the plan, once per process.
+ */
+export const FIRST_SCAN = 500;
 const memoByCatalogue = new WeakMap<object, TermMemo>();
 
 /** The term memo of one catalogue (keyed by its query builder, which lives as long as it). */
@@ -46,14 +53,14 @@ export interface TermSearch {
 }
 
 /**
- * A one-word (or one-phrase) relevance query without filters. Every plan ranks every match
- * (page and count from one scan, stopped one past the cap) unless the word is one lexeme in
- * more than `capAbove` sounds: then the page is ranked among the popular candidates and the
- * counts come from its df row.
- * - A clause seen before as rankable: just that scan (one round trip, no lookup); a scan that
- *   reaches the cap means the word became common.
- * - A word seen before as common: its df row and the capped page, in parallel.
- * - A clause not seen before: one statement looks the df row up and scans only when it allows.
+ * A one-word (or one-phrase) relevance query without filters. Every match is ranked (page and
+ * count from one scan) unless the word is one lexeme in more than `capAbove` sounds: then the page
+ * is ranked among the popular candidates, and the counts come from its df row.
+ * - A word remembered as common: its df row and the capped page, in parallel.
+ * - Any other: one scan, stopped one past what the memo expects (FIRST_SCAN for a clause not seen
+ *   before, else one past the cap). A scan that ends before its limit is the whole exact answer:
+ *   for most words that is the only statement. A scan cut short is followed by the df row, which
+ *   decides between the capped page and ranking every match.
  */
 export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<SearchResult> {
   const { search, where, rank, offset, clause, memo } = p;
@@ -67,59 +74,24 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
     const [stats, page] = await Promise.all([termStats(db, clause), popularPage(db, p, known)]);
     if (stats && stats.lexeme === known && stats.ndoc > cap) return counted(page, stats, search);
   }
-  if (known !== undefined) {
-    const rows = (await prepared(pageStatement(search, where, rank, offset, cap + 1)).execute(db)).rows;
-    const { result, matches } = await pageResult(db, search, where, offset, rows, cap + 1);
-    if (matches <= cap) return remember(memo, key, null, result);
-    const stats = await termStats(db, clause);
-    if (!stats || stats.ndoc <= cap)
-      return remember(memo, key, null, exactPage(db, search, where, rank, offset));
-    return remember(
-      memo,
-      key,
-      stats.lexeme,
-      popularPage(db, p, stats.lexeme).then((r) => counted(r, stats, search)),
-    );
-  }
-  const rows = (await prepared(gatedStatement(p, cap)).execute(db)).rows;
-  const stats = termStatsOf(rows[0]);
+  const limit = (typeof known === 'number' ? known : Math.min(FIRST_SCAN, cap)) + 1;
+  const rows = (await prepared(pageStatement(search, where, rank, offset, limit)).execute(db)).rows;
+  const { result, matches } = await pageResult(db, search, where, offset, rows, limit);
+  if (matches < limit) return remember(memo, key, limit - 1, result);
+  const stats = await termStats(db, clause);
   if (stats && stats.ndoc > cap) {
-    return remember(
-      memo,
-      key,
-      stats.lexeme,
-      popularPage(db, p, stats.lexeme).then((r) => counted(r, stats, search)),
-    );
+    const page = await popularPage(db, p, stats.lexeme);
+    return remember(memo, key, stats.lexeme, counted(page, stats, search));
   }
-  const pageRows = rows.filter((r) => r.id !== null) as PageRow[];
-  const { result, matches } = await pageResult(db, search, where, offset, pageRows, cap + 1);
-  // More than `cap` matches yet not one common lexeme (a clause of several words): rank them all.
-  return remember(memo, key, null, matches <= cap ? result : exactPage(db, search, where, rank, offset));
+  // More matches than the scan took, yet not one common lexeme: rank them all.
+  return remember(memo, key, cap, await exactPage(db, search, where, rank, offset));
 }
 
-async function remember(
-  memo: TermMemo,
-  key: string,
-  lexeme: string | null,
-  result: SearchResult | Promise<SearchResult>,
-): Promise<SearchResult> {
+function remember(memo: TermMemo, key: string, plan: string | number, result: SearchResult): SearchResult {
   memo.delete(key);
   if (memo.size >= MAX_REMEMBERED) memo.delete(memo.keys().next().value as string);
-  memo.set(key, lexeme);
+  memo.set(key, plan);
   return result;
-}
-
-/**
- * The df row of the clause (t) and the scan, which runs only when t allows: one round trip for a
- * word not seen before. The row always comes (page columns null when the page is empty or the
- * scan did not run). The scan's LIMIT also lets the planner cost a never-run scan small instead
- * of JIT-compiling it (~100 ms here).
- */
-function gatedStatement(p: TermSearch, cap: number): RawBuilder<TermStatsRow & Partial<PageRow>> {
-  const gate = sql<boolean>`(select not coalesce(t.nodes = 1 and t.lexeme is not null and t.ndoc > ${cap}::bigint, false) from t)`;
-  const page = pageStatement(p.search, sql<boolean>`(${p.where}) and ${gate}`, p.rank, p.offset, cap + 1);
-  return sql`with t as materialized (${termStatsSelect(p.clause)}), page as (${page})
-    select t.*, page.* from t left join page on true order by page.score desc, page.id asc`;
 }
 
 function popularPage(db: Kysely<any>, p: TermSearch, lexeme: string): Promise<PageWithoutCount> {
