@@ -199,6 +199,9 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
       expect(await searchSounds(catalogue, request, above)).toEqual(exact);
       expect(memo.get(common)).toBe(n + 10);
       expect(await searchSounds(catalogue, request, above)).toEqual(exact);
+      // The same memo under a lower cap: the word is common there, and gets the capped plan.
+      expect(await searchSounds(catalogue, request, cap)).toEqual(await searchSounds(fresh(), request, cap));
+      expect(typeof memo.get(common)).toBe('string');
     }
     // Hide all but 3 of its sounds: the memo still says common, the df says otherwise.
     const ids = await rows<{ id: number }>(`select id from sound_search s where tsv @@ ${tsq} order by id`);

@@ -74,7 +74,8 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
     const [stats, page] = await Promise.all([termStats(db, clause), popularPage(db, p, known)]);
     if (stats && stats.lexeme === known && stats.ndoc > cap) return counted(page, stats, search);
   }
-  const limit = (typeof known === 'number' ? known : Math.min(FIRST_SCAN, cap)) + 1;
+  // Never past the cap: a scan that ends before its limit must mean the word is not common.
+  const limit = Math.min(typeof known === 'number' ? known : FIRST_SCAN, cap) + 1;
   const rows = (await prepared(pageStatement(search, where, rank, offset, limit)).execute(db)).rows;
   const { result, matches } = await pageResult(db, search, where, offset, rows, limit);
   if (matches < limit) return remember(memo, key, limit - 1, result);
