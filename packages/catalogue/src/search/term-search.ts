@@ -57,10 +57,11 @@ export interface TermSearch {
  * count from one scan) unless the word is one lexeme in more than `capAbove` sounds: then the page
  * is ranked among the popular candidates, and the counts come from its df row.
  * - A word remembered as common: its df row and the capped page, in parallel.
- * - Any other: one scan, stopped one past what the memo expects (FIRST_SCAN for a clause not seen
- *   before, else one past the cap). A scan that ends before its limit is the whole exact answer:
- *   for most words that is the only statement. A scan cut short is followed by the df row, which
- *   decides between the capped page and ranking every match.
+ * - Any other: one scan, stopped one past what the memo expects (FIRST_SCAN matches for a clause
+ *   not seen before or seen with fewer; up to the cap for one seen with more). A scan that ends
+ *   before its limit is the whole exact answer: for most words that is the only statement. A scan
+ *   cut short is followed by the df row, which decides between the capped page and ranking every
+ *   match.
  */
 export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<SearchResult> {
   const { search, where, rank, offset, clause, memo } = p;
