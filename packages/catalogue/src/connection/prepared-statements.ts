@@ -33,11 +33,6 @@ export class PreparingClient extends pg.Client {
     return super.query(config, values, callback);
   }
 
-  /** How many statements this connection keeps prepared (for tests). */
-  get preparedCount(): number {
-    return this.#names.size;
-  }
-
   #nameOf(text: string): string {
     const known = this.#names.get(text);
     if (known !== undefined) {

@@ -21,13 +21,7 @@ export interface SearchResult {
   readonly packGroups?: (PackGroup | null)[];
 }
 
-/**
- * Stops the scan after this many matches. The statement then also reports how many it found
- * (at most this many), so a caller can tell a complete answer (fewer) from a cut one.
- */
-export type ScanLimit = number | undefined;
-
-export interface PageRow {
+interface PageRow {
   id: number;
   score: number;
   /** Number of matches (at most the scan limit): the count of an ungrouped search. */
@@ -47,7 +41,7 @@ function rankedStatement(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  scanLimit: ScanLimit,
+  scanLimit: number | undefined,
 ): RawBuilder<PageRow> {
   return sql<PageRow>`
     with m as materialized (
@@ -67,7 +61,7 @@ function groupedStatement(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  scanLimit: ScanLimit,
+  scanLimit: number | undefined,
 ): RawBuilder<PageRow> {
   const emptyQuery = !search.query.clauses.length;
   const matches = scanLimit === undefined ? sql`0` : sql`(select count(*) from m)::int`;
@@ -88,35 +82,35 @@ function groupedStatement(
 }
 
 /** How many matches and groups a search has (a page past the last one says nothing itself). */
-function countStatement(where: RawBuilder<boolean>, scanLimit: ScanLimit) {
+function countStatement(where: RawBuilder<boolean>, scanLimit: number | undefined) {
   return sql<{ matches: number; groups: number }>`
     select count(*)::int as matches, count(distinct coalesce(s.pack_id, -s.id))::int as groups
     from (select s.id, s.pack_id from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}) s`;
 }
 
-function limitClause(scanLimit: ScanLimit): RawBuilder<unknown> {
+function limitClause(scanLimit: number | undefined): RawBuilder<unknown> {
   return scanLimit === undefined ? sql`` : sql`limit ${scanLimit}::bigint`;
 }
 
 /** The page statement of a search that ranks (or groups) every match: see scanPage. */
-export function pageStatement(
+function pageStatement(
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  scanLimit?: ScanLimit,
+  scanLimit?: number,
 ): RawBuilder<PageRow> {
   return (search.groupByPack ? groupedStatement : rankedStatement)(search, where, rank, offset, scanLimit);
 }
 
 /** The search result of pageStatement's rows (counting separately when the page is past the end). */
-export async function pageResult(
+async function pageResult(
   db: Kysely<any>,
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   offset: number,
   rows: PageRow[],
-  scanLimit?: ScanLimit,
+  scanLimit?: number,
 ): Promise<{ result: SearchResult; matches: number }> {
   const counts =
     rows.length || offset === 0
@@ -150,7 +144,7 @@ export async function scanPage(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
-  scanLimit?: ScanLimit,
+  scanLimit?: number,
 ): Promise<{ result: SearchResult; matches: number }> {
   const rows = (await prepared(pageStatement(search, where, rank, offset, scanLimit)).execute(db)).rows;
   return pageResult(db, search, where, offset, rows, scanLimit);

@@ -60,8 +60,8 @@ function enforcesTimeouts(db: Kysely<any>): Promise<boolean> {
 }
 
 /**
- * Runs a fixed-shape statement as a named prepared statement on each connection (see
- * PREPARED_MARK). Only for statements whose text does not depend on the request's filters.
+ * Runs a statement as a named prepared statement on each server connection (see PREPARED_MARK;
+ * each connection keeps the ones it used last, so statements shaped by arbitrary filters are fine).
  */
 export function prepared<T>(statement: RawBuilder<T>): RawBuilder<T> {
   return sql<T>`${sql.raw(PREPARED_MARK)} ${statement}`;

@@ -1,5 +1,5 @@
 import type { Kysely, RawBuilder } from 'kysely';
-import { exactPage, pageResult, pageStatement, type SearchResult } from './page-statements.ts';
+import { exactPage, type SearchResult, scanPage } from './page-statements.ts';
 import {
   cappedGroupedPage,
   cappedRankedPage,
@@ -9,7 +9,6 @@ import {
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
 import { type TermStats, termStats } from './side-counts.ts';
-import { prepared } from './statement.ts';
 
 /**
  * What earlier searches of a catalogue learnt about a clause: the lexeme of a word too common to
@@ -77,8 +76,7 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
   }
   // Never past the cap: a scan that ends before its limit must mean the word is not common.
   const limit = Math.min(typeof known === 'number' ? known : FIRST_SCAN, cap) + 1;
-  const rows = (await prepared(pageStatement(search, where, rank, offset, limit)).execute(db)).rows;
-  const { result, matches } = await pageResult(db, search, where, offset, rows, limit);
+  const { result, matches } = await scanPage(db, search, where, rank, offset, limit);
   if (matches < limit) return remember(memo, key, limit - 1, result);
   const stats = await termStats(db, clause);
   if (stats && stats.ndoc > cap) {
