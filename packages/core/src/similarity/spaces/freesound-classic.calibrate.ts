@@ -1,5 +1,6 @@
 // Regenerates the calibration extract and constants: `npx tsx freesound-classic.calibrate.ts <dir of
-// Essentia FreesoundExtractor JSONs>` (default: the shared essentia-native reference set).
+// Essentia FreesoundExtractor JSONs>` (default: the copy of the essentia-native reference set in
+// fixtures/reference/, taken from ../shared/reference/essentia-native).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AnalysisTree } from '../analysis-tree.ts';
@@ -11,7 +12,9 @@ import {
 import { CLASSIC_FEATURES } from './freesound-classic.features.ts';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const sourceDir = process.argv[2] ?? '/work/shared/reference/essentia-native';
+const sourceDir =
+  process.argv[2] ??
+  path.join(here, '..', '..', '..', '..', '..', 'fixtures', 'reference', 'essentia-native');
 
 const files = fs
   .readdirSync(sourceDir)
