@@ -1,4 +1,4 @@
-import { type Database, searchSounds } from '@earshot/catalogue';
+import { type ChangeVersion, type Db, NO_CHANGE_FEED, searchSounds } from '@earshot/catalogue';
 import {
   DEFAULT_SIMILARITY_SPACE,
   DescriptorRowSet,
@@ -9,7 +9,13 @@ import {
   searchDescriptorTarget,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from '@earshot/core';
-import type { Kysely } from 'kysely';
+import {
+  type FilterSets,
+  filterSetsFromCatalogue,
+  sharedFilterSets,
+  versionedFilterSets,
+} from '../caches/filter-sets.ts';
+import { NeighbourCache } from '../caches/neighbour-cache.ts';
 import type {
   ContentSearchRequest,
   Hits,
@@ -17,14 +23,6 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import { type ChangeVersion, NO_CHANGE_FEED } from './catalogue-changes.ts';
-import {
-  type FilterSets,
-  filterSetsFromCatalogue,
-  sharedFilterSets,
-  versionedFilterSets,
-} from './filter-sets.ts';
-import { NeighbourCache } from './neighbour-cache.ts';
 import type { SimilarityState } from './similarity-state.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
@@ -36,7 +34,7 @@ const FILTER_ID_LIMIT = 1_000_000;
  * are kept until the catalogue changes (`changes`; a few seconds when it cannot tell).
  */
 export function searchEngine(
-  db: Kysely<Database>,
+  db: Db,
   state: SimilarityState,
   changes: ChangeVersion = NO_CHANGE_FEED,
   filterSet: FilterSets = defaultFilterSets(db, changes),
@@ -153,7 +151,7 @@ export function searchEngine(
   };
 }
 
-function defaultFilterSets(db: Kysely<Database>, changes: ChangeVersion): FilterSets {
+function defaultFilterSets(db: Db, changes: ChangeVersion): FilterSets {
   const load = filterSetsFromCatalogue(db, FILTER_ID_LIMIT);
   return versionedFilterSets(load, changes, sharedFilterSets(load));
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
-import type { RenderedJson } from './rendered-json.ts';
+import type { RenderedJson } from '../caches/rendered-json.ts';
 
 /**
  * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`

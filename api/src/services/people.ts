@@ -1,6 +1,7 @@
+import type { Page as CataloguePage, PageRequest as Window } from '@earshot/catalogue';
 import { NotFoundError } from '@earshot/common';
 import { type Page, pageEnvelope, resolvePage } from '../http/pagination.ts';
-import type { CatalogueReader, Slice } from '../ports.ts';
+import type { CatalogueReader } from '../ports.ts';
 import { serialisePack } from '../serializers/pack.ts';
 import type { PackJson, SoundJson, UserJson } from '../serializers/schemas.ts';
 import { serialiseUser } from '../serializers/user.ts';
@@ -20,14 +21,14 @@ export class PeopleService {
 
   async userSounds(username: string, req: ListRequest): Promise<Page<SoundJson | null>> {
     const user = await this.findUser(username);
-    return this.soundPage(req, (offset, limit) => this.catalogue.userSounds(user.id, offset, limit));
+    return this.soundPage(req, (window) => this.catalogue.userSounds(user.id, window));
   }
 
   async userPacks(username: string, req: Omit<ListRequest, 'selection'>): Promise<Page<PackJson>> {
     const user = await this.findUser(username);
-    const count = (await this.catalogue.userPacks(user.id, 0, 0)).count;
+    const count = (await this.catalogue.userPacks(user.id, { limit: 0, offset: 0 })).count;
     const { page, offset } = resolvePage(req.page, count);
-    const slice = await this.catalogue.userPacks(user.id, offset, req.page.pageSize);
+    const slice = await this.catalogue.userPacks(user.id, { limit: req.page.pageSize, offset });
     const results = slice.items.map((p) => serialisePack(p, req.links.origin));
     return pageEnvelope(req.links, page, req.page.pageSize, slice.count, results);
   }
@@ -41,7 +42,7 @@ export class PeopleService {
   async packSounds(id: number, req: ListRequest): Promise<Page<SoundJson | null>> {
     const pack = await this.catalogue.packById(id);
     if (!pack) throw new NotFoundError('Not found');
-    return this.soundPage(req, (offset, limit) => this.catalogue.packSounds(id, offset, limit));
+    return this.soundPage(req, (window) => this.catalogue.packSounds(id, window));
   }
 
   private async findUser(username: string) {
@@ -52,12 +53,12 @@ export class PeopleService {
 
   private async soundPage(
     req: ListRequest,
-    read: (offset: number, limit: number) => Promise<Slice<number>>,
+    read: (window: Window) => Promise<CataloguePage<number>>,
   ): Promise<Page<SoundJson | null>> {
-    const count = req.page.page === 'last' ? (await read(0, 0)).count : undefined;
+    const count = req.page.page === 'last' ? (await read({ limit: 0, offset: 0 })).count : undefined;
     const wanted =
       req.page.page === 'last' ? Math.max(1, Math.ceil((count ?? 0) / req.page.pageSize)) : req.page.page;
-    const slice = await read((wanted - 1) * req.page.pageSize, req.page.pageSize);
+    const slice = await read({ limit: req.page.pageSize, offset: (wanted - 1) * req.page.pageSize });
     const { page } = resolvePage({ ...req.page, page: wanted }, slice.count);
     const results = await this.presenter.present(
       slice.items.map((id) => ({ id })),

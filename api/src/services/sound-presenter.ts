@@ -1,4 +1,5 @@
-import type { CatalogueReader, DescriptorReader, Hit, SoundRecord } from '../ports.ts';
+import type { SoundRecord } from '@earshot/catalogue';
+import type { CatalogueReader, DescriptorReader, Hit } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import { type SoundContext, type SoundExtras, serialiseSound } from '../serializers/sound.ts';
 import type { Variant } from '../serializers/sound-fields.ts';

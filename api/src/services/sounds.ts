@@ -94,9 +94,9 @@ export class SoundService {
   async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<Page<CommentJson>> {
     const [sound] = await this.catalogue.soundsByIds([id]);
     if (!sound) throw new SoundNotFound();
-    const first = await this.catalogue.soundComments(id, 0, 0);
+    const first = await this.catalogue.soundComments(id, { limit: 0, offset: 0 });
     const { page, offset } = resolvePage(req.page, first.count);
-    const slice = await this.catalogue.soundComments(id, offset, req.page.pageSize);
+    const slice = await this.catalogue.soundComments(id, { limit: req.page.pageSize, offset });
     return pageEnvelope(req.links, page, req.page.pageSize, slice.count, slice.items.map(serialiseComment));
   }
 }

@@ -1,6 +1,6 @@
-import { changeVersionNow, VersionedCache, versionInScope } from '../adapters/answer-cache.ts';
-import { RenderedJson } from '../http/rendered-json.ts';
-import type { ChangeVersion } from '../ports.ts';
+import type { ChangeVersion } from '@earshot/catalogue';
+import { changeVersionNow, VersionedCache, versionInScope } from './answer-cache.ts';
+import { RenderedJson } from './rendered-json.ts';
 
 /**
  * Rendered search pages, kept until the catalogue or the similarity state changes: a repeated
