@@ -38,10 +38,8 @@ export interface Hit {
   packGrouping?: string;
 }
 
-export interface Hits {
-  count: number;
-  hits: Hit[];
-}
+/** One page of hits with the count of all of them. */
+export type Hits = Page<Hit>;
 
 /** Every search request asks for one page as `{ limit, offset }` (the catalogue's `PageRequest`). */
 export interface TextSearchRequest extends PageRequest {

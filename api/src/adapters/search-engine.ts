@@ -60,19 +60,18 @@ export function searchEngine(
 
   return {
     async text(req: TextSearchRequest): Promise<Hits> {
-      const page = Math.floor(req.offset / req.limit) + 1;
       const result = await searchSounds(catalogue, {
         query: req.query,
         filter: req.filter,
         sort: req.sort,
         weights: req.weights,
         groupByPack: req.groupByPack,
-        page,
-        pageSize: req.limit,
+        limit: req.limit,
+        offset: req.offset,
       });
       return {
         count: result.count,
-        hits: result.ids.map((id, i) => {
+        items: result.ids.map((id, i) => {
           const group = result.packGroups?.[i];
           return {
             id,
@@ -98,7 +97,7 @@ export function searchEngine(
         eligible - (target !== undefined && (!allowed || allowed.has(target)) ? 1 : 0),
       );
       const k = Math.min(req.offset + req.limit, count);
-      if (k <= req.offset) return { count, hits: [] };
+      if (k <= req.offset) return { count, items: [] };
       const filter: SoundFilter | undefined = allowed;
       const neighbours =
         'vector' in req.target
@@ -108,7 +107,7 @@ export function searchEngine(
             : neighbourCache.nearest(state.generation, req.space, req.target.soundId, k, () =>
                 index.nearestToSound(target as number, { k }),
               );
-      return { count, hits: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
+      return { count, items: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
     },
 
     async content(req: ContentSearchRequest): Promise<Hits> {
@@ -122,7 +121,7 @@ export function searchEngine(
         const ids = [...(allowed ?? [])].sort((a, b) => a - b);
         return {
           count: ids.length,
-          hits: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
+          items: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
         };
       }
       const result = searchDescriptorTarget(state.table, parseDescriptorTarget(req.target), {
@@ -132,7 +131,7 @@ export function searchEngine(
       });
       return {
         count: result.total,
-        hits: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
+        items: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
       };
     },
 

@@ -26,7 +26,7 @@ export interface HandlerInput<Q, P> {
 }
 
 /**
- * A handler returns the body to render (possibly already serialised, see RenderedJson), or takes
+ * A handler returns the body to render (possibly already serialized, see RenderedJson), or takes
  * over the response itself (files).
  */
 export type HandlerResult<R> = R | RenderedJson | { handled: true };

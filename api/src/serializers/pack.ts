@@ -2,7 +2,7 @@ import type { PackView } from '@earshot/catalogue';
 import type { PackJson } from './schemas.ts';
 import { v2Timestamp } from './timestamps.ts';
 
-export function serialisePack(pack: PackView, origin: string): PackJson {
+export function serializePack(pack: PackView, origin: string): PackJson {
   return {
     id: pack.id,
     url: `${origin}/people/${encodeURIComponent(pack.username)}/packs/${pack.id}/`,

@@ -93,7 +93,7 @@ const GETTERS: Record<string, Getter> = {
 };
 
 /** Shapes one sound for a response: exactly the selected fields, descriptors after them. */
-export function serialiseSound(sound: SoundRecord, ctx: SoundContext, extras: SoundExtras = {}): SoundJson {
+export function serializeSound(sound: SoundRecord, ctx: SoundContext, extras: SoundExtras = {}): SoundJson {
   const out: Record<string, unknown> = {};
   for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, extras);
   for (const name of ctx.selection.descriptors) out[name] = extras.descriptors?.[name] ?? null;

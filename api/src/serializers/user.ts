@@ -2,7 +2,7 @@ import type { UserRecord } from '@earshot/catalogue';
 import type { UserJson } from './schemas.ts';
 import { v2Date } from './timestamps.ts';
 
-export function serialiseUser(user: UserRecord, origin: string): UserJson {
+export function serializeUser(user: UserRecord, origin: string): UserJson {
   const name = encodeURIComponent(user.username);
   return {
     url: `${origin}/people/${name}/`,
