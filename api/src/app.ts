@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import type { AppDeps } from './deps.ts';
-import { soundInstanceHotPath } from './http/hot-path.ts';
+import { soundInstanceHotPath } from './hot-path.ts';
 import { mountRoutes } from './http/mount.ts';
 import { renderer } from './http/render.ts';
 import { cors } from './middleware/cors.ts';

@@ -1,17 +1,22 @@
-import type { Catalogue } from '@earshot/catalogue';
+import {
+  type Catalogue,
+  CatalogueChangeFeed,
+  type ChangeVersion,
+  NO_CHANGE_FEED,
+  pingCatalogue,
+} from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
-import { sql } from 'kysely';
-import { cachedSearchEngine } from './adapters/cached-search.ts';
-import { CatalogueChangeFeed, type ChangeVersion, NO_CHANGE_FEED } from './adapters/catalogue-changes.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
-import { cachedCredentialLookup, credentialByKey } from './adapters/credentials.ts';
+import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
-import { cachedSoundRecords } from './adapters/record-cache.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { tokenStrategy } from './auth/token-strategy.ts';
+import { cachedSearchEngine } from './caches/cached-search.ts';
+import { cachedCredentialLookup } from './caches/credential-cache.ts';
+import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
 
 export interface BuildAppDepsOptions {
@@ -86,9 +91,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     config,
     logger,
     version: options.version ?? '0.1.0',
-    checkDatabase: async () => {
-      await sql`select 1`.execute(db);
-    },
+    checkDatabase: () => pingCatalogue(db),
     api: {
       catalogue:
         options.recordCacheMs === 0

@@ -1,6 +1,6 @@
-export { filterSetsFromCatalogue } from './adapters/filter-sets.ts';
 export * from './app.ts';
 export * from './auth/credentials-store.ts';
 export * from './build-deps.ts';
+export { filterSetsFromCatalogue } from './caches/filter-sets.ts';
 export * from './deps.ts';
 export * from './server.ts';

@@ -1,93 +1,21 @@
+import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
+
 /**
  * What the HTTP layer reads from the rest of the system, as narrow interfaces. Services depend on
- * these; `adapters/` binds them to the catalogue, the search and the similarity engine.
+ * these; `adapters/` binds them to the catalogue, the search and the similarity engine. The
+ * records are the catalogue's rows (one shape from the statement to the serializer).
  */
-
-export type LicenseName = 'Attribution' | 'Attribution NonCommercial' | 'Creative Commons 0';
-
-/** A sound as the API shows it: approved and processed (others are never returned). */
-export interface SoundRecord {
-  id: number;
-  userId: number;
-  username: string;
-  name: string;
-  tags: string[];
-  description: string;
-  category: string | null;
-  subcategory: string | null;
-  categoryCode: string | null;
-  categoryIsUserProvided: boolean;
-  geotag: { lat: number; lon: number } | null;
-  created: Date;
-  license: LicenseName;
-  type: string;
-  channels: number;
-  filesize: number;
-  bitrate: number;
-  bitdepth: number;
-  duration: number;
-  samplerate: number;
-  md5: string;
-  isRemix: boolean;
-  wasRemixed: boolean;
-  isExplicit: boolean;
-  packId: number | null;
-  packName: string | null;
-  numDownloads: number;
-  /** 0–5. */
-  avgRating: number;
-  numRatings: number;
-  numComments: number;
-  /** True when the sound has a vector in the default similarity space. */
-  similarityReady: boolean;
-  /** True when analysis results exist. */
-  analysed: boolean;
-}
-
-export interface UserRecord {
-  id: number;
-  username: string;
-  about: string;
-  homepage: string;
-  hasAvatar: boolean;
-  dateJoined: Date;
-  numSounds: number;
-  numPacks: number;
-  numPosts: number;
-  numComments: number;
-}
-
-export interface PackRecord {
-  id: number;
-  name: string;
-  description: string;
-  created: Date;
-  username: string;
-  numSounds: number;
-  numDownloads: number;
-}
-
-export interface CommentRecord {
-  username: string;
-  comment: string;
-  created: Date;
-}
-
-export interface Slice<T> {
-  count: number;
-  items: T[];
-}
 
 /** Catalogue reads. Every list is in a stable order; counts are of the whole list. */
 export interface CatalogueReader {
   /** Approved, processed sounds by id, in the order asked; missing ids are left out. */
   soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
   userByName(username: string): Promise<UserRecord | undefined>;
-  userSounds(userId: number, offset: number, limit: number): Promise<Slice<number>>;
-  userPacks(userId: number, offset: number, limit: number): Promise<Slice<PackRecord>>;
-  packById(id: number): Promise<PackRecord | undefined>;
-  packSounds(packId: number, offset: number, limit: number): Promise<Slice<number>>;
-  soundComments(soundId: number, offset: number, limit: number): Promise<Slice<CommentRecord>>;
+  userSounds(userId: number, page: PageRequest): Promise<Page<number>>;
+  userPacks(userId: number, page: PageRequest): Promise<Page<PackView>>;
+  packById(id: number): Promise<PackView | undefined>;
+  packSounds(packId: number, page: PageRequest): Promise<Page<number>>;
+  soundComments(soundId: number, page: PageRequest): Promise<Page<CommentView>>;
 }
 
 /** Descriptor values of one sound. */
@@ -110,40 +38,33 @@ export interface Hit {
   packGrouping?: string;
 }
 
-export interface Hits {
-  count: number;
-  hits: Hit[];
-}
+/** One page of hits with the count of all of them. */
+export type Hits = Page<Hit>;
 
-export interface TextSearchRequest {
+/** Every search request asks for one page as `{ limit, offset }` (the catalogue's `PageRequest`). */
+export interface TextSearchRequest extends PageRequest {
   query: string;
   filter?: string;
   sort?: string;
   weights?: string;
   groupByPack: boolean;
-  offset: number;
-  limit: number;
 }
 
-export interface SimilarityRequest {
+export interface SimilarityRequest extends PageRequest {
   space: string;
   /** A sound id (excluded from the results) or a vector. */
   target: { soundId: number } | { vector: number[] };
   /** Text filter the results must satisfy. */
   filter?: string;
-  offset: number;
-  limit: number;
 }
 
-export interface ContentSearchRequest {
+export interface ContentSearchRequest extends PageRequest {
   /** Descriptor target: `name:value` pairs, or a sound id whose descriptors are the target. */
   target?: string;
   descriptorsFilter?: string;
   /** Combined search: the text part, either a query or a filter. */
   query?: string;
   filter?: string;
-  offset: number;
-  limit: number;
 }
 
 export interface SearchEngine {
@@ -154,18 +75,6 @@ export interface SearchEngine {
   spaces(): { names: string[]; defaultSpace: string };
   /** Names usable in content search targets and filters (variant A descriptors response). */
   descriptorNames(): { oneDimensional: string[]; multiDimensional: string[]; variableLength: string[] };
-}
-
-/**
- * What caches ask before serving an answer: the catalogue's current change version, known to
- * include every change committed before the call. Undefined means "cannot tell" (not listening):
- * then nothing may be served from a cache.
- */
-export interface ChangeVersion {
-  current(): Promise<number | undefined>;
-  /** Called (synchronously, before `current` resolves with the new version) on every change. */
-  onChange(listener: () => void): void;
-  close(): Promise<void>;
 }
 
 /** Where a sound's stored files are. Undefined when the file does not exist. */

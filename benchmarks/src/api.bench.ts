@@ -322,7 +322,7 @@ async function catalogueSplit(): Promise<Row[]> {
     const text = await loadCall(
       '↳ text search: catalogue `searchSounds` alone',
       'split',
-      TEXT_SEARCHES.map((q) => () => searchSounds(catalogue, { ...q, page: 1, pageSize: 15 })),
+      TEXT_SEARCHES.map((q) => () => searchSounds(catalogue, { ...q, limit: 15, offset: 0 })),
     );
     // Uncached: the API shares one read between identical concurrent filters and keeps it until the
     // catalogue changes (5 s without a change feed).

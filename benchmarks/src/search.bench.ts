@@ -270,13 +270,13 @@ async function timeSet(catalogue: Catalogue, backend: string, size: number): Pro
     .map((q) => (uncapped && q.bareUncapped ? { ...q, bare: q.bareUncapped } : q));
   const rows: Row[] = [];
   for (const q of queries) {
-    const r = await searchSounds(catalogue, { ...q.request, pageSize: 15 });
+    const r = await searchSounds(catalogue, { ...q.request, limit: 15 });
     rows.push({ backend, size, query: q.name, count: r.count, engine: [], bare: [] });
   }
   const bare = (q: BenchQuery) => Promise.all(q.bare.map((s) => sql.raw(s).execute(db)));
   // A query builder of its own is a catalogue the engine has not searched before.
   const engine = (q: BenchQuery) =>
-    searchSounds(q.firstInProcess ? { db: db.withoutPlugins() } : catalogue, { ...q.request, pageSize: 15 });
+    searchSounds(q.firstInProcess ? { db: db.withoutPlugins() } : catalogue, { ...q.request, limit: 15 });
   for (let w = 0; w < 3; w++)
     for (const q of queries) await Promise.all([engine(q), bare(q)].map((p) => p.then(() => {})));
   const total = reps * queries.length * 2;
@@ -318,12 +318,8 @@ async function rankingQuality(
   size: number,
   term: string,
 ): Promise<Quality> {
-  const exact = await searchSounds(
-    catalogue,
-    { query: term, pageSize: 15 },
-    { popularityCapAbove: Infinity },
-  );
-  const capped = await searchSounds(catalogue, { query: term, pageSize: 15 }, { popularityCapAbove: 0 });
+  const exact = await searchSounds(catalogue, { query: term, limit: 15 }, { popularityCapAbove: Infinity });
+  const capped = await searchSounds(catalogue, { query: term, limit: 15 }, { popularityCapAbove: 0 });
   const cutoff = exact.scores[exact.scores.length - 1] ?? 0;
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   return {

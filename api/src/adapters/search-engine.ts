@@ -1,4 +1,4 @@
-import { type Database, searchSounds } from '@earshot/catalogue';
+import { type ChangeVersion, type Db, NO_CHANGE_FEED, searchSounds } from '@earshot/catalogue';
 import {
   DEFAULT_SIMILARITY_SPACE,
   DescriptorRowSet,
@@ -9,7 +9,13 @@ import {
   searchDescriptorTarget,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from '@earshot/core';
-import type { Kysely } from 'kysely';
+import {
+  type FilterSets,
+  filterSetsFromCatalogue,
+  sharedFilterSets,
+  versionedFilterSets,
+} from '../caches/filter-sets.ts';
+import { NeighbourCache } from '../caches/neighbour-cache.ts';
 import type {
   ContentSearchRequest,
   Hits,
@@ -17,14 +23,6 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import { type ChangeVersion, NO_CHANGE_FEED } from './catalogue-changes.ts';
-import {
-  type FilterSets,
-  filterSetsFromCatalogue,
-  sharedFilterSets,
-  versionedFilterSets,
-} from './filter-sets.ts';
-import { NeighbourCache } from './neighbour-cache.ts';
 import type { SimilarityState } from './similarity-state.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
@@ -36,7 +34,7 @@ const FILTER_ID_LIMIT = 1_000_000;
  * are kept until the catalogue changes (`changes`; a few seconds when it cannot tell).
  */
 export function searchEngine(
-  db: Kysely<Database>,
+  db: Db,
   state: SimilarityState,
   changes: ChangeVersion = NO_CHANGE_FEED,
   filterSet: FilterSets = defaultFilterSets(db, changes),
@@ -62,19 +60,18 @@ export function searchEngine(
 
   return {
     async text(req: TextSearchRequest): Promise<Hits> {
-      const page = Math.floor(req.offset / req.limit) + 1;
       const result = await searchSounds(catalogue, {
         query: req.query,
         filter: req.filter,
         sort: req.sort,
         weights: req.weights,
         groupByPack: req.groupByPack,
-        page,
-        pageSize: req.limit,
+        limit: req.limit,
+        offset: req.offset,
       });
       return {
         count: result.count,
-        hits: result.ids.map((id, i) => {
+        items: result.ids.map((id, i) => {
           const group = result.packGroups?.[i];
           return {
             id,
@@ -100,7 +97,7 @@ export function searchEngine(
         eligible - (target !== undefined && (!allowed || allowed.has(target)) ? 1 : 0),
       );
       const k = Math.min(req.offset + req.limit, count);
-      if (k <= req.offset) return { count, hits: [] };
+      if (k <= req.offset) return { count, items: [] };
       const filter: SoundFilter | undefined = allowed;
       const neighbours =
         'vector' in req.target
@@ -110,7 +107,7 @@ export function searchEngine(
             : neighbourCache.nearest(state.generation, req.space, req.target.soundId, k, () =>
                 index.nearestToSound(target as number, { k }),
               );
-      return { count, hits: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
+      return { count, items: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
     },
 
     async content(req: ContentSearchRequest): Promise<Hits> {
@@ -124,7 +121,7 @@ export function searchEngine(
         const ids = [...(allowed ?? [])].sort((a, b) => a - b);
         return {
           count: ids.length,
-          hits: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
+          items: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
         };
       }
       const result = searchDescriptorTarget(state.table, parseDescriptorTarget(req.target), {
@@ -134,7 +131,7 @@ export function searchEngine(
       });
       return {
         count: result.total,
-        hits: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
+        items: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
       };
     },
 
@@ -153,7 +150,7 @@ export function searchEngine(
   };
 }
 
-function defaultFilterSets(db: Kysely<Database>, changes: ChangeVersion): FilterSets {
+function defaultFilterSets(db: Db, changes: ChangeVersion): FilterSets {
   const load = filterSetsFromCatalogue(db, FILTER_ID_LIMIT);
   return versionedFilterSets(load, changes, sharedFilterSets(load));
 }

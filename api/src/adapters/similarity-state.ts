@@ -1,7 +1,14 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Database } from '@earshot/catalogue';
+import {
+  type Db,
+  newestAnalysisUpdate,
+  publicAnalysesUpdatedAfter,
+  publicAnalysisBatch,
+  publicVectorBatch,
+  publicVectorsUpdatedAfter,
+} from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import {
   buildSimilarityIndexInWorker,
@@ -9,7 +16,6 @@ import {
   listSimilaritySpaces,
   SimilarityIndex,
 } from '@earshot/core';
-import { type Kysely, sql } from 'kysely';
 
 /** Rows read per round trip while loading, so 100k sounds never sit in one result set. */
 const BATCH = 5000;
@@ -34,7 +40,7 @@ export class SimilarityState {
   }
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: Db,
     private readonly logger: Logger,
     private readonly workDir = path.join(os.tmpdir(), `earshot-api-similarity-${process.pid}`),
   ) {}
@@ -46,7 +52,7 @@ export class SimilarityState {
   async refresh(): Promise<void> {
     if (this.since) return this.applyChanges(this.since);
     const started = Date.now();
-    const mark = await this.newestUpdate();
+    const mark = await newestAnalysisUpdate(this.db);
     const indexes = new Map<string, SimilarityIndex>();
     for (const space of listSimilaritySpaces()) {
       indexes.set(space.name, await this.loadSpace(space.name, space.dimension));
@@ -66,30 +72,15 @@ export class SimilarityState {
     );
   }
 
-  private async newestUpdate(): Promise<Date> {
-    const row = await sql<{ t: Date | null }>`select greatest(
-        (select max(updated) from sound_similarity_vectors),
-        (select max(updated) from sound_descriptors)) as t`.execute(this.db);
-    return row.rows[0]?.t ? new Date(row.rows[0].t) : new Date(0);
-  }
-
   private async applyChanges(since: Date): Promise<void> {
-    const mark = await this.newestUpdate();
+    const mark = await newestAnalysisUpdate(this.db);
     if (mark <= since) return;
-    const vectors = await visible(this.db)
-      .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
-      .where('v.updated', '>', since)
-      .select(['s.id', 'v.space', 'v.vector'])
-      .execute();
+    const vectors = await publicVectorsUpdatedAfter(this.db, since);
     for (const row of vectors) {
       const index = this.indexes.get(row.space);
       if (index && row.vector.length === index.space.dimension) index.upsert(row.id, row.vector.map(Number));
     }
-    const analyses = await visible(this.db)
-      .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
-      .where('d.updated', '>', since)
-      .select(['s.id', 'd.analysis_a'])
-      .execute();
+    const analyses = await publicAnalysesUpdatedAfter(this.db, since);
     for (const row of analyses) this.table.upsertAnalysis(row.id, row.analysis_a);
     if (vectors.length > 0) this.generation++;
     this.since = mark;
@@ -101,14 +92,7 @@ export class SimilarityState {
     const chunks: Float32Array[] = [];
     let after = 0;
     for (;;) {
-      const rows = await visible(this.db)
-        .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
-        .where('v.space', '=', space)
-        .where('s.id', '>', after)
-        .select(['s.id', 'v.vector'])
-        .orderBy('s.id')
-        .limit(BATCH)
-        .execute();
+      const rows = await publicVectorBatch(this.db, space, { afterId: after, limit: BATCH });
       for (const row of rows) {
         if (row.vector.length !== dimension) continue;
         ids.push(row.id);
@@ -134,13 +118,7 @@ export class SimilarityState {
     const table = new DescriptorTable();
     let after = 0;
     for (;;) {
-      const rows = await visible(this.db)
-        .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
-        .where('s.id', '>', after)
-        .select(['s.id', 'd.analysis_a'])
-        .orderBy('s.id')
-        .limit(BATCH)
-        .execute();
+      const rows = await publicAnalysisBatch(this.db, { afterId: after, limit: BATCH });
       for (const row of rows) table.upsertAnalysis(row.id, row.analysis_a);
       if (rows.length < BATCH) break;
       after = rows[rows.length - 1].id;
@@ -151,12 +129,4 @@ export class SimilarityState {
   async close(): Promise<void> {
     await fs.rm(this.workDir, { recursive: true, force: true });
   }
-}
-
-function visible(db: Kysely<Database>) {
-  return db
-    .selectFrom('sounds as s')
-    .where('s.moderation_state', '=', 'ok')
-    .where('s.processing_state', '=', 'Processed')
-    .where(sql<boolean>`true`);
 }

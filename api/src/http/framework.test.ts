@@ -4,7 +4,7 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { tokenStrategy } from '../auth/token-strategy.ts';
 import { buildOpenApi } from './openapi.ts';
-import { pageEnvelope, pageSchema, readPageRequest, resolvePage } from './pagination.ts';
+import { pageEnvelope, pageSchema, readPageQuery, resolvePage } from './pagination.ts';
 import { idParam } from './params.ts';
 import { type AnyRoute, defineRoute } from './route.ts';
 import { serveRoutes } from './test-app.ts';
@@ -23,7 +23,7 @@ const echo = defineRoute({
   }),
   response: pageSchema(z.object({ id: z.number(), who: z.string() })),
   handler: async ({ params, query, origin, path, rawQuery, principal }) => {
-    const page = readPageRequest({ page: query.page }, 'search');
+    const page = readPageQuery({ page: query.page }, 'search');
     const count = 40;
     const { page: n } = resolvePage(page, count);
     return pageEnvelope({ origin, path, query: rawQuery }, n, page.pageSize, count, [
@@ -181,19 +181,19 @@ describe('links behind a proxy and with PUBLIC_URL', () => {
 
 describe('page rules', () => {
   it('search paging: bogus page is 1, page below 1 and page_size below 1 are 404, page_size caps at 150', () => {
-    expect(readPageRequest({ page: 'abc' }, 'search').page).toBe(1);
-    expect(() => readPageRequest({ page: '0' }, 'search')).toThrow('Not found');
-    expect(() => readPageRequest({ page_size: '0' }, 'search')).toThrow('Not found');
-    expect(readPageRequest({ page_size: '1000' }, 'search').pageSize).toBe(150);
-    expect(readPageRequest({}, 'search').pageSize).toBe(15);
+    expect(readPageQuery({ page: 'abc' }, 'search').page).toBe(1);
+    expect(() => readPageQuery({ page: '0' }, 'search')).toThrow('Not found');
+    expect(() => readPageQuery({ page_size: '0' }, 'search')).toThrow('Not found');
+    expect(readPageQuery({ page_size: '1000' }, 'search').pageSize).toBe(150);
+    expect(readPageQuery({}, 'search').pageSize).toBe(15);
   });
   it('list paging: bogus page is "Invalid page.", page=last works, bad page_size is 15', () => {
-    expect(() => readPageRequest({ page: 'abc' }, 'list')).toThrow('Invalid page.');
-    const last = readPageRequest({ page: 'last', page_size: '-3' }, 'list');
+    expect(() => readPageQuery({ page: 'abc' }, 'list')).toThrow('Invalid page.');
+    const last = readPageQuery({ page: 'last', page_size: '-3' }, 'list');
     expect(last.pageSize).toBe(15);
     expect(resolvePage(last, 31)).toEqual({ page: 3, offset: 30 });
-    expect(() => resolvePage(readPageRequest({ page: '2' }, 'list'), 0)).toThrow('Invalid page.');
-    expect(resolvePage(readPageRequest({ page: '2' }, 'search'), 0).page).toBe(2);
+    expect(() => resolvePage(readPageQuery({ page: '2' }, 'list'), 0)).toThrow('Invalid page.');
+    expect(resolvePage(readPageQuery({ page: '2' }, 'search'), 0).page).toBe(2);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { PageRequest } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import { z } from 'zod';
 
@@ -19,14 +20,18 @@ export class PageNotFound extends EarshotError {
  */
 export type PagingStyle = 'search' | 'list';
 
-export interface PageRequest {
+/**
+ * The page a request asks for in the contract's terms (`page`, `page_size`). Reads take the
+ * catalogue's `PageRequest` (`{ limit, offset }`): `pageWindow` is where one becomes the other.
+ */
+export interface PageQuery {
   /** 1-based page number; `last` for list paging before the count is known. */
   page: number | 'last';
   pageSize: number;
   style: PagingStyle;
 }
 
-export function readPageRequest(raw: { page?: string; page_size?: string }, style: PagingStyle): PageRequest {
+export function readPageQuery(raw: { page?: string; page_size?: string }, style: PagingStyle): PageQuery {
   const pageSize = readPageSize(raw.page_size, style);
   if (style === 'list' && raw.page === 'last') return { page: 'last', pageSize, style };
   let page = 1;
@@ -56,15 +61,20 @@ function parseInteger(text: string): number | undefined {
   return /^\s*[+-]?\d+\s*$/.test(text) ? Number.parseInt(text, 10) : undefined;
 }
 
+/** The catalogue's `{ limit, offset }` of a page number: the one place a page becomes an offset. */
+export function pageWindow(page: number, pageSize: number): PageRequest {
+  return { limit: pageSize, offset: (page - 1) * pageSize };
+}
+
 /** Resolves `last` and checks the page lies within the results (any page of an empty list is fine). */
-export function resolvePage(req: PageRequest, count: number): { page: number; offset: number } {
+export function resolvePage(req: PageQuery, count: number): { page: number; offset: number } {
   const pages = Math.max(1, Math.ceil(count / req.pageSize));
   const page = req.page === 'last' ? pages : req.page;
   if (page > pages && count > 0) {
     throw new PageNotFound(req.style === 'list' ? 'Invalid page.' : 'Not found');
   }
   if (page > pages && req.style === 'list') throw new PageNotFound('Invalid page.');
-  return { page, offset: (page - 1) * req.pageSize };
+  return { page, offset: pageWindow(page, req.pageSize).offset };
 }
 
 export interface LinkBase {
@@ -97,7 +107,8 @@ function encodePart(text: string): string {
     .replace(/%5D/gi, ']');
 }
 
-export interface Page<T> {
+/** The contract's page of a list: the catalogue's `Page` with links to its neighbours. */
+export interface PageEnvelope<T> {
   count: number;
   next: string | null;
   previous: string | null;
@@ -110,7 +121,7 @@ export function pageEnvelope<T>(
   pageSize: number,
   count: number,
   results: T[],
-): Page<T> {
+): PageEnvelope<T> {
   const pages = Math.ceil(count / pageSize);
   return {
     count,

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import YAML from 'yaml';
+import { RenderedJson } from '../caches/rendered-json.ts';
 import { readRawQuery } from './raw-query.ts';
-import { RenderedJson } from './rendered-json.ts';
 import { toXml } from './xml.ts';
 
 export const FORMATS = ['json', 'xml', 'yaml'] as const;
@@ -24,7 +24,7 @@ const ACCEPTED: Array<[string, Format]> = [
 
 /**
  * Chooses the response format (`format=` first, then the Accept header, JSON otherwise) and
- * serialises every object body in it, error bodies included. An unknown `format` is a 400.
+ * serializes every object body in it, error bodies included. An unknown `format` is a 400.
  */
 export function renderer() {
   return async (ctx: Context, next: Next) => {
@@ -48,16 +48,16 @@ export function renderer() {
     // The type first: a string body assigned without one makes Koa guess (and look up) text/html.
     ctx.set('Content-Type', MEDIA_TYPES[format]);
     if (body instanceof RenderedJson) {
-      ctx.body = format === 'json' ? body.json : serialise(body.value, format);
+      ctx.body = format === 'json' ? body.json : serialize(body.value, format);
     } else {
-      ctx.body = serialise(body, format);
+      ctx.body = serialize(body, format);
     }
     ctx.status = status;
     ctx.vary('Accept');
   };
 }
 
-export function serialise(body: unknown, format: Format): string {
+export function serialize(body: unknown, format: Format): string {
   if (format === 'xml') return toXml(body);
   if (format === 'yaml') return YAML.stringify(body);
   return JSON.stringify(body);

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
-import type { RenderedJson } from './rendered-json.ts';
+import type { RenderedJson } from '../caches/rendered-json.ts';
 
 /**
  * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`
@@ -26,7 +26,7 @@ export interface HandlerInput<Q, P> {
 }
 
 /**
- * A handler returns the body to render (possibly already serialised, see RenderedJson), or takes
+ * A handler returns the body to render (possibly already serialized, see RenderedJson), or takes
  * over the response itself (files).
  */
 export type HandlerResult<R> = R | RenderedJson | { handled: true };

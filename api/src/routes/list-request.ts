@@ -1,4 +1,4 @@
-import { type PagingStyle, readPageRequest } from '../http/pagination.ts';
+import { type PagingStyle, readPageQuery } from '../http/pagination.ts';
 import type { HandlerInput } from '../http/route.ts';
 import { selectFields, type Variant } from '../serializers/sound-fields.ts';
 import type { ListRequest } from '../services/api-context.ts';
@@ -20,7 +20,7 @@ export function listRequest(
 ): ListRequest {
   return {
     links: { origin: input.origin, path: input.path, query: input.rawQuery },
-    page: readPageRequest(input.query, style),
+    page: readPageQuery(input.query, style),
     selection: selectFields(input.query.fields, { variant, kind: 'list', allowScore }),
     variantA: { descriptors: input.query.descriptors, normalized: input.query.normalized === '1' },
   };

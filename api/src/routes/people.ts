@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSchema, readPageRequest } from '../http/pagination.ts';
+import { pageSchema, readPageQuery } from '../http/pagination.ts';
 import { idParam } from '../http/params.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { packSchema, soundListItem, userSchema } from '../serializers/schemas.ts';
@@ -49,7 +49,7 @@ export function peopleRoutes(s: ApiServices): AnyRoute[] {
       handler: ({ params, query, origin, path, rawQuery }) =>
         s.people.userPacks(params.username, {
           links: { origin, path, query: rawQuery },
-          page: readPageRequest(query, 'list'),
+          page: readPageQuery(query, 'list'),
         }),
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSchema, readPageRequest } from '../http/pagination.ts';
+import { pageSchema, readPageQuery } from '../http/pagination.ts';
 import { idParam } from '../http/params.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { soundInstanceKey } from '../http/sound-instance-key.ts';
@@ -83,7 +83,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       handler: ({ params, query, origin, path, rawQuery }) =>
         s.sounds.comments(params.sound_id, {
           links: { origin, path, query: rawQuery },
-          page: readPageRequest(query, 'list'),
+          page: readPageQuery(query, 'list'),
         }),
     }),
   ];

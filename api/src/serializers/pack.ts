@@ -1,8 +1,8 @@
-import type { PackRecord } from '../ports.ts';
+import type { PackView } from '@earshot/catalogue';
 import type { PackJson } from './schemas.ts';
 import { v2Timestamp } from './timestamps.ts';
 
-export function serialisePack(pack: PackRecord, origin: string): PackJson {
+export function serializePack(pack: PackView, origin: string): PackJson {
   return {
     id: pack.id,
     url: `${origin}/people/${encodeURIComponent(pack.username)}/packs/${pack.id}/`,
@@ -10,8 +10,8 @@ export function serialisePack(pack: PackRecord, origin: string): PackJson {
     created: v2Timestamp(pack.created),
     name: pack.name,
     username: pack.username,
-    num_sounds: pack.numSounds,
+    num_sounds: pack.num_sounds,
     sounds: `${origin}/apiv2/packs/${pack.id}/sounds/`,
-    num_downloads: pack.numDownloads,
+    num_downloads: pack.num_downloads,
   };
 }

@@ -1,27 +1,29 @@
-import type { UserRecord } from '../ports.ts';
+import type { UserRecord } from '@earshot/catalogue';
 import type { UserJson } from './schemas.ts';
 import { v2Date } from './timestamps.ts';
 
-export function serialiseUser(user: UserRecord, origin: string): UserJson {
+export function serializeUser(user: UserRecord, origin: string): UserJson {
   const name = encodeURIComponent(user.username);
   return {
     url: `${origin}/people/${name}/`,
     username: user.username,
     about: user.about,
     homepage: user.homepage,
-    avatar: user.hasAvatar
-      ? {
-          small: `${origin}/media/avatars/${user.id}_s.jpg`,
-          medium: `${origin}/media/avatars/${user.id}_m.jpg`,
-          large: `${origin}/media/avatars/${user.id}_l.jpg`,
-        }
-      : null,
-    date_joined: v2Date(user.dateJoined),
-    num_sounds: user.numSounds,
+    avatar:
+      user.avatar_path !== null
+        ? {
+            small: `${origin}/media/avatars/${user.id}_s.jpg`,
+            medium: `${origin}/media/avatars/${user.id}_m.jpg`,
+            large: `${origin}/media/avatars/${user.id}_l.jpg`,
+          }
+        : null,
+    date_joined: v2Date(user.date_joined),
+    num_sounds: user.num_sounds,
     sounds: `${origin}/apiv2/users/${name}/sounds/`,
-    num_packs: user.numPacks,
+    num_packs: user.num_packs,
     packs: `${origin}/apiv2/users/${name}/packs/`,
-    num_posts: user.numPosts,
-    num_comments: user.numComments,
+    // Forum posts: the catalogue has no forum.
+    num_posts: 0,
+    num_comments: user.num_comments,
   };
 }

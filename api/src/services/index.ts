@@ -1,9 +1,10 @@
-import { RenderedCache } from '../http/rendered-json.ts';
-import type { CatalogueReader, ChangeVersion, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
+import type { ChangeVersion } from '@earshot/catalogue';
+import { RenderedCache } from '../caches/rendered-json.ts';
+import { SearchPageCache } from '../caches/search-pages.ts';
+import type { CatalogueReader, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
-import { SearchPageCache } from './search-pages.ts';
 import { SoundPresenter } from './sound-presenter.ts';
 import { SoundService } from './sounds.ts';
 

@@ -1,9 +1,10 @@
+import type { Page, PageRequest } from '@earshot/catalogue';
 import { NotFoundError } from '@earshot/common';
-import { type Page, pageEnvelope, resolvePage } from '../http/pagination.ts';
-import type { CatalogueReader, Slice } from '../ports.ts';
-import { serialisePack } from '../serializers/pack.ts';
+import { type PageEnvelope, pageEnvelope, pageWindow, resolvePage } from '../http/pagination.ts';
+import type { CatalogueReader } from '../ports.ts';
+import { serializePack } from '../serializers/pack.ts';
 import type { PackJson, SoundJson, UserJson } from '../serializers/schemas.ts';
-import { serialiseUser } from '../serializers/user.ts';
+import { serializeUser } from '../serializers/user.ts';
 import type { ListRequest } from './api-context.ts';
 import type { SoundPresenter } from './sound-presenter.ts';
 
@@ -15,33 +16,33 @@ export class PeopleService {
   ) {}
 
   async user(username: string, origin: string): Promise<UserJson> {
-    return serialiseUser(await this.findUser(username), origin);
+    return serializeUser(await this.findUser(username), origin);
   }
 
-  async userSounds(username: string, req: ListRequest): Promise<Page<SoundJson | null>> {
+  async userSounds(username: string, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
     const user = await this.findUser(username);
-    return this.soundPage(req, (offset, limit) => this.catalogue.userSounds(user.id, offset, limit));
+    return this.soundPage(req, (window) => this.catalogue.userSounds(user.id, window));
   }
 
-  async userPacks(username: string, req: Omit<ListRequest, 'selection'>): Promise<Page<PackJson>> {
+  async userPacks(username: string, req: Omit<ListRequest, 'selection'>): Promise<PageEnvelope<PackJson>> {
     const user = await this.findUser(username);
-    const count = (await this.catalogue.userPacks(user.id, 0, 0)).count;
-    const { page, offset } = resolvePage(req.page, count);
-    const slice = await this.catalogue.userPacks(user.id, offset, req.page.pageSize);
-    const results = slice.items.map((p) => serialisePack(p, req.links.origin));
+    const count = (await this.catalogue.userPacks(user.id, { limit: 0, offset: 0 })).count;
+    const { page } = resolvePage(req.page, count);
+    const slice = await this.catalogue.userPacks(user.id, pageWindow(page, req.page.pageSize));
+    const results = slice.items.map((p) => serializePack(p, req.links.origin));
     return pageEnvelope(req.links, page, req.page.pageSize, slice.count, results);
   }
 
   async pack(id: number, origin: string): Promise<PackJson> {
     const pack = await this.catalogue.packById(id);
     if (!pack) throw new NotFoundError('No Pack matches the given query.');
-    return serialisePack(pack, origin);
+    return serializePack(pack, origin);
   }
 
-  async packSounds(id: number, req: ListRequest): Promise<Page<SoundJson | null>> {
+  async packSounds(id: number, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
     const pack = await this.catalogue.packById(id);
     if (!pack) throw new NotFoundError('Not found');
-    return this.soundPage(req, (offset, limit) => this.catalogue.packSounds(id, offset, limit));
+    return this.soundPage(req, (window) => this.catalogue.packSounds(id, window));
   }
 
   private async findUser(username: string) {
@@ -52,12 +53,12 @@ export class PeopleService {
 
   private async soundPage(
     req: ListRequest,
-    read: (offset: number, limit: number) => Promise<Slice<number>>,
-  ): Promise<Page<SoundJson | null>> {
-    const count = req.page.page === 'last' ? (await read(0, 0)).count : undefined;
+    read: (window: PageRequest) => Promise<Page<number>>,
+  ): Promise<PageEnvelope<SoundJson | null>> {
+    const count = req.page.page === 'last' ? (await read({ limit: 0, offset: 0 })).count : undefined;
     const wanted =
       req.page.page === 'last' ? Math.max(1, Math.ceil((count ?? 0) / req.page.pageSize)) : req.page.page;
-    const slice = await read((wanted - 1) * req.page.pageSize, req.page.pageSize);
+    const slice = await read(pageWindow(wanted, req.page.pageSize));
     const { page } = resolvePage({ ...req.page, page: wanted }, slice.count);
     const results = await this.presenter.present(
       slice.items.map((id) => ({ id })),

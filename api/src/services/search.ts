@@ -1,5 +1,12 @@
 import { NotFoundError, ValidationError } from '@earshot/common';
-import { encodeQuery, type Page, pageEnvelope, pageLink, resolvePage } from '../http/pagination.ts';
+import {
+  encodeQuery,
+  type PageEnvelope,
+  pageEnvelope,
+  pageLink,
+  pageWindow,
+  resolvePage,
+} from '../http/pagination.ts';
 import type { Hits, SearchEngine } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import type { ListRequest } from './api-context.ts';
@@ -32,17 +39,16 @@ export class SearchService {
   ) {}
 
   /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
-  async text(params: TextSearchParams, req: ListRequest): Promise<Page<SoundJson | null>> {
+  async text(params: TextSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
     const filter = checkFilter(params.filter, 'filter');
-    const { offset, limit, page } = window(req);
+    const { page, window } = requestedPage(req);
     let hits: Hits;
     if (params.similar_to !== undefined) {
       const found = await this.engine.similar({
         space: this.space(params.similarity_space),
         target: parseSimilarTo(params.similar_to),
         filter,
-        offset,
-        limit,
+        ...window,
       });
       if (!found)
         throw new NotFoundError('The sound given in similar_to does not exist or is not analysed yet.');
@@ -55,14 +61,13 @@ export class SearchService {
         sort: params.sort || undefined,
         weights: params.weights || undefined,
         groupByPack: params.group_by_pack === '1',
-        offset,
-        limit,
+        ...window,
       });
     }
     resolvePage(req.page, hits.count);
-    const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
+    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
     results.forEach((sound, i) => {
-      const hit = hits.hits[i];
+      const hit = hits.items[i];
       if (sound && hit.packGrouping && hit.nFromSamePack !== undefined) {
         sound.more_from_same_pack = morePackLink(req, hit.packGrouping);
       }
@@ -71,7 +76,7 @@ export class SearchService {
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
-  async content(params: ContentSearchParams, req: ListRequest): Promise<Page<SoundJson | null>> {
+  async content(params: ContentSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
     const target = checkFilter(params.target, 'target');
     const descriptorsFilter = checkFilter(params.descriptors_filter, 'descriptors_filter');
     if (target === undefined && descriptorsFilter === undefined) {
@@ -79,10 +84,10 @@ export class SearchService {
         "At least one parameter from Content Search ('target' or 'descriptors_filter') should be included in the request.",
       );
     }
-    const { offset, limit, page } = window(req);
-    const hits = await this.engine.content({ target, descriptorsFilter, offset, limit });
+    const { page, window } = requestedPage(req);
+    const hits = await this.engine.content({ target, descriptorsFilter, ...window });
     resolvePage(req.page, hits.count);
-    const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
+    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
     return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
   }
 
@@ -114,17 +119,16 @@ export class SearchService {
         'A combined search needs at least one text parameter (query, filter) and one content parameter (target, descriptors_filter).',
       );
     }
-    const { offset, limit, page } = window(req);
+    const { page, window } = requestedPage(req);
     const hits = await this.engine.content({
       query: query === undefined || EMPTY_QUERIES.has(query) ? undefined : query,
       filter,
       target,
       descriptorsFilter,
-      offset,
-      limit,
+      ...window,
     });
-    const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
-    const more = offset + hits.hits.length < hits.count ? pageLink(req.links, page + 1) : null;
+    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
+    const more = window.offset + hits.items.length < hits.count ? pageLink(req.links, page + 1) : null;
     return { results, more };
   }
 
@@ -144,9 +148,10 @@ export class SearchService {
   }
 }
 
-function window(req: ListRequest) {
+/** Search paging has no `last`: the page number (for links) and the window the engine reads. */
+function requestedPage(req: ListRequest) {
   const page = req.page.page === 'last' ? 1 : req.page.page;
-  return { page, offset: (page - 1) * req.page.pageSize, limit: req.page.pageSize };
+  return { page, window: pageWindow(page, req.page.pageSize) };
 }
 
 /** A present-but-blank filter is an error (it would silently match everything). */

@@ -1,6 +1,7 @@
-import type { CatalogueReader, DescriptorReader, Hit, SoundRecord } from '../ports.ts';
+import type { SoundRecord } from '@earshot/catalogue';
+import type { CatalogueReader, DescriptorReader, Hit } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
-import { type SoundContext, type SoundExtras, serialiseSound } from '../serializers/sound.ts';
+import { type SoundContext, type SoundExtras, serializeSound } from '../serializers/sound.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
@@ -11,7 +12,7 @@ export interface VariantAOptions {
 }
 
 /**
- * Turns ids (in result order) into serialised sounds: one catalogue read for the records, one
+ * Turns ids (in result order) into serialized sounds: one catalogue read for the records, one
  * descriptor read when descriptor fields are selected. Ids the catalogue no longer knows become
  * null, as the original service shows an index/database disagreement.
  */
@@ -42,7 +43,7 @@ export class SoundPresenter {
       }
       const extras: SoundExtras = { score: hit.score, descriptors: values?.get(hit.id) };
       if (this.variant === 'A') Object.assign(extras, await this.variantAExtras(record, ctx, variantA));
-      const sound = serialiseSound(record, ctx, extras);
+      const sound = serializeSound(record, ctx, extras);
       if (hit.nFromSamePack !== undefined) sound.n_from_same_pack = hit.nFromSamePack;
       out.push(sound);
     }

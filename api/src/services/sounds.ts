@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '@earshot/common';
-import { type Page, pageEnvelope, resolvePage } from '../http/pagination.ts';
+import { type PageEnvelope, pageEnvelope, pageWindow, resolvePage } from '../http/pagination.ts';
 import type { CatalogueReader, DescriptorReader, SearchEngine } from '../ports.ts';
-import { serialiseComment } from '../serializers/comment.ts';
+import { serializeComment } from '../serializers/comment.ts';
 import type { CommentJson, SoundJson } from '../serializers/schemas.ts';
 import type { FieldSelection } from '../serializers/sound-fields.ts';
 import type { ListRequest } from './api-context.ts';
@@ -63,7 +63,11 @@ export class SoundService {
   }
 
   /** Similar sounds in a space, the target excluded; unknown or unanalysed target: 404. */
-  async similar(id: number, space: string | undefined, req: ListRequest): Promise<Page<SoundJson | null>> {
+  async similar(
+    id: number,
+    space: string | undefined,
+    req: ListRequest,
+  ): Promise<PageEnvelope<SoundJson | null>> {
     const { names, defaultSpace } = this.search.spaces();
     const spaceName = space || defaultSpace;
     if (!names.includes(spaceName)) {
@@ -72,31 +76,29 @@ export class SoundService {
       );
     }
     const page = req.page.page === 'last' ? 1 : req.page.page;
-    const offset = (page - 1) * req.page.pageSize;
     const [sound] = await this.catalogue.soundsByIds([id]);
     if (!sound) throw new SoundNotFound();
     const hits = await this.search.similar({
       space: spaceName,
       target: { soundId: id },
-      offset,
-      limit: req.page.pageSize,
+      ...pageWindow(page, req.page.pageSize),
     });
     if (!hits) throw new NotFoundError('This sound is not analysed for similarity yet.');
     resolvePage(req.page, hits.count);
     const results = await this.presenter.present(
-      hits.hits,
+      hits.items,
       { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
       req.variantA,
     );
     return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
   }
 
-  async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<Page<CommentJson>> {
+  async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<PageEnvelope<CommentJson>> {
     const [sound] = await this.catalogue.soundsByIds([id]);
     if (!sound) throw new SoundNotFound();
-    const first = await this.catalogue.soundComments(id, 0, 0);
-    const { page, offset } = resolvePage(req.page, first.count);
-    const slice = await this.catalogue.soundComments(id, offset, req.page.pageSize);
-    return pageEnvelope(req.links, page, req.page.pageSize, slice.count, slice.items.map(serialiseComment));
+    const first = await this.catalogue.soundComments(id, { limit: 0, offset: 0 });
+    const { page } = resolvePage(req.page, first.count);
+    const slice = await this.catalogue.soundComments(id, pageWindow(page, req.page.pageSize));
+    return pageEnvelope(req.links, page, req.page.pageSize, slice.count, slice.items.map(serializeComment));
   }
 }

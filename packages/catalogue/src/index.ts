@@ -1,3 +1,9 @@
+export {
+  CATALOGUE_CHANGED_CHANNEL,
+  CatalogueChangeFeed,
+  type ChangeVersion,
+  NO_CHANGE_FEED,
+} from './connection/change-feed.ts';
 export * from './connection/data-folder-lock.ts';
 export {
   type Catalogue,
@@ -6,6 +12,7 @@ export {
   type OpenCatalogueOptions,
   openCatalogue,
 } from './connection/open-catalogue.ts';
+export { pingCatalogue } from './connection/ping.ts';
 export {
   FolderMigrationProvider,
   type MigrateOutcome,

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { SoundDescriptors } from '../schema/database.ts';
 import { ALL_DESCRIPTOR_COLUMNS, type DescriptorValues } from '../schema/descriptors.ts';
 import type { Db } from './shared.ts';
+import { isPublic } from './sounds.ts';
 
 export interface AnalysisResult {
   /** The filterable descriptors (absent ones null). */
@@ -78,8 +79,7 @@ export function listSimilarityVectors(
     .select(['v.sound_id', 'v.vector'])
     .where('v.space', '=', space)
     .where('v.sound_id', '>', batch.afterId)
-    .where('sounds.moderation_state', '=', 'ok')
-    .where('sounds.processing_state', '=', 'Processed')
+    .where(isPublic)
     .orderBy('v.sound_id')
     .limit(batch.limit)
     .execute();

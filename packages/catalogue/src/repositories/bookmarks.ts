@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Bookmark, BookmarkCategory } from '../schema/database.ts';
 import { type Db, inTransaction, type Page, type PageRequest } from './shared.ts';
-import type { SoundView } from './sounds.ts';
+import { isPublic, type SoundView } from './sounds.ts';
 
 /** The id that names the uncategorised bookmarks (the contract's category 0). */
 export const UNCATEGORIZED = 0;
@@ -110,8 +110,7 @@ export async function listBookmarkedSounds(
     .selectFrom('bookmarks')
     .innerJoin('sounds', 'sounds.id', 'bookmarks.sound_id')
     .where('bookmarks.user_id', '=', userId)
-    .where('sounds.moderation_state', '=', 'ok')
-    .where('sounds.processing_state', '=', 'Processed')
+    .where(isPublic)
     .where((eb) =>
       categoryId === UNCATEGORIZED
         ? eb('bookmarks.category_id', 'is', null)

@@ -1,4 +1,6 @@
 export * from './analysis.ts';
+export * from './analysis-reads.ts';
+export * from './api-keys.ts';
 export * from './bookmarks.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
@@ -7,6 +9,7 @@ export * from './oauth.ts';
 export * from './packs.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';
 export * from './ratings.ts';
+export * from './records.ts';
 export * from './shared.ts';
 export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';

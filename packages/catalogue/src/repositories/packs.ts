@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Database, Pack } from '../schema/database.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
+import { isPublic } from './sounds.ts';
 
 /** A pack with what the contract shows besides its row. */
 export interface PackView extends Pack {
@@ -14,8 +15,7 @@ const publicSoundCount = (eb: ExpressionBuilder<Database, 'packs'>) =>
     .selectFrom('sounds')
     .select(eb.fn.countAll<number>().as('n'))
     .whereRef('sounds.pack_id', '=', 'packs.id')
-    .where('sounds.moderation_state', '=', 'ok')
-    .where('sounds.processing_state', '=', 'Processed')
+    .where(isPublic)
     .as('num_sounds');
 
 function packViews(db: Db) {

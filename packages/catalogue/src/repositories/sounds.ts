@@ -1,5 +1,5 @@
 import { EarshotError } from '@earshot/common';
-import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type {
   Database,
   LicenseName,
@@ -59,9 +59,41 @@ export class DuplicateSoundFileError extends EarshotError {
   }
 }
 
-/** Public means approved by moderation and processed: the only sounds the API lists or shows. */
+/**
+ * Public means approved by moderation and processed: the only sounds the API lists or shows.
+ * This is the one definition; every statement that needs it uses one of the three forms below.
+ */
+export const PUBLIC_SOUND = { moderation_state: 'ok', processing_state: 'Processed' } as const satisfies {
+  moderation_state: ModerationState;
+  processing_state: ProcessingState;
+};
+
+/** `isPublic` over the `sounds` table by its own name (`.where(isPublic)`, `eb.not(isPublic(eb))`). */
 export function isPublic(eb: ExpressionBuilder<Database, 'sounds'>) {
-  return eb.and([eb('sounds.moderation_state', '=', 'ok'), eb('sounds.processing_state', '=', 'Processed')]);
+  return eb.and([
+    eb('sounds.moderation_state', '=', PUBLIC_SOUND.moderation_state),
+    eb('sounds.processing_state', '=', PUBLIC_SOUND.processing_state),
+  ]);
+}
+
+/**
+ * `isPublic` over the sounds table under an alias, as two `where` clauses with parameters
+ * (`selectFrom('sounds as s').$call(wherePublic('s'))`): the statements the API's reads always sent.
+ */
+export function wherePublic(alias: string) {
+  return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> =>
+    (qb as SelectQueryBuilder<any, any, O>)
+      .where(`${alias}.moderation_state`, '=', PUBLIC_SOUND.moderation_state)
+      .where(`${alias}.processing_state`, '=', PUBLIC_SOUND.processing_state);
+}
+
+/**
+ * `isPublic` as a raw-SQL condition on a sounds alias, the values written as literals, for
+ * statements written in SQL (counts in correlated subqueries).
+ */
+export function publicSoundSql(alias: string): RawBuilder<boolean> {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  return sql<boolean>`${column('moderation_state')} = ${sql.lit(PUBLIC_SOUND.moderation_state)} and ${column('processing_state')} = ${sql.lit(PUBLIC_SOUND.processing_state)}`;
 }
 
 function soundViews(db: Db): SelectQueryBuilder<Database, 'sounds' | 'users' | 'packs', SoundView> {

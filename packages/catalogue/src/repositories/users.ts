@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { User } from '../schema/database.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { type Db, isUniqueViolation } from './shared.ts';
+import { isPublic } from './sounds.ts';
 
 /** A user as other code sees it: the password hash stays in this file. */
 export type PublicUser = Omit<User, 'password_hash'>;
@@ -152,8 +153,7 @@ export async function userCounts(db: Db, userId: number): Promise<UserCounts> {
         .selectFrom('sounds')
         .select(eb.fn.countAll<number>().as('n'))
         .where('user_id', '=', userId)
-        .where('moderation_state', '=', 'ok')
-        .where('processing_state', '=', 'Processed')
+        .where(isPublic)
         .as('num_sounds'),
       eb
         .selectFrom('packs')

@@ -42,7 +42,7 @@ export async function searchSounds(
   const search = isPrepared(request) ? request : prepareSearch(request);
   const where = searchCondition(search);
   const rank = compileTextQuery(search.query, search.weights).rank;
-  const offset = (search.page - 1) * search.pageSize;
+  const { offset } = search;
   const timeout = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
   const run = <T>(work: (db: Kysely<any>) => Promise<T>) => withStatementTimeout(catalogue.db, timeout, work);
   return guardSearch(async () => {
@@ -60,7 +60,7 @@ export async function searchSounds(
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
       where ${where}
       order by ${orderBy(search.sort, !search.query.clauses.length, 's')}
-      limit ${search.pageSize} offset ${offset}`);
+      limit ${search.limit} offset ${offset}`);
     const plainCount = sql<{
       n: number;
     }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;

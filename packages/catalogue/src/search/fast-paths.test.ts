@@ -54,7 +54,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
         `select id from sound_search s where tsv @@ ${tsq}
          order by ts_rank('{0.25,0.5,0.75,1}', tsv, ${tsq}) desc, id limit 150`,
       );
-      const got = await searchSounds(t.catalogue, { query: `"${phrase}"`, pageSize: 150 });
+      const got = await searchSounds(t.catalogue, { query: `"${phrase}"`, limit: 150 });
       expect({ phrase, ids: got.ids }).toEqual({ phrase, ids: expected.map((x) => x.id) });
       expect({ phrase, count: got.count }).toEqual({ phrase, count: await plainCount(`tsv @@ ${tsq}`) });
       if (got.count > 0) matched++;
@@ -62,7 +62,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     expect(matched).toBeGreaterThan(40);
     // A phrase with other clauses, and a prohibited phrase (which must not narrow the search).
     const [a, b] = [...phrases].slice(5, 7);
-    const mixed = await searchSounds(t.catalogue, { query: `"${a}" -"${b}" voice`, pageSize: 150 });
+    const mixed = await searchSounds(t.catalogue, { query: `"${a}" -"${b}" voice`, limit: 150 });
     const tsq = `phraseto_tsquery('english', ${lit(a)}) && !!phraseto_tsquery('english', ${lit(b)}) && plainto_tsquery('english', 'voice')`;
     expect(mixed.count).toBe(await plainCount(`tsv @@ (${tsq})`));
   });
@@ -106,7 +106,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     ];
     const check = async () => {
       for (const [filter, where] of cases) {
-        const got = await searchSounds(t.catalogue, { filter, pageSize: 150 });
+        const got = await searchSounds(t.catalogue, { filter, limit: 150 });
         const expected = await plainCount(
           `exists (select 1 from sound_descriptors d where d.sound_id = s.id and ${where})`,
         );
@@ -133,13 +133,13 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
         expect({ word, cap, count: first.count }).toEqual({ word, cap, count: n });
         const past = await searchSounds(
           t.catalogue,
-          { query: word, page: 1000 },
+          { query: word, offset: 999 * 15 },
           { popularityCapAbove: cap },
         );
         expect(past).toMatchObject({ count: n, ids: [] });
         const grouped = await searchSounds(
           t.catalogue,
-          { query: word, groupByPack: '1', page: 1000 },
+          { query: word, groupByPack: '1', offset: 999 * 15 },
           { popularityCapAbove: cap },
         );
         const groups = await rows<{ n: number }>(
@@ -173,7 +173,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     const memo = termMemoOf(catalogue.db);
     const cap = { popularityCapAbove: 5 };
     for (const groupByPack of [false, true]) {
-      const request = { query: common, groupByPack, pageSize: 10 };
+      const request = { query: common, groupByPack, limit: 10 };
       const first = await searchSounds(catalogue, request, cap);
       const lexeme = memo.get(common);
       expect(typeof lexeme).toBe('string');
@@ -192,7 +192,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     const lexeme = memo.get(common) as string;
     // More matches than the memo expects, fewer than the cap: the cut scan is followed by ranking all.
     for (const groupByPack of [false, true]) {
-      const request = { query: common, groupByPack, pageSize: 10 };
+      const request = { query: common, groupByPack, limit: 10 };
       const above = { popularityCapAbove: n + 10 };
       memo.set(common, 2);
       const exact = await searchSounds(fresh(), request, { popularityCapAbove: Infinity });
@@ -211,7 +211,7 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     );
     try {
       for (const groupByPack of [false, true]) {
-        const request = { query: common, groupByPack, pageSize: 10 };
+        const request = { query: common, groupByPack, limit: 10 };
         const exact = await searchSounds(fresh(), request, { popularityCapAbove: Infinity });
         if (!groupByPack) expect(exact.count).toBe(3);
         memo.set(common, lexeme);

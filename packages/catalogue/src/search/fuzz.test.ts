@@ -228,7 +228,7 @@ describe.each(testBackends(postgresUrl))('fuzzing the engine on %s', (backend) =
     for (const req of requests) {
       if (Date.now() > deadline) break;
       try {
-        await searchSounds(t.catalogue, { ...req, now: SEED_NOW, pageSize: 5 });
+        await searchSounds(t.catalogue, { ...req, now: SEED_NOW, limit: 5 });
         ran++;
       } catch (e) {
         if (!(e instanceof SearchSyntaxError))

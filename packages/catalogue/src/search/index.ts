@@ -15,6 +15,7 @@ export {
 export { type FieldDef, type FieldType, filterFieldNames, lookupFilterField } from './fields.ts';
 export type { FieldRef, FilterNode, FilterValue, RangeBound } from './filter-ast.ts';
 export { FILTER_LIMITS, type FilterParseOptions, parseFilter } from './filter-parser.ts';
+export { matchingSoundIdSet } from './id-set.ts';
 export {
   DEFAULT_WEIGHTS,
   type FieldWeights,

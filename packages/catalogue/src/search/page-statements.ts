@@ -48,7 +48,7 @@ function rankedStatement(
       select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}
     )
     select id, score, (select count(*) from m)::int as matches
-    from m order by score desc, id asc limit ${search.pageSize} offset ${offset}`;
+    from m order by score desc, id asc limit ${search.limit} offset ${offset}`;
 }
 
 /**
@@ -78,7 +78,7 @@ function groupedStatement(
       select * from r where rn = 1
     )
     select g.id, g.score, g.pack_id, g.in_pack, (select count(*) from g)::int as groups, ${matches} as matches
-    from g order by ${orderBy(search.sort, emptyQuery, 'g')} limit ${search.pageSize} offset ${offset}`;
+    from g order by ${orderBy(search.sort, emptyQuery, 'g')} limit ${search.limit} offset ${offset}`;
 }
 
 /** How many matches and groups a search has (a page past the last one says nothing itself). */

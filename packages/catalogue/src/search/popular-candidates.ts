@@ -33,7 +33,7 @@ export async function cappedRankedPage(
   const rows = await prepared(sql<{ id: number; score: number }>`
     with c as materialized (${candidates(where, rank)})
     select id, score from c order by score desc, id asc
-    limit ${search.pageSize} offset ${offset}`).execute(db);
+    limit ${search.limit} offset ${offset}`).execute(db);
   return { ids: rows.rows.map((r) => r.id), scores: rows.rows.map((r) => Number(r.score)) };
 }
 
@@ -65,7 +65,7 @@ export async function cappedGroupedPage(
     from r left join search_term_pack p on p.lexeme = ${lexeme} and p.pack_id = r.pack_id
     where r.rn = 1
     order by r.score desc, r.id asc
-    limit ${search.pageSize} offset ${offset}`).execute(db);
+    limit ${search.limit} offset ${offset}`).execute(db);
   return {
     ids: rows.rows.map((r) => r.id),
     scores: rows.rows.map((r) => Number(r.score)),

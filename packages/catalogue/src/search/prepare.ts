@@ -1,3 +1,4 @@
+import type { PageRequest } from '../repositories/shared.ts';
 import { type SearchParameter, SearchSyntaxError } from './errors.ts';
 import type { FilterNode } from './filter-ast.ts';
 import { parseFilter } from './filter-parser.ts';
@@ -12,7 +13,7 @@ import {
 import { parseTextQuery, type TextQuery } from './query-parser.ts';
 
 /** A text search as the v2 API receives it (raw parameter strings; undefined = parameter absent). */
-export interface SearchRequest {
+export interface SearchRequest extends Partial<PageRequest> {
   query?: string;
   filter?: string;
   /** Content-search restriction (`descriptors_filter`), ANDed with `filter`. */
@@ -21,10 +22,10 @@ export interface SearchRequest {
   weights?: string;
   /** The raw `group_by_pack` value ("1" = on), or a boolean. */
   groupByPack?: string | boolean;
-  /** 1-based page number (default 1). */
-  page?: number;
-  /** Results per page (default 15). */
-  pageSize?: number;
+  /** Results per page (default 15, at most MAX_PAGE_SIZE). */
+  limit?: number;
+  /** Results skipped before the page (default 0). */
+  offset?: number;
   /** The instant `NOW` means in date math (default: the current time). */
   now?: Date;
   /** Fixed-length descriptor names allowed in `descriptorsFilter`; unset = any well-formed name. */
@@ -42,15 +43,16 @@ export interface V1SearchRequest {
   now?: Date;
 }
 
-/** A search with every parameter parsed and checked: executing it cannot fail on bad input. */
-export interface PreparedSearch {
+/**
+ * A search with every parameter parsed and checked: executing it cannot fail on bad input. The
+ * page is the catalogue's `{ limit, offset }`, as every list of the catalogue takes it.
+ */
+export interface PreparedSearch extends Readonly<PageRequest> {
   readonly query: TextQuery;
   readonly filter: FilterNode | null;
   readonly sort: SortOption;
   readonly weights: FieldWeights;
   readonly groupByPack: boolean;
-  readonly page: number;
-  readonly pageSize: number;
 }
 
 export const MAX_PAGE_SIZE = 150;
@@ -80,8 +82,8 @@ export function prepareSearch(req: SearchRequest): PreparedSearch {
     sort: parseSort(req.sort, 'sort'),
     weights: parseWeights(req.weights),
     groupByPack: typeof req.groupByPack === 'boolean' ? req.groupByPack : parseGroupByPack(req.groupByPack),
-    page: checkCount(req.page ?? 1, 'page', Number.MAX_SAFE_INTEGER),
-    pageSize: checkCount(req.pageSize ?? 15, 'page_size', MAX_PAGE_SIZE),
+    limit: checkCount(req.limit ?? 15, 'page_size', MAX_PAGE_SIZE),
+    offset: checkOffset(req.offset ?? 0),
   };
 }
 
@@ -89,20 +91,28 @@ export function prepareSearch(req: SearchRequest): PreparedSearch {
 export function prepareV1Search(req: V1SearchRequest): PreparedSearch {
   const now = req.now ?? new Date();
   const f = req.f?.trim() ? parseFilter(req.f, { now, parameter: 'f' }) : null;
+  const limit = checkCount(req.soundsPerPage ?? 30, 'page_size', 100);
+  const page = checkCount(req.p ?? 1, 'page', Number.MAX_SAFE_INTEGER);
   return {
     query: parseTextQuery(req.q ?? '+', 'q'),
     filter: f,
     sort: parseSort(req.s, 's'),
     weights: parseWeights(undefined),
     groupByPack: parseV1Grouping(req.g),
-    page: checkCount(req.p ?? 1, 'page', Number.MAX_SAFE_INTEGER),
-    pageSize: checkCount(req.soundsPerPage ?? 30, 'page_size', 100),
+    limit,
+    // v1 counts pages: the one place a page number becomes an offset.
+    offset: checkOffset((page - 1) * limit),
   };
 }
 
 function joinFilters(filters: FilterNode[]): FilterNode | null {
   if (filters.length === 0) return null;
   return filters.length === 1 ? filters[0] : { kind: 'and', children: filters };
+}
+
+function checkOffset(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0) throw new SearchSyntaxError('page', 'is out of range');
+  return n;
 }
 
 function checkCount(n: number, parameter: SearchParameter, max: number): number {

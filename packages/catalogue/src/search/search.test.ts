@@ -15,7 +15,7 @@ const postgresUrl = await testService('postgres');
 describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
   const t = useSearchCatalogue(backend, postgresUrl, seedSearchCatalogue);
 
-  const search = (req: SearchRequest) => searchSounds(t.catalogue, { now: SEED_NOW, pageSize: 150, ...req });
+  const search = (req: SearchRequest) => searchSounds(t.catalogue, { now: SEED_NOW, limit: 150, ...req });
   const ids = async (req: SearchRequest) => (await search(req)).ids.slice().sort((a, b) => a - b);
 
   describe('visibility', () => {
@@ -199,9 +199,9 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
       expect((await search({ filter: 'tag:drum', sort: 'rating_asc' })).ids).toEqual([103, 102, 101]);
     });
     it('pages with an exact count', async () => {
-      const p1 = await search({ query: '', sort: 'created_asc', pageSize: 3, page: 1 });
-      const p3 = await search({ query: '', sort: 'created_asc', pageSize: 3, page: 3 });
-      const p4 = await search({ query: '', sort: 'created_asc', pageSize: 3, page: 4 });
+      const p1 = await search({ query: '', sort: 'created_asc', limit: 3, offset: 0 });
+      const p3 = await search({ query: '', sort: 'created_asc', limit: 3, offset: 6 });
+      const p4 = await search({ query: '', sort: 'created_asc', limit: 3, offset: 9 });
       expect(p1).toMatchObject({ count: 7, ids: [101, 102, 103] });
       expect(p3).toMatchObject({ count: 7, ids: [106] });
       expect(p4).toMatchObject({ count: 7, ids: [] });

@@ -146,8 +146,7 @@ describe.each(testBackends(postgresUrl))('search side structures on %s', (backen
       expect(await drift(db())).toEqual(IN_STEP);
     });
     it('counts read from them equal plain counts', async () => {
-      const search = (req: SearchRequest) =>
-        searchSounds(t.catalogue, { now: SEED_NOW, pageSize: 150, ...req });
+      const search = (req: SearchRequest) => searchSounds(t.catalogue, { now: SEED_NOW, limit: 150, ...req });
       expect((await search({ query: 'drum' })).count).toBe(
         (await search({ query: 'drum', sort: 'created_desc' })).count,
       );
@@ -200,12 +199,12 @@ describe.each(testBackends(postgresUrl))('search side structures on %s', (backen
       for (const word of ['voice', vocab[5]]) {
         const exact = await searchSounds(
           t.catalogue,
-          { query: word, groupByPack: true, pageSize: 150 },
+          { query: word, groupByPack: true, limit: 150 },
           { popularityCapAbove: Infinity },
         );
         const capped = await searchSounds(
           t.catalogue,
-          { query: word, groupByPack: true, pageSize: 150 },
+          { query: word, groupByPack: true, limit: 150 },
           { popularityCapAbove: 0 },
         );
         expect(capped.count).toBe(exact.count);
@@ -223,7 +222,7 @@ describe.each(testBackends(postgresUrl))('search side structures on %s', (backen
         [tags[2], '[* TO 3}'],
         [tags[0], '[2.5 TO *]'],
       ]) {
-        const r = await searchSounds(t.catalogue, { filter: `tag:${tag} duration:${range}`, pageSize: 150 });
+        const r = await searchSounds(t.catalogue, { filter: `tag:${tag} duration:${range}`, limit: 150 });
         const lo = range.startsWith('[*')
           ? 'true'
           : `s.duration ${range[0] === '[' ? '>=' : '>'} ${range.slice(1).split(' ')[0]}`;

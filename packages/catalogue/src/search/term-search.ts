@@ -64,7 +64,7 @@ export interface TermSearch {
  */
 export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<SearchResult> {
   const { search, where, rank, offset, clause, memo } = p;
-  if (!Number.isFinite(p.capAbove) || offset + search.pageSize > POPULAR_CANDIDATES) {
+  if (!Number.isFinite(p.capAbove) || offset + search.limit > POPULAR_CANDIDATES) {
     return exactPage(db, search, where, rank, offset);
   }
   const cap = p.capAbove;

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ChangeVersion } from '../ports.ts';
+import type { ChangeVersion } from '@earshot/catalogue';
 
 /**
  * The catalogue change version a computation already waited for: the page cache runs the page's

@@ -1,5 +1,5 @@
 /**
- * A response body already serialised as JSON, kept with the value it came from so the other
+ * A response body already serialized as JSON, kept with the value it came from so the other
  * formats (XML, YAML) can still be rendered. Lets a handler reuse a body it answered recently
  * without building and stringifying it again (the sound instance, the busiest resource).
  */

@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenStrategy } from '../auth/token-strategy.ts';
+import { tokenStrategy } from './auth/token-strategy.ts';
+import { RenderedCache } from './caches/rendered-json.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
-import { RenderedCache } from './rendered-json.ts';
-import { soundInstanceKey } from './sound-instance-key.ts';
+import { soundInstanceKey } from './http/sound-instance-key.ts';
 
 /**
  * The hot path alone, in front of a stand-in application that answers 599: which requests it

@@ -1,8 +1,17 @@
 import type { Logger } from '@earshot/common';
 import pg from 'pg';
-import type { ChangeVersion } from '../ports.ts';
 
-export type { ChangeVersion };
+/**
+ * What caches ask before serving an answer: the catalogue's current change version, known to
+ * include every change committed before the call. Undefined means "cannot tell" (not listening):
+ * then nothing may be served from a cache.
+ */
+export interface ChangeVersion {
+  current(): Promise<number | undefined>;
+  /** Called (synchronously, before `current` resolves with the new version) on every change. */
+  onChange(listener: () => void): void;
+  close(): Promise<void>;
+}
 
 /** The channel the catalogue's change triggers notify (migration `*-catalogue-change-notify`). */
 export const CATALOGUE_CHANGED_CHANNEL = 'earshot_catalogue_changed';

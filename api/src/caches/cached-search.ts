@@ -1,3 +1,4 @@
+import type { ChangeVersion } from '@earshot/catalogue';
 import type {
   ContentSearchRequest,
   Hits,
@@ -6,7 +7,6 @@ import type {
   TextSearchRequest,
 } from '../ports.ts';
 import { changeVersionNow, VersionedCache } from './answer-cache.ts';
-import type { ChangeVersion } from './catalogue-changes.ts';
 
 /**
  * The search engine behind a query-result cache, as search servers keep one: each answer (ids,

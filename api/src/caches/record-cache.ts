@@ -1,4 +1,5 @@
-import type { CatalogueReader, ChangeVersion, SoundRecord } from '../ports.ts';
+import type { ChangeVersion, SoundRecord } from '@earshot/catalogue';
+import type { CatalogueReader } from '../ports.ts';
 
 /**
  * Keeps sound records for a few seconds so popular sounds (and the sounds of a popular search)

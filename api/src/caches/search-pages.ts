@@ -1,11 +1,11 @@
-import { changeVersionNow, VersionedCache, versionInScope } from '../adapters/answer-cache.ts';
-import { RenderedJson } from '../http/rendered-json.ts';
-import type { ChangeVersion } from '../ports.ts';
+import type { ChangeVersion } from '@earshot/catalogue';
+import { changeVersionNow, VersionedCache, versionInScope } from './answer-cache.ts';
+import { RenderedJson } from './rendered-json.ts';
 
 /**
  * Rendered search pages, kept until the catalogue or the similarity state changes: a repeated
  * search (the same path, origin and query string, so the same links and fields) is answered with
- * the JSON text rendered the first time, without presenting and serialising 15 sounds again.
+ * the JSON text rendered the first time, without presenting and serializing 15 sounds again.
  * Identical concurrent requests share one rendering. Errors are not kept.
  */
 export class SearchPageCache {

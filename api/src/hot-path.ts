@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@earshot/common';
-import { authenticate } from '../auth/authenticate.ts';
-import type { AuthStrategy } from '../auth/principal.ts';
-import { requestIdFrom } from '../middleware/request-context.ts';
-import type { SearchPageCache } from '../services/search-pages.ts';
-import { readRawQuery } from './raw-query.ts';
-import { negotiate } from './render.ts';
-import type { RenderedCache } from './rendered-json.ts';
-import { soundInstanceKey } from './sound-instance-key.ts';
+import { authenticate } from './auth/authenticate.ts';
+import type { AuthStrategy } from './auth/principal.ts';
+import type { RenderedCache } from './caches/rendered-json.ts';
+import type { SearchPageCache } from './caches/search-pages.ts';
+import { readRawQuery } from './http/raw-query.ts';
+import { negotiate } from './http/render.ts';
+import { soundInstanceKey } from './http/sound-instance-key.ts';
+import { requestIdFrom } from './middleware/request-context.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;

@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import type { Db } from './shared.ts';
+import { wherePublic } from './sounds.ts';
+
+/**
+ * What the read API and its in-memory similarity state read of the analyses: single columns of
+ * `sound_descriptors` (never the whole row: both analysis trees are large) and the vectors.
+ */
+
+/** A sound's consolidated (variant B) descriptors, or undefined when it is not analysed. */
+export async function consolidatedDescriptors(
+  db: Db,
+  soundId: number,
+): Promise<Record<string, unknown> | undefined> {
+  const row = await db
+    .selectFrom('sound_descriptors')
+    .where('sound_id', '=', soundId)
+    .select('analysis_b')
+    .executeTakeFirst();
+  return row?.analysis_b;
+}
+
+/** Consolidated descriptors of many sounds at once (lists asking descriptor fields). */
+export async function consolidatedDescriptorsOf(
+  db: Db,
+  soundIds: readonly number[],
+): Promise<Map<number, Record<string, unknown>>> {
+  if (soundIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('sound_descriptors')
+    .where('sound_id', 'in', [...soundIds])
+    .select(['sound_id', 'analysis_b'])
+    .execute();
+  return new Map(rows.map((r) => [r.sound_id, r.analysis_b]));
+}
+
+/** A sound's variant A analysis tree, or undefined. */
+export async function analysisTree(db: Db, soundId: number): Promise<Record<string, unknown> | undefined> {
+  const row = await db
+    .selectFrom('sound_descriptors')
+    .where('sound_id', '=', soundId)
+    .select('analysis_a')
+    .executeTakeFirst();
+  return row?.analysis_a;
+}
+
+/** Every similarity vector of a sound, by space. */
+export function soundVectors(db: Db, soundId: number): Promise<{ space: string; vector: number[] }[]> {
+  return db
+    .selectFrom('sound_similarity_vectors')
+    .where('sound_id', '=', soundId)
+    .select(['space', 'vector'])
+    .execute();
+}
+
+/** Newest `updated` of the vector and descriptor tables (the epoch when both are empty). */
+export async function newestAnalysisUpdate(db: Db): Promise<Date> {
+  const row = await sql<{ t: Date | null }>`select greatest(
+        (select max(updated) from sound_similarity_vectors),
+        (select max(updated) from sound_descriptors)) as t`.execute(db);
+  return row.rows[0]?.t ? new Date(row.rows[0].t) : new Date(0);
+}
+
+/** Vectors of public sounds stored after `since`, every space. */
+export function publicVectorsUpdatedAfter(
+  db: Db,
+  since: Date,
+): Promise<{ id: number; space: string; vector: number[] }[]> {
+  return publicSounds(db)
+    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
+    .where('v.updated', '>', since)
+    .select(['s.id', 'v.space', 'v.vector'])
+    .execute();
+}
+
+/** Analysis trees of public sounds stored after `since`. */
+export function publicAnalysesUpdatedAfter(
+  db: Db,
+  since: Date,
+): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
+  return publicSounds(db)
+    .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
+    .where('d.updated', '>', since)
+    .select(['s.id', 'd.analysis_a'])
+    .execute();
+}
+
+/** One batch of a space's public vectors in sound id order, after `afterId`. */
+export function publicVectorBatch(
+  db: Db,
+  space: string,
+  batch: { afterId: number; limit: number },
+): Promise<{ id: number; vector: number[] }[]> {
+  return publicSounds(db)
+    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
+    .where('v.space', '=', space)
+    .where('s.id', '>', batch.afterId)
+    .select(['s.id', 'v.vector'])
+    .orderBy('s.id')
+    .limit(batch.limit)
+    .execute();
+}
+
+/** One batch of public analysis trees in sound id order, after `afterId`. */
+export function publicAnalysisBatch(
+  db: Db,
+  batch: { afterId: number; limit: number },
+): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
+  return publicSounds(db)
+    .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
+    .where('s.id', '>', batch.afterId)
+    .select(['s.id', 'd.analysis_a'])
+    .orderBy('s.id')
+    .limit(batch.limit)
+    .execute();
+}
+
+function publicSounds(db: Db) {
+  return db.selectFrom('sounds as s').$call(wherePublic('s')).where(sql<boolean>`true`);
+}

@@ -1,0 +1,20 @@
+import type { CredentialStatus } from '../schema/database.ts';
+import type { Db } from './shared.ts';
+
+/** Who an API key belongs to: what a request authenticated by it needs. */
+export interface ApiKeyOwner {
+  client_id: string;
+  user_id: number;
+  username: string;
+  status: CredentialStatus;
+}
+
+/** The credential whose client secret is `key`, with its user's name; callers check `status`. */
+export function findApiKeyOwner(db: Db, key: string): Promise<ApiKeyOwner | undefined> {
+  return db
+    .selectFrom('api_credentials as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .where('c.client_secret', '=', key)
+    .select(['c.client_id', 'c.user_id', 'u.username', 'c.status'])
+    .executeTakeFirst();
+}

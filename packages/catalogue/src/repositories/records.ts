@@ -1,0 +1,177 @@
+import { sql } from 'kysely';
+import type { Sound, User } from '../schema/database.ts';
+import type { Db, Page, PageRequest } from './shared.ts';
+import { publicSoundSql, wherePublic } from './sounds.ts';
+
+/**
+ * The records the read API shows, as the statements return them: the serializers turn these rows
+ * into JSON directly (one reshape). Only public sounds exist here; lists are newest first, then id.
+ * These are the API's hot reads: keep their statements as they are (docs/api.md).
+ */
+
+/** A public sound with what every field of the contract needs, as one row. */
+export interface SoundRecord
+  extends Pick<
+    Sound,
+    | 'id'
+    | 'user_id'
+    | 'name'
+    | 'tags'
+    | 'description'
+    | 'category'
+    | 'subcategory'
+    | 'category_code'
+    | 'category_is_user_provided'
+    | 'geotag_lat'
+    | 'geotag_lon'
+    | 'created'
+    | 'license'
+    | 'type'
+    | 'channels'
+    | 'filesize'
+    | 'bitrate'
+    | 'bitdepth'
+    | 'duration'
+    | 'samplerate'
+    | 'md5'
+    | 'is_remix'
+    | 'was_remixed'
+    | 'is_explicit'
+    | 'pack_id'
+    | 'num_downloads'
+    | 'avg_rating'
+    | 'num_ratings'
+    | 'num_comments'
+  > {
+  username: string;
+  pack_name: string | null;
+  /** The sound has a vector in the default similarity space. */
+  similarity_ready: boolean;
+  /** Analysis results exist. */
+  analysed: boolean;
+}
+
+/** A user as the API shows one: the row's public columns and the counts. */
+export interface UserRecord
+  extends Pick<User, 'id' | 'username' | 'about' | 'homepage' | 'avatar_path' | 'date_joined'> {
+  /** Public sounds. */
+  num_sounds: number;
+  num_packs: number;
+  /** Every comment the user wrote. */
+  num_comments: number;
+}
+
+/** Public sounds by id, in the order asked; ids that are missing or not public are left out. */
+export async function soundRecordsByIds(
+  db: Db,
+  ids: readonly number[],
+  defaultSpace: string,
+): Promise<SoundRecord[]> {
+  if (ids.length === 0) return [];
+  const rows: SoundRecord[] = await db
+    .selectFrom('sounds as s')
+    .$call(wherePublic('s'))
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .leftJoin('packs as p', 'p.id', 's.pack_id')
+    .where('s.id', 'in', [...new Set(ids)])
+    .select([
+      's.id',
+      's.user_id',
+      'u.username',
+      's.name',
+      's.tags',
+      's.description',
+      's.category',
+      's.subcategory',
+      's.category_code',
+      's.category_is_user_provided',
+      's.geotag_lat',
+      's.geotag_lon',
+      's.created',
+      's.license',
+      's.type',
+      's.channels',
+      's.filesize',
+      's.bitrate',
+      's.bitdepth',
+      's.duration',
+      's.samplerate',
+      's.md5',
+      's.is_remix',
+      's.was_remixed',
+      's.is_explicit',
+      's.pack_id',
+      'p.name as pack_name',
+      's.num_downloads',
+      's.avg_rating',
+      's.num_ratings',
+      's.num_comments',
+      sql<boolean>`exists (select 1 from sound_similarity_vectors v where v.sound_id = s.id and v.space = ${defaultSpace})`.as(
+        'similarity_ready',
+      ),
+      sql<boolean>`exists (select 1 from sound_descriptors d where d.sound_id = s.id)`.as('analysed'),
+    ])
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** A user by name, whatever its case. */
+export function userRecordByName(db: Db, username: string): Promise<UserRecord | undefined> {
+  return db
+    .selectFrom('users as u')
+    .where(sql`lower(u.username)`, '=', username.toLowerCase())
+    .select([
+      'u.id',
+      'u.username',
+      'u.about',
+      'u.homepage',
+      'u.avatar_path',
+      'u.date_joined',
+      sql<number>`(select count(*) from sounds s where s.user_id = u.id and ${publicSoundSql('s')})::int`.as(
+        'num_sounds',
+      ),
+      sql<number>`(select count(*) from packs p where p.user_id = u.id)::int`.as('num_packs'),
+      sql<number>`(select count(*) from comments c where c.user_id = u.id)::int`.as('num_comments'),
+    ])
+    .executeTakeFirst();
+}
+
+/** Ids of the user's public sounds, one page. */
+export function publicSoundIdsByUser(db: Db, userId: number, page: PageRequest): Promise<Page<number>> {
+  return publicSoundIds(db, 'user_id', userId, page);
+}
+
+/** Ids of the pack's public sounds, one page. */
+export function publicSoundIdsByPack(db: Db, packId: number, page: PageRequest): Promise<Page<number>> {
+  return publicSoundIds(db, 'pack_id', packId, page);
+}
+
+async function publicSoundIds(
+  db: Db,
+  column: 'user_id' | 'pack_id',
+  value: number,
+  page: PageRequest,
+): Promise<Page<number>> {
+  const base = db.selectFrom('sounds as s').$call(wherePublic('s')).where(`s.${column}`, '=', value);
+  const [{ count }] = await base.select(sql<number>`count(*)::int`.as('count')).execute();
+  if (page.limit === 0) return { count, items: [] };
+  const rows = await base
+    .select('s.id')
+    .orderBy('s.created', 'desc')
+    .orderBy('s.id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  return { count, items: rows.map((r) => r.id) };
+}
+
+/** Where a sound's stored files are (kind → path relative to DATA_DIR), whatever its state. */
+export async function soundMediaPaths(db: Db, soundId: number): Promise<Record<string, string> | undefined> {
+  const row = await db
+    .selectFrom('sounds')
+    .where('id', '=', soundId)
+    .select('media_paths')
+    .executeTakeFirst();
+  return row?.media_paths ?? undefined;
+}
