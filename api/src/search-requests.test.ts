@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './testing/test-server.ts';
 
-/** Black-box tests of how the search resources read their parameters: from a POST body as from the query string. */
+/**
+ * Black-box tests of how the search resources read their parameters: from a POST body as from the
+ * query string, and descriptor names in filters checked against the descriptors the catalogue has.
+ */
 
 type Json = Record<string, any>;
 
@@ -132,5 +135,43 @@ describe('POST searches read their parameters from the body', () => {
     await refused(await post('/apiv2/search/content/', withFile), /file/);
     // A body parameter is validated like a query parameter.
     await refused(await post('/apiv2/search/', new URLSearchParams({ filter: 'nosuchfield:3' })), /filter/);
+  });
+});
+
+describe('descriptor names in filters', () => {
+  it('refuses a variable-length descriptor with 400 naming it', async () => {
+    for (const [path, query] of [
+      ['/apiv2/search/content/', 'descriptors_filter=rhythm.onset_times:[0 TO 1]'],
+      ['/apiv2/search/content/', 'descriptors_filter=rhythm.beats_position:[0 TO 1]'],
+      ['/apiv2/search/content/', 'descriptors_filter=onset_times:[0 TO 1]'],
+      ['/apiv2/search/combined/', 'query=kick&descriptors_filter=rhythm.onset_times:[0 TO 1]'],
+      ['/apiv2/search/', 'filter=rhythm.onset_times:[0 TO 1]'],
+    ]) {
+      const name = /=(?:[^&]*&descriptors_filter=)?([a-z_.]+):/.exec(query)?.[1] as string;
+      await refused(await fetch(url(path, query)), new RegExp(`"${name.replace(/\./g, '\\.')}"`));
+    }
+  });
+
+  it('refuses an unknown descriptor with 400 naming it', async () => {
+    for (const [path, query, name] of [
+      ['/apiv2/search/content/', 'descriptors_filter=lowlevel.foo.mean:[1 TO 2]', 'lowlevel.foo.mean'],
+      ['/apiv2/search/content/', 'descriptors_filter=lowlevel.mfcc.mean[3]:[1 TO 2] foo:1', 'foo'],
+      ['/apiv2/search/combined/', 'query=kick&descriptors_filter=tonal.nothing:[1 TO 2]', 'tonal.nothing'],
+      ['/apiv2/search/', 'filter=lowlevel.foo.mean:[1 TO 2]', 'lowlevel.foo.mean'],
+    ]) {
+      await refused(await fetch(url(path, query)), new RegExp(`"${name.replace(/\./g, '\\.')}"`));
+    }
+  });
+
+  it('still accepts the descriptors the catalogue holds, dotted or consolidated', async () => {
+    const page = await ok(
+      await fetch(
+        url(
+          '/apiv2/search/content/',
+          'descriptors_filter=lowlevel.mfcc.mean[0]:[* TO 100000] AND spectral_centroid:[0 TO 100000]',
+        ),
+      ),
+    );
+    expect(page.count).toBeGreaterThan(0);
   });
 });
