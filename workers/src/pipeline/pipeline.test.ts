@@ -81,7 +81,8 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
         'spectral_m',
         'spectral_l',
         'peaks',
-        'analysis',
+        // The key the file resource looks up (FileKind), as for the frames.
+        'analysis_stats',
         'analysis_frames',
       ]) {
         const rel = done.media_paths[key];
