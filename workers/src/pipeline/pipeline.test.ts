@@ -123,6 +123,24 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
     },
   );
 
+  it.skipIf(!available)("keeps an uploader's category with its code through processing", async () => {
+    const id = await intake.create({
+      userId: uploader,
+      file: fixture('sine-fs3'),
+      category: 'Sound effects',
+      subcategory: 'Animals',
+    });
+    await service.pipeline.submit(id);
+    const done = await settled(id);
+    expect(done).toMatchObject({
+      processing_state: 'Processed',
+      category: 'Sound effects',
+      subcategory: 'Animals',
+      category_code: 'fx-a',
+      category_is_user_provided: true,
+    });
+  });
+
   it.skipIf(!available)("approves a trusted uploader's sound without moderation", async () => {
     const id = await intake.create({ userId: trusted, file: fixture('sine-c4') });
     await service.pipeline.submit(id);
