@@ -124,6 +124,11 @@ describe('POST searches read their parameters from the body', () => {
     for (const r of combined.results) expect(r.name).toMatch(/kick/i);
   });
 
+  it('takes a POST without a body as a GET', async () => {
+    const page = await ok(await fetch(url('/apiv2/search/', 'fields=id'), { method: 'POST' }));
+    expect(page.count).toBe(everyone);
+  });
+
   it('answers 400 with a detail to a malformed body', async () => {
     const json = { 'Content-Type': 'application/json' };
     await refused(await post('/apiv2/search/', '{"filter": ', json), /JSON/);

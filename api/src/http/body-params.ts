@@ -8,8 +8,10 @@ import type { Context } from 'koa';
  * gives. A request without a body has none; a body that cannot be read is a 400 saying why.
  */
 export async function readBodyParams(ctx: Context): Promise<Record<string, string>> {
+  // No body at all, or an empty one (a bare POST sends Content-Length: 0 and no type).
+  if (ctx.request.length === 0) return {};
   const type = ctx.is('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json');
-  if (type === null) return {}; // no body at all
+  if (type === null) return {};
   if (type === false) {
     throw new EarshotError(
       `Unsupported body type "${ctx.get('Content-Type')}"; send parameters as application/x-www-form-urlencoded, multipart/form-data or application/json.`,
