@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
+import { readBodyParams } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
 import { type AnyRoute, toRouterPath } from './route.ts';
@@ -14,8 +15,8 @@ export interface MountOptions {
 }
 
 /**
- * Turns route definitions into a Koa router: authenticate, validate path and query against the
- * route's schemas (400 naming the parameter; a malformed path id is a 404 like a missing object),
+ * Turns route definitions into a Koa router: authenticate, validate path and query (merged with
+ * the body's parameters when the route takes them) against the route's schemas (400 naming the parameter; a malformed path id is a 404 like a missing object),
  * call the handler and leave the body for the renderer.
  */
 export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions): Router {
@@ -23,8 +24,10 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
-      const rawQuery: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
-      const principal = await authorise(route, ctx, rawQuery, options.strategies);
+      const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
+      // The credential is read from the query string and headers only, before any body is read.
+      const principal = await authorise(route, ctx, queryString, options.strategies);
+      const rawQuery = route.bodyParams ? { ...queryString, ...(await readBodyParams(ctx)) } : queryString;
       const params = parseParams(route.params, ctx.params);
       const query = parseQuery(route.query, rawQuery);
       const result = await route.handler({

@@ -49,6 +49,11 @@ export interface RouteDef<
   auth: AuthRequirement;
   query?: Q;
   params?: P;
+  /**
+   * The query parameters may also come in the body (url-encoded or multipart form, JSON object), as
+   * the contract allows for POST; a name in both takes the body's value.
+   */
+  bodyParams?: boolean;
   /** Schema of the JSON body; `file` for routes that stream a file. */
   response: R | 'file';
   /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */

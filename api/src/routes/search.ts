@@ -7,7 +7,8 @@ import { combinedSearchQuery, contentSearchQuery, textSearchQuery } from './quer
 
 /**
  * Text search at `/apiv2/search/` and `/apiv2/search/text/`, content and combined search; GET and
- * POST alike (DECISIONS.md), parameters in the query string.
+ * POST alike (DECISIONS.md). A POST may send its parameters in the body too (form, multipart
+ * without files, JSON), merged with the query string; a name in both takes the body's value.
  */
 export function searchRoutes(s: ApiServices): AnyRoute[] {
   const routes: AnyRoute[] = [];
@@ -26,6 +27,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           tags: ['search'],
           auth: 'read',
           query: textSearchQuery,
+          bodyParams: method === 'POST',
           response: pageSchema(soundListItem),
           handler: (input) =>
             s.searchPages.answer(input, () =>
@@ -43,6 +45,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         tags: ['search'],
         auth: 'read',
         query: contentSearchQuery,
+        bodyParams: method === 'POST',
         response: pageSchema(soundListItem),
         handler: (input) =>
           s.searchPages.answer(input, () =>
@@ -57,6 +60,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         tags: ['search'],
         auth: 'read',
         query: combinedSearchQuery,
+        bodyParams: method === 'POST',
         response: combinedSchema,
         handler: (input) =>
           s.searchPages.answer(input, () =>

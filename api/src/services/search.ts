@@ -1,3 +1,4 @@
+import { parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import {
   encodeQuery,
@@ -78,7 +79,7 @@ export class SearchService {
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
   async content(params: ContentSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
     const target = checkFilter(params.target, 'target');
-    const descriptorsFilter = checkFilter(params.descriptors_filter, 'descriptors_filter');
+    const descriptorsFilter = this.checkDescriptorsFilter(params.descriptors_filter);
     if (target === undefined && descriptorsFilter === undefined) {
       throw new ValidationError(
         "At least one parameter from Content Search ('target' or 'descriptors_filter') should be included in the request.",
@@ -102,7 +103,7 @@ export class SearchService {
     const query = params.query === undefined ? undefined : params.query.trim();
     const filter = checkFilter(params.filter, 'filter');
     const target = checkFilter(params.target, 'target');
-    const descriptorsFilter = checkFilter(params.descriptors_filter, 'descriptors_filter');
+    const descriptorsFilter = this.checkDescriptorsFilter(params.descriptors_filter);
     if (query !== undefined && target !== undefined) {
       throw new ValidationError("'query' and 'target' can not be used together in a combined search.");
     }
@@ -130,6 +131,25 @@ export class SearchService {
     const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
     const more = window.offset + hits.items.length < hits.count ? pageLink(req.links, page + 1) : null;
     return { results, more };
+  }
+
+  /**
+   * Only the engine knows which descriptors the catalogue holds: a name it does not list (or a
+   * per-sound list such as `rhythm.onset_times`) would match no sound, so it is a 400 naming it.
+   * Before any sound is analysed every well-formed name is let through.
+   */
+  private checkDescriptorsFilter(value: string | undefined): string | undefined {
+    const descriptorsFilter = checkFilter(value, 'descriptors_filter');
+    if (descriptorsFilter === undefined) return undefined;
+    const names = this.engine.descriptorNames();
+    const fixedLength = [...names.oneDimensional, ...names.multiDimensional];
+    parseFilter(descriptorsFilter, {
+      mode: 'descriptors',
+      parameter: 'descriptors_filter',
+      descriptorNames: fixedLength.length > 0 ? new Set(fixedLength) : undefined,
+      variableLengthDescriptors: new Set(names.variableLength),
+    });
+    return descriptorsFilter;
   }
 
   private space(name: string | undefined): string {

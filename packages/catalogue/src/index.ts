@@ -23,4 +23,5 @@ export {
 export * from './repositories/index.ts';
 export * from './schema/database.ts';
 export * from './schema/descriptors.ts';
+export * from './schema/taxonomy.ts';
 export * from './search/index.ts';

@@ -130,7 +130,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('a job that fails while the catalogue
         { timeoutMs: 90_000, what: `sound ${id} to be processed` },
       );
       expect(done.processing_error).toBeNull();
-      expect(path.basename(done.media_paths.analysis)).toBe('analysis_stats.json');
+      expect(path.basename(done.media_paths.analysis_stats)).toBe('analysis_stats.json');
     },
     180_000,
   );

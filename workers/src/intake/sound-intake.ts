@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Database, LicenseName } from '@earshot/catalogue';
+import { categoryCode, type Database, type LicenseName } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { Kysely } from 'kysely';
 import type { SoundStorage } from '../storage/sound-files.ts';
@@ -71,6 +71,9 @@ export class SoundIntake {
         license: input.license ?? 'Creative Commons 0',
         category: input.category ?? null,
         subcategory: input.subcategory ?? null,
+        category_code: categoryCode(input.category, input.subcategory),
+        // Whatever category arrives here is the uploader's (a sidecar or the import's options).
+        category_is_user_provided: input.category != null,
         original_filename: originalFilename,
         // Set once the file is stored under the id this insert assigns.
         original_path: '',

@@ -162,7 +162,7 @@ export class CatalogueStore implements PipelineStore {
       soundId,
       {
         ...analysis.otherPaths,
-        analysis: analysis.analysisPath,
+        analysis_stats: analysis.analysisPath,
         ...(analysis.framesPath ? { analysis_frames: analysis.framesPath } : {}),
       },
       advance,

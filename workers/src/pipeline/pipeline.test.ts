@@ -81,7 +81,8 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
         'spectral_m',
         'spectral_l',
         'peaks',
-        'analysis',
+        // The key the file resource looks up (FileKind), as for the frames.
+        'analysis_stats',
         'analysis_frames',
       ]) {
         const rel = done.media_paths[key];
@@ -121,6 +122,24 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
       expect((await sound(id)).moderation_state).toBe('ok');
     },
   );
+
+  it.skipIf(!available)("keeps an uploader's category with its code through processing", async () => {
+    const id = await intake.create({
+      userId: uploader,
+      file: fixture('sine-fs3'),
+      category: 'Sound effects',
+      subcategory: 'Animals',
+    });
+    await service.pipeline.submit(id);
+    const done = await settled(id);
+    expect(done).toMatchObject({
+      processing_state: 'Processed',
+      category: 'Sound effects',
+      subcategory: 'Animals',
+      category_code: 'fx-a',
+      category_is_user_provided: true,
+    });
+  });
 
   it.skipIf(!available)("approves a trusted uploader's sound without moderation", async () => {
     const id = await intake.create({ userId: trusted, file: fixture('sine-c4') });

@@ -166,7 +166,7 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     const user = await createUser(db(), { username: unique('u') });
     const sound = await createSound(
       db(),
-      described(user.id, { category: 'Sound effects', subcategory: 'Animals', categoryCode: 'fx-a' }),
+      described(user.id, { category: 'Sound effects', subcategory: 'Animals' }),
     );
     await editSound(db(), sound.id, {
       description: 'now described',
@@ -182,6 +182,21 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
       category_code: 'fx-a',
       license: 'Creative Commons 0',
     });
+  });
+
+  it('derives category_code from the category names and marks a given category as the uploader’s', async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const given = await createSound(db(), described(user.id, { category: 'Music', subcategory: 'Other' }));
+    expect(given).toMatchObject({ category_code: 'm-other', category_is_user_provided: true });
+    const none = await createSound(db(), described(user.id));
+    expect(none).toMatchObject({ category: null, category_code: null, category_is_user_provided: false });
+    // Changing one name derives the code again from both.
+    await editSound(db(), given.id, { subcategory: 'Solo percussion' });
+    expect(await getSound(db(), given.id)).toMatchObject({ category: 'Music', category_code: 'm-sp' });
+    await editSound(db(), given.id, { category: 'Speech', subcategory: 'Other' });
+    expect(await getSound(db(), given.id)).toMatchObject({ category_code: 'sp-other' });
+    await editSound(db(), given.id, { category: null, subcategory: null });
+    expect(await getSound(db(), given.id)).toMatchObject({ category_code: null });
   });
 
   it('keeps is_remix and was_remixed true to the remix links', async () => {

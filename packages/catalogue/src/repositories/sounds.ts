@@ -9,6 +9,7 @@ import type {
   SoundFileType,
   SoundUpdate,
 } from '../schema/database.ts';
+import { categoryCode } from '../schema/taxonomy.ts';
 import { type Db, inTransaction, isUniqueViolation, type Page, type PageRequest } from './shared.ts';
 import { replaceSoundTags } from './tags.ts';
 
@@ -34,9 +35,10 @@ export interface NewSound {
   /** Relative to DATA_DIR. */
   originalPath: string;
   packId?: number | null;
+  /** Taxonomy names; `category_code` is derived from them (categoryCode). */
   category?: string | null;
   subcategory?: string | null;
-  categoryCode?: string | null;
+  /** Default: true when a category is given (the uploader gave it); false for an estimated one. */
   categoryIsUserProvided?: boolean;
   geotag?: Geotag | null;
   isExplicit?: boolean;
@@ -125,8 +127,8 @@ export function createSound(db: Db, input: NewSound): Promise<SoundView> {
           license: input.license,
           category: input.category ?? null,
           subcategory: input.subcategory ?? null,
-          category_code: input.categoryCode ?? null,
-          category_is_user_provided: input.categoryIsUserProvided ?? false,
+          category_code: categoryCode(input.category, input.subcategory),
+          category_is_user_provided: input.categoryIsUserProvided ?? input.category != null,
           geotag_lat: input.geotag?.lat ?? null,
           geotag_lon: input.geotag?.lon ?? null,
           geotag_zoom: input.geotag?.zoom ?? null,
@@ -247,9 +249,9 @@ export interface SoundEdit {
   /** Replaces all tags. */
   tags?: readonly string[];
   license?: LicenseName;
+  /** Taxonomy names; when either changes, `category_code` is derived again. */
   category?: string | null;
   subcategory?: string | null;
-  categoryCode?: string | null;
   categoryIsUserProvided?: boolean;
   geotag?: Geotag | null;
   packId?: number | null;
@@ -263,9 +265,16 @@ export function editSound(db: Db, id: number, edit: SoundEdit): Promise<void> {
     if (edit.name !== undefined) set.name = edit.name;
     if (edit.description !== undefined) set.description = edit.description;
     if (edit.license !== undefined) set.license = edit.license;
-    if (edit.category !== undefined) set.category = edit.category;
-    if (edit.subcategory !== undefined) set.subcategory = edit.subcategory;
-    if (edit.categoryCode !== undefined) set.category_code = edit.categoryCode;
+    if (edit.category !== undefined || edit.subcategory !== undefined) {
+      const current = await trx
+        .selectFrom('sounds')
+        .select(['category', 'subcategory'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      set.category = edit.category === undefined ? (current?.category ?? null) : edit.category;
+      set.subcategory = edit.subcategory === undefined ? (current?.subcategory ?? null) : edit.subcategory;
+      set.category_code = categoryCode(set.category, set.subcategory);
+    }
     if (edit.categoryIsUserProvided !== undefined)
       set.category_is_user_provided = edit.categoryIsUserProvided;
     if (edit.packId !== undefined) set.pack_id = edit.packId;

@@ -10,12 +10,26 @@ const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Resolves a content-search descriptor name. Consolidated names (`bpm`, `loudness`) are the typed
  * descriptor columns; dotted names (`lowlevel.pitch.mean`, `.lowlevel.mfcc.mean[1]`) are paths into
- * the stored full analysis, a trailing `[i]` selecting one dimension.
+ * the stored full analysis, a trailing `[i]` selecting one dimension. `known` (fixed-length dotted names)
+ * and `variableLength` come from whoever knows the catalogue's descriptors; unset, any well-formed
+ * dotted name is accepted.
  */
-export function resolveDescriptorName(written: string, known?: ReadonlySet<string>): FieldRef {
+export function resolveDescriptorName(
+  written: string,
+  known?: ReadonlySet<string>,
+  variableLength?: ReadonlySet<string>,
+): FieldRef {
   const name = written.startsWith('.') ? written.slice(1) : written;
   const dim = /\[(\d+)\]$/.exec(name);
   const base = dim ? name.slice(0, dim.index) : name;
+  // A per-sound list has no value a range could compare: without this it would match nothing.
+  if (variableLength?.has(base)) {
+    throw new ValueError(
+      `"${written}" is a variable-length descriptor (its length differs from sound to sound) and cannot ` +
+        'be filtered on; use a fixed-length descriptor name such as "lowlevel.pitch.mean"',
+      0,
+    );
+  }
   if (!base.includes('.')) {
     const def = lookupFilterField(base);
     if (def && def.source === 'descriptor' && !dim) return { kind: 'field', def };

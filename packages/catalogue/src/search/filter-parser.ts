@@ -25,6 +25,8 @@ export interface FilterParseOptions {
   now?: Date;
   /** Fixed-length descriptor names (`lowlevel.mfcc.mean`) content filters may use; unset = any well-formed name. */
   descriptorNames?: ReadonlySet<string>;
+  /** Descriptor names whose values are per-sound lists (`rhythm.onset_times`): refused, naming them. */
+  variableLengthDescriptors?: ReadonlySet<string>;
 }
 
 /** Bounds that keep a hostile filter from costing more than a normal one to parse, compile and plan. */
@@ -207,7 +209,11 @@ class FilterParser {
   private resolveField(name: string, position: number): FieldRef {
     if (this.descriptors) {
       try {
-        return resolveDescriptorName(name, this.options.descriptorNames);
+        return resolveDescriptorName(
+          name,
+          this.options.descriptorNames,
+          this.options.variableLengthDescriptors,
+        );
       } catch (e) {
         if (e instanceof ValueError) throw this.error(e.message, position);
         throw e;

@@ -103,6 +103,29 @@ describe('filter parser errors', () => {
         .message,
     ).toMatch(/did you mean "lowlevel.pitch.mean"/);
   });
+  it('descriptors_filter refuses a variable-length or unknown descriptor, naming it', () => {
+    const options = {
+      mode: 'descriptors',
+      parameter: 'descriptors_filter',
+      descriptorNames: new Set(['lowlevel.pitch.mean', 'lowlevel.mfcc.mean']),
+      variableLengthDescriptors: new Set(['rhythm.onset_times', 'onset_times']),
+    } as const;
+    for (const [filter, name, position] of [
+      ['rhythm.onset_times:[0 TO 1]', 'rhythm.onset_times', 0],
+      ['bpm:[1 TO 2] AND .rhythm.onset_times[0]:[0 TO 1]', '.rhythm.onset_times[0]', 17],
+      ['onset_times:[0 TO 1]', 'onset_times', 0],
+    ] as const) {
+      const e = syntaxError(() => parseFilter(filter, options));
+      expect(e.message).toContain(`"${name}" is a variable-length descriptor`);
+      expect(e.position).toBe(position);
+    }
+    expect(syntaxError(() => parseFilter('lowlevel.foo.mean:[1 TO 2]', options)).message).toMatch(
+      /unknown descriptor "lowlevel.foo.mean"/,
+    );
+    expect(parseFilter('lowlevel.mfcc.mean[2]:[0 TO 1] lowlevel.pitch.mean:[1 TO 2]', options).kind).toBe(
+      'and',
+    );
+  });
 });
 
 describe('filter parser structure', () => {

@@ -1,0 +1,95 @@
+import { EarshotError, ValidationError } from '@earshot/common';
+import multer from '@koa/multer';
+import type { Context } from 'koa';
+
+/**
+ * Parameters sent in a POST body, in the three encodings the contract accepts when no file is sent
+ * (url-encoded form, multipart form, JSON object), as the same name → text map the query string
+ * gives. A request without a body has none; a body that cannot be read is a 400 saying why.
+ */
+export async function readBodyParams(ctx: Context): Promise<Record<string, string>> {
+  // No body at all, or an empty one (a bare POST sends Content-Length: 0 and no type).
+  if (ctx.request.length === 0) return {};
+  const type = ctx.is('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json');
+  if (type === null) return {};
+  if (type === false) {
+    throw new EarshotError(
+      `Unsupported body type "${ctx.get('Content-Type')}"; send parameters as application/x-www-form-urlencoded, multipart/form-data or application/json.`,
+      'unsupported_media_type',
+      415,
+    );
+  }
+  if (type === 'multipart/form-data') return readMultipart(ctx);
+  const text = await readText(ctx);
+  if (type === 'application/json') return text.trim() === '' ? {} : fromJson(text);
+  // Repeated names: the last one wins, as in the query string.
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** Large enough for any filter (4000 characters at most) with room to spare; bigger is refused. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+async function readText(ctx: Context): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function fromJson(text: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ValidationError(`The body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ValidationError('The body must be a JSON object of parameters.');
+  }
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (value === null) continue;
+    // Numbers and booleans as a client would write them in the query string (page_size=15).
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      params[name] = String(value);
+    } else {
+      throw new ValidationError(
+        `Invalid value for parameter '${name}': expected a string, number or boolean.`,
+      );
+    }
+  }
+  return params;
+}
+
+// No file field is allowed, so any file part is refused (multer's LIMIT_UNEXPECTED_FILE) before
+// it is stored: no search takes a file yet.
+const textFields = multer({ limits: { fieldSize: MAX_BODY_BYTES, fields: 100 } }).fields([]);
+
+async function readMultipart(ctx: Context): Promise<Record<string, string>> {
+  try {
+    await textFields(ctx, async () => {});
+  } catch (err) {
+    const { code, field, message } = err as { code?: string; field?: string; message: string };
+    if (code === 'LIMIT_UNEXPECTED_FILE') {
+      throw new ValidationError(
+        `File parameters are not accepted here ('${field}'); send parameters as text.`,
+      );
+    }
+    if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT') throw tooLarge();
+    throw new ValidationError(`The multipart body could not be read: ${message}`);
+  }
+  const params: Record<string, string> = {};
+  const fields = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
+  for (const [name, value] of Object.entries(fields)) {
+    params[name] = String(Array.isArray(value) ? value[value.length - 1] : value);
+  }
+  return params;
+}
+
+function tooLarge(): EarshotError {
+  return new EarshotError(`The body is larger than ${MAX_BODY_BYTES / 1024} KB.`, 'body_too_large', 413);
+}
