@@ -1,6 +1,7 @@
 import { testService } from '@earshot/common';
+import type { VariantATree, VariantB } from '@earshot/core';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
 import {
   getAnalysis,
   getSimilarityVector,
@@ -24,9 +25,7 @@ import {
   listSoundsByUser,
   type NewSound,
   setMediaPaths,
-  setModerationState,
   setProbe,
-  setProcessingState,
   setRemixSources,
 } from './sounds.ts';
 import { useRepositoryCatalogue } from './test-context.ts';
@@ -237,7 +236,13 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     const user = await createUser(db(), { username: unique('u') });
     const sound = await createSound(db(), described(user.id));
     await publish(sound.id);
-    const analysisB = { bpm: 120, loopable: true, tonality: 'A# minor', mfcc: [1, 2, 3] };
+    // Partial records: the repository stores whatever the analysis gave, as jsonb.
+    const analysisB = {
+      bpm: 120,
+      loopable: true,
+      tonality: 'A# minor',
+      mfcc: [1, 2, 3],
+    } as unknown as VariantB;
     await setAnalysis(db(), sound.id, {
       values: { bpm: 120, loopable: true, tonality: 'A# minor', spectral_centroid: 1234.5 },
       analysisB,
@@ -256,8 +261,8 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     });
     await setAnalysis(db(), sound.id, {
       values: { bpm: 90 },
-      analysisB: {},
-      analysisA: {},
+      analysisB: {} as VariantB,
+      analysisA: {} as VariantATree,
       analyzer: 'test',
     });
     expect(await getAnalysis(db(), sound.id)).toMatchObject({ bpm: 90, loopable: null, tonality: null });
