@@ -53,7 +53,7 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     await setModerationState(db(), id, 'ok', null);
   }
 
-  it('creates a queued sound pending moderation with normalised tags in both tag stores', async () => {
+  it('creates a queued sound pending moderation with normalized tags in both tag stores', async () => {
     const user = await createUser(db(), { username: unique('uploader') });
     const sound = await createSound(db(), described(user.id, { geotag: { lat: 41.4, lon: 2.17, zoom: 14 } }));
     expect(sound).toMatchObject({
