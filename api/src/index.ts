@@ -1,5 +1,4 @@
 export * from './app.ts';
-export * from './auth/credentials-store.ts';
 export * from './build-deps.ts';
 export { filterSetsFromCatalogue } from './caches/filter-sets.ts';
 export * from './deps.ts';

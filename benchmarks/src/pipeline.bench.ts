@@ -11,16 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL } from '@earshot/common';
 import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
-import {
-  type BullmqRunner,
-  createJobRunner,
-  createUser,
-  type JobReturn,
-  queueImports,
-  SoundIntake,
-  STAGES,
-  waitForSounds,
-} from '@earshot/workers';
+import { createUser, queueImports, SoundIntake, waitForSounds } from '@earshot/services';
+import { type BullmqRunner, createJobRunner, type JobReturn, STAGES } from '@earshot/workers';
 import pg from 'pg';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -19,7 +19,7 @@ export interface PipelineMetrics {
   recentFailures: Array<{ name: string; soundId: number; reason: string }>;
 }
 
-export function summarise(values: number[]): DurationSummary {
+export function summarize(values: number[]): DurationSummary {
   if (values.length === 0) return { count: 0, meanMs: 0, p50Ms: 0, p95Ms: 0, maxMs: 0 };
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -44,7 +44,7 @@ export async function pipelineMetrics(runner: JobRunner): Promise<PipelineMetric
   return {
     runner: runner.kind,
     queue,
-    durations: Object.fromEntries(Object.entries(durations).map(([name, list]) => [name, summarise(list)])),
+    durations: Object.fromEntries(Object.entries(durations).map(([name, list]) => [name, summarize(list)])),
     recentFailures,
   };
 }

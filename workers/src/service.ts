@@ -1,5 +1,6 @@
 import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
+import { SoundStorage } from '@earshot/services';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
@@ -13,7 +14,6 @@ import type { MediaTools } from './pipeline/tools.ts';
 import { BullmqRunner } from './runners/bullmq.ts';
 import { InProcessRunner } from './runners/in-process.ts';
 import type { JobRunner } from './runners/types.ts';
-import { SoundStorage } from './storage/sound-files.ts';
 
 export interface JobRunnerServiceOptions {
   config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'>;

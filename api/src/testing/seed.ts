@@ -10,7 +10,7 @@ import {
   similarityVectorFromAnalysis,
 } from '@earshot/core';
 import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
-import { createApiCredential } from '../auth/credentials-store.ts';
+import { createApiCredential } from '@earshot/services';
 
 /**
  * Seeds a catalogue for black-box API tests with real recordings processed for real: the CC0

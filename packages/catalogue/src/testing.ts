@@ -7,6 +7,12 @@ import { createLogger, type Logger } from '@earshot/common';
 import pg from 'pg';
 import { type Catalogue, openCatalogue } from './connection/open-catalogue.ts';
 
+export {
+  type ForcedProcessingState,
+  setModerationState,
+  setProcessingState,
+} from './test-support/sound-state.ts';
+
 export type TestBackend = 'pglite' | 'postgres';
 
 export interface TestCatalogue {

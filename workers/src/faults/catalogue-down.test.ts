@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { testService } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
+import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SoundIntake } from '../intake/sound-intake.ts';
 import { coreAnalyzer } from '../pipeline/core-analyzer.ts';
 import { CoreMediaTools } from '../pipeline/core-tools.ts';
 import type { MediaTools } from '../pipeline/tools.ts';
@@ -38,7 +38,7 @@ function gatedTools(db: ServerDatabase): { tools: MediaTools; entered: Promise<v
       return real.probe(file, name);
     },
     renderMedia: (file, dir, options) => real.renderMedia(file, dir, options),
-    analyse: (file, dir, options) => real.analyse(file, dir, options),
+    analyze: (file, dir, options) => real.analyze(file, dir, options),
     similarityVectors: (analysis) => real.similarityVectors(analysis),
   };
   return { tools, entered, open };
@@ -117,7 +117,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('a job that fails while the catalogue
         expect(settled.processing_error?.split('\n')[0]).toBe(
           'Processing failed while validating and probing; it can be retried.',
         );
-        expect(await service.pipeline.reprocessFailed()).toEqual([id]);
+        expect(await reprocessFailed(db.catalogue.db, service.pipeline)).toEqual([id]);
       } else {
         // The in-process runner kept nothing: it ran the job again once the catalogue answered.
         expect(settled.processing_state).toBe('Processed');

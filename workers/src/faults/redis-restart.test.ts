@@ -1,7 +1,7 @@
 import { testService } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
+import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoundIntake } from '../intake/sound-intake.ts';
 import { createJobRunner, type JobRunnerService } from '../service.ts';
 import { type PipelineTestEnv, pipelineTestEnv } from '../testing/pipeline-env.ts';
 import { PrivateRedis } from '../testing/redis-server.ts';

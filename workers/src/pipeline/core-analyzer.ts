@@ -1,34 +1,35 @@
-import { ALL_DESCRIPTOR_COLUMNS, type DescriptorValues } from '@earshot/catalogue';
+import { ALL_DESCRIPTOR_COLUMNS, type DescriptorValues, type StoredAnalysis } from '@earshot/catalogue';
 import {
   ANALYSIS_FILES,
   ANALYSIS_SAMPLE_RATE,
-  analysisHook,
   analyzeFile,
-  type ProbeResult,
+  analyzeSignal,
+  type DescriptorAnalysis,
+  fileLoudness,
   writeAnalysisFiles,
 } from '@earshot/core';
-import type { StoredAnalysis } from './catalogue-store.ts';
 import type { SoundAnalyzer } from './core-tools.ts';
 import { readSignal } from './hand-off.ts';
 import type { StageToolsOptions } from './tools.ts';
 
 /**
- * The descriptors of @earshot/core: analyse (both variants and the frames file), write the files
+ * The descriptors of @earshot/core: analyze (both variants and the frames file), write the files
  * into the stage's folder, and hand the catalogue the tree, the flat record and the filterable
  * columns (the variant-B values under the columns' names). The signal the media stage decoded is
  * used when it was left for us; otherwise the file is decoded here.
  */
 export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
-  const { variantA, variantB, files } = await analyse(file, outDir, options);
-  const flat = variantB as Record<string, unknown>;
+  const result = await analyze(file, options);
+  const files = await writeAnalysisFiles(result, outDir);
+  const flat = new Map<string, unknown>(Object.entries(result.variantB));
   const values: Record<string, unknown> = {};
   for (const column of ALL_DESCRIPTOR_COLUMNS) {
-    const v = flat[column];
+    const v = flat.get(column);
     if (v !== undefined && v !== null && (typeof v !== 'number' || Number.isFinite(v))) values[column] = v;
   }
   const analysis: StoredAnalysis = {
-    tree: variantA as Record<string, unknown>,
-    flat,
+    analysisA: result.variantA,
+    analysisB: result.variantB,
     values: values as DescriptorValues,
     analyzer: 'earshot-core',
   };
@@ -40,24 +41,16 @@ export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
   };
 };
 
-async function analyse(
-  file: string,
-  outDir: string,
-  options: StageToolsOptions,
-): Promise<{ variantA: unknown; variantB: unknown; files: string[] }> {
-  const probe = options.probe as ProbeResult | undefined;
+/** What core's `analysisHook` does for the media pipeline, here on the signal the media stage left. */
+async function analyze(file: string, options: StageToolsOptions): Promise<DescriptorAnalysis> {
+  const probe = options.probe;
   const samples =
     probe && options.signalFile
       ? await readSignal(options.signalFile, probe, ANALYSIS_SAMPLE_RATE)
       : undefined;
   if (probe && samples) {
-    const signal = { samples, sampleRate: ANALYSIS_SAMPLE_RATE };
-    return analysisHook(signal, { probe, outDir, input: file }) as Promise<{
-      variantA: unknown;
-      variantB: unknown;
-      files: string[];
-    }>;
+    const loudness = await fileLoudness(file, probe);
+    return analyzeSignal(samples, ANALYSIS_SAMPLE_RATE, { frames: true, loudness });
   }
-  const result = await analyzeFile(file, { frames: true });
-  return { ...result, files: await writeAnalysisFiles(result, outDir) };
+  return analyzeFile(file, { frames: true });
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { StoredAnalysis } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,9 +41,9 @@ describe('the media stage handing its signal to the analysis stage', () => {
 
     await fs.mkdir(path.join(dir, 'handed'));
     await fs.mkdir(path.join(dir, 'decoded'));
-    const handed = await tools.analyse(file, path.join(dir, 'handed'), { signal, probe, signalFile });
-    const decoded = await tools.analyse(file, path.join(dir, 'decoded'), { signal });
-    const flat = (a: unknown) => (a as { flat: Record<string, unknown> }).flat;
+    const handed = await tools.analyze(file, path.join(dir, 'handed'), { signal, probe, signalFile });
+    const decoded = await tools.analyze(file, path.join(dir, 'decoded'), { signal });
+    const flat = (a: StoredAnalysis) => a.analysisB;
     expect(flat(handed.analysis).bpm).toBeGreaterThan(90);
     expect(flat(handed.analysis)).toEqual(flat(decoded.analysis));
   });
@@ -53,8 +54,8 @@ describe('the media stage handing its signal to the analysis stage', () => {
     const signalFile = path.join(dir, 'short-signal.raw');
     await fs.writeFile(signalFile, new Uint8Array(new Float32Array(4410).buffer));
     await fs.mkdir(path.join(dir, 'sine'));
-    const out = await tools.analyse(file, path.join(dir, 'sine'), { signal, probe, signalFile });
-    const flat = (out.analysis as { flat: Record<string, unknown> }).flat;
+    const out = await tools.analyze(file, path.join(dir, 'sine'), { signal, probe, signalFile });
+    const flat = out.analysis.analysisB;
     expect(flat.duration_effective).toBeGreaterThan(1.5);
   });
 });

@@ -8,6 +8,7 @@ import {
   probeFile,
   processFile,
   similarityVectorFromAnalysis,
+  type VariantATree,
 } from '@earshot/core';
 import { writeSignal } from './hand-off.ts';
 import type { AnalysisOutput, MediaTools, RenderedMedia, StageToolsOptions } from './tools.ts';
@@ -36,7 +37,7 @@ export class CoreMediaTools implements MediaTools {
     private readonly options: CoreToolsOptions = {},
   ) {}
 
-  probe(file: string, fileName: string): Promise<unknown> {
+  probe(file: string, fileName: string): Promise<ProbeResult> {
     return probeFile(file, { fileName });
   }
 
@@ -44,7 +45,7 @@ export class CoreMediaTools implements MediaTools {
     const signalFile = options.signalFile;
     const result = await processFile(file, outDir, {
       signal: options.signal,
-      probe: options.probe as ProbeResult | undefined,
+      probe: options.probe,
       relayPreviews: !this.options.corePerJob,
       // The media stage decodes the file anyway: its mono signal is kept for the analysis stage.
       analyze: signalFile
@@ -60,17 +61,17 @@ export class CoreMediaTools implements MediaTools {
     return { files };
   }
 
-  analyse(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput> {
+  analyze(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput> {
     return this.analyzer(file, outDir, options);
   }
 
-  similarityVectors(analysis: unknown): Array<{ space: string; vector: Float32Array }> {
+  similarityVectors(analysis: VariantATree): Array<{ space: string; vector: Float32Array }> {
     const vectors: Array<{ space: string; vector: Float32Array }> = [];
     for (const space of listSimilaritySpaces()) {
       try {
         vectors.push({
           space: space.name,
-          vector: similarityVectorFromAnalysis(space.name, analysis as never),
+          vector: similarityVectorFromAnalysis(space.name, analysis),
         });
       } catch (err) {
         // A silent or degenerate sound has no direction in a space: it is simply not similar-searchable there.

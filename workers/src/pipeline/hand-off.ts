@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { ProbeResult } from '@earshot/core';
-import { replaceFile } from '../storage/sound-files.ts';
+import { replaceFile } from '@earshot/services';
 
 /**
  * What one stage leaves for the next in the sound's `work/` folder, so later stages need not run

@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EarshotError } from '@earshot/common';
+import type { ProbeResult } from '@earshot/core';
+import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
-import type { SoundStorage } from '../storage/sound-files.ts';
 import { PROBE_FILE, readProbe, SIGNAL_FILE, writeAtomically } from './hand-off.ts';
 import { ADVANCED_BY_HANDLER, advanceAfter, type StageAdvance, type StageName } from './stages.ts';
 import type { PipelineStore, SoundToProcess } from './store.ts';
@@ -69,7 +70,7 @@ function advance(ctx: JobContext): StageAdvance | undefined {
 }
 
 /** The probe stage's result, when it left one (absent after an upgrade or a lost folder: tools probe again). */
-function probeOf(ctx: JobContext, deps: StageDeps): Promise<unknown> {
+function probeOf(ctx: JobContext, deps: StageDeps): Promise<ProbeResult | undefined> {
   return readProbe(deps.storage.workFile(ctx.soundId, PROBE_FILE));
 }
 
@@ -103,7 +104,7 @@ const analysis: StageHandler = async (ctx, deps) => {
   const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
   const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', (dir) =>
     guarded(() =>
-      deps.tools.analyse(sound.originalPath, dir, {
+      deps.tools.analyze(sound.originalPath, dir, {
         signal: ctx.signal,
         onProgress: reporter(ctx),
         probe,
@@ -121,7 +122,7 @@ const analysis: StageHandler = async (ctx, deps) => {
       otherPaths: Object.fromEntries(
         Object.entries(out.extraFiles ?? {}).map(([key, name]) => [key, rel(name)]),
       ),
-      descriptors: out.analysis,
+      analysis: out.analysis,
     },
     advance(ctx),
   );

@@ -1,5 +1,12 @@
+import { IllegalTransitionError } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
-import { errorMessage, isPermanentFailure, JobTimeoutError, tail } from '../jobs/errors.ts';
+import {
+  errorMessage,
+  isPermanentFailure,
+  JobTimeoutError,
+  PermanentJobError,
+  tail,
+} from '../jobs/errors.ts';
 import type { JobHooks } from '../jobs/execute.ts';
 import {
   ADVANCED_BY_HANDLER,
@@ -13,7 +20,8 @@ import type { PipelineStore } from './store.ts';
 
 /**
  * Keeps each sound's processing record in the catalogue in step with its jobs, and chains the
- * stages: when one finishes, the record moves on and the next stage is queued.
+ * stages: when one finishes, the record moves on and the next stage is queued. Each write is a
+ * transition of the catalogue's sound state machine (start, progress, advance, fail).
  */
 export function pipelineHooks(store: PipelineStore): JobHooks {
   return {
@@ -21,17 +29,24 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
       if (!isStage(job.name)) return;
       // The previous stage already recorded this one as under way; only retries need a write.
       if (job.attempt === 1 && job.name !== FIRST_STAGE) return;
-      await store.recordProgress(job.soundId, {
-        state: 'Processing',
-        stage: job.name,
-        progress: overallProgress(job.name, 0),
-        attempts: job.attempt,
-      });
+      try {
+        await store.recordStart(job.soundId, {
+          stage: job.name,
+          progress: overallProgress(job.name, 0),
+          attempts: job.attempt,
+        });
+      } catch (err) {
+        // A job left over from before the sound failed, finished or was deleted: retrying cannot help.
+        if (err instanceof IllegalTransitionError)
+          throw new PermanentJobError('The sound is no longer waiting to be processed.', undefined, {
+            cause: err,
+          });
+        throw err;
+      }
     },
     async progress(job, percent) {
       if (!isStage(job.name)) return;
       await store.recordProgress(job.soundId, {
-        state: 'Processing',
         stage: job.name,
         progress: overallProgress(job.name, percent),
       });
@@ -43,23 +58,23 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
       // Record first, then queue: if the queue is down, the record says what is due and the
       // reconciler queues it when the queue is back. Some handlers recorded it with their own save.
       if (!ADVANCED_BY_HANDLER.has(job.name)) {
-        await store.recordProgress(job.soundId, {
-          state: 'Processing',
-          stage: next,
-          progress: overallProgress(next, 0),
-          attempts: 1,
-        });
+        await store.recordAdvance(job.soundId, { stage: next, progress: overallProgress(next, 0) });
       }
       await enqueue(next, job.soundId, { front: true });
     },
     async failed(job, { error, final }) {
       if (!isStage(job.name) || !final) return;
-      await store.recordFailure(job.soundId, {
-        stage: job.name,
-        reason: failureReason(job.name, error),
-        detail: failureDetail(error),
-        attempts: job.attempt,
-      });
+      try {
+        await store.recordFailure(job.soundId, {
+          stage: job.name,
+          reason: failureReason(job.name, error),
+          detail: failureDetail(error),
+          attempts: job.attempt,
+        });
+      } catch (err) {
+        // The sound has already ended (or is gone): its record keeps that outcome, there is nothing to add.
+        if (!(err instanceof IllegalTransitionError)) throw err;
+      }
     },
   };
 }

@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { testService } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
+import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoundIntake } from '../intake/sound-intake.ts';
 import { createJobRunner, type JobRunnerService } from '../service.ts';
 import { type PipelineTestEnv, pipelineTestEnv } from '../testing/pipeline-env.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
@@ -177,7 +177,7 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
     // The uploader's file is replaced (say, restored from a backup); the same sound is processed again.
     const original = path.join(env.dataDir, (await sound(id)).original_path);
     await fs.copyFile(fixture('sine-c3'), original);
-    expect(await service.pipeline.reprocessFailed()).toContain(id);
+    expect(await reprocessFailed(env.catalogue.db, service.pipeline)).toContain(id);
     const again = await settled(id);
     expect(again.processing_state).toBe('Processed');
     expect(again.processing_error).toBeNull();

@@ -1,5 +1,5 @@
 import type { Logger } from '@earshot/common';
-import { EarshotError } from '@earshot/common';
+import type { ProcessingQueue } from '@earshot/services';
 import { PermanentJobError, tail } from '../jobs/errors.ts';
 import type { FinalFailure, JobRunner } from '../runners/types.ts';
 import { failureReason } from './lifecycle.ts';
@@ -14,17 +14,12 @@ function asError(failure: FinalFailure): Error {
   return failure.permanent ? new PermanentJobError(failure.message) : new Error(failure.message);
 }
 
-export class AlreadyProcessingError extends EarshotError {
-  constructor(soundId: number) {
-    super(`Sound ${soundId} is being processed right now.`, 'already_processing', 409);
-  }
-}
-
 /**
- * What the rest of earshot asks of the pipeline: process a new sound, process one again, and make
- * sure every unfinished sound has its job queued (after a crash or a Redis restart).
+ * What the rest of earshot asks of the pipeline (the services' ProcessingQueue): process a sound
+ * the catalogue records as Queued, tell whether one is being processed, and make sure every
+ * unfinished sound has its job queued (after a crash or a Redis restart).
  */
-export class Pipeline {
+export class Pipeline implements ProcessingQueue {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private reconciling: Promise<number> | undefined;
 
@@ -35,16 +30,11 @@ export class Pipeline {
   ) {}
 
   /**
-   * Starts processing a sound whose original is stored. The catalogue says "Queued" before the
-   * queue hears of it, so a queue that is down loses nothing: the reconciler queues it later.
+   * Starts processing a sound whose original is stored and whose record the catalogue already
+   * says is Queued (the intake creates it so, a reprocess puts it back): the catalogue is written
+   * before the queue hears of it, so a queue that is down loses nothing — the reconciler queues it later.
    */
   async submit(soundId: number): Promise<void> {
-    await this.store.recordProgress(soundId, {
-      state: 'Queued',
-      stage: FIRST_STAGE,
-      progress: 0,
-      attempts: 0,
-    });
     try {
       for (const { name } of STAGES) await this.runner.forget(name, soundId);
       await this.runner.enqueue(FIRST_STAGE, soundId);
@@ -53,20 +43,10 @@ export class Pipeline {
     }
   }
 
-  /** Processes a sound again from the start, without a new upload. */
-  async reprocess(soundId: number): Promise<void> {
+  /** True while the job of the sound's current stage waits or runs. */
+  async isBusy(soundId: number): Promise<boolean> {
     const record = await this.store.processingRecord(soundId);
-    if (!record) throw new EarshotError(`There is no sound ${soundId}.`, 'not_found', 404);
-    if (record.state === 'Queued' || record.state === 'Processing') {
-      if (await this.runner.isPending(record.stage, soundId)) throw new AlreadyProcessingError(soundId);
-    }
-    await this.submit(soundId);
-  }
-
-  async reprocessFailed(): Promise<number[]> {
-    const ids = await this.store.failedSoundIds();
-    for (const id of ids) await this.submit(id);
-    return ids;
+    return !!record && this.runner.isPending(record.stage, soundId);
   }
 
   /**

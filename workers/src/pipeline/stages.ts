@@ -5,7 +5,7 @@
 export const STAGES = [
   { name: 'probe', label: 'validating and probing', weight: 5 },
   { name: 'media', label: 'making previews and images', weight: 35 },
-  { name: 'analysis', label: 'analysing', weight: 45 },
+  { name: 'analysis', label: 'analyzing', weight: 45 },
   { name: 'similarity', label: 'indexing for similarity', weight: 10 },
   { name: 'handover', label: 'handing over to moderation', weight: 5 },
 ] as const;

@@ -1,7 +1,6 @@
+import type { ProcessingState, StoredAnalysis } from '@earshot/catalogue';
+import type { ProbeResult, VariantATree } from '@earshot/core';
 import type { StageAdvance, StageName } from './stages.ts';
-
-/** `processing_state` values (DECISIONS.md). */
-export type ProcessingState = 'Queued' | 'Processing' | 'Failed' | 'Processed';
 
 /** What the pipeline needs to know about a sound to process it. */
 export interface SoundToProcess {
@@ -18,6 +17,7 @@ export interface ProcessingRecord {
   id: number;
   state: ProcessingState;
   stage: StageName;
+  /** Overall progress, 0–100. */
   progress: number;
   attempts: number;
   failureReason: string | null;
@@ -30,38 +30,48 @@ export interface MediaFiles {
   [key: string]: string;
 }
 
+/** What the analysis stage hands the catalogue: the files it wrote and the analysis itself. */
+export interface AnalysisToSave {
+  analysisPath: string;
+  framesPath?: string;
+  otherPaths?: MediaFiles;
+  analysis: StoredAnalysis;
+}
+
 /**
  * The pipeline's view of the catalogue: the sound's processing record and the results each stage
- * stores. One adapter implements it on @earshot/catalogue; the stages and hooks use nothing else.
+ * stores. One adapter implements it on @earshot/catalogue's repositories (the sound state machine
+ * among them); the stages and hooks use nothing else. Every state change is one of the state
+ * machine's transitions, refused (IllegalTransitionError) when the sound has moved on.
  */
 export interface PipelineStore {
   soundToProcess(soundId: number): Promise<SoundToProcess | undefined>;
   processingRecord(soundId: number): Promise<ProcessingRecord | undefined>;
-  /** Sets the state, stage and overall progress; `attempts` when a new attempt starts. */
-  recordProgress(
+  /** `start`: an attempt of `stage` begins (progress 0–100 overall). */
+  recordStart(
     soundId: number,
-    update: { state: 'Queued' | 'Processing'; stage: StageName; progress: number; attempts?: number },
+    attempt: { stage: StageName; progress: number; attempts: number },
   ): Promise<void>;
+  /** `progress`: how far the running stage is. */
+  recordProgress(soundId: number, update: { stage: StageName; progress: number }): Promise<void>;
+  /** `advance`: `next` is due (its first attempt). */
+  recordAdvance(soundId: number, next: StageAdvance): Promise<void>;
+  /** `fail`. */
   recordFailure(
     soundId: number,
     failure: { stage: StageName; reason: string; detail?: string; attempts: number },
   ): Promise<void>;
   /** The save methods take `advance`: the same write also records the next stage as due (see ADVANCED_BY_HANDLER). */
-  saveProbe(soundId: number, probe: unknown, advance?: StageAdvance): Promise<void>;
+  saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance): Promise<void>;
   saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance): Promise<void>;
-  saveAnalysis(
-    soundId: number,
-    analysis: { analysisPath: string; framesPath?: string; otherPaths?: MediaFiles; descriptors: unknown },
-    advance?: StageAdvance,
-  ): Promise<void>;
-  loadAnalysis(soundId: number): Promise<unknown>;
+  saveAnalysis(soundId: number, analysis: AnalysisToSave, advance?: StageAdvance): Promise<void>;
+  loadAnalysis(soundId: number): Promise<VariantATree | undefined>;
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void>;
   /**
-   * Marks the sound Processed and hands it to moderation; a trusted uploader's sound is approved at
-   * once. Returns where it went.
+   * `finish`: marks the sound Processed and hands it to moderation; a trusted uploader's sound is
+   * approved at once. Returns where it went.
    */
   finishProcessing(soundId: number): Promise<'pending_moderation' | 'approved'>;
   /** Sounds whose processing has not ended (Queued or Processing), oldest first. */
   unfinished(limit: number): Promise<Array<{ id: number; stage: StageName }>>;
-  failedSoundIds(): Promise<number[]>;
 }

@@ -1,3 +1,6 @@
+import type { StoredAnalysis } from '@earshot/catalogue';
+import type { ProbeResult, VariantATree } from '@earshot/core';
+
 /**
  * The analysis core as the stages use it. `core-tools.ts` implements it on @earshot/core; keeping
  * the stages on this small interface lets them be read (and built) without the core's internals.
@@ -7,10 +10,10 @@ export interface StageToolsOptions {
   /** Progress within the call, 0–100. */
   onProgress?: (percent: number) => void;
   /** What `probe` returned for this file earlier, when it is at hand (saves probing again). */
-  probe?: unknown;
+  probe?: ProbeResult;
   /**
-   * renderMedia: where to leave the decoded mono analysis signal for `analyse`;
-   * analyse: where such a signal may be waiting (used when it is there and fits, else it decodes).
+   * renderMedia: where to leave the decoded mono analysis signal for `analyze`;
+   * analyze: where such a signal may be waiting (used when it is there and fits, else it decodes).
    */
   signalFile?: string;
 }
@@ -26,15 +29,15 @@ export interface AnalysisOutput {
   framesFile?: string;
   /** Further files, keyed by the name the catalogue lists them under. */
   extraFiles?: Record<string, string>;
-  /** The analysis tree the similarity spaces read (variant-A layout). */
-  analysis: unknown;
+  /** The analysis as the catalogue stores it; its variant-A tree is what the similarity spaces read. */
+  analysis: StoredAnalysis;
 }
 
 export interface MediaTools {
   /** Validates and probes an upload; throws a user-readable error for files we refuse. */
-  probe(file: string, fileName: string, options: StageToolsOptions): Promise<unknown>;
+  probe(file: string, fileName: string, options: StageToolsOptions): Promise<ProbeResult>;
   renderMedia(file: string, outDir: string, options: StageToolsOptions): Promise<RenderedMedia>;
-  analyse(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput>;
+  analyze(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput>;
   /** The sound's unit vector in every similarity space. */
-  similarityVectors(analysis: unknown): Array<{ space: string; vector: Float32Array }>;
+  similarityVectors(analysis: VariantATree): Array<{ space: string; vector: Float32Array }>;
 }

@@ -6,9 +6,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger } from '@earshot/common';
+import { SoundStorage } from '@earshot/services';
 import { JobRegistry } from '../jobs/registry.ts';
 import { BullmqRunner } from '../runners/bullmq.ts';
-import { SoundStorage } from '../storage/sound-files.ts';
 
 const [redisUrl, prefix, dataDir] = process.argv.slice(2);
 const storage = new SoundStorage(dataDir);

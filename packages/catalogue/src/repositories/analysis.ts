@@ -1,29 +1,31 @@
+import type { VariantATree, VariantB } from '@earshot/core';
 import { sql } from 'kysely';
 import type { SoundDescriptors } from '../schema/database.ts';
 import { ALL_DESCRIPTOR_COLUMNS, type DescriptorValues } from '../schema/descriptors.ts';
 import type { Db } from './shared.ts';
 import { isPublic } from './sounds.ts';
 
-export interface AnalysisResult {
+/** A sound's analysis as the catalogue stores it (what the pipeline's analysis stage hands over). */
+export interface StoredAnalysis {
   /** The filterable descriptors (absent ones null). */
   values: DescriptorValues;
   /** Consolidated flat record (variant B). */
-  analysisB: Record<string, unknown>;
-  /** Full Essentia-layout tree (variant A). */
-  analysisA: Record<string, unknown>;
+  analysisB: VariantB;
+  /** Full Essentia-layout tree (variant A); the similarity spaces read it. */
+  analysisA: VariantATree;
   analyzer: string;
 }
 
 /** Stores (or replaces) a sound's analysis: typed columns for filtering, both full records as jsonb. */
-export async function setAnalysis(db: Db, soundId: number, result: AnalysisResult): Promise<void> {
+export async function setAnalysis(db: Db, soundId: number, result: StoredAnalysis): Promise<void> {
   const typed: DescriptorValues = {};
   for (const column of ALL_DESCRIPTOR_COLUMNS) {
     (typed as Record<string, unknown>)[column] = result.values[column] ?? null;
   }
   const row = {
     ...typed,
-    analysis_b: result.analysisB,
-    analysis_a: result.analysisA,
+    analysis_b: asJsonObject(result.analysisB),
+    analysis_a: asJsonObject(result.analysisA),
     analyzer: result.analyzer,
     updated: new Date(),
   };
@@ -34,8 +36,23 @@ export async function setAnalysis(db: Db, soundId: number, result: AnalysisResul
     .execute();
 }
 
+/** A jsonb column takes any JSON object; the typed records of core are such objects. */
+function asJsonObject(value: object): Record<string, unknown> {
+  return value as Record<string, unknown>;
+}
+
 export function getAnalysis(db: Db, soundId: number): Promise<SoundDescriptors | undefined> {
   return db.selectFrom('sound_descriptors').selectAll().where('sound_id', '=', soundId).executeTakeFirst();
+}
+
+/** The variant-A tree setAnalysis stored (the jsonb column holds what StoredAnalysis.analysisA was). */
+export async function getAnalysisTree(db: Db, soundId: number): Promise<VariantATree | undefined> {
+  const row = await db
+    .selectFrom('sound_descriptors')
+    .select('analysis_a')
+    .where('sound_id', '=', soundId)
+    .executeTakeFirst();
+  return row?.analysis_a as VariantATree | undefined;
 }
 
 /** Stores (or replaces) a sound's vector in one similarity space. */

@@ -5,6 +5,8 @@ export * from './bookmarks.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
 export * from './downloads.ts';
+export * from './lifecycle/sound-lifecycle.ts';
+export * from './lifecycle/transitions.ts';
 export * from './oauth.ts';
 export * from './packs.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';

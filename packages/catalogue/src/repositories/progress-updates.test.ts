@@ -2,8 +2,14 @@ import { testService } from '@earshot/common';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestCatalogue, type TestCatalogue, testBackends } from '../testing.ts';
-import { createSound, setModerationState, setProcessingState } from './sounds.ts';
+import {
+  openTestCatalogue,
+  setModerationState,
+  setProcessingState,
+  type TestCatalogue,
+  testBackends,
+} from '../testing.ts';
+import { createSound } from './sounds.ts';
 import { createUser } from './users.ts';
 
 const postgresUrl = await testService('postgres');

@@ -1,6 +1,6 @@
 import { testService } from '@earshot/common';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
 import {
   bookmarkSound,
   listBookmarkCategories,
@@ -12,7 +12,7 @@ import { addComment, listComments } from './comments.ts';
 import { recordPackDownload, recordSoundDownload } from './downloads.ts';
 import { findOrCreatePack, getPack } from './packs.ts';
 import { AlreadyRatedError, getRating, rateSound } from './ratings.ts';
-import { createSound, getSound, setModerationState, setProcessingState } from './sounds.ts';
+import { createSound, getSound } from './sounds.ts';
 import { useRepositoryCatalogue } from './test-context.ts';
 import { createUser, userCounts } from './users.ts';
 

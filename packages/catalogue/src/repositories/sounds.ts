@@ -1,4 +1,5 @@
 import { EarshotError } from '@earshot/common';
+import type { ProbeResult } from '@earshot/core';
 import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type {
   Database,
@@ -10,6 +11,12 @@ import type {
   SoundUpdate,
 } from '../schema/database.ts';
 import { categoryCode } from '../schema/taxonomy.ts';
+import {
+  advanceColumns,
+  QUEUED_RECORD,
+  type StageAdvance,
+  updateThrough,
+} from './lifecycle/sound-lifecycle.ts';
 import { type Db, inTransaction, isUniqueViolation, type Page, type PageRequest } from './shared.ts';
 import { replaceSoundTags } from './tags.ts';
 
@@ -107,7 +114,10 @@ function soundViews(db: Db): SelectQueryBuilder<Database, 'sounds' | 'users' | '
     .select(['users.username', 'packs.name as pack_name']);
 }
 
-/** Creates a described sound (state Queued), its tags and remix links, in one transaction. */
+/**
+ * Creates a described sound, its tags and remix links, in one transaction. This is the lifecycle's
+ * `queue`: the sound is born `Queued` (no later write says so again) and the pipeline takes it up.
+ */
 export function createSound(db: Db, input: NewSound): Promise<SoundView> {
   return inTransaction(db, async (trx) => {
     const uploader = await trx
@@ -115,6 +125,7 @@ export function createSound(db: Db, input: NewSound): Promise<SoundView> {
       .select('is_trusted')
       .where('id', '=', input.userId)
       .executeTakeFirstOrThrow();
+    const moderation = input.moderationState ?? (uploader.is_trusted ? 'ok' : 'pending_moderation');
     let inserted: { id: number };
     try {
       inserted = await trx
@@ -143,10 +154,10 @@ export function createSound(db: Db, input: NewSound): Promise<SoundView> {
           bitdepth: null,
           duration: null,
           samplerate: null,
-          processing_stage: null,
-          processing_error: null,
+          ...QUEUED_RECORD,
           moderated_by: null,
-          moderation_state: input.moderationState ?? (uploader.is_trusted ? 'ok' : 'pending_moderation'),
+          moderation_state: moderation,
+          ...(moderation === 'ok' ? { moderated_at: new Date() } : {}),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -184,6 +195,7 @@ async function pageOf(
     qb: SelectQueryBuilder<Database, 'sounds' | 'users' | 'packs', SoundView>,
   ) => SelectQueryBuilder<Database, 'sounds' | 'users' | 'packs', SoundView>,
   page: PageRequest,
+  order: 'asc' | 'desc' = 'desc',
 ): Promise<Page<SoundView>> {
   const base = where(soundViews(db));
   const [countRow, items] = await Promise.all([
@@ -192,8 +204,8 @@ async function pageOf(
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow(),
     base
-      .orderBy('sounds.created', 'desc')
-      .orderBy('sounds.id', 'desc')
+      .orderBy('sounds.created', order)
+      .orderBy('sounds.id', order)
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
@@ -231,15 +243,25 @@ export async function listPendingSounds(
   };
 }
 
-/** Processed sounds waiting for a moderator, oldest first. */
-export function listModerationQueue(db: Db, page: PageRequest): Promise<Page<SoundView>> {
+/**
+ * Sounds waiting for a moderator, oldest first: the processed ones (what a moderator can listen
+ * to), or with `includeUnprocessed` every one (the CLI lists them with their processing state).
+ */
+export function listModerationQueue(
+  db: Db,
+  page: PageRequest,
+  options: { includeUnprocessed?: boolean } = {},
+): Promise<Page<SoundView>> {
   return pageOf(
     db,
-    (qb) =>
-      qb
-        .where('sounds.moderation_state', '=', 'pending_moderation')
-        .where('sounds.processing_state', '=', 'Processed'),
+    (qb) => {
+      const pending = qb.where('sounds.moderation_state', '=', 'pending_moderation');
+      return options.includeUnprocessed
+        ? pending
+        : pending.where('sounds.processing_state', '=', 'Processed');
+    },
     page,
+    'asc',
   );
 }
 
@@ -323,72 +345,90 @@ export function setRemixSources(db: Db, soundId: number, sourceIds: readonly num
   });
 }
 
-export interface ProcessingUpdate {
-  state: ProcessingState;
-  stage?: string | null;
-  /** 0–1. */
-  progress?: number;
-  error?: string | null;
-  /** Count a new attempt (when a worker starts processing). */
-  newAttempt?: boolean;
-}
+/** The probe values the catalogue keeps in columns (the rest of core's probe is not stored). */
+export type ProbeColumns = Pick<
+  ProbeResult,
+  'type' | 'channels' | 'filesize' | 'bitrate' | 'bitdepth' | 'duration' | 'samplerate' | 'md5'
+>;
 
-export async function setProcessingState(db: Db, id: number, update: ProcessingUpdate): Promise<void> {
-  await db
-    .updateTable('sounds')
-    .set((eb) => ({
-      processing_state: update.state,
-      processing_updated: new Date(),
-      ...(update.stage !== undefined && { processing_stage: update.stage }),
-      ...(update.progress !== undefined && { processing_progress: update.progress }),
-      ...(update.error !== undefined && { processing_error: update.error }),
-      ...(update.newAttempt && { processing_attempts: eb('processing_attempts', '+', 1) }),
-    }))
-    .where('id', '=', id)
-    .execute();
-}
-
-export async function setModerationState(
+/**
+ * Stores the probe's columns; with `advance`, the same UPDATE is the lifecycle's `advance` (the
+ * next stage recorded as due) and is refused unless the sound is being processed.
+ */
+export async function setProbe(
   db: Db,
   id: number,
-  state: ModerationState,
-  moderatorId: number | null,
+  probe: ProbeColumns,
+  advance?: StageAdvance,
 ): Promise<void> {
-  await db
-    .updateTable('sounds')
-    .set({ moderation_state: state, moderated_at: new Date(), moderated_by: moderatorId })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** The audio properties a probe found. */
-export interface ProbeResult {
-  type: SoundFileType;
-  channels: number;
-  filesize: number;
-  bitrate: number;
-  bitdepth: number;
-  duration: number;
-  samplerate: number;
-  md5?: string;
-}
-
-export async function setProbe(db: Db, id: number, probe: ProbeResult): Promise<void> {
+  const set = {
+    type: probe.type,
+    channels: probe.channels,
+    filesize: probe.filesize,
+    bitrate: probe.bitrate,
+    bitdepth: probe.bitdepth,
+    duration: probe.duration,
+    samplerate: probe.samplerate,
+    md5: probe.md5,
+  };
   try {
-    await db.updateTable('sounds').set(probe).where('id', '=', id).execute();
+    if (advance) await updateThrough(db, id, 'advance', { ...set, ...advanceColumns(advance) });
+    else await db.updateTable('sounds').set(set).where('id', '=', id).execute();
   } catch (err) {
     if (isUniqueViolation(err, 'sounds_md5_idx')) throw new DuplicateSoundFileError();
     throw err;
   }
 }
 
-/** Records where generated files (previews, images, analysis files) were written, merged into the existing ones. */
-export async function setMediaPaths(db: Db, id: number, paths: Record<string, string>): Promise<void> {
-  await db
-    .updateTable('sounds')
-    .set({ media_paths: sql<Record<string, string>>`media_paths || ${JSON.stringify(paths)}::jsonb` })
-    .where('id', '=', id)
-    .execute();
+/** Another sound holding a file with this md5 (upstream refuses a file already in the catalogue). */
+export async function findSoundIdByMd5(db: Db, md5: string, exceptId?: number): Promise<number | undefined> {
+  let query = db.selectFrom('sounds').select('id').where('md5', '=', md5);
+  if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
+  return (await query.executeTakeFirst())?.id;
+}
+
+/**
+ * Records where generated files (previews, images, analysis files) were written, merged into the
+ * existing ones; with `advance`, the same UPDATE records the next stage as due (see setProbe).
+ */
+export async function setMediaPaths(
+  db: Db,
+  id: number,
+  paths: Record<string, string>,
+  advance?: StageAdvance,
+): Promise<void> {
+  const media_paths = sql<Record<string, string>>`media_paths || ${JSON.stringify(paths)}::jsonb`;
+  if (advance) await updateThrough(db, id, 'advance', { media_paths, ...advanceColumns(advance) });
+  else await db.updateTable('sounds').set({ media_paths }).where('id', '=', id).execute();
+}
+
+/** Where the stored original lives, relative to DATA_DIR (known once the new sound has its id). */
+export async function setOriginalPath(db: Db, id: number, originalPath: string): Promise<void> {
+  await db.updateTable('sounds').set({ original_path: originalPath }).where('id', '=', id).execute();
+}
+
+/** What the pipeline reads of a sound to process it. */
+export interface SoundSource {
+  id: number;
+  /** Relative to DATA_DIR. */
+  original_path: string;
+  original_filename: string;
+  /** The uploader's sounds skip moderation. */
+  is_trusted: boolean;
+}
+
+export function getSoundSource(db: Db, id: number): Promise<SoundSource | undefined> {
+  return db
+    .selectFrom('sounds')
+    .innerJoin('users', 'users.id', 'sounds.user_id')
+    .select(['sounds.id', 'sounds.original_path', 'sounds.original_filename', 'users.is_trusted'])
+    .where('sounds.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** True when the catalogue holds at least one sound (the demo import fills an empty one only). */
+export async function hasSounds(db: Db): Promise<boolean> {
+  return (await db.selectFrom('sounds').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
 
 export async function deleteSound(db: Db, id: number): Promise<boolean> {

@@ -1,11 +1,16 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../schema/database.ts';
 
-/** Lower-cased, trimmed, empty ones dropped, first occurrence kept. Validation of what a tag may contain is the API's. */
+/**
+ * Freesound's rule: lower case, the words of a multi-word tag joined with `-` (`Field Recording` →
+ * `field-recording`), empty ones dropped, no repeats, first occurrence's order kept. The one tag
+ * normalizer: every writer of tags goes through it (via replaceSoundTags). What a tag may contain
+ * is checked by the API.
+ */
 export function normalizeTags(tags: readonly string[]): string[] {
   const seen = new Set<string>();
   for (const tag of tags) {
-    const t = tag.trim().toLowerCase();
+    const t = tag.trim().toLowerCase().replace(/\s+/g, '-');
     if (t) seen.add(t);
   }
   return [...seen];
@@ -13,7 +18,7 @@ export function normalizeTags(tags: readonly string[]): string[] {
 
 /**
  * Replaces a sound's tags: the `sounds.tags` array (what search filters and shows) and the
- * normalised `tags`/`sound_tags` rows (one row per distinct tag, for tag listings and counts).
+ * normalized `tags`/`sound_tags` rows (one row per distinct tag, for tag listings and counts).
  */
 export async function replaceSoundTags(
   trx: Transaction<Database>,

@@ -1,6 +1,6 @@
-import { createApiCredential } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
+import { createApiCredential } from '@earshot/services';
 import type { Command } from 'commander';
 
 /** `earshot credentials create`: issue an API key (and OAuth2 client) for a user. */

@@ -1,6 +1,7 @@
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig, ValidationError } from '@earshot/common';
-import { collectFiles, createJobRunner, queueImports, SoundIntake, waitForSounds } from '@earshot/workers';
+import { collectFiles, queueImports, SoundIntake, waitForSounds } from '@earshot/services';
+import { createJobRunner } from '@earshot/workers';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 

@@ -1,6 +1,6 @@
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig, ValidationError } from '@earshot/common';
-import { listPendingModeration, moderate } from '@earshot/workers';
+import { listPendingModeration, moderate } from '@earshot/services';
 import type { Command } from 'commander';
 
 /** `earshot moderate list|approve ID…|reject ID…`. */

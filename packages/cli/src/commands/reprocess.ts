@@ -1,6 +1,7 @@
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, EarshotError, loadConfig, ValidationError } from '@earshot/common';
-import { createJobRunner, waitForSounds } from '@earshot/workers';
+import { reprocess, reprocessFailed, waitForSounds } from '@earshot/services';
+import { createJobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
 import { parseIds } from './moderate.ts';
 
@@ -25,14 +26,14 @@ export function register(program: Command): void {
         const queued: number[] = [];
         for (const id of parseIds(ids)) {
           try {
-            await service.pipeline.reprocess(id);
+            await reprocess(catalogue.db, service.pipeline, id);
             queued.push(id);
           } catch (err) {
             if (!(err instanceof EarshotError)) throw err;
             process.stderr.write(`sound ${id}: ${err.message}\n`);
           }
         }
-        if (options.failed) queued.push(...(await service.pipeline.reprocessFailed()));
+        if (options.failed) queued.push(...(await reprocessFailed(catalogue.db, service.pipeline)));
         process.stdout.write(`queued for processing: ${queued.join(' ') || 'none'}\n`);
         if (!options.wait || queued.length === 0) return;
         // Without Redis this process is the worker.

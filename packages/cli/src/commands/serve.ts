@@ -1,9 +1,9 @@
 import { buildAppDeps, startServer } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { createJobRunner, importDemoFixtures } from '@earshot/workers';
+import { ensureDemoAccount, importDemoFixtures } from '@earshot/services';
+import { createJobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
-import { ensureDemoAccount } from '../demo-account.ts';
 import { onShutdown } from '../shutdown.ts';
 import { VERSION } from '../version.ts';
 
@@ -50,7 +50,13 @@ async function serve(): Promise<void> {
     ].join('\n'),
   );
 
-  const demoQueued = await importDemoFixtures({ catalogue, service: jobs, logger, config });
+  const demoQueued = await importDemoFixtures({
+    db: catalogue.db,
+    storage: jobs.storage,
+    queue: jobs.pipeline,
+    logger,
+    config,
+  });
   if (demoQueued > 0) {
     process.stdout.write(
       `Importing ${demoQueued} demo sounds in the background; they become searchable as they finish.\n`,

@@ -1,6 +1,6 @@
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { createUser } from '@earshot/workers';
+import { createUser } from '@earshot/services';
 import type { Command } from 'commander';
 
 interface CreateOptions {
@@ -26,7 +26,13 @@ export function register(program: Command): void {
       const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
       const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'users create' });
       try {
-        const id = await createUser(catalogue.db, { username: name, ...options });
+        const id = await createUser(catalogue.db, {
+          username: name,
+          email: options.email,
+          password: options.password,
+          isModerator: options.moderator,
+          isTrusted: options.trusted,
+        });
         const flags = [options.moderator && 'moderator', options.trusted && 'trusted'].filter(Boolean);
         process.stdout.write(
           `created user ${name} (id ${id}${flags.length ? `, ${flags.join(', ')}` : ''})\n`,

@@ -1,7 +1,7 @@
-import { createApiCredential } from '@earshot/api';
-import type { Database } from '@earshot/catalogue';
-import type { Kysely } from 'kysely';
+import { type Db, findUserByName, listCredentials } from '@earshot/catalogue';
+import { createApiCredential } from './credentials.ts';
 
+/** The account of the demo: its API key is printed at start, the demo fixtures are its sounds. */
 export const DEMO_USERNAME = 'demo';
 const DEMO_APP = 'earshot demo';
 
@@ -16,15 +16,9 @@ export interface DemoAccount {
  * Makes sure the data folder has a demo user with one API credential, so a newcomer can try the
  * API at once. Idempotent: later starts find and return the same key.
  */
-export async function ensureDemoAccount(db: Kysely<Database>, base: string): Promise<DemoAccount> {
-  const existing = await db
-    .selectFrom('api_credentials')
-    .innerJoin('users', 'users.id', 'api_credentials.user_id')
-    .where('users.username', '=', DEMO_USERNAME)
-    .where('api_credentials.name', '=', DEMO_APP)
-    .select(['api_credentials.client_secret'])
-    .orderBy('api_credentials.id')
-    .executeTakeFirst();
+export async function ensureDemoAccount(db: Db, base: string): Promise<DemoAccount> {
+  const user = await findUserByName(db, DEMO_USERNAME);
+  const existing = user && (await listCredentials(db, { userId: user.id })).find((c) => c.name === DEMO_APP);
   if (existing) return { username: DEMO_USERNAME, apiKey: existing.client_secret, created: false };
   const created = await createApiCredential(db, {
     username: DEMO_USERNAME,

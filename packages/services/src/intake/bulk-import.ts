@@ -1,9 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '@earshot/catalogue';
+import { type Db, listSettledSounds } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
-import type { Kysely } from 'kysely';
-import type { Pipeline } from '../pipeline/pipeline.ts';
+import type { ProcessingQueue } from '../processing-queue.ts';
 import { readSidecar, type SidecarMetadata } from './sidecar.ts';
 import { assertLicense, type SoundIntake } from './sound-intake.ts';
 
@@ -46,7 +45,7 @@ export interface QueuedFile {
 /** Creates a sound for each file (description from its sidecar) and submits it to the pipeline. */
 export async function queueImports(
   intake: SoundIntake,
-  pipeline: Pipeline,
+  queue: ProcessingQueue,
   files: string[],
   options: ImportOptions,
 ): Promise<QueuedFile[]> {
@@ -66,7 +65,7 @@ export async function queueImports(
       packName: options.packName,
       approve: options.approve,
     });
-    await pipeline.submit(soundId);
+    await queue.submit(soundId);
     queued.push({ file, soundId });
     options.onQueued?.(file, soundId);
   }
@@ -83,7 +82,7 @@ export interface ImportOutcome extends QueuedFile {
  * catalogue. `onUpdate` gets the counts after each look.
  */
 export async function waitForSounds(
-  db: Kysely<Database>,
+  db: Db,
   queued: QueuedFile[],
   onUpdate?: (done: number, failed: number) => void,
   pollMs = 250,
@@ -93,19 +92,8 @@ export async function waitForSounds(
   while (outcomes.size < queued.length) {
     const open = [...byId.keys()].filter((id) => !outcomes.has(id));
     for (let i = 0; i < open.length; i += 500) {
-      const rows = await db
-        .selectFrom('sounds')
-        .select(['id', 'processing_state', 'processing_error'])
-        .where('id', 'in', open.slice(i, i + 500))
-        .where('processing_state', 'in', ['Processed', 'Failed'])
-        .execute();
-      for (const row of rows) {
-        const q = byId.get(row.id)!;
-        outcomes.set(row.id, {
-          ...q,
-          state: row.processing_state as 'Processed' | 'Failed',
-          reason: row.processing_error?.split('\n')[0],
-        });
+      for (const settled of await listSettledSounds(db, open.slice(i, i + 500))) {
+        outcomes.set(settled.id, { ...byId.get(settled.id)!, state: settled.state, reason: settled.reason });
       }
     }
     const failed = [...outcomes.values()].filter((o) => o.state === 'Failed').length;

@@ -2,7 +2,7 @@ import { authenticateUser, findUserByName, UserExistsError } from '@earshot/cata
 import { openTestCatalogue, type TestCatalogue } from '@earshot/catalogue/testing';
 import { ValidationError } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from './users.ts';
+import { createUser } from './accounts.ts';
 
 describe('createUser (earshot users create, demo import)', () => {
   let test: TestCatalogue;
@@ -16,8 +16,8 @@ describe('createUser (earshot users create, demo import)', () => {
       username: 'mod',
       email: 'mod@example.org',
       password: 's3cret pass',
-      moderator: true,
-      trusted: true,
+      isModerator: true,
+      isTrusted: true,
     });
     const user = await findUserByName(test.catalogue.db, 'MOD');
     expect(user).toMatchObject({ id, is_moderator: true, is_trusted: true });

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { normalizeTags } from '@earshot/catalogue';
 import { describe, expect, it } from 'vitest';
 import { collectFiles } from './bulk-import.ts';
 import { parseCsv, readSidecar } from './sidecar.ts';
-import { normaliseTags } from './sound-intake.ts';
 
 describe('import sidecars', () => {
   it('parses RFC 4180 CSV: quotes, commas and newlines inside fields, doubled quotes', () => {
@@ -54,8 +54,8 @@ describe('import sidecars', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('normalises tags as upstream does: lower case, words joined by "-", no repeats', () => {
-    expect(normaliseTags(['Field Recording', 'rain', 'RAIN', ' ', 'field recording'])).toEqual([
+  it('normalizes tags as upstream does: lower case, words joined by "-", no repeats', () => {
+    expect(normalizeTags(['Field Recording', 'rain', 'RAIN', ' ', 'field recording'])).toEqual([
       'field-recording',
       'rain',
     ]);

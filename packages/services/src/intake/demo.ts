@@ -1,13 +1,14 @@
 import path from 'node:path';
-import type { Catalogue } from '@earshot/catalogue';
+import { type Db, findUserByName, hasSounds } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import { ensureFixtures, type FixtureEntry, fixturesDir } from '@earshot/fixtures';
-import { createUser } from '../accounts/users.ts';
-import type { JobRunnerService } from '../service.ts';
+import { createUser } from '../accounts.ts';
+import { DEMO_USERNAME } from '../demo-account.ts';
+import type { ProcessingQueue } from '../processing-queue.ts';
+import type { SoundStorage } from '../sound-files.ts';
 import { queueImports } from './bulk-import.ts';
 import { SoundIntake } from './sound-intake.ts';
 
-export const DEMO_USER = 'demo';
 const DEMO_GROUPS = ['tone', 'rhythm', 'harmony', 'event', 'noise', 'loop', 'music'];
 /** Words people search for that the fixture names do not contain. */
 const GROUP_TAGS: Record<string, string[]> = {
@@ -19,8 +20,9 @@ const GROUP_TAGS: Record<string, string[]> = {
 };
 
 export interface DemoImportOptions {
-  catalogue: Catalogue;
-  service: JobRunnerService;
+  db: Db;
+  storage: SoundStorage;
+  queue: ProcessingQueue;
   logger: Logger;
   config: { DEMO_IMPORT: boolean };
   /** How many fixtures (default 36, spread over the groups). */
@@ -33,31 +35,21 @@ export interface DemoImportOptions {
  * the catalogue already has sounds or DEMO_IMPORT is off). Processing continues in the background.
  */
 export async function importDemoFixtures(options: DemoImportOptions): Promise<number> {
-  const { catalogue, service, logger } = options;
+  const { db, logger } = options;
   if (!options.config.DEMO_IMPORT) return 0;
-  const any = await catalogue.db.selectFrom('sounds').select('id').limit(1).executeTakeFirst();
-  if (any) return 0;
+  if (await hasSounds(db)) return 0;
   logger.info('demo: empty catalogue; importing the demo fixtures');
   const manifest = await ensureFixtures();
   const picked = pickDemo(manifest.fixtures, options.limit ?? 36);
-  const existing = await catalogue.db
-    .selectFrom('users')
-    .select('id')
-    .where('username', '=', DEMO_USER)
-    .executeTakeFirst();
-  const userId = existing?.id ?? (await createUser(catalogue.db, { username: DEMO_USER, trusted: true }));
+  const existing = await findUserByName(db, DEMO_USERNAME);
+  const userId = existing?.id ?? (await createUser(db, { username: DEMO_USERNAME, isTrusted: true }));
   const byFile = new Map(picked.map((f) => [path.join(fixturesDir(), f.file), f]));
-  const queued = await queueImports(
-    new SoundIntake(catalogue.db, service.storage),
-    service.pipeline,
-    [...byFile.keys()],
-    {
-      userId,
-      packName: 'earshot demo fixtures',
-      approve: true,
-      describe: (file) => describeFixture(byFile.get(file)!),
-    },
-  );
+  const queued = await queueImports(new SoundIntake(db, options.storage), options.queue, [...byFile.keys()], {
+    userId,
+    packName: 'earshot demo fixtures',
+    approve: true,
+    describe: (file) => describeFixture(byFile.get(file)!),
+  });
   logger.info({ sounds: queued.length }, 'demo: fixtures queued for processing');
   return queued.length;
 }

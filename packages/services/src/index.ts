@@ -1,0 +1,22 @@
+// @earshot/services: the use cases the API, the CLI and the workers share — accounts, credentials,
+// intake and import, moderation, reprocessing, and the file layout of a sound. The pipeline is
+// reached through the ProcessingQueue port, which @earshot/workers implements.
+
+export { createUser } from './accounts.ts';
+export { type ApiCredentialRequest, type CreatedCredential, createApiCredential } from './credentials.ts';
+export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './demo-account.ts';
+export {
+  collectFiles,
+  type ImportOptions,
+  type ImportOutcome,
+  type QueuedFile,
+  queueImports,
+  waitForSounds,
+} from './intake/bulk-import.ts';
+export { type DemoImportOptions, importDemoFixtures } from './intake/demo.ts';
+export { readSidecar, type SidecarMetadata } from './intake/sidecar.ts';
+export { assertLicense, type NewSoundInput, SoundIntake } from './intake/sound-intake.ts';
+export { listPendingModeration, type ModerationEntry, moderate } from './moderation.ts';
+export type { ProcessingQueue } from './processing-queue.ts';
+export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
+export { replaceFile, SoundStorage } from './sound-files.ts';

@@ -1,0 +1,86 @@
+import path from 'node:path';
+import {
+  createSound,
+  type Db,
+  deleteSound,
+  findOrCreatePack,
+  findUserByName,
+  LICENSES,
+  type LicenseName,
+  setOriginalPath,
+} from '@earshot/catalogue';
+import { NotFoundError, ValidationError } from '@earshot/common';
+import type { SoundStorage } from '../sound-files.ts';
+
+export interface NewSoundInput {
+  userId: number;
+  /** The file to take in (copied into the data folder). */
+  file: string;
+  /** The name the uploader gave the file; default: the file's own name. */
+  originalFilename?: string;
+  /** Default: the file name without its extension. */
+  name?: string;
+  tags?: string[];
+  description?: string;
+  license?: LicenseName;
+  category?: string | null;
+  subcategory?: string | null;
+  packName?: string;
+  /** Approved at once (moderation skipped). */
+  approve?: boolean;
+}
+
+/**
+ * Turns a file on disk into a catalogue sound waiting for processing: the record (born Queued:
+ * the lifecycle's `queue`) and the stored original. The caller then submits it to the pipeline.
+ */
+export class SoundIntake {
+  constructor(
+    private readonly db: Db,
+    private readonly storage: SoundStorage,
+  ) {}
+
+  async userIdByName(username: string): Promise<number> {
+    const user = await findUserByName(this.db, username);
+    if (!user)
+      throw new NotFoundError(`There is no user "${username}"; create one with \`earshot users create\`.`);
+    return user.id;
+  }
+
+  /** Creates the sound and stores its original; returns the new sound's id. */
+  async create(input: NewSoundInput): Promise<number> {
+    const originalFilename = input.originalFilename ?? path.basename(input.file);
+    const pack = input.packName ? await findOrCreatePack(this.db, input.userId, input.packName) : undefined;
+    const { id } = await createSound(this.db, {
+      userId: input.userId,
+      packId: pack?.id ?? null,
+      name: input.name?.trim() || path.parse(originalFilename).name,
+      description: input.description ?? '',
+      tags: input.tags ?? [],
+      license: input.license ?? 'Creative Commons 0',
+      category: input.category ?? null,
+      subcategory: input.subcategory ?? null,
+      originalFilename,
+      // Set once the file is stored under the id this insert assigns.
+      originalPath: '',
+      // Trusted uploaders are approved when processing finishes (the lifecycle's `finish`).
+      moderationState: input.approve ? 'ok' : 'pending_moderation',
+    });
+    try {
+      const stored = await this.storage.storeOriginal(id, input.file, originalFilename);
+      await setOriginalPath(this.db, id, this.storage.relative(stored));
+    } catch (err) {
+      await deleteSound(this.db, id);
+      await this.storage.removeSound(id);
+      throw err;
+    }
+    return id;
+  }
+}
+
+/** A licence name as a person types it (any case) → the contract's name. */
+export function assertLicense(value: string): LicenseName {
+  const match = LICENSES.find((l) => l.toLowerCase() === value.trim().toLowerCase());
+  if (!match) throw new ValidationError(`Unknown licence "${value}"; use one of: ${LICENSES.join(', ')}.`);
+  return match;
+}
