@@ -15,7 +15,8 @@ const catalogue = await openCatalogue({
   role: 'command',
   description: 'coherence test moderation',
 });
-if (catalogue.kind !== 'pglite-client') throw new Error(`expected to join the server's catalogue, got ${catalogue.kind}`);
+if (catalogue.kind !== 'pglite-client')
+  throw new Error(`expected to join the server's catalogue, got ${catalogue.kind}`);
 await setModerationState(catalogue.db, Number(soundId), state as ModerationState, null);
 await catalogue.close();
 process.stdout.write('moderated\n');

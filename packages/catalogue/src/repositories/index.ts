@@ -1,5 +1,6 @@
 export * from './analysis.ts';
 export * from './bookmarks.ts';
+export * from './catalogue-version.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
 export * from './downloads.ts';
