@@ -165,6 +165,13 @@ export interface ChangeVersion {
   current(): Promise<number | undefined>;
   /** Called (synchronously, before `current` resolves with the new version) on every change. */
   onChange(listener: () => void): void;
+  /**
+   * Run when a request arrives. A version that must be read to learn of changes (the embedded
+   * database's counter) is read here, once, and the whole request runs under it (the listeners
+   * have heard of every change committed before the request). A feed that is told of changes
+   * answers undefined at once and costs nothing; its `current` waits where a cache needs it.
+   */
+  beforeRequest(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 

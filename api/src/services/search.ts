@@ -1,9 +1,9 @@
 import { NotFoundError, ValidationError } from '@earshot/common';
-import { encodeQuery, type Page, pageEnvelope, pageLink, resolvePage } from '../http/pagination.ts';
+import { encodeQuery, type Page, pageLink, resolvePage } from '../http/pagination.ts';
 import type { Hits, SearchEngine } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import type { ListRequest } from './api-context.ts';
-import type { SoundPresenter } from './sound-presenter.ts';
+import { readableSounds, type SoundPresenter, soundsPage } from './sound-presenter.ts';
 
 export interface TextSearchParams {
   query?: string;
@@ -67,7 +67,7 @@ export class SearchService {
         sound.more_from_same_pack = morePackLink(req, hit.packGrouping);
       }
     });
-    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
@@ -83,7 +83,7 @@ export class SearchService {
     const hits = await this.engine.content({ target, descriptorsFilter, offset, limit });
     resolvePage(req.page, hits.count);
     const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
-    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
   }
 
   /**
@@ -125,7 +125,7 @@ export class SearchService {
     });
     const results = await this.presenter.present(hits.hits, this.soundContext(req), req.variantA);
     const more = offset + hits.hits.length < hits.count ? pageLink(req.links, page + 1) : null;
-    return { results, more };
+    return { results: readableSounds(results), more };
   }
 
   private space(name: string | undefined): string {
