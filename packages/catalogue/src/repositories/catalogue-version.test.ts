@@ -11,6 +11,7 @@ const postgresUrl = await testService('postgres');
 
 describe.each(testBackends(postgresUrl))('the catalogue change counter on %s', (backend) => {
   const t = useRepositoryCatalogue(backend, postgresUrl);
+  const embedded = backend === 'pglite';
 
   async function newSound(): Promise<number> {
     const user = await createUser(t.db(), { username: t.unique('counter') });
@@ -26,7 +27,7 @@ describe.each(testBackends(postgresUrl))('the catalogue change counter on %s', (
     return sound.id;
   }
 
-  it('moves once per committed transaction that changes what readers see', async () => {
+  it.runIf(embedded)('moves once per committed transaction that changes what readers see', async () => {
     const id = await newSound();
     const before = await readCatalogueVersion(t.db());
     await setModerationState(t.db(), id, 'ok', null);
@@ -46,9 +47,13 @@ describe.each(testBackends(postgresUrl))('the catalogue change counter on %s', (
           .execute();
       });
     expect(await readCatalogueVersion(t.db())).toBe(once + 1);
+
+    // A rebuild writes and then builds indexes in one transaction: the counting must not stand in its way.
+    await sql`select search_rebuild()`.execute(t.db());
+    expect(await readCatalogueVersion(t.db())).toBe(once + 2);
   });
 
-  it('stays put for a rolled-back transaction and for progress bookkeeping', async () => {
+  it.runIf(embedded)('stays put for a rolled-back transaction and for progress bookkeeping', async () => {
     const id = await newSound();
     const before = await readCatalogueVersion(t.db());
     await t
@@ -67,19 +72,11 @@ describe.each(testBackends(postgresUrl))('the catalogue change counter on %s', (
     expect(await readCatalogueVersion(t.db())).toBe(processing);
   });
 
-  it('is seen moved by a transaction that started before the change committed', async () => {
-    // What a reader relies on: the reading and the change's rows become visible together.
+  it.runIf(!embedded)('stays put on the server, whose readers listen for notifications instead', async () => {
+    // Moving it there would make concurrent writers queue on its row from their first write on.
     const id = await newSound();
     const before = await readCatalogueVersion(t.db());
-    await t
-      .db()
-      .transaction()
-      .execute(async (trx) => {
-        await trx.updateTable('sounds').set({ name: 'drizzle' }).where('id', '=', id).execute();
-        expect(await readCatalogueVersion(trx)).toBe(before); // not yet: counted at commit
-      });
-    expect(await readCatalogueVersion(t.db())).toBe(before + 1);
-    const { rows } = await sql<{ name: string }>`select name from sounds where id = ${id}`.execute(t.db());
-    expect(rows[0].name).toBe('drizzle');
+    await setModerationState(t.db(), id, 'ok', null);
+    expect(await readCatalogueVersion(t.db())).toBe(before);
   });
 });
