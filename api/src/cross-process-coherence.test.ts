@@ -1,25 +1,44 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '@earshot/catalogue/testing';
+import { testService } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './testing/test-server.ts';
 
 /**
- * The embedded mode shares one data folder between processes: the server hosts the database and a
- * command (`npx earshot moderate …`) connects to it. A change the command commits must be seen by
- * the server's very next request, whatever its caches held (sound records, rendered sounds, search
- * answers, filter id sets), and a search page never shows a hit it cannot show as a sound (null).
+ * A change that another process commits (`npx earshot moderate …`) must be seen by the server's
+ * very next request, whatever its caches held (sound records, rendered sounds, search answers,
+ * filter id sets), and a search page never shows a hit it cannot show as a sound (null). In the
+ * embedded mode the server hosts the database and the command connects to it through the host;
+ * on the PostgreSQL server both connect to the server.
  */
+
+const postgresUrl = await testService('postgres');
+const BACKENDS = postgresUrl ? (['embedded', 'postgres'] as const) : (['embedded'] as const);
 
 const MODERATE = new URL('./testing/moderate-process.ts', import.meta.url);
 
 type Json = Record<string, any>;
 
 /** Runs the moderation in a separate process and resolves once that process has exited. */
-function moderateInAnotherProcess(dataDir: string, soundId: number, state: string): Promise<void> {
+function moderateInAnotherProcess(
+  dataDir: string,
+  soundId: number,
+  state: string,
+  databaseUrl?: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(MODERATE), dataDir, String(soundId), state],
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(MODERATE),
+        dataDir,
+        String(soundId),
+        state,
+        ...(databaseUrl ? [databaseUrl] : []),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -37,17 +56,22 @@ function moderateInAnotherProcess(dataDir: string, soundId: number, state: strin
   });
 }
 
-describe('embedded mode: a write from another process is seen at once', () => {
+describe.each(BACKENDS)('%s: a write from another process is seen at once', (backend) => {
   let s: TestServer;
+  let database: { url: string; drop(): Promise<void> } | undefined;
   let pending: number;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    if (backend === 'postgres') database = await createTestDatabase(postgresUrl as string);
+    s = await startTestServer(database ? { DATABASE_URL: database.url } : {});
     pending = s.seeded.ids.hat_sci;
   }, 180_000);
   afterAll(async () => {
     await s?.stop();
+    await database?.drop();
   });
+  const moderate = (id: number, state: string) =>
+    moderateInAnotherProcess(s.dataDir, id, state, database?.url);
 
   async function get(path: string): Promise<{ status: number; body: Json }> {
     const res = await fetch(`${s.origin}${path}`, { headers: { Authorization: `Token ${s.seeded.apiKey}` } });
@@ -88,7 +112,7 @@ describe('embedded mode: a write from another process is seen at once', () => {
     expect((await get(`/apiv2/sounds/${pending}/`)).status).toBe(404);
     expect(await searchesListing(pending)).toEqual([]);
 
-    await moderateInAnotherProcess(s.dataDir, pending, 'ok');
+    await moderate(pending, 'ok');
 
     const instance = await get(`/apiv2/sounds/${pending}/`);
     expect(instance.status, JSON.stringify(instance.body)).toBe(200);
@@ -102,7 +126,7 @@ describe('embedded mode: a write from another process is seen at once', () => {
     expect((await get(`/apiv2/sounds/${visible}/`)).status).toBe(200);
     expect(await searchesListing(visible)).toEqual(SEARCHES);
 
-    await moderateInAnotherProcess(s.dataDir, visible, 'rejected');
+    await moderate(visible, 'rejected');
 
     expect((await get(`/apiv2/sounds/${visible}/`)).status).toBe(404);
     expect(await searchesListing(visible)).toEqual([]);
