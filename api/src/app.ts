@@ -4,6 +4,7 @@ import type { AppDeps } from './deps.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
 import { mountRoutes } from './http/mount.ts';
 import { renderer } from './http/render.ts';
+import { underRequestVersion } from './http/request-version.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestContext } from './middleware/request-context.ts';
@@ -25,6 +26,8 @@ export function createApp(
   app.use(renderer());
   app.use(errorHandler());
   app.use(cors());
+  const changes = deps.api?.changes;
+  if (changes) app.use((_ctx, next) => underRequestVersion(changes, next));
   const routers = [healthRoutes(deps)];
   if (deps.api && services) {
     const catalogue = deps.api.catalogue;
@@ -59,12 +62,15 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     publicUrl: deps.config.PUBLIC_URL,
     logger: deps.logger,
   });
+  const changes = deps.api?.changes;
   return (req, res) => {
-    hot(req, res).then(
-      (served) => {
-        if (!served) app(req, res);
-      },
-      () => app(req, res),
+    void underRequestVersion(changes, () =>
+      hot(req, res).then(
+        (served) => {
+          if (!served) app(req, res);
+        },
+        () => app(req, res),
+      ),
     );
   };
 }

@@ -1,6 +1,7 @@
 import {
   type Catalogue,
   CatalogueChangeFeed,
+  CatalogueVersionPoll,
   type ChangeVersion,
   NO_CHANGE_FEED,
   pingCatalogue,
@@ -29,8 +30,9 @@ export interface BuildAppDepsOptions {
   /** How long sound records (and rendered sound instances) are reused (default 5 s; 0 = always read). */
   recordCacheMs?: number;
   /**
-   * Listen for the catalogue's change notifications and keep search answers until the next
-   * change (default true; only with the PostgreSQL server, the embedded database has no feed).
+   * Follow the catalogue's changes and keep search answers until the next change (default true):
+   * on the PostgreSQL server by listening for its notifications, on the embedded database by
+   * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
 }
@@ -69,10 +71,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   };
   const timer = refreshMs > 0 ? setInterval(refreshSimilarity, refreshMs) : undefined;
   timer?.unref();
-  const changes: ChangeVersion =
-    options.changeFeed !== false && catalogue.kind === 'postgres' && config.DATABASE_URL
-      ? await CatalogueChangeFeed.start(config.DATABASE_URL, logger)
-      : NO_CHANGE_FEED;
+  const changes: ChangeVersion = await followChanges(options);
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
   // instead of at the next periodic refresh.
   let soon: NodeJS.Timeout | undefined;
@@ -118,4 +117,16 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       await similarity.close();
     },
   };
+}
+
+/**
+ * How this process learns that the catalogue changed. The server's notifications cost nothing per
+ * request; the embedded database cannot notify other processes (they share one backend through its
+ * host), so there the change counter is read per request.
+ */
+async function followChanges(options: BuildAppDepsOptions): Promise<ChangeVersion> {
+  const { config, catalogue, logger } = options;
+  if (options.changeFeed === false) return NO_CHANGE_FEED;
+  if (catalogue.kind !== 'postgres') return new CatalogueVersionPoll(catalogue.db);
+  return config.DATABASE_URL ? CatalogueChangeFeed.start(config.DATABASE_URL, logger) : NO_CHANGE_FEED;
 }

@@ -6,7 +6,7 @@ import { serializePack } from '../serializers/pack.ts';
 import type { PackJson, SoundJson, UserJson } from '../serializers/schemas.ts';
 import { serializeUser } from '../serializers/user.ts';
 import type { ListRequest } from './api-context.ts';
-import type { SoundPresenter } from './sound-presenter.ts';
+import { type SoundPresenter, soundsPage } from './sound-presenter.ts';
 
 /** Users and packs, and the sound lists hanging off them. */
 export class PeopleService {
@@ -65,6 +65,6 @@ export class PeopleService {
       { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
       req.variantA,
     );
-    return pageEnvelope(req.links, page, req.page.pageSize, slice.count, results);
+    return soundsPage(req.links, page, req.page.pageSize, slice.count, results);
   }
 }

@@ -1,17 +1,10 @@
 import { parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
-import {
-  encodeQuery,
-  type PageEnvelope,
-  pageEnvelope,
-  pageLink,
-  pageWindow,
-  resolvePage,
-} from '../http/pagination.ts';
+import { encodeQuery, type PageEnvelope, pageLink, pageWindow, resolvePage } from '../http/pagination.ts';
 import type { Hits, SearchEngine } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import type { ListRequest } from './api-context.ts';
-import type { SoundPresenter } from './sound-presenter.ts';
+import { readableSounds, type SoundPresenter, soundsPage } from './sound-presenter.ts';
 
 export interface TextSearchParams {
   query?: string;
@@ -73,7 +66,7 @@ export class SearchService {
         sound.more_from_same_pack = morePackLink(req, hit.packGrouping);
       }
     });
-    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
@@ -89,7 +82,7 @@ export class SearchService {
     const hits = await this.engine.content({ target, descriptorsFilter, ...window });
     resolvePage(req.page, hits.count);
     const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
-    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
   }
 
   /**
@@ -130,7 +123,7 @@ export class SearchService {
     });
     const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
     const more = window.offset + hits.items.length < hits.count ? pageLink(req.links, page + 1) : null;
-    return { results, more };
+    return { results: readableSounds(results), more };
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { SoundRecord } from '@earshot/catalogue';
+import { type LinkBase, type PageEnvelope, pageEnvelope } from '../http/pagination.ts';
 import type { CatalogueReader, DescriptorReader, Hit } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import { type SoundContext, type SoundExtras, serializeSound } from '../serializers/sound.ts';
@@ -13,8 +14,8 @@ export interface VariantAOptions {
 
 /**
  * Turns ids (in result order) into serialized sounds: one catalogue read for the records, one
- * descriptor read when descriptor fields are selected. Ids the catalogue no longer knows become
- * null, as the original service shows an index/database disagreement.
+ * descriptor read when descriptor fields are selected. Ids the catalogue no longer shows become
+ * null here, in place; pages leave them out (`soundsPage`, `readableSounds`).
  */
 export class SoundPresenter {
   constructor(
@@ -67,4 +68,25 @@ export class SoundPresenter {
     }
     return extras;
   }
+}
+
+/**
+ * Only the sounds that could be read. A hit without its sound is one that left the catalogue (or
+ * stopped being visible) between the search and the read of the records, in any process: a page
+ * shows it neither as null nor in its count, so what it lists and what it counts agree.
+ */
+export function readableSounds(results: ReadonlyArray<SoundJson | null>): SoundJson[] {
+  return results.filter((sound): sound is SoundJson => sound !== null);
+}
+
+/** The envelope of a page of presented sounds, without the hits that could not be read. */
+export function soundsPage(
+  base: LinkBase,
+  page: number,
+  pageSize: number,
+  count: number,
+  results: ReadonlyArray<SoundJson | null>,
+): PageEnvelope<SoundJson> {
+  const readable = readableSounds(results);
+  return pageEnvelope(base, page, pageSize, count - (results.length - readable.length), readable);
 }

@@ -5,7 +5,7 @@ import { serializeComment } from '../serializers/comment.ts';
 import type { CommentJson, SoundJson } from '../serializers/schemas.ts';
 import type { FieldSelection } from '../serializers/sound-fields.ts';
 import type { ListRequest } from './api-context.ts';
-import type { SoundPresenter, VariantAOptions } from './sound-presenter.ts';
+import { type SoundPresenter, soundsPage, type VariantAOptions } from './sound-presenter.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
 /** A sound that is missing, unapproved or unprocessed: one 404 wording for all, as upstream. */
@@ -90,7 +90,7 @@ export class SoundService {
       { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
       req.variantA,
     );
-    return pageEnvelope(req.links, page, req.page.pageSize, hits.count, results);
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
   }
 
   async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<PageEnvelope<CommentJson>> {

@@ -4,6 +4,7 @@ export {
   type ChangeVersion,
   NO_CHANGE_FEED,
 } from './connection/change-feed.ts';
+export { CatalogueVersionPoll } from './connection/change-version-poll.ts';
 export * from './connection/data-folder-lock.ts';
 export {
   type Catalogue,
@@ -13,6 +14,7 @@ export {
   openCatalogue,
 } from './connection/open-catalogue.ts';
 export { pingCatalogue } from './connection/ping.ts';
+export { sharedRoundTrips } from './connection/shared-round-trips.ts';
 export {
   FolderMigrationProvider,
   type MigrateOutcome,

@@ -1,5 +1,6 @@
 import type { Logger } from '@earshot/common';
 import pg from 'pg';
+import { sharedRoundTrips } from './shared-round-trips.ts';
 
 /**
  * What caches ask before serving an answer: the catalogue's current change version, known to
@@ -10,6 +11,13 @@ export interface ChangeVersion {
   current(): Promise<number | undefined>;
   /** Called (synchronously, before `current` resolves with the new version) on every change. */
   onChange(listener: () => void): void;
+  /**
+   * Run when a request arrives. A version that must be read to learn of changes (the embedded
+   * database's counter) is read here, once, and the whole request runs under it (the listeners
+   * have heard of every change committed before the request). A feed that is told of changes
+   * answers undefined at once and costs nothing; its `current` waits where a cache needs it.
+   */
+  beforeRequest(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -20,6 +28,7 @@ export const CATALOGUE_CHANGED_CHANNEL = 'earshot_catalogue_changed';
 export const NO_CHANGE_FEED: ChangeVersion = {
   current: () => Promise.resolve(undefined),
   onChange: () => {},
+  beforeRequest: () => Promise.resolve(undefined),
   close: () => Promise.resolve(),
 };
 
@@ -31,16 +40,20 @@ export const NO_CHANGE_FEED: ChangeVersion = {
  * would race with a client that writes and then searches. `current()` therefore waits for a round
  * trip on the listening connection that started after the call: PostgreSQL delivers the
  * notifications of transactions committed before a query ahead of that query's reply. Concurrent
- * callers share round trips (at most one running and one queued), so under load this is one tiny
- * query per round trip, not per request.
+ * callers share round trips (`sharedRoundTrips`). Requests are not held up when they arrive
+ * (`beforeRequest`): only the caches that need `current` wait for it.
  */
 export class CatalogueChangeFeed implements ChangeVersion {
   private client: pg.Client | undefined;
   private version = 0;
   private live = false;
   private closed = false;
-  private running: Promise<void> | undefined;
-  private queued: Promise<void> | undefined;
+  /** A `select 1` on the listening connection, started after the call (shared). */
+  private readonly sync = sharedRoundTrips(async () => {
+    const client = this.client;
+    if (!client) throw new Error('not connected');
+    await client.query('select 1');
+  });
   private retry: NodeJS.Timeout | undefined;
   private readonly listeners: Array<() => void> = [];
 
@@ -70,39 +83,15 @@ export class CatalogueChangeFeed implements ChangeVersion {
     return this.live ? this.version : undefined;
   }
 
+  beforeRequest(): Promise<number | undefined> {
+    return Promise.resolve(undefined);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.live = false;
     if (this.retry) clearTimeout(this.retry);
     await this.client?.end().catch(() => {});
-  }
-
-  private sync(): Promise<void> {
-    if (!this.running) {
-      const client = this.client;
-      if (!client) return Promise.reject(new Error('not connected'));
-      this.running = client.query('select 1').then(
-        () => {
-          this.running = undefined;
-        },
-        (err: unknown) => {
-          this.running = undefined;
-          throw err;
-        },
-      );
-      return this.running;
-    }
-    // A round trip already under way may have started before this caller's writes committed: wait
-    // for the next one (shared by everyone who arrives meanwhile).
-    if (!this.queued) {
-      this.queued = this.running
-        .catch(() => {})
-        .then(() => {
-          this.queued = undefined;
-          return this.sync();
-        });
-    }
-    return this.queued;
   }
 
   private changed(): void {

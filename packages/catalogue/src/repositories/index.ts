@@ -2,6 +2,7 @@ export * from './analysis.ts';
 export * from './analysis-reads.ts';
 export * from './api-keys.ts';
 export * from './bookmarks.ts';
+export * from './catalogue-version.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
 export * from './downloads.ts';

@@ -206,6 +206,12 @@ export interface DownloadsTable {
   created: CreatedAt;
 }
 
+/** One row: the change counter (repositories/catalogue-version.ts). */
+export interface CatalogueVersionTable {
+  id: number;
+  version: number;
+}
+
 type DescriptorColumns = { [K in keyof DescriptorValues]-?: Exclude<DescriptorValues[K], undefined> };
 
 export interface SoundDescriptorsTable extends DescriptorColumns {
@@ -242,6 +248,7 @@ export interface Database {
   bookmark_categories: BookmarkCategoriesTable;
   bookmarks: BookmarksTable;
   downloads: DownloadsTable;
+  catalogue_version: CatalogueVersionTable;
   sound_descriptors: SoundDescriptorsTable;
   sound_similarity_vectors: SoundSimilarityVectorsTable;
 }
