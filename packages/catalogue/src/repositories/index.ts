@@ -2,6 +2,7 @@ export * from './analysis.ts';
 export * from './bookmarks.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
+export * from './descriptor-ranges.ts';
 export * from './downloads.ts';
 export * from './oauth.ts';
 export * from './packs.ts';

@@ -226,6 +226,20 @@ export interface SoundSimilarityVectorsTable {
   updated: CreatedAt;
 }
 
+/**
+ * Range of one numeric leaf of the variant-A tree over the visible sounds, kept by triggers
+ * (migrations/*-descriptor-ranges.ts); `min_sound`/`max_sound` hold an extreme.
+ */
+export interface DescriptorRangesTable {
+  /** As content filters name it: `lowlevel.spectral_centroid.mean`, `lowlevel.mfcc.mean[3]`. */
+  name: string;
+  path: string[];
+  min: number;
+  max: number;
+  min_sound: number;
+  max_sound: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -244,6 +258,7 @@ export interface Database {
   downloads: DownloadsTable;
   sound_descriptors: SoundDescriptorsTable;
   sound_similarity_vectors: SoundSimilarityVectorsTable;
+  descriptor_ranges: DescriptorRangesTable;
 }
 
 export type User = Selectable<UsersTable>;
