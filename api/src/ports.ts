@@ -100,6 +100,11 @@ export interface DescriptorReader {
   analysisTree(soundId: number): Promise<Record<string, unknown> | undefined>;
   /** Similarity vectors by space name (null when the sound has none in that space). */
   vectors(soundId: number): Promise<Record<string, number[] | null>>;
+  /**
+   * The current range over the visible sounds of each named numeric leaf of the variant-A tree
+   * (`lowlevel.spectral_centroid.mean`, `lowlevel.mfcc.mean[3]`); leaves without one are absent.
+   */
+  ranges(names: readonly string[]): Promise<Map<string, { min: number; max: number }>>;
 }
 
 export interface Hit {
@@ -131,6 +136,8 @@ export interface SimilarityRequest {
   target: { soundId: number } | { vector: number[] };
   /** Text filter the results must satisfy. */
   filter?: string;
+  /** Descriptor filter the results must satisfy (variant A's similar sounds). */
+  descriptorsFilter?: string;
   offset: number;
   limit: number;
 }

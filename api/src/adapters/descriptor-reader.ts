@@ -1,4 +1,4 @@
-import type { Database } from '@earshot/catalogue';
+import { type Database, descriptorRanges } from '@earshot/catalogue';
 import type { Kysely } from 'kysely';
 import type { DescriptorReader } from '../ports.ts';
 
@@ -41,5 +41,6 @@ export function descriptorReader(db: Kysely<Database>, spaceNames: () => string[
       for (const row of rows) out[row.space] = row.vector.map(Number);
       return out;
     },
+    ranges: (names) => descriptorRanges(db, names),
   };
 }

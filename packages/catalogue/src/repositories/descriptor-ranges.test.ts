@@ -48,6 +48,31 @@ describe.each(testBackends(postgresUrl))('descriptor ranges on %s', (backend) =>
     expect(await range(name)).toEqual({ min: 2, max: 9 });
   });
 
+  it('widens when a tree is stored for a sound that is already visible', async () => {
+    const leaf = unique('leaf');
+    const name = `lowlevel.${leaf}.mean`;
+    await sound(leaf, 1);
+    const user = await createUser(db(), { username: unique('u') });
+    const later = await createSound(db(), {
+      userId: user.id,
+      name: unique('s'),
+      description: '',
+      tags: ['x'],
+      license: 'Creative Commons 0',
+      originalFilename: 'x.wav',
+      originalPath: `${unique('o/')}.wav`,
+    });
+    await setProcessingState(db(), later.id, { state: 'Processed' });
+    await setModerationState(db(), later.id, 'ok', null);
+    await setAnalysis(db(), later.id, {
+      values: {},
+      analysisB: {},
+      analysisA: { lowlevel: { [leaf]: { mean: 42 } } },
+      analyzer: 'test',
+    });
+    expect(await range(name)).toEqual({ min: 1, max: 42 });
+  });
+
   it('ignores sounds that are not visible until they are approved', async () => {
     const leaf = unique('leaf');
     const name = `lowlevel.${leaf}.mean`;
