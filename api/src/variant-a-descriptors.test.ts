@@ -1,4 +1,4 @@
-import type { AnalysisTree } from '@earshot/core';
+import { type AnalysisTree, normalizationRanges, normalizeTree, type VariantATree } from '@earshot/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './testing/test-server.ts';
 
@@ -87,6 +87,9 @@ describe('normalized=1', () => {
     walk(all, '');
     expect(numbers.length).toBeGreaterThan(100);
     expect(numbers.every((n) => n >= 0 && n <= 1)).toBe(true);
+    // Exactly core's normalisation over the visible sounds' trees, computed here from scratch.
+    const visible = [...trees.values()] as VariantATree[];
+    expect(all).toEqual(normalizeTree(trees.get(ids.bd_808) as VariantATree, normalizationRanges(visible)));
 
     // Each mfcc coefficient reaches 0 and 1 on some sound: its own range, not the vector's.
     const mfccs = await Promise.all(

@@ -227,17 +227,14 @@ export interface SoundSimilarityVectorsTable {
 }
 
 /**
- * Range of one numeric leaf of the variant-A tree over the visible sounds, kept by triggers
- * (migrations/*-descriptor-ranges.ts); `min_sound`/`max_sound` hold an extreme.
+ * Range of one numeric leaf of the variant-A tree over the values visible sounds have had, widened
+ * by triggers (migrations/*-descriptor-ranges.ts).
  */
 export interface DescriptorRangesTable {
   /** As content filters name it: `lowlevel.spectral_centroid.mean`, `lowlevel.mfcc.mean[3]`. */
   name: string;
-  path: string[];
   min: number;
   max: number;
-  min_sound: number;
-  max_sound: number;
 }
 
 export interface Database {
