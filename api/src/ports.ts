@@ -28,6 +28,11 @@ export interface DescriptorReader {
   analysisTree(soundId: number): Promise<Record<string, unknown> | undefined>;
   /** Similarity vectors by space name (null when the sound has none in that space). */
   vectors(soundId: number): Promise<Record<string, number[] | null>>;
+  /**
+   * The current range over the visible sounds of each named numeric leaf of the variant-A tree
+   * (`lowlevel.spectral_centroid.mean`, `lowlevel.mfcc.mean[3]`); leaves without one are absent.
+   */
+  ranges(names: readonly string[]): Promise<Map<string, { min: number; max: number }>>;
 }
 
 export interface Hit {
@@ -56,6 +61,8 @@ export interface SimilarityRequest extends PageRequest {
   target: { soundId: number } | { vector: number[] };
   /** Text filter the results must satisfy. */
   filter?: string;
+  /** Descriptor filter the results must satisfy (variant A's similar sounds). */
+  descriptorsFilter?: string;
 }
 
 export interface ContentSearchRequest extends PageRequest {

@@ -3,6 +3,7 @@ import {
   consolidatedDescriptors,
   consolidatedDescriptorsOf,
   type Db,
+  descriptorRanges,
   soundVectors,
 } from '@earshot/catalogue';
 import type { DescriptorReader } from '../ports.ts';
@@ -19,5 +20,6 @@ export function descriptorReader(db: Db, spaceNames: () => string[]): Descriptor
       for (const row of await soundVectors(db, soundId)) out[row.space] = row.vector.map(Number);
       return out;
     },
+    ranges: (names) => descriptorRanges(db, names),
   };
 }

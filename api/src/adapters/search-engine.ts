@@ -86,7 +86,7 @@ export function searchEngine(
 
     async similar(req: SimilarityRequest): Promise<Hits | undefined> {
       const index = indexOf(req.space);
-      const allowed = await filterSet({ filter: req.filter });
+      const allowed = await filterSet({ filter: req.filter, descriptorsFilter: req.descriptorsFilter });
       const target = 'soundId' in req.target ? req.target.soundId : undefined;
       if (target !== undefined && !index.has(target)) return undefined;
       // Every indexed sound (that passes the filter) is a result, ranked by similarity; pages

@@ -44,6 +44,7 @@ export const combinedSearchQuery = soundListQuery.extend({
 
 export const similarQuery = soundListQuery.extend({
   similarity_space: text('similarity space (default: the default space)'),
+  descriptors_filter: text('variant A: descriptor ranges and values the similar sounds must match'),
 });
 
 export const analysisQuery = z.object({

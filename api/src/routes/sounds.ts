@@ -48,7 +48,11 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       query: analysisQuery,
       response: analysisSchema,
       handler: ({ params, query }) =>
-        s.sounds.analysis(params.sound_id, { fields: query.fields, descriptors: query.descriptors }),
+        s.sounds.analysis(params.sound_id, {
+          fields: query.fields,
+          descriptors: query.descriptors,
+          normalized: query.normalized === '1',
+        }),
     }),
     defineRoute({
       method: 'GET',
@@ -65,7 +69,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
         s.searchPages.answer(input, () =>
           s.sounds.similar(
             input.params.sound_id,
-            input.query.similarity_space,
+            { space: input.query.similarity_space, descriptorsFilter: input.query.descriptors_filter },
             listRequest(input, s.variant, 'search', true),
           ),
         ),

@@ -168,7 +168,7 @@ function requestedPage(req: ListRequest) {
 }
 
 /** A present-but-blank filter is an error (it would silently match everything). */
-function checkFilter(value: string | undefined, name: string): string | undefined {
+export function checkFilter(value: string | undefined, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (value.trim() === '') throw new ValidationError(`Invalid ${name}.`);
   return value;

@@ -4,6 +4,7 @@ import type { CatalogueReader, DescriptorReader, Hit } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import { type SoundContext, type SoundExtras, serializeSound } from '../serializers/sound.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
+import { normalizeAnalyses } from './normalized-analysis.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
 /** Options of variant A's `descriptors` / `normalized` parameters. */
@@ -35,20 +36,37 @@ export class SoundPresenter {
       ctx.selection.descriptors.length > 0
         ? await this.descriptors.consolidatedMany(records.map((r) => r.id))
         : undefined;
-    const out: Array<SoundJson | null> = [];
+    const rows: Array<{ hit: Hit; record: SoundRecord; extras: SoundExtras } | null> = [];
     for (const hit of hits) {
       const record = byId.get(hit.id);
       if (!record) {
-        out.push(null);
+        rows.push(null);
         continue;
       }
       const extras: SoundExtras = { score: hit.score, descriptors: values?.get(hit.id) };
       if (this.variant === 'A') Object.assign(extras, await this.variantAExtras(record, ctx, variantA));
-      const sound = serializeSound(record, ctx, extras);
-      if (hit.nFromSamePack !== undefined) sound.n_from_same_pack = hit.nFromSamePack;
-      out.push(sound);
+      rows.push({ hit, record, extras });
     }
-    return out;
+    if (this.variant === 'A' && variantA.normalized) await this.normalize(rows);
+    return rows.map((row) => {
+      if (!row) return null;
+      const sound = serializeSound(row.record, ctx, row.extras);
+      if (row.hit.nFromSamePack !== undefined) sound.n_from_same_pack = row.hit.nFromSamePack;
+      return sound;
+    });
+  }
+
+  /** `normalized=1`: the page's `analysis` objects scaled with one read of the ranges they need. */
+  private async normalize(rows: ReadonlyArray<{ extras: SoundExtras } | null>): Promise<void> {
+    const withAnalysis = rows.flatMap((row) => (row?.extras.analysis ? [row.extras] : []));
+    if (withAnalysis.length === 0) return;
+    const normalized = await normalizeAnalyses(
+      this.descriptors,
+      withAnalysis.map((extras) => extras.analysis as Record<string, unknown>),
+    );
+    withAnalysis.forEach((extras, i) => {
+      extras.analysis = normalized[i];
+    });
   }
 
   private async variantAExtras(

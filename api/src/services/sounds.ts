@@ -5,6 +5,8 @@ import { serializeComment } from '../serializers/comment.ts';
 import type { CommentJson, SoundJson } from '../serializers/schemas.ts';
 import type { FieldSelection } from '../serializers/sound-fields.ts';
 import type { ListRequest } from './api-context.ts';
+import { normalizeAnalyses } from './normalized-analysis.ts';
+import { checkFilter } from './search.ts';
 import { type SoundPresenter, soundsPage, type VariantAOptions } from './sound-presenter.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
@@ -40,19 +42,22 @@ export class SoundService {
 
   /**
    * Variant B: the flat descriptor dictionary plus one vector per similarity space, filtered by
-   * `fields` when given. Variant A: the analysis tree, or the `descriptors` picked from it.
+   * `fields` when given. Variant A: the analysis tree, or the `descriptors` picked from it, with
+   * `normalized` values scaled over the catalogue's ranges.
    */
   async analysis(
     id: number,
-    options: { fields?: string; descriptors?: string },
+    options: { fields?: string; descriptors?: string; normalized?: boolean },
   ): Promise<Record<string, unknown>> {
     const [sound] = await this.catalogue.soundsByIds([id]);
     if (!sound) throw new SoundNotFound();
     if (this.presenter.variant === 'A') {
       const tree = await this.descriptors.analysisTree(id);
       if (!tree) throw new NotFoundError('Analysis data for this sound is not available.');
-      if (!options.descriptors) return tree;
-      return pickAnalysis(tree, options.descriptors) ?? {};
+      const picked = options.descriptors ? (pickAnalysis(tree, options.descriptors) ?? {}) : tree;
+      if (!options.normalized) return picked;
+      const [normalized] = await normalizeAnalyses(this.descriptors, [picked]);
+      return normalized;
     }
     const values = await this.descriptors.consolidated(id);
     if (!values) throw new NotFoundError('Analysis data for this sound is not available.');
@@ -62,12 +67,20 @@ export class SoundService {
     return Object.fromEntries(Object.entries(all).filter(([name]) => wanted.has(name)));
   }
 
-  /** Similar sounds in a space, the target excluded; unknown or unanalysed target: 404. */
+  /**
+   * Similar sounds in a space, the target excluded; unknown or unanalysed target: 404. Variant A
+   * narrows the candidates with `descriptorsFilter` (content search's filter language).
+   */
   async similar(
     id: number,
-    space: string | undefined,
+    options: { space?: string; descriptorsFilter?: string },
     req: ListRequest,
   ): Promise<PageEnvelope<SoundJson | null>> {
+    const { space } = options;
+    const descriptorsFilter =
+      this.presenter.variant === 'A'
+        ? checkFilter(options.descriptorsFilter, 'descriptors_filter')
+        : undefined;
     const { names, defaultSpace } = this.search.spaces();
     const spaceName = space || defaultSpace;
     if (!names.includes(spaceName)) {
@@ -81,6 +94,7 @@ export class SoundService {
     const hits = await this.search.similar({
       space: spaceName,
       target: { soundId: id },
+      descriptorsFilter,
       ...pageWindow(page, req.page.pageSize),
     });
     if (!hits) throw new NotFoundError('This sound is not analysed for similarity yet.');

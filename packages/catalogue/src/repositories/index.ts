@@ -5,6 +5,7 @@ export * from './bookmarks.ts';
 export * from './catalogue-version.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
+export * from './descriptor-ranges.ts';
 export * from './downloads.ts';
 export * from './lifecycle/sound-lifecycle.ts';
 export * from './lifecycle/transitions.ts';

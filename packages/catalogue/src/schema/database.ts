@@ -232,6 +232,17 @@ export interface SoundSimilarityVectorsTable {
   updated: CreatedAt;
 }
 
+/**
+ * Range of one numeric leaf of the variant-A tree over the values visible sounds have had, widened
+ * by triggers (migrations/*-descriptor-ranges.ts).
+ */
+export interface DescriptorRangesTable {
+  /** As content filters name it: `lowlevel.spectral_centroid.mean`, `lowlevel.mfcc.mean[3]`. */
+  name: string;
+  min: number;
+  max: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -251,6 +262,7 @@ export interface Database {
   catalogue_version: CatalogueVersionTable;
   sound_descriptors: SoundDescriptorsTable;
   sound_similarity_vectors: SoundSimilarityVectorsTable;
+  descriptor_ranges: DescriptorRangesTable;
 }
 
 export type User = Selectable<UsersTable>;
