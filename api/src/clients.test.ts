@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import FreeSoundModule from 'freesound-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './testing/test-server.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
  * The Freesound client libraries published on npm, unchanged, driving the server for their read

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@earshot/catalogue/testing';
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './testing/test-server.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
  * A change that another process commits (`npx earshot moderate …`) must be seen by the server's

@@ -1,10 +1,11 @@
 import { createTestDatabase } from '@earshot/catalogue/testing';
-import { loadConfig, testService } from '@earshot/common';
+import { loadConfig } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAppDeps, type WiredAppDeps } from './build-deps.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { startTestServer, type TestServer } from './testing/test-server.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
  * The search caches (rendered pages, query results, filter id sets, sound records) against the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './testing/test-server.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
  * Black-box tests of how the search resources read their parameters: from a POST body as from the

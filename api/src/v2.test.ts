@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { buildAppDeps } from './build-deps.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { startTestServer, type TestServer } from './testing/test-server.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
  * Black-box tests of every version 2 read resource against a real server: embedded catalogue,

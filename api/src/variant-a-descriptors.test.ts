@@ -1,6 +1,6 @@
 import { type AnalysisTree, normalizationRanges, normalizeTree, type VariantATree } from '@earshot/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './testing/test-server.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
  * Variant A's `normalized=1` (descriptor values scaled over the catalogue's range) and the

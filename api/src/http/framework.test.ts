@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { tokenStrategy } from '../auth/token-strategy.ts';
+import { serveRoutes } from '../testing/routes.ts';
 import { buildOpenApi } from './openapi.ts';
 import { pageEnvelope, pageSchema, readPageQuery, resolvePage } from './pagination.ts';
 import { idParam } from './params.ts';
 import { type AnyRoute, defineRoute } from './route.ts';
-import { serveRoutes } from './test-app.ts';
 
 const echo = defineRoute({
   method: 'GET',

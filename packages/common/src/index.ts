@@ -2,5 +2,4 @@ export * from './config.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './services.ts';
-export * from './testing.ts';
 export * from './ts-worker.ts';

@@ -3,7 +3,7 @@ import { createTsWorker } from './ts-worker.ts';
 
 describe('createTsWorker', () => {
   it('runs a TypeScript module in a worker thread and passes workerData through', async () => {
-    const worker = createTsWorker(new URL('./ts-worker.fixture.ts', import.meta.url), {
+    const worker = createTsWorker(new URL('./testing/doubling-worker.ts', import.meta.url), {
       workerData: { n: 20 },
     });
     const message = await new Promise((resolve, reject) => {

@@ -2,20 +2,8 @@ import { createSound, createUser, getProcessingRecord, startStage } from '@earsh
 import { openTestCatalogue, setProcessingState, type TestCatalogue } from '@earshot/catalogue/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPendingModeration, moderate } from './moderation.ts';
-import type { ProcessingQueue } from './processing-queue.ts';
 import { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
-
-/** The port's other side, in memory: what was submitted, and which sounds count as busy. */
-function recordingQueue(busy = new Set<number>()) {
-  const submitted: number[] = [];
-  const queue: ProcessingQueue = {
-    submit: async (id) => {
-      submitted.push(id);
-    },
-    isBusy: async (id) => busy.has(id),
-  };
-  return { queue, submitted, busy };
-}
+import { recordingQueue } from './testing/processing-queue.ts';
 
 describe('reprocessing and moderation use cases', () => {
   let test: TestCatalogue;

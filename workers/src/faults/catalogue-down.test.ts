@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterEach, describe, expect, it } from 'vitest';

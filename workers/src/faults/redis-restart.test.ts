@@ -1,4 +1,4 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

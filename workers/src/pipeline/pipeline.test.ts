@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

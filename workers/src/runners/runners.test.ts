@@ -1,4 +1,5 @@
-import { createLogger, testService } from '@earshot/common';
+import { createLogger } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobHooks, JobRef } from '../jobs/execute.ts';

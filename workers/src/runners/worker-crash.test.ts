@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, testService } from '@earshot/common';
+import { createLogger } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { SoundStorage } from '@earshot/services';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JobRegistry } from '../jobs/registry.ts';

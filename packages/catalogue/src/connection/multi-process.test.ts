@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createLogger } from '@earshot/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freshDataDir } from '../testing.ts';
+import { freshDataDir } from '../testing/index.ts';
 import { isProcessAlive, lockPath, readLock } from './data-folder-lock.ts';
 import { openCatalogue } from './open-catalogue.ts';
 
-const WRITER = new URL('../test-support/writer-process.ts', import.meta.url).pathname;
+const WRITER = new URL('../testing/writer-process.ts', import.meta.url).pathname;
 
 interface Writer {
   child: ChildProcess;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { createLogger, testService } from '@earshot/common';
+import { createLogger } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../migrate.ts';
@@ -9,7 +10,7 @@ import {
   openTestCatalogue,
   type TestCatalogue,
   testBackends,
-} from '../testing.ts';
+} from '../testing/index.ts';
 import { lockPath, readLock } from './data-folder-lock.ts';
 import { openCatalogue } from './open-catalogue.ts';
 

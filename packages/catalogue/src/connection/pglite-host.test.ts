@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDataDir } from '../testing.ts';
+import { freshDataDir } from '../testing/index.ts';
 import { hostedPool } from './pg-pool.ts';
 import { type PgliteHost, startPgliteHost } from './pglite-host.ts';
 

@@ -1,8 +1,8 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepared } from '../search/statement.ts';
-import { openTestCatalogue, type TestCatalogue } from '../testing.ts';
+import { openTestCatalogue, type TestCatalogue } from '../testing/index.ts';
 import { MAX_PREPARED_PER_CONNECTION } from './prepared-statements.ts';
 
 const postgresUrl = await testService('postgres');

@@ -1,10 +1,9 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createSound, getSound } from '../repositories/sounds.ts';
-import { useRepositoryCatalogue } from '../repositories/test-context.ts';
 import { createUser } from '../repositories/users.ts';
-import { testBackends } from '../testing.ts';
+import { testBackends, useRepositoryCatalogue } from '../testing/index.ts';
 import { up } from './20261123020000-category-code.ts';
 
 const postgresUrl = await testService('postgres');

@@ -1,10 +1,14 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
+import {
+  setModerationState,
+  setProcessingState,
+  testBackends,
+  useRepositoryCatalogue,
+} from '../testing/index.ts';
 import { readCatalogueVersion } from './catalogue-version.ts';
 import { createSound } from './sounds.ts';
-import { useRepositoryCatalogue } from './test-context.ts';
 import { createUser } from './users.ts';
 
 const postgresUrl = await testService('postgres');

@@ -1,12 +1,16 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import type { VariantATree, VariantB } from '@earshot/core';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
+import {
+  setModerationState,
+  setProcessingState,
+  testBackends,
+  useRepositoryCatalogue,
+} from '../testing/index.ts';
 import { setAnalysis } from './analysis.ts';
 import { descriptorRanges, rebuildDescriptorRanges } from './descriptor-ranges.ts';
 import { createSound, deleteSound } from './sounds.ts';
-import { useRepositoryCatalogue } from './test-context.ts';
 import { createUser } from './users.ts';
 
 const postgresUrl = await testService('postgres');

@@ -1,6 +1,6 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import { testBackends, useRepositoryCatalogue } from '../testing/index.ts';
 import {
   CLIENT_ID_LENGTH,
   CLIENT_SECRET_LENGTH,
@@ -21,7 +21,6 @@ import {
   refreshTokens,
   revokeAccess,
 } from './oauth.ts';
-import { useRepositoryCatalogue } from './test-context.ts';
 import {
   authenticateUser,
   createUser,

@@ -1,4 +1,4 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import {
   setProcessingState,
   type TestCatalogue,
   testBackends,
-} from '../testing.ts';
+} from '../testing/index.ts';
 import { createSound } from './sounds.ts';
 import { createUser } from './users.ts';
 

@@ -1,14 +1,18 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
+import {
+  setModerationState,
+  setProcessingState,
+  testBackends,
+  useRepositoryCatalogue,
+} from '../testing/index.ts';
 import { setSimilarityVector } from './analysis.ts';
 import { consolidatedDescriptorsOf, publicVectorBatch } from './analysis-reads.ts';
 import { findApiKeyOwner } from './api-keys.ts';
 import { createCredential } from './credentials.ts';
 import { publicSoundIdsByUser, soundRecordsByIds, userRecordByName } from './records.ts';
 import { createSound, isPublic, publicSoundSql, wherePublic } from './sounds.ts';
-import { useRepositoryCatalogue } from './test-context.ts';
 import { createUser } from './users.ts';
 
 const postgresUrl = await testService('postgres');

@@ -1,6 +1,11 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { describe, expect, it } from 'vitest';
-import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
+import {
+  setModerationState,
+  setProcessingState,
+  testBackends,
+  useRepositoryCatalogue,
+} from '../testing/index.ts';
 import {
   bookmarkSound,
   listBookmarkCategories,
@@ -13,7 +18,6 @@ import { recordPackDownload, recordSoundDownload } from './downloads.ts';
 import { findOrCreatePack, getPack } from './packs.ts';
 import { AlreadyRatedError, getRating, rateSound } from './ratings.ts';
 import { createSound, getSound } from './sounds.ts';
-import { useRepositoryCatalogue } from './test-context.ts';
 import { createUser, userCounts } from './users.ts';
 
 const postgresUrl = await testService('postgres');

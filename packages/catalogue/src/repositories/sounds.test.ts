@@ -1,7 +1,12 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import type { VariantATree, VariantB } from '@earshot/core';
 import { describe, expect, it } from 'vitest';
-import { setModerationState, setProcessingState, testBackends } from '../testing.ts';
+import {
+  setModerationState,
+  setProcessingState,
+  testBackends,
+  useRepositoryCatalogue,
+} from '../testing/index.ts';
 import {
   getAnalysis,
   getSimilarityVector,
@@ -28,7 +33,6 @@ import {
   setProbe,
   setRemixSources,
 } from './sounds.ts';
-import { useRepositoryCatalogue } from './test-context.ts';
 import { addPendingUpload, listPendingUploads, takePendingUpload } from './uploads.ts';
 import { createUser, userCounts } from './users.ts';
 

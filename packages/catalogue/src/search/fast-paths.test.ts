@@ -1,11 +1,10 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import { testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { searchSounds } from './execute.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
 import { termMemoOf } from './term-search.ts';
-import { useSearchCatalogue } from './test-context.ts';
 
 const postgresUrl = await testService('postgres');
 

@@ -1,13 +1,11 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import { SEED_NOW, seedSearchCatalogue, testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { compileFilter } from './compile-filter.ts';
 import { SearchSyntaxError } from './errors.ts';
 import { searchSounds } from './execute.ts';
 import { parseFilter } from './filter-parser.ts';
 import { parseTextQuery } from './query-parser.ts';
-import { useSearchCatalogue } from './test-context.ts';
-import { SEED_NOW, seedSearchCatalogue } from './test-seed.ts';
 
 /** Deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
 function prng(seed: number) {

@@ -1,14 +1,18 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import {
+  SEED_NOW,
+  seedSearchCatalogue,
+  testBackends,
+  useSearchCatalogue,
+  VISIBLE_IDS,
+} from '../testing/index.ts';
 import { SearchExecutionError, SearchSyntaxError } from './errors.ts';
 import { matchingSoundIds, searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
 import { prepareV1Search } from './prepare.ts';
 import { guardSearch, withStatementTimeout } from './statement.ts';
-import { useSearchCatalogue } from './test-context.ts';
-import { SEED_NOW, seedSearchCatalogue, VISIBLE_IDS } from './test-seed.ts';
 
 const postgresUrl = await testService('postgres');
 

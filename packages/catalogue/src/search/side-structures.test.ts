@@ -1,12 +1,10 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../testing.ts';
+import { SEED_NOW, seedSearchCatalogue, testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
-import { useSearchCatalogue } from './test-context.ts';
-import { SEED_NOW, seedSearchCatalogue } from './test-seed.ts';
 
 const postgresUrl = await testService('postgres');
 

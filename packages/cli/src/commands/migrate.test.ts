@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@earshot/catalogue/testing';
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../../bin/earshot.mjs', import.meta.url));

@@ -7,10 +7,10 @@ import { type FixtureEntry, fixture, loadManifest } from '@earshot/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileUrl } from '../ffmpeg/args.ts';
 import { runBinary } from '../ffmpeg/run.ts';
+import { expectContractTypes } from '../testing/descriptors.ts';
 import type { AnalysisResult } from './analyze.ts';
 import { analyzeFile } from './analyze-file.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
-import { expectContractTypes } from './testing.ts';
 
 const manifest = loadManifest();
 const good = manifest.fixtures.filter((f) => !f.bad && f.group !== 'long');

@@ -2,11 +2,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectContractTypes } from '../testing/descriptors.ts';
 import { analyzeSignal } from './analyze.ts';
 import { descriptorLayout, normalizationRanges, normalizeTree } from './descriptor-layout.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
 import { decodeFrameValues, type FramesFile, writeFramesFile } from './frames-file.ts';
-import { expectContractTypes } from './testing.ts';
 
 const SR = 44100;
 afterAll(stopEssentiaWorker);

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, synth } from '../testing/audio.ts';
 import { decodeMono } from './decode.ts';
 import { MediaError } from './errors.ts';
-import { makeTempDir, synth } from './test-audio.ts';
 
 const dir = makeTempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

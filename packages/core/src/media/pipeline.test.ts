@@ -5,11 +5,11 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { previewSampleRate } from '../ffmpeg/args.ts';
 import { runBinary } from '../ffmpeg/run.ts';
+import { makeTempDir } from '../testing/audio.ts';
 import { MediaError, type MediaErrorCode } from './errors.ts';
 import { IMAGE_FILES, IMAGE_SIZES } from './images.ts';
 import { PEAKS_FILE, processFile } from './pipeline.ts';
 import { PREVIEW_KEYS, PREVIEWS } from './previews.ts';
-import { makeTempDir } from './test-audio.ts';
 
 const manifest = loadManifest();
 const goodFormats = manifest.fixtures.filter((f) => f.group === 'format');

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ValidationError } from '@earshot/common';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../testing/similarity.ts';
 import { buildSimilarityIndexInWorker, bulkUpsertInWorker } from './build-in-worker.ts';
 import { SimilarityIndex } from './similarity-index.ts';
-import { seededRandom } from './test-support.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-similarity-worker-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

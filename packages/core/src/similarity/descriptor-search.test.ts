@@ -1,9 +1,9 @@
 import { NotFoundError } from '@earshot/common';
 import { describe, expect, it } from 'vitest';
+import { jitterAnalysis, referenceAnalyses, referenceNames } from '../testing/similarity.ts';
 import { DescriptorTable } from './descriptor-table.ts';
 import { DescriptorRowSet, parseDescriptorTarget, searchDescriptorTarget } from './descriptor-target.ts';
 import { InvalidTargetError, UnknownDescriptorError } from './errors.ts';
-import { jitterAnalysis, referenceAnalyses, referenceNames } from './test-support.ts';
 
 // Sound i+1 is reference i; 1001+i is its near-duplicate.
 function referenceTable(): DescriptorTable {

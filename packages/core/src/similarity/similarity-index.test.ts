@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { jitterAnalysis, referenceAnalyses, referenceNames } from '../testing/similarity.ts';
 import {
   InvalidSoundIdError,
   InvalidVectorError,
@@ -13,7 +14,6 @@ import {
 import { exactNearest } from './exact-search.ts';
 import { SimilarityIndex } from './similarity-index.ts';
 import { similarityVectorFromAnalysis } from './spaces/registry.ts';
-import { jitterAnalysis, referenceAnalyses, referenceNames } from './test-support.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-similarity-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from './test-support.ts';
+import { seededRandom } from '../testing/similarity.ts';
 import { TopK } from './top-k.ts';
 
 describe('TopK', () => {

@@ -1,8 +1,7 @@
-import { testService } from '@earshot/common';
+import { testService } from '@earshot/common/testing';
 import { describe, expect, it } from 'vitest';
-import { testBackends } from '../../testing.ts';
+import { testBackends, useRepositoryCatalogue } from '../../testing/index.ts';
 import { createSound, getSound, setMediaPaths, setProbe } from '../sounds.ts';
-import { useRepositoryCatalogue } from '../test-context.ts';
 import { createUser } from '../users.ts';
 import {
   advanceStage,

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
 import { describe, expect, it } from 'vitest';
+import { referenceAnalyses, referenceNames } from '../../testing/similarity.ts';
 import {
   IncompleteAnalysisError,
   InvalidVectorError,
   UnknownSimilaritySpaceError,
   VectorDimensionError,
 } from '../errors.ts';
-import { referenceAnalyses, referenceNames } from '../test-support.ts';
 import { calibrateClassic, extractClassicInputs } from './freesound-classic.calibration.ts';
 import { CLASSIC_CONSTANTS } from './freesound-classic.constants.ts';
 import { CLASSIC_FEATURES } from './freesound-classic.features.ts';

@@ -1,7 +1,7 @@
 // Test helper shared by the descriptor test files (not part of the public API).
 import { expect } from 'vitest';
-import type { VariantB } from './types.ts';
-import { VARIANT_B_TYPES } from './variant-b-types.ts';
+import type { VariantB } from '../descriptors/types.ts';
+import { VARIANT_B_TYPES } from '../descriptors/variant-b-types.ts';
 
 /** Checks each variant-B field against the contract type. */
 export function expectContractTypes(b: VariantB): void {

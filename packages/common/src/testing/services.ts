@@ -1,4 +1,4 @@
-import { DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL, isReachable } from './services.ts';
+import { DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL, isReachable } from '../services.ts';
 
 /**
  * Resolves the URL of a service a test suite needs, or undefined when it is unreachable.

@@ -5,13 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '@earshot/common';
 import pg from 'pg';
-import { type Catalogue, openCatalogue } from './connection/open-catalogue.ts';
-
-export {
-  type ForcedProcessingState,
-  setModerationState,
-  setProcessingState,
-} from './test-support/sound-state.ts';
+import { type Catalogue, openCatalogue } from '../connection/open-catalogue.ts';
 
 export type TestBackend = 'pglite' | 'postgres';
 
@@ -134,7 +128,7 @@ function removeOldTemplates(keep: string): void {
 }
 
 function migrationsFingerprint(): string {
-  const dir = fileURLToPath(new URL('./migrations/', import.meta.url));
+  const dir = fileURLToPath(new URL('../migrations/', import.meta.url));
   const hash = createHash('sha256');
   // A new PGlite may not read an older one's data folder.
   const pgliteEntry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import type { Catalogue } from '../connection/open-catalogue.ts';
-import { openTestCatalogue, type TestBackend, type TestCatalogue } from '../testing.ts';
+import { openTestCatalogue, type TestBackend, type TestCatalogue } from './catalogue.ts';
 
 /**
  * The shared set-up of the search suites: a migrated catalogue of the suite's own, filled by

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { openTestCatalogue, type TestBackend, type TestCatalogue } from '../testing.ts';
+import { openTestCatalogue, type TestBackend, type TestCatalogue } from './catalogue.ts';
 
 /**
  * The shared set-up of the repository suites: a migrated catalogue of the suite's own for the

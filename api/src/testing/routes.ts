@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@earshot/common';
 import Koa from 'koa';
 import type { AuthStrategy } from '../auth/principal.ts';
+import { mountRoutes } from '../http/mount.ts';
+import { renderer } from '../http/render.ts';
+import type { AnyRoute } from '../http/route.ts';
 import { cors } from '../middleware/cors.ts';
 import { errorHandler } from '../middleware/errors.ts';
 import { requestContext } from '../middleware/request-context.ts';
-import { mountRoutes } from './mount.ts';
-import { renderer } from './render.ts';
-import type { AnyRoute } from './route.ts';
 
 /** Serves a few route definitions through the real middleware stack, for framework tests. */
 export async function serveRoutes(

@@ -1,0 +1,14 @@
+// Test helpers of @earshot/catalogue, imported as `@earshot/catalogue/testing`; never re-exported from
+// the production index.ts. `writer-process.ts` is a child-process script started by path, not exported.
+export {
+  createTestDatabase,
+  freshDataDir,
+  openTestCatalogue,
+  type TestBackend,
+  type TestCatalogue,
+  testBackends,
+} from './catalogue.ts';
+export { useRepositoryCatalogue } from './repository-catalogue.ts';
+export { useSearchCatalogue } from './search-catalogue.ts';
+export { SEED_NOW, seedSearchCatalogue, VISIBLE_IDS } from './search-seed.ts';
+export { type ForcedProcessingState, setModerationState, setProcessingState } from './sound-state.ts';
