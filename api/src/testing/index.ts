@@ -1,5 +1,12 @@
 // Test helpers of @earshot/api, imported as `@earshot/api/testing`; never re-exported from the
 // production index.ts. `moderate-process.ts` is a child-process script started by path, not exported.
+
+export {
+  memoryCatalogue,
+  memoryDescriptors,
+  type RecordingSearchEngine,
+  recordingSearchEngine,
+} from './ports.ts';
 export { serveRoutes } from './routes.ts';
 export { BASE_TIME, SEED_SOUNDS, type Seeded, type SeedSound, seedCatalogue } from './seed.ts';
 export { startTestServer, type TestServer } from './server.ts';
