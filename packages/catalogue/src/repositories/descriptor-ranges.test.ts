@@ -1,5 +1,5 @@
 import { testService } from '@earshot/common/testing';
-import type { VariantATree, VariantB } from '@earshot/core';
+import type { VariantB } from '@earshot/core';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
