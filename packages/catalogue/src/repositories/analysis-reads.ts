@@ -22,7 +22,10 @@ async function analysisColumn(
 }
 
 /** A sound's consolidated (variant B) descriptors, or undefined when it is not analysed. */
-export function consolidatedDescriptors(db: Db, soundId: number): Promise<Record<string, unknown> | undefined> {
+export function consolidatedDescriptors(
+  db: Db,
+  soundId: number,
+): Promise<Record<string, unknown> | undefined> {
   return analysisColumn(db, soundId, 'analysis_b');
 }
 
