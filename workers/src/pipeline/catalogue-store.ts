@@ -11,11 +11,11 @@ import {
   type ProcessingFailure,
   type ProcessingRecord,
   reportProgress,
+  type StageAdvance,
   setAnalysis,
   setMediaPaths,
   setProbe,
   setSimilarityVector,
-  type StageAdvance,
   startStage,
 } from '@earshot/catalogue';
 import type { ProbeResult, VariantATree } from '@earshot/core';

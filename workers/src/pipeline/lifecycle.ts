@@ -8,14 +8,7 @@ import {
   tail,
 } from '../jobs/errors.ts';
 import type { JobHooks } from '../jobs/execute.ts';
-import {
-  ADVANCED_BY_HANDLER,
-  FIRST_STAGE,
-  isStage,
-  nextStage,
-  stageAt,
-  stageLabel,
-} from './stages.ts';
+import { ADVANCED_BY_HANDLER, FIRST_STAGE, isStage, nextStage, stageAt, stageLabel } from './stages.ts';
 import type { PipelineStore } from './store.ts';
 
 /**

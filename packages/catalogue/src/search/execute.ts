@@ -97,8 +97,7 @@ export async function matchingSoundIds(
     const rows = await withStatementTimeout(
       catalogue.db,
       options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
-      (db) =>
-        prepared(firstMatchingIds(where, limit)).execute(db),
+      (db) => prepared(firstMatchingIds(where, limit)).execute(db),
     );
     return rows.rows.map((r) => r.id);
   });
@@ -106,7 +105,8 @@ export async function matchingSoundIds(
 
 /** The first `limit` ids, ascending, of the visible sounds `where` matches: both id reads' statement. */
 export function firstMatchingIds(where: RawBuilder<boolean>, limit: number): RawBuilder<{ id: number }> {
-  return sql<{ id: number }>`select s.id from ${sql.table(SEARCH_TABLE)} s where ${where} order by s.id limit ${limit}`;
+  const table = sql.table(SEARCH_TABLE);
+  return sql<{ id: number }>`select s.id from ${table} s where ${where} order by s.id limit ${limit}`;
 }
 
 /**

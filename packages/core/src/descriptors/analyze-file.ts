@@ -3,7 +3,7 @@ import path from 'node:path';
 import { decodeMono } from '../media/decode.ts';
 import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
 import { probeFile } from '../media/probe.ts';
-import { type DescriptorAnalysis, analyzeSignal } from './analyze.ts';
+import { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 import { fileLoudness } from './file-loudness.ts';
 import { writeFramesFile } from './frames-file.ts';
 import type { AnalyzeOptions } from './types.ts';
