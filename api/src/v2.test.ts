@@ -322,6 +322,11 @@ describe('users and packs', () => {
     });
     await expectError('/apiv2/users/nobody/', 404);
   });
+  it("counts a user's comments on other people's sounds only (num_comments)", async () => {
+    // The seed: bob comments twice on alice's kick, alice once on her own.
+    expect((await json('/apiv2/users/bob/')).num_comments).toBe(2);
+    expect((await json('/apiv2/users/alice/')).num_comments).toBe(0);
+  });
   it("lists a user's visible sounds newest first and their packs", async () => {
     const sounds = await json('/apiv2/users/bob/sounds/?fields=id');
     expect(sounds.results.map((r: Json) => r.id)).toEqual([

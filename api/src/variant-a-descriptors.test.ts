@@ -188,4 +188,14 @@ describe('similar sounds with descriptors_filter', () => {
       expect((await res.json()) as Json).toHaveProperty('detail');
     }
   });
+
+  it('answers 400 naming an unknown or variable-length descriptor, as content search does', async () => {
+    for (const name of ['lowlevel.foo.mean', 'rhythm.onset_times']) {
+      const res = await call(
+        `/apiv2/sounds/${ids.bd_808}/similar/?descriptors_filter=${encodeURIComponent(`${name}:[1 TO 2]`)}`,
+      );
+      expect(res.status, name).toBe(400);
+      expect(((await res.json()) as Json).detail).toContain(`"${name}"`);
+    }
+  });
 });

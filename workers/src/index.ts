@@ -11,7 +11,6 @@ export type { SoundAnalyzer } from './pipeline/core-tools.ts';
 export { DEFAULT_STAGE_POLICIES } from './pipeline/definitions.ts';
 export { Pipeline } from './pipeline/pipeline.ts';
 export { STAGES, type StageName, stageLabel } from './pipeline/stages.ts';
-export type { ProcessingRecord } from './pipeline/store.ts';
 export { BullmqRunner, DEFAULT_QUEUE_PREFIX, type JobReturn } from './runners/bullmq.ts';
 export { InProcessRunner } from './runners/in-process.ts';
 export type { JobRunner, QueueCounts } from './runners/types.ts';

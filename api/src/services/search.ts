@@ -72,7 +72,7 @@ export class SearchService {
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
   async content(params: ContentSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
     const target = checkFilter(params.target, 'target');
-    const descriptorsFilter = this.checkDescriptorsFilter(params.descriptors_filter);
+    const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
     if (target === undefined && descriptorsFilter === undefined) {
       throw new ValidationError(
         "At least one parameter from Content Search ('target' or 'descriptors_filter') should be included in the request.",
@@ -96,7 +96,7 @@ export class SearchService {
     const query = params.query === undefined ? undefined : params.query.trim();
     const filter = checkFilter(params.filter, 'filter');
     const target = checkFilter(params.target, 'target');
-    const descriptorsFilter = this.checkDescriptorsFilter(params.descriptors_filter);
+    const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
     if (query !== undefined && target !== undefined) {
       throw new ValidationError("'query' and 'target' can not be used together in a combined search.");
     }
@@ -126,25 +126,6 @@ export class SearchService {
     return { results: readableSounds(results), more };
   }
 
-  /**
-   * Only the engine knows which descriptors the catalogue holds: a name it does not list (or a
-   * per-sound list such as `rhythm.onset_times`) would match no sound, so it is a 400 naming it.
-   * Before any sound is analysed every well-formed name is let through.
-   */
-  private checkDescriptorsFilter(value: string | undefined): string | undefined {
-    const descriptorsFilter = checkFilter(value, 'descriptors_filter');
-    if (descriptorsFilter === undefined) return undefined;
-    const names = this.engine.descriptorNames();
-    const fixedLength = [...names.oneDimensional, ...names.multiDimensional];
-    parseFilter(descriptorsFilter, {
-      mode: 'descriptors',
-      parameter: 'descriptors_filter',
-      descriptorNames: fixedLength.length > 0 ? new Set(fixedLength) : undefined,
-      variableLengthDescriptors: new Set(names.variableLength),
-    });
-    return descriptorsFilter;
-  }
-
   private space(name: string | undefined): string {
     const { names, defaultSpace } = this.engine.spaces();
     const space = name || defaultSpace;
@@ -159,6 +140,29 @@ export class SearchService {
   private soundContext(req: ListRequest) {
     return { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection };
   }
+}
+
+/**
+ * A `descriptors_filter` (content, combined and similar-sounds search) checked as `checkFilter`
+ * does and against the descriptors the engine holds: a name it does not list (or a per-sound list
+ * such as `rhythm.onset_times`) would match no sound, so it is a 400 naming it. Before any sound
+ * is analysed every well-formed name is let through. The names are read only when a filter is given.
+ */
+export function checkDescriptorsFilter(
+  value: string | undefined,
+  engine: Pick<SearchEngine, 'descriptorNames'>,
+): string | undefined {
+  const descriptorsFilter = checkFilter(value, 'descriptors_filter');
+  if (descriptorsFilter === undefined) return undefined;
+  const names = engine.descriptorNames();
+  const fixedLength = [...names.oneDimensional, ...names.multiDimensional];
+  parseFilter(descriptorsFilter, {
+    mode: 'descriptors',
+    parameter: 'descriptors_filter',
+    descriptorNames: fixedLength.length > 0 ? new Set(fixedLength) : undefined,
+    variableLengthDescriptors: new Set(names.variableLength),
+  });
+  return descriptorsFilter;
 }
 
 /** Search paging has no `last`: the page number (for links) and the window the engine reads. */

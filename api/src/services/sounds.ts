@@ -6,7 +6,7 @@ import type { CommentJson, SoundJson } from '../serializers/schemas.ts';
 import type { FieldSelection } from '../serializers/sound-fields.ts';
 import type { ListRequest } from './api-context.ts';
 import { normalizeAnalyses } from './normalized-analysis.ts';
-import { checkFilter } from './search.ts';
+import { checkDescriptorsFilter } from './search.ts';
 import { type SoundPresenter, soundsPage, type VariantAOptions } from './sound-presenter.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
@@ -79,7 +79,7 @@ export class SoundService {
     const { space } = options;
     const descriptorsFilter =
       this.presenter.variant === 'A'
-        ? checkFilter(options.descriptorsFilter, 'descriptors_filter')
+        ? checkDescriptorsFilter(options.descriptorsFilter, this.search)
         : undefined;
     const { names, defaultSpace } = this.search.spaces();
     const spaceName = space || defaultSpace;

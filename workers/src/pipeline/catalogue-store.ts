@@ -1,6 +1,5 @@
 import {
   advanceStage,
-  type StageAdvance as CatalogueAdvance,
   type Db,
   failProcessing,
   findSoundIdByMd5,
@@ -9,7 +8,10 @@ import {
   getProcessingRecord,
   getSoundSource,
   listUnfinishedSounds,
+  type ProcessingFailure,
+  type ProcessingRecord,
   reportProgress,
+  type StageAdvance,
   setAnalysis,
   setMediaPaths,
   setProbe,
@@ -19,12 +21,12 @@ import {
 import type { ProbeResult, VariantATree } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
-import { isStage, STAGES, type StageAdvance, type StageName } from './stages.ts';
-import type { AnalysisToSave, MediaFiles, PipelineStore, ProcessingRecord, SoundToProcess } from './store.ts';
+import { asStage, STAGES, type StageName } from './stages.ts';
+import type { AnalysisToSave, MediaFiles, PipelineStore, SoundToProcess } from './store.ts';
 
 const LAST_STAGE: StageName = STAGES[STAGES.length - 1].name;
 
-/** PipelineStore on the catalogue's repositories; the pipeline counts progress in %, the catalogue in 0–1. */
+/** PipelineStore on the catalogue's repositories. */
 export class CatalogueStore implements PipelineStore {
   constructor(
     private readonly db: Db,
@@ -42,52 +44,43 @@ export class CatalogueStore implements PipelineStore {
     };
   }
 
-  async processingRecord(soundId: number): Promise<ProcessingRecord | undefined> {
-    const row = await getProcessingRecord(this.db, soundId);
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      state: row.state,
-      stage: asStage(row.stage),
-      progress: Math.round(row.progress * 100),
-      attempts: row.attempts,
-      failureReason: row.error,
-      updatedAt: row.updated,
-    };
+  processingRecord(soundId: number): Promise<ProcessingRecord | undefined> {
+    return getProcessingRecord(this.db, soundId);
   }
 
-  recordStart(soundId: number, attempt: { stage: StageName; progress: number; attempts: number }) {
-    return startStage(this.db, soundId, { ...attempt, progress: attempt.progress / 100 });
+  recordStart(soundId: number, attempt: StageAdvance<StageName> & { attempts: number }) {
+    return startStage(this.db, soundId, attempt);
   }
 
-  recordProgress(soundId: number, update: { stage: StageName; progress: number }) {
-    return reportProgress(this.db, soundId, { ...update, progress: update.progress / 100 });
+  recordProgress(soundId: number, update: StageAdvance<StageName>) {
+    return reportProgress(this.db, soundId, update);
   }
 
-  recordAdvance(soundId: number, next: StageAdvance) {
-    return advanceStage(this.db, soundId, inCatalogue(next)!);
+  recordAdvance(soundId: number, next: StageAdvance<StageName>) {
+    return advanceStage(this.db, soundId, next);
   }
 
-  recordFailure(
-    soundId: number,
-    failure: { stage: StageName; reason: string; detail?: string; attempts: number },
-  ): Promise<void> {
+  recordFailure(soundId: number, failure: ProcessingFailure<StageName>): Promise<void> {
     return failProcessing(this.db, soundId, failure);
   }
 
-  async saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance): Promise<void> {
+  async saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance<StageName>): Promise<void> {
     // Upstream refuses a file already in the catalogue; the uploader reads which sound has it.
     const twin = await findSoundIdByMd5(this.db, probe.md5, soundId);
     if (twin !== undefined)
       throw new PermanentJobError(`This file is already in the catalogue (sound ${twin}).`);
-    await setProbe(this.db, soundId, probe, inCatalogue(advance));
+    await setProbe(this.db, soundId, probe, advance);
   }
 
-  async saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance): Promise<void> {
-    await setMediaPaths(this.db, soundId, files, inCatalogue(advance));
+  async saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance<StageName>): Promise<void> {
+    await setMediaPaths(this.db, soundId, files, advance);
   }
 
-  async saveAnalysis(soundId: number, saved: AnalysisToSave, advance?: StageAdvance): Promise<void> {
+  async saveAnalysis(
+    soundId: number,
+    saved: AnalysisToSave,
+    advance?: StageAdvance<StageName>,
+  ): Promise<void> {
     await setAnalysis(this.db, soundId, saved.analysis);
     await setMediaPaths(
       this.db,
@@ -97,7 +90,7 @@ export class CatalogueStore implements PipelineStore {
         analysis_stats: saved.analysisPath,
         ...(saved.framesPath ? { analysis_frames: saved.framesPath } : {}),
       },
-      inCatalogue(advance),
+      advance,
     );
   }
 
@@ -117,13 +110,4 @@ export class CatalogueStore implements PipelineStore {
     const rows = await listUnfinishedSounds(this.db, limit);
     return rows.map((r) => ({ id: r.id, stage: asStage(r.stage) }));
   }
-}
-
-function inCatalogue(advance: StageAdvance | undefined): CatalogueAdvance | undefined {
-  return advance && { stage: advance.stage, progress: advance.progress / 100 };
-}
-
-/** A stage name read back from the catalogue; none yet (a queued sound) or unknown starts from the first stage. */
-function asStage(stage: string | null): StageName {
-  return stage && isStage(stage) ? stage : 'probe';
 }

@@ -1,12 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { StageAdvance } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import type { ProbeResult } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
 import { PROBE_FILE, readProbe, SIGNAL_FILE, writeAtomically } from './hand-off.ts';
-import { ADVANCED_BY_HANDLER, advanceAfter, type StageAdvance, type StageName } from './stages.ts';
+import { ADVANCED_BY_HANDLER, advanceAfter, type StageName } from './stages.ts';
 import type { PipelineStore, SoundToProcess } from './store.ts';
 import type { MediaTools } from './tools.ts';
 
@@ -64,7 +65,7 @@ const probe: StageHandler = async (ctx, deps) => {
 };
 
 /** The record of the next stage, written with this stage's last save (ADVANCED_BY_HANDLER). */
-function advance(ctx: JobContext): StageAdvance | undefined {
+function advance(ctx: JobContext): StageAdvance<StageName> | undefined {
   const name = ctx.name as StageName;
   return ADVANCED_BY_HANDLER.has(name) ? advanceAfter(name) : undefined;
 }

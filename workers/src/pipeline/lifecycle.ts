@@ -8,14 +8,7 @@ import {
   tail,
 } from '../jobs/errors.ts';
 import type { JobHooks } from '../jobs/execute.ts';
-import {
-  ADVANCED_BY_HANDLER,
-  FIRST_STAGE,
-  isStage,
-  nextStage,
-  overallProgress,
-  stageLabel,
-} from './stages.ts';
+import { ADVANCED_BY_HANDLER, FIRST_STAGE, isStage, nextStage, stageAt, stageLabel } from './stages.ts';
 import type { PipelineStore } from './store.ts';
 
 /**
@@ -30,11 +23,7 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
       // The previous stage already recorded this one as under way; only retries need a write.
       if (job.attempt === 1 && job.name !== FIRST_STAGE) return;
       try {
-        await store.recordStart(job.soundId, {
-          stage: job.name,
-          progress: overallProgress(job.name, 0),
-          attempts: job.attempt,
-        });
+        await store.recordStart(job.soundId, { ...stageAt(job.name), attempts: job.attempt });
       } catch (err) {
         // A job left over from before the sound failed, finished or was deleted: retrying cannot help.
         if (err instanceof IllegalTransitionError)
@@ -46,10 +35,7 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
     },
     async progress(job, percent) {
       if (!isStage(job.name)) return;
-      await store.recordProgress(job.soundId, {
-        stage: job.name,
-        progress: overallProgress(job.name, percent),
-      });
+      await store.recordProgress(job.soundId, stageAt(job.name, percent));
     },
     async completed(job, { enqueue }) {
       if (!isStage(job.name)) return;
@@ -58,7 +44,7 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
       // Record first, then queue: if the queue is down, the record says what is due and the
       // reconciler queues it when the queue is back. Some handlers recorded it with their own save.
       if (!ADVANCED_BY_HANDLER.has(job.name)) {
-        await store.recordAdvance(job.soundId, { stage: next, progress: overallProgress(next, 0) });
+        await store.recordAdvance(job.soundId, stageAt(next));
       }
       await enqueue(next, job.soundId, { front: true });
     },

@@ -3,7 +3,7 @@ import type { ProcessingQueue } from '@earshot/services';
 import { PermanentJobError, tail } from '../jobs/errors.ts';
 import type { FinalFailure, JobRunner } from '../runners/types.ts';
 import { failureReason } from './lifecycle.ts';
-import { FIRST_STAGE, STAGES } from './stages.ts';
+import { asStage, FIRST_STAGE, STAGES } from './stages.ts';
 import type { PipelineStore } from './store.ts';
 
 /** Machines' clocks differ a little: the queue's timestamps come from the worker's clock. */
@@ -46,7 +46,7 @@ export class Pipeline implements ProcessingQueue {
   /** True while the job of the sound's current stage waits or runs. */
   async isBusy(soundId: number): Promise<boolean> {
     const record = await this.store.processingRecord(soundId);
-    return !!record && this.runner.isPending(record.stage, soundId);
+    return !!record && this.runner.isPending(asStage(record.stage), soundId);
   }
 
   /**
@@ -69,10 +69,11 @@ export class Pipeline implements ProcessingQueue {
       const failure = await this.runner.finalFailure(stage, id);
       // Re-read: the stage may have moved on while we looked at the queue.
       const now = await this.store.processingRecord(id);
-      if (!now || now.stage !== stage || (now.state !== 'Queued' && now.state !== 'Processing')) continue;
+      if (!now || asStage(now.stage) !== stage || (now.state !== 'Queued' && now.state !== 'Processing'))
+        continue;
       // A job that failed for good while the catalogue was down: its failure was never recorded.
       // (A failure older than the record belongs to an earlier run and is queued over.)
-      if (failure && (!now.updatedAt || failure.at >= now.updatedAt.getTime() - CLOCK_SLACK_MS)) {
+      if (failure && failure.at >= now.updated.getTime() - CLOCK_SLACK_MS) {
         await this.store.recordFailure(id, {
           stage,
           reason: failureReason(stage, asError(failure)),

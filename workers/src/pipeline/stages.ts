@@ -1,3 +1,5 @@
+import type { StageAdvance } from '@earshot/catalogue';
+
 /**
  * The stages every uploaded sound goes through, in order. Each is one job; finishing one queues the
  * next. The weights split the sound's overall progress (0–100 %) between the stages.
@@ -18,6 +20,11 @@ export function isStage(name: string): name is StageName {
   return STAGES.some((s) => s.name === name);
 }
 
+/** A stage name read back from the catalogue; none yet (a queued sound) or unknown starts from the first stage. */
+export function asStage(stage: string | null): StageName {
+  return stage && isStage(stage) ? stage : FIRST_STAGE;
+}
+
 export function nextStage(name: StageName): StageName | undefined {
   const i = STAGES.findIndex((s) => s.name === name);
   return STAGES[i + 1]?.name;
@@ -27,14 +34,22 @@ export function stageLabel(name: string): string {
   return STAGES.find((s) => s.name === name)?.label ?? name;
 }
 
-/** Overall progress of a sound that is `percentOfStage` % through `name`. */
-export function overallProgress(name: StageName, percentOfStage: number): number {
+/** Overall progress of a sound that is `percentOfStage` % through `name`, in whole %. */
+function overallPercent(name: StageName, percentOfStage: number): number {
   let before = 0;
   for (const stage of STAGES) {
     if (stage.name === name) return Math.round(before + (stage.weight * percentOfStage) / 100);
     before += stage.weight;
   }
   return before;
+}
+
+/**
+ * The record of a sound that is `percentOfStage` % through `name`: the stage and the overall
+ * progress as the catalogue keeps it (0–1; the weights count in whole %, converted here only).
+ */
+export function stageAt(name: StageName, percentOfStage = 0): StageAdvance<StageName> {
+  return { stage: name, progress: overallPercent(name, percentOfStage) / 100 };
 }
 
 /**
@@ -45,13 +60,7 @@ export function overallProgress(name: StageName, percentOfStage: number): number
 export const ADVANCED_BY_HANDLER: ReadonlySet<StageName> = new Set(['probe', 'media', 'analysis']);
 
 /** The record a sound gets when `name` is done and the next stage is due (undefined after the last). */
-export function advanceAfter(name: StageName): StageAdvance | undefined {
+export function advanceAfter(name: StageName): StageAdvance<StageName> | undefined {
   const next = nextStage(name);
-  return next ? { stage: next, progress: overallProgress(next, 0) } : undefined;
-}
-
-export interface StageAdvance {
-  stage: StageName;
-  /** Overall progress, 0–100. */
-  progress: number;
+  return next ? stageAt(next) : undefined;
 }

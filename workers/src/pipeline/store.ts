@@ -1,6 +1,6 @@
-import type { ProcessingState, StoredAnalysis } from '@earshot/catalogue';
+import type { ProcessingFailure, ProcessingRecord, StageAdvance, StoredAnalysis } from '@earshot/catalogue';
 import type { ProbeResult, VariantATree } from '@earshot/core';
-import type { StageAdvance, StageName } from './stages.ts';
+import type { StageName } from './stages.ts';
 
 /** What the pipeline needs to know about a sound to process it. */
 export interface SoundToProcess {
@@ -11,18 +11,6 @@ export interface SoundToProcess {
   originalFilename: string;
   /** Uploader may skip moderation. */
   uploaderTrusted: boolean;
-}
-
-export interface ProcessingRecord {
-  id: number;
-  state: ProcessingState;
-  stage: StageName;
-  /** Overall progress, 0–100. */
-  progress: number;
-  attempts: number;
-  failureReason: string | null;
-  /** When the record last changed. */
-  updatedAt?: Date;
 }
 
 export interface MediaFiles {
@@ -39,7 +27,8 @@ export interface AnalysisToSave {
 }
 
 /**
- * The pipeline's view of the catalogue: the sound's processing record and the results each stage
+ * The pipeline's view of the catalogue: the sound's processing record (the catalogue's own
+ * `ProcessingRecord`; its stage is text, read as a stage name with `asStage`) and the results each stage
  * stores. One adapter implements it on @earshot/catalogue's repositories (the sound state machine
  * among them); the stages and hooks use nothing else. Every state change is one of the state
  * machine's transitions, refused (IllegalTransitionError) when the sound has moved on.
@@ -47,24 +36,18 @@ export interface AnalysisToSave {
 export interface PipelineStore {
   soundToProcess(soundId: number): Promise<SoundToProcess | undefined>;
   processingRecord(soundId: number): Promise<ProcessingRecord | undefined>;
-  /** `start`: an attempt of `stage` begins (progress 0–100 overall). */
-  recordStart(
-    soundId: number,
-    attempt: { stage: StageName; progress: number; attempts: number },
-  ): Promise<void>;
+  /** `start`: an attempt of `stage` begins. Progress is the sound's overall 0–1 (`stageAt`). */
+  recordStart(soundId: number, attempt: StageAdvance<StageName> & { attempts: number }): Promise<void>;
   /** `progress`: how far the running stage is. */
-  recordProgress(soundId: number, update: { stage: StageName; progress: number }): Promise<void>;
+  recordProgress(soundId: number, update: StageAdvance<StageName>): Promise<void>;
   /** `advance`: `next` is due (its first attempt). */
-  recordAdvance(soundId: number, next: StageAdvance): Promise<void>;
+  recordAdvance(soundId: number, next: StageAdvance<StageName>): Promise<void>;
   /** `fail`. */
-  recordFailure(
-    soundId: number,
-    failure: { stage: StageName; reason: string; detail?: string; attempts: number },
-  ): Promise<void>;
+  recordFailure(soundId: number, failure: ProcessingFailure<StageName>): Promise<void>;
   /** The save methods take `advance`: the same write also records the next stage as due (see ADVANCED_BY_HANDLER). */
-  saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance): Promise<void>;
-  saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance): Promise<void>;
-  saveAnalysis(soundId: number, analysis: AnalysisToSave, advance?: StageAdvance): Promise<void>;
+  saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance<StageName>): Promise<void>;
+  saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance<StageName>): Promise<void>;
+  saveAnalysis(soundId: number, analysis: AnalysisToSave, advance?: StageAdvance<StageName>): Promise<void>;
   loadAnalysis(soundId: number): Promise<VariantATree | undefined>;
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void>;
   /**

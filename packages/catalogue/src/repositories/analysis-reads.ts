@@ -7,17 +7,26 @@ import { wherePublic } from './sounds.ts';
  * `sound_descriptors` (never the whole row: both analysis trees are large) and the vectors.
  */
 
-/** A sound's consolidated (variant B) descriptors, or undefined when it is not analysed. */
-export async function consolidatedDescriptors(
+/** One of the two analyses of a sound (`analysis_a`: variant A's tree, `analysis_b`: variant B's record). */
+async function analysisColumn(
   db: Db,
   soundId: number,
+  column: 'analysis_a' | 'analysis_b',
 ): Promise<Record<string, unknown> | undefined> {
   const row = await db
     .selectFrom('sound_descriptors')
     .where('sound_id', '=', soundId)
-    .select('analysis_b')
+    .select(column)
     .executeTakeFirst();
-  return row?.analysis_b;
+  return row?.[column];
+}
+
+/** A sound's consolidated (variant B) descriptors, or undefined when it is not analysed. */
+export function consolidatedDescriptors(
+  db: Db,
+  soundId: number,
+): Promise<Record<string, unknown> | undefined> {
+  return analysisColumn(db, soundId, 'analysis_b');
 }
 
 /** Consolidated descriptors of many sounds at once (lists asking descriptor fields). */
@@ -35,13 +44,8 @@ export async function consolidatedDescriptorsOf(
 }
 
 /** A sound's variant A analysis tree, or undefined. */
-export async function analysisTree(db: Db, soundId: number): Promise<Record<string, unknown> | undefined> {
-  const row = await db
-    .selectFrom('sound_descriptors')
-    .where('sound_id', '=', soundId)
-    .select('analysis_a')
-    .executeTakeFirst();
-  return row?.analysis_a;
+export function analysisTree(db: Db, soundId: number): Promise<Record<string, unknown> | undefined> {
+  return analysisColumn(db, soundId, 'analysis_a');
 }
 
 /** Every similarity vector of a sound, by space. */

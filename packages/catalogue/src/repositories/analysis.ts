@@ -2,8 +2,8 @@ import type { VariantATree, VariantB } from '@earshot/core';
 import { sql } from 'kysely';
 import type { SoundDescriptors } from '../schema/database.ts';
 import { ALL_DESCRIPTOR_COLUMNS, type DescriptorValues } from '../schema/descriptors.ts';
+import { analysisTree } from './analysis-reads.ts';
 import type { Db } from './shared.ts';
-import { isPublic } from './sounds.ts';
 
 /** A sound's analysis as the catalogue stores it (what the pipeline's analysis stage hands over). */
 export interface StoredAnalysis {
@@ -47,12 +47,7 @@ export function getAnalysis(db: Db, soundId: number): Promise<SoundDescriptors |
 
 /** The variant-A tree setAnalysis stored (the jsonb column holds what StoredAnalysis.analysisA was). */
 export async function getAnalysisTree(db: Db, soundId: number): Promise<VariantATree | undefined> {
-  const row = await db
-    .selectFrom('sound_descriptors')
-    .select('analysis_a')
-    .where('sound_id', '=', soundId)
-    .executeTakeFirst();
-  return row?.analysis_a as VariantATree | undefined;
+  return (await analysisTree(db, soundId)) as VariantATree | undefined;
 }
 
 /** Stores (or replaces) a sound's vector in one similarity space. */
@@ -82,24 +77,6 @@ export async function getSimilarityVector(
     .where('space', '=', space)
     .executeTakeFirst();
   return row?.vector;
-}
-
-/** The vectors of a space's public sounds in id order, a batch at a time (for building an index). */
-export function listSimilarityVectors(
-  db: Db,
-  space: string,
-  batch: { afterId: number; limit: number },
-): Promise<{ sound_id: number; vector: number[] }[]> {
-  return db
-    .selectFrom('sound_similarity_vectors as v')
-    .innerJoin('sounds', 'sounds.id', 'v.sound_id')
-    .select(['v.sound_id', 'v.vector'])
-    .where('v.space', '=', space)
-    .where('v.sound_id', '>', batch.afterId)
-    .where(isPublic)
-    .orderBy('v.sound_id')
-    .limit(batch.limit)
-    .execute();
 }
 
 /** The similarity spaces that hold at least one vector, with their sizes. */

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Sound, User } from '../schema/database.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
-import { publicSoundSql, wherePublic } from './sounds.ts';
+import { wherePublic } from './sounds.ts';
+import { type UserCounts, userCountColumns } from './users.ts';
 
 /**
  * The records the read API shows, as the statements return them: the serializers turn these rows
@@ -53,13 +54,8 @@ export interface SoundRecord
 
 /** A user as the API shows one: the row's public columns and the counts. */
 export interface UserRecord
-  extends Pick<User, 'id' | 'username' | 'about' | 'homepage' | 'avatar_path' | 'date_joined'> {
-  /** Public sounds. */
-  num_sounds: number;
-  num_packs: number;
-  /** Every comment the user wrote. */
-  num_comments: number;
-}
+  extends Pick<User, 'id' | 'username' | 'about' | 'homepage' | 'avatar_path' | 'date_joined'>,
+    UserCounts {}
 
 /** Public sounds by id, in the order asked; ids that are missing or not public are left out. */
 export async function soundRecordsByIds(
@@ -128,11 +124,7 @@ export function userRecordByName(db: Db, username: string): Promise<UserRecord |
       'u.homepage',
       'u.avatar_path',
       'u.date_joined',
-      sql<number>`(select count(*) from sounds s where s.user_id = u.id and ${publicSoundSql('s')})::int`.as(
-        'num_sounds',
-      ),
-      sql<number>`(select count(*) from packs p where p.user_id = u.id)::int`.as('num_packs'),
-      sql<number>`(select count(*) from comments c where c.user_id = u.id)::int`.as('num_comments'),
+      ...userCountColumns(sql.ref('u.id')),
     ])
     .executeTakeFirst();
 }

@@ -17,6 +17,7 @@ import { addComment, listComments } from './comments.ts';
 import { recordPackDownload, recordSoundDownload } from './downloads.ts';
 import { findOrCreatePack, getPack } from './packs.ts';
 import { AlreadyRatedError, getRating, rateSound } from './ratings.ts';
+import { userRecordByName } from './records.ts';
 import { createSound, getSound } from './sounds.ts';
 import { createUser, userCounts } from './users.ts';
 
@@ -88,6 +89,9 @@ describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) 
     // The contract's num_comments of a user: comments on other people's sounds.
     expect((await userCounts(db(), fan.id)).num_comments).toBe(3);
     expect((await userCounts(db(), owner.id)).num_comments).toBe(0);
+    // The API's user record counts by the same rule.
+    expect((await userRecordByName(db(), fan.username))?.num_comments).toBe(3);
+    expect((await userRecordByName(db(), owner.username))?.num_comments).toBe(0);
   });
 
   it('bookmarks into named categories created on first use, and uncategorised as category 0', async () => {

@@ -10,11 +10,11 @@ import {
 import {
   getAnalysis,
   getSimilarityVector,
-  listSimilarityVectors,
   setAnalysis,
   setSimilarityVector,
   similaritySpaces,
 } from './analysis.ts';
+import { publicVectorBatch } from './analysis-reads.ts';
 import { deletePack, findOrCreatePack, getPack, listPacksByUser } from './packs.ts';
 import {
   createSound,
@@ -291,8 +291,8 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     await setSimilarityVector(db(), sound.id, 'space-b', [1, 2]);
     expect(await getSimilarityVector(db(), sound.id, 'space-a')).toEqual([0.25, 0.5, 1]);
     expect(await getSimilarityVector(db(), sound.id, 'space-c')).toBeUndefined();
-    expect(await listSimilarityVectors(db(), 'space-a', { afterId: 0, limit: 10 })).toEqual([
-      { sound_id: sound.id, vector: [0.25, 0.5, 1] },
+    expect(await publicVectorBatch(db(), 'space-a', { afterId: 0, limit: 10 })).toEqual([
+      { id: sound.id, vector: [0.25, 0.5, 1] },
     ]);
     expect(await similaritySpaces(db())).toEqual([
       { space: 'space-a', count: 1, dims: 3 },

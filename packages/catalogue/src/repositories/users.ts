@@ -1,9 +1,9 @@
 import { EarshotError } from '@earshot/common';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { User } from '../schema/database.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { type Db, isUniqueViolation } from './shared.ts';
-import { isPublic } from './sounds.ts';
+import { publicSoundSql } from './sounds.ts';
 
 /** A user as other code sees it: the password hash stays in this file. */
 export type PublicUser = Omit<User, 'password_hash'>;
@@ -142,36 +142,25 @@ export interface UserCounts {
   /** Public sounds (moderated and processed). */
   num_sounds: number;
   num_packs: number;
-  /** Comments the user made on other people's sounds. */
+  /** Comments the user made on other people's sounds (the contract's `num_comments`). */
   num_comments: number;
 }
 
-export async function userCounts(db: Db, userId: number): Promise<UserCounts> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('sounds')
-        .select(eb.fn.countAll<number>().as('n'))
-        .where('user_id', '=', userId)
-        .where(isPublic)
-        .as('num_sounds'),
-      eb
-        .selectFrom('packs')
-        .select(eb.fn.countAll<number>().as('n'))
-        .where('user_id', '=', userId)
-        .as('num_packs'),
-      eb
-        .selectFrom('comments')
-        .innerJoin('sounds', 'sounds.id', 'comments.sound_id')
-        .select(eb.fn.countAll<number>().as('n'))
-        .where('comments.user_id', '=', userId)
-        .where('sounds.user_id', '<>', userId)
-        .as('num_comments'),
-    ])
-    .executeTakeFirstOrThrow();
-  return {
-    num_sounds: Number(row.num_sounds),
-    num_packs: Number(row.num_packs),
-    num_comments: Number(row.num_comments),
-  };
+/**
+ * The one rule for a user's counts (`UserCounts`), as scalar subqueries about the user `user`
+ * stands for: a value, or a column of an outer statement such as `u.id`.
+ */
+export function userCountColumns(user: RawBuilder<number>) {
+  return [
+    sql<number>`(select count(*) from sounds s where s.user_id = ${user} and ${publicSoundSql('s')})::int`.as(
+      'num_sounds',
+    ),
+    sql<number>`(select count(*) from packs p where p.user_id = ${user})::int`.as('num_packs'),
+    sql<number>`(select count(*) from comments c join sounds cs on cs.id = c.sound_id
+        where c.user_id = ${user} and cs.user_id <> ${user})::int`.as('num_comments'),
+  ];
+}
+
+export function userCounts(db: Db, userId: number): Promise<UserCounts> {
+  return db.selectNoFrom(userCountColumns(sql<number>`${userId}`)).executeTakeFirstOrThrow();
 }

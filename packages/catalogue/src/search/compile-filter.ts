@@ -3,7 +3,8 @@ import type { FieldRef, FilterNode, FilterValue, RangeBound } from './filter-ast
 import { boundingBox, EARTH_RADIUS_KM } from './filter-values.ts';
 import { NUMERIC_COLUMN_TYPES, STORE, TS_CONFIG } from './search-schema.ts';
 
-type Condition = RawBuilder<boolean>;
+/** A boolean SQL expression: one condition of a search statement's `where`. */
+export type Condition = RawBuilder<boolean>;
 
 const TRUE: Condition = sql<boolean>`true`;
 const FALSE: Condition = sql<boolean>`false`;

@@ -1,9 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
-import { textQuery } from './compile-filter.ts';
+import { type Condition, textQuery } from './compile-filter.ts';
 import type { FieldWeights } from './params.ts';
 import type { QueryClause, TextQuery } from './query-parser.ts';
-
-type Condition = RawBuilder<boolean>;
 
 /** A text query as SQL over the search document `s`: which sounds match and how they score. */
 export interface CompiledTextQuery {

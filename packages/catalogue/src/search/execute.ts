@@ -82,8 +82,8 @@ export async function searchSounds(
 }
 
 /**
- * The ids of every visible sound that the request's query and filters match, ascending; for the
- * similarity engine's filtered and combined searches. `limit` bounds the answer.
+ * The ids of every visible sound that the request's query and filters match, ascending. `limit`
+ * bounds the answer. The similarity engine reads the same ids as one row (`matchingSoundIdSet`).
  */
 export async function matchingSoundIds(
   catalogue: SearchCatalogue,
@@ -97,14 +97,16 @@ export async function matchingSoundIds(
     const rows = await withStatementTimeout(
       catalogue.db,
       options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
-      (db) =>
-        prepared(
-          sql<{ id: number }>`select s.id from ${sql.table(SEARCH_TABLE)} s where ${where}
-        order by s.id limit ${limit}`,
-        ).execute(db),
+      (db) => prepared(firstMatchingIds(where, limit)).execute(db),
     );
     return rows.rows.map((r) => r.id);
   });
+}
+
+/** The first `limit` ids, ascending, of the visible sounds `where` matches: both id reads' statement. */
+export function firstMatchingIds(where: RawBuilder<boolean>, limit: number): RawBuilder<{ id: number }> {
+  const table = sql.table(SEARCH_TABLE);
+  return sql<{ id: number }>`select s.id from ${table} s where ${where} order by s.id limit ${limit}`;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import { type SearchCatalogue, searchCondition } from './execute.ts';
+import { firstMatchingIds, type SearchCatalogue, searchCondition } from './execute.ts';
 import { prepareSearch, type SearchRequest } from './prepare.ts';
-import { SEARCH_TABLE } from './search-schema.ts';
 import { guardSearch } from './statement.ts';
 
 /**
@@ -19,7 +18,7 @@ export async function matchingSoundIdSet(
   const text = await guardSearch(async () => {
     const result = await sql<{ ids: string | null }>`
         select string_agg(m.id::text, ',') as ids from (
-          select s.id from ${sql.table(SEARCH_TABLE)} s where ${where} order by s.id limit ${limit}
+          ${firstMatchingIds(where, limit)}
         ) m`.execute(catalogue.db);
     return result.rows[0]?.ids ?? '';
   });

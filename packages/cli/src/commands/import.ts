@@ -5,7 +5,8 @@ import { createJobRunner } from '@earshot/workers';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 
-interface ImportOptions {
+/** The command's flags as commander parses them (the services' `ImportOptions` is what they become). */
+interface ImportCommandOptions {
   user: string;
   pack?: string;
   approve?: boolean;
@@ -27,7 +28,7 @@ export function register(program: Command): void {
     .option('--approve', 'approve the sounds at once (skip moderation)')
     .option('--no-wait', 'only queue the sounds; do not wait for processing')
     .option('-c, --concurrency <n>', 'without REDIS_URL: jobs run at once here (default WORKER_CONCURRENCY)')
-    .action(async (paths: string[], options: ImportOptions) => {
+    .action(async (paths: string[], options: ImportCommandOptions) => {
       const config = loadConfig();
       const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
       const files = await collectFiles(paths);

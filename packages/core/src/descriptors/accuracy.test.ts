@@ -8,14 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fileUrl } from '../ffmpeg/args.ts';
 import { runBinary } from '../ffmpeg/run.ts';
 import { expectContractTypes } from '../testing/descriptors.ts';
-import type { AnalysisResult } from './analyze.ts';
+import type { DescriptorAnalysis } from './analyze.ts';
 import { analyzeFile } from './analyze-file.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
 
 const manifest = loadManifest();
 const good = manifest.fixtures.filter((f) => !f.bad && f.group !== 'long');
 const byGroup = (group: FixtureEntry['group']) => good.filter((f) => f.group === group);
-const cache = new Map<string, Promise<AnalysisResult>>();
+const cache = new Map<string, Promise<DescriptorAnalysis>>();
 const analysed = (entry: FixtureEntry) => {
   let result = cache.get(entry.name);
   if (!result) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { decodeMono } from '../media/decode.ts';
 import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
 import { probeFile } from '../media/probe.ts';
-import { type AnalysisResult, analyzeSignal } from './analyze.ts';
+import { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 import { fileLoudness } from './file-loudness.ts';
 import { writeFramesFile } from './frames-file.ts';
 import type { AnalyzeOptions } from './types.ts';
@@ -22,14 +22,14 @@ export const ANALYSIS_FILES = {
 export async function analyzeFile(
   file: string,
   options: Omit<AnalyzeOptions, 'loudness'> = {},
-): Promise<AnalysisResult> {
+): Promise<DescriptorAnalysis> {
   const probe = await probeFile(file);
   const [signal, loudness] = await Promise.all([decodeMono(file, { probe }), fileLoudness(file, probe)]);
   return analyzeSignal(signal.samples, signal.sampleRate, { ...options, loudness });
 }
 
 /** Writes the three analysis files into `dir`; returns their names relative to it. */
-export async function writeAnalysisFiles(result: AnalysisResult, dir: string): Promise<string[]> {
+export async function writeAnalysisFiles(result: DescriptorAnalysis, dir: string): Promise<string[]> {
   const files: string[] = [ANALYSIS_FILES.descriptors, ANALYSIS_FILES.stats];
   await fs.writeFile(path.join(dir, ANALYSIS_FILES.descriptors), JSON.stringify(result.variantB));
   await fs.writeFile(path.join(dir, ANALYSIS_FILES.stats), JSON.stringify(result.variantA));

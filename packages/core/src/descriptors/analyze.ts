@@ -17,7 +17,7 @@ import type { AnalyzeOptions, GroupTimings, VariantATree, VariantB } from './typ
 import { type AnalysisParts, buildVariantA } from './variant-a.ts';
 import { buildVariantB } from './variant-b.ts';
 
-export interface AnalysisResult {
+export interface DescriptorAnalysis {
   variantB: VariantB;
   variantA: VariantATree;
   frames?: FramesFile;
@@ -151,7 +151,7 @@ export async function analyzeSignal(
   samples: Float32Array,
   sampleRate: number,
   options: AnalyzeOptions = {},
-): Promise<AnalysisResult> {
+): Promise<DescriptorAnalysis> {
   const timings: GroupTimings = {};
   const clock = options.profile ? cpuClock : wallClock;
   clocks.set(timings, clock);

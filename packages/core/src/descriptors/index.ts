@@ -1,4 +1,4 @@
-export { type AnalysisResult as DescriptorAnalysis, analyzeSignal } from './analyze.ts';
+export { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
 export {
   type DescriptorLayout,

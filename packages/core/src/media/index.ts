@@ -10,7 +10,7 @@ export { type AudiowaveformJson, audiowaveformPeaks, PEAKS_SAMPLES_PER_PIXEL } f
 export {
   type AnalysisContext,
   type AnalysisHook,
-  type AnalysisResult,
+  type AnalysisHookResult,
   PEAKS_FILE,
   type ProcessOptions,
   type ProcessResult,

@@ -21,14 +21,14 @@ export interface AnalysisContext {
   input: string;
 }
 
-export interface AnalysisResult {
+export interface AnalysisHookResult {
   /** Files written into `ctx.outDir` (relative names), moved into the output folder with the rest. */
   files: string[];
   [key: string]: unknown;
 }
 
 /** Where descriptor analysis plugs in: it gets the already-decoded signal, never decodes again. */
-export type AnalysisHook = (signal: MonoSignal, ctx: AnalysisContext) => Promise<AnalysisResult>;
+export type AnalysisHook = (signal: MonoSignal, ctx: AnalysisContext) => Promise<AnalysisHookResult>;
 
 export interface ProcessOptions {
   /** The user's file name (for the extension check); default: the input's own name. */
@@ -60,7 +60,7 @@ export interface ProcessResult {
     analysis: string[];
   };
   /** Whatever the analysis hook returned besides its files. */
-  analysis?: Omit<AnalysisResult, 'files'>;
+  analysis?: Omit<AnalysisHookResult, 'files'>;
   /** Seconds of decoded audio. */
   decodedDuration: number;
   /** Wall milliseconds per stage. */

@@ -8,7 +8,7 @@ import {
 import { UnknownDescriptorError } from './errors.ts';
 
 /** Flat descriptor values of one sound: numbers and fixed-length numeric arrays, by any accepted name. */
-export type DescriptorValues = Readonly<Record<string, unknown>>;
+export type DescriptorTableRow = Readonly<Record<string, unknown>>;
 
 export interface ColumnStats {
   count: number;
@@ -125,7 +125,7 @@ export class DescriptorTable {
   }
 
   /** Adds a sound or replaces all its values (descriptors it no longer has become missing). */
-  upsert(id: number, values: DescriptorValues): void {
+  upsert(id: number, values: DescriptorTableRow): void {
     if (!Number.isInteger(id) || id < 1 || id > MAX_ID) {
       throw new ValidationError(`Sound id must be a positive integer below 2^31, got ${id}`);
     }
@@ -236,7 +236,7 @@ export class DescriptorTable {
   }
 
   /** Resolves every value to its column first, so a bad value leaves the table untouched. */
-  private cellsOf(values: DescriptorValues): { columns: Column[]; values: number[] } {
+  private cellsOf(values: DescriptorTableRow): { columns: Column[]; values: number[] } {
     const columns: Column[] = [];
     const cells: number[] = [];
     for (const written in values) {

@@ -12,7 +12,7 @@ export {
   type ColumnPolicy,
   type ColumnStats,
   DescriptorTable,
-  type DescriptorValues,
+  type DescriptorTableRow,
   defaultColumnPolicy,
 } from './descriptor-table.ts';
 export {

@@ -15,9 +15,12 @@ import {
  * overwritten. Stage names are the pipeline's; the catalogue stores them as text.
  */
 
-/** What a sound's record holds when a stage is due. */
-export interface StageAdvance {
-  stage: string;
+/**
+ * What a sound's record holds when a stage is due, or how far the running stage is. `Stage` is the
+ * pipeline's stage name type (the catalogue stores any text).
+ */
+export interface StageAdvance<Stage extends string = string> {
+  stage: Stage;
   /** Overall progress of the sound, 0–1. */
   progress: number;
 }
@@ -125,8 +128,8 @@ export function advanceStage(db: Db, soundId: number, next: StageAdvance): Promi
   return updateThrough(db, soundId, 'advance', advanceColumns(next));
 }
 
-export interface ProcessingFailure {
-  stage: string;
+export interface ProcessingFailure<Stage extends string = string> {
+  stage: Stage;
   /** The sentence an uploader reads. */
   reason: string;
   /** The tool's own words, for operators. */
@@ -229,11 +232,14 @@ export function moderateSound(
 export interface ProcessingRecord {
   id: number;
   state: ProcessingState;
+  /** The pipeline's stage name; null while a sound waits for its first stage. */
   stage: string | null;
-  /** 0–1. */
+  /** Overall progress, 0–1. */
   progress: number;
   attempts: number;
+  /** The failure's text: the reason, then the detail after a blank line. */
   error: string | null;
+  /** When the record last changed. */
   updated: Date;
 }
 
