@@ -20,7 +20,7 @@ export interface CatalogueReader {
 
 /** Descriptor values of one sound. */
 export interface DescriptorReader {
-  /** Variant B consolidated descriptors (flat, by name), or undefined when not analysed. */
+  /** Variant B consolidated descriptors (flat, by name), or undefined when not analyzed. */
   consolidated(soundId: number): Promise<Record<string, unknown> | undefined>;
   /** Consolidated descriptors of many sounds at once, for lists asking descriptor fields. */
   consolidatedMany(soundIds: readonly number[]): Promise<Map<number, Record<string, unknown>>>;

@@ -262,10 +262,10 @@ describe('analysis', () => {
 });
 
 describe('similar sounds', () => {
-  it('lists the other analysed sounds, most similar first, never the sound itself', async () => {
+  it('lists the other analyzed sounds, most similar first, never the sound itself', async () => {
     const page = await json(`/apiv2/sounds/${ids.bd_808}/similar/?fields=id,score`);
-    const analysed = Object.keys(ids).filter((k) => !['hat_sci', 'perc_snap'].includes(k)).length;
-    expect(page.count).toBe(analysed - 1);
+    const analyzed = Object.keys(ids).filter((k) => !['hat_sci', 'perc_snap'].includes(k)).length;
+    expect(page.count).toBe(analyzed - 1);
     const got = page.results.map((r: Json) => r.id);
     expect(got).not.toContain(ids.bd_808);
     const scores = page.results.map((r: Json) => r.score);
@@ -280,7 +280,7 @@ describe('similar sounds', () => {
     expect(second.previous).toBe(`${s.origin}/apiv2/sounds/${ids.bd_808}/similar/?page_size=2&token=${key}`);
     await expectError(`/apiv2/sounds/${ids.bd_808}/similar/?page=99`, 404, 'Not found');
   });
-  it('refuses an unknown space (400) and an unknown or unanalysed sound (404)', async () => {
+  it('refuses an unknown space (400) and an unknown or unanalyzed sound (404)', async () => {
     await expectError(
       `/apiv2/sounds/${ids.bd_808}/similar/?similarity_space=laion_nope`,
       400,

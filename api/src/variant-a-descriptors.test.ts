@@ -13,7 +13,7 @@ const CENTROID = 'lowlevel.spectral_centroid.mean';
 
 let s: TestServer;
 let ids: Record<string, number>;
-/** The visible, analysed sounds' trees by id, as stored. */
+/** The visible, analyzed sounds' trees by id, as stored. */
 let trees: Map<number, AnalysisTree>;
 
 beforeAll(async () => {
@@ -87,7 +87,7 @@ describe('normalized=1', () => {
     walk(all, '');
     expect(numbers.length).toBeGreaterThan(100);
     expect(numbers.every((n) => n >= 0 && n <= 1)).toBe(true);
-    // Exactly core's normalisation over the visible sounds' trees, computed here from scratch.
+    // Exactly core's normalization over the visible sounds' trees, computed here from scratch.
     const visible = [...trees.values()] as VariantATree[];
     expect(all).toEqual(normalizeTree(trees.get(ids.bd_808) as VariantATree, normalizationRanges(visible)));
 

@@ -152,7 +152,7 @@ function render(results: ChildResult[], runs: number): string {
     'Input: the `music-mix-60s` fixture decoded to mono 44.1 kHz (decode not counted), tiled for the longer durations.',
   );
   lines.push(
-    'Measured: `analyzeSignal(samples, 44100, { frames: true })` + serialising the frames file and the variant-A tree — both variants, frames, and the statistics the `freesound_classic` similarity input is built from. CPU = user + system of the whole process. Rhythm comes from our beat tracker (the default); the essentia.js worker is not started.',
+    'Measured: `analyzeSignal(samples, 44100, { frames: true })` + serializing the frames file and the variant-A tree — both variants, frames, and the statistics the `freesound_classic` similarity input is built from. CPU = user + system of the whole process. Rhythm comes from our beat tracker (the default); the essentia.js worker is not started.',
     '',
   );
 
@@ -220,7 +220,7 @@ function render(results: ChildResult[], runs: number): string {
       .map((l) => l.toFixed(2))
       .join(
         ' / ',
-      )} (1/5/15 min); the machine is shared by several engineers, so wall times carry noise; CPU is steadier. Figures are for a warm process, as a worker that analyses sound after sound: the first runs of each process, until 60 s of audio has been analysed (one run from 60 s up, six at 10 s), are JIT warm-up and not counted. Peak RSS is the process high-water mark over all runs of that duration (the runs follow each other without a forced GC). The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage's; the 60 s decode used for tiling is released before the runs). The frames file is streamed to a temporary file with \`writeFramesFile\`, as the pipeline writes it.`,
+      )} (1/5/15 min); the machine is shared by several engineers, so wall times carry noise; CPU is steadier. Figures are for a warm process, as a worker that analyses sound after sound: the first runs of each process, until 60 s of audio has been analyzed (one run from 60 s up, six at 10 s), are JIT warm-up and not counted. Peak RSS is the process high-water mark over all runs of that duration (the runs follow each other without a forced GC). The decoded signal is in "peak − RSS before decode" (the decode itself is the media stage's; the 60 s decode used for tiling is released before the runs). The frames file is streamed to a temporary file with \`writeFramesFile\`, as the pipeline writes it.`,
     '',
   );
   return `${lines.join('\n')}\n`;

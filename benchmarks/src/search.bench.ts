@@ -5,7 +5,7 @@
 //   npx earshot bench search [--sizes 100000,1000000] [--pglite-sizes 100000] [--reps 100] [--reseed]
 //                            [--only <text in query names>]
 // The bare SQL of each query is the statement(s) of the plan the engine picks, written by hand,
-// over the same side structures. Every search table is vacuumed and analysed before timing (what
+// over the same side structures. Every search table is vacuumed and analyzed before timing (what
 // autovacuum does in production), which also settles tables a newer migration added.
 
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 import { NotAuthenticated } from './errors.ts';
 import type { AuthRequest, AuthStrategy, Principal } from './principal.ts';
 
-/** Runs the strategies in order; the first that recognises the request decides. */
+/** Runs the strategies in order; the first that recognizes the request decides. */
 export async function authenticate(
   strategies: readonly AuthStrategy[],
   req: AuthRequest,

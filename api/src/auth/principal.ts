@@ -1,4 +1,4 @@
-/** The caller a request acts for, whichever strategy recognised it. */
+/** The caller a request acts for, whichever strategy recognized it. */
 export interface Principal {
   strategy: 'token' | 'oauth2';
   /** The API credential (application) used; rate limits are counted per credential. */

@@ -10,7 +10,7 @@ import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 
 /**
  * The search engine behind a query-result cache, as search servers keep one: each answer (ids,
- * scores, count of one page) is kept by its normalised request until the catalogue changes (and,
+ * scores, count of one page) is kept by its normalized request until the catalogue changes (and,
  * for similarity and content search, until the in-memory similarity state changes). Identical
  * concurrent requests share one computation. Without a change version (no notifications) every
  * request goes to the engine.

@@ -3,7 +3,7 @@ import { commaList, fieldsParam, pageParam, pageSizeParam } from '../http/params
 
 const variantA = {
   descriptors: commaList('variant A: dotted descriptor names for the `analysis` field'),
-  normalized: z.string().optional().describe('variant A: 1 returns normalised descriptor values'),
+  normalized: z.string().optional().describe('variant A: 1 returns normalized descriptor values'),
 };
 
 export const soundListQuery = z.object({

@@ -80,15 +80,15 @@ const GETTERS: Record<string, Getter> = {
   comment: (s, c) => api(c, `sounds/${s.id}/comment/`),
   similar_sounds: (s, c) => (s.similarity_ready ? api(c, `sounds/${s.id}/similar/`) : null),
   analysis_files: (s, c) =>
-    s.analysed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
+    s.analyzed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
   is_explicit: (s) => s.is_explicit,
   score: (_s, _c, e) => e.score ?? null,
   is_remix: (s) => s.is_remix,
   was_remixed: (s) => s.was_remixed,
   md5: (s) => s.md5 ?? '',
   analysis: (_s, _c, e) => e.analysis ?? null,
-  analysis_stats: (s, c) => (s.analysed ? api(c, `sounds/${s.id}/analysis/`) : null),
-  analysis_frames: (s, c) => (s.analysed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
+  analysis_stats: (s, c) => (s.analyzed ? api(c, `sounds/${s.id}/analysis/`) : null),
+  analysis_frames: (s, c) => (s.analyzed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
   ac_analysis: (_s, _c, e) => e.acAnalysis ?? null,
 };
 

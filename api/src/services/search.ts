@@ -45,7 +45,7 @@ export class SearchService {
         ...window,
       });
       if (!found)
-        throw new NotFoundError('The sound given in similar_to does not exist or is not analysed yet.');
+        throw new NotFoundError('The sound given in similar_to does not exist or is not analyzed yet.');
       hits = found;
     } else {
       const query = (params.query ?? '').trim();
@@ -146,7 +146,7 @@ export class SearchService {
  * A `descriptors_filter` (content, combined and similar-sounds search) checked as `checkFilter`
  * does and against the descriptors the engine holds: a name it does not list (or a per-sound list
  * such as `rhythm.onset_times`) would match no sound, so it is a 400 naming it. Before any sound
- * is analysed every well-formed name is let through. The names are read only when a filter is given.
+ * is analyzed every well-formed name is let through. The names are read only when a filter is given.
  */
 export function checkDescriptorsFilter(
   value: string | undefined,

@@ -76,12 +76,12 @@ export class SoundPresenter {
   ): Promise<SoundExtras> {
     const fields = ctx.selection.fields;
     if (!fields.includes('analysis') && !fields.includes('ac_analysis')) return {};
-    const tree = record.analysed ? await this.descriptors.analysisTree(record.id) : undefined;
+    const tree = record.analyzed ? await this.descriptors.analysisTree(record.id) : undefined;
     const extras: SoundExtras = {};
     if (fields.includes('analysis')) {
       extras.analysis = tree && options.descriptors ? pickAnalysis(tree, options.descriptors) : null;
     }
-    if (fields.includes('ac_analysis') && record.analysed) {
+    if (fields.includes('ac_analysis') && record.analyzed) {
       extras.acAnalysis = (await this.descriptors.consolidated(record.id)) ?? null;
     }
     return extras;

@@ -68,7 +68,7 @@ export class SoundService {
   }
 
   /**
-   * Similar sounds in a space, the target excluded; unknown or unanalysed target: 404. Variant A
+   * Similar sounds in a space, the target excluded; unknown or unanalyzed target: 404. Variant A
    * narrows the candidates with `descriptorsFilter` (content search's filter language).
    */
   async similar(
@@ -97,7 +97,7 @@ export class SoundService {
       descriptorsFilter,
       ...pageWindow(page, req.page.pageSize),
     });
-    if (!hits) throw new NotFoundError('This sound is not analysed for similarity yet.');
+    if (!hits) throw new NotFoundError('This sound is not analyzed for similarity yet.');
     resolvePage(req.page, hits.count);
     const results = await this.presenter.present(
       hits.items,

@@ -33,7 +33,7 @@ export interface SeedSound {
   /** Not yet approved: the API must act as if it did not exist. */
   pending?: boolean;
   /** Processed but without analysis or similarity vector. */
-  unanalysed?: boolean;
+  unanalyzed?: boolean;
   /** Minutes after the base time, so creation order is known. */
   minute: number;
 }
@@ -121,9 +121,9 @@ export const SEED_SOUNDS: SeedSound[] = [
     user: 'bob',
     name: 'Finger snap',
     tags: ['snap', 'percussion'],
-    description: 'Not analysed yet',
+    description: 'Not analyzed yet',
     license: 'Attribution',
-    unanalysed: true,
+    unanalyzed: true,
     minute: 9,
   },
 ];
@@ -218,7 +218,7 @@ export async function seedCatalogue(
     for (const [kind, file] of Object.entries({ ...result.files.previews, ...result.files.images })) {
       mediaPaths[kind] = path.relative(dataDir, file);
     }
-    if (!spec.unanalysed) {
+    if (!spec.unanalyzed) {
       const tree = JSON.parse(
         await fs.readFile(path.join(REFERENCE_DIR, `${spec.sample}.json`), 'utf8'),
       ) as AnalysisTree;

@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
  * reprocessing. The path itself does not change.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // Media paths are not part of the search document: rebuilding every analysed sound's document
+  // Media paths are not part of the search document: rebuilding every analyzed sound's document
   // (and its side counts) for this rename would cost minutes on a large catalogue for nothing.
   await sql`ALTER TABLE sounds DISABLE TRIGGER sounds_search_sync_update`.execute(db);
   await sql`UPDATE sounds

@@ -10,7 +10,7 @@ import { type Kysely, sql } from 'kysely';
  * The counter is moved by the triggers that notify (the same tables, statements and the same
  * exception for a worker's progress bookkeeping), once per transaction. Only on the embedded
  * database: there one transaction runs at a time across all processes, so the counter's row lock
- * never makes anyone wait. On the PostgreSQL server it would serialise concurrent writers from
+ * never makes anyone wait. On the PostgreSQL server it would serialize concurrent writers from
  * their first statement to their commit (and could deadlock two of them); readers there listen for
  * the notifications instead, which cost nothing per request. The table exists on both (one schema)
  * but stays at 0 on the server. Rows changed with the triggers off (bulk loads,

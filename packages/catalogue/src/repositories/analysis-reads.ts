@@ -21,7 +21,7 @@ async function analysisColumn(
   return row?.[column];
 }
 
-/** A sound's consolidated (variant B) descriptors, or undefined when it is not analysed. */
+/** A sound's consolidated (variant B) descriptors, or undefined when it is not analyzed. */
 export function consolidatedDescriptors(
   db: Db,
   soundId: number,

@@ -3,18 +3,18 @@ import type { Bookmark, BookmarkCategory } from '../schema/database.ts';
 import { type Db, inTransaction, type Page, type PageRequest } from './shared.ts';
 import { isPublic, type SoundView } from './sounds.ts';
 
-/** The id that names the uncategorised bookmarks (the contract's category 0). */
+/** The id that names the uncategorized bookmarks (the contract's category 0). */
 export const UNCATEGORIZED = 0;
 
 export interface BookmarkCategoryView {
-  /** 0 for the uncategorised pseudo-category. */
+  /** 0 for the uncategorized pseudo-category. */
   id: number;
   name: string;
   num_sounds: number;
 }
 
 /**
- * Bookmarks a sound for a user. Without a category name the bookmark is uncategorised; an unknown
+ * Bookmarks a sound for a user. Without a category name the bookmark is uncategorized; an unknown
  * name creates the category. Bookmarking the same sound again moves and renames the bookmark.
  */
 export function bookmarkSound(
@@ -52,7 +52,7 @@ export async function removeBookmark(db: Db, userId: number, soundId: number): P
 }
 
 /**
- * The user's bookmark categories with their sizes; the uncategorised one (id 0, "Uncategorized")
+ * The user's bookmark categories with their sizes; the uncategorized one (id 0, "Uncategorized")
  * comes first and only when it holds bookmarks.
  */
 export async function listBookmarkCategories(db: Db, userId: number): Promise<BookmarkCategoryView[]> {
@@ -99,7 +99,7 @@ export interface BookmarkedSound extends SoundView {
   bookmark_name: string;
 }
 
-/** The public sounds in one of the user's categories (0: uncategorised), most recently bookmarked first. */
+/** The public sounds in one of the user's categories (0: uncategorized), most recently bookmarked first. */
 export async function listBookmarkedSounds(
   db: Db,
   userId: number,

@@ -75,7 +75,7 @@ describe.each(testBackends(postgresUrl))(
       const { user, ids } = await fourSounds();
       const records = await soundRecordsByIds(db(), [...ids].reverse(), 'space-a');
       expect(records.map((r) => r.id)).toEqual([ids[0]]);
-      expect(records[0]).toMatchObject({ username: user.username, similarity_ready: false, analysed: false });
+      expect(records[0]).toMatchObject({ username: user.username, similarity_ready: false, analyzed: false });
       expect(await publicSoundIdsByUser(db(), user.id, { limit: 10, offset: 0 })).toEqual({
         count: 1,
         items: [ids[0]],

@@ -49,7 +49,7 @@ export interface SoundRecord
   /** The sound has a vector in the default similarity space. */
   similarity_ready: boolean;
   /** Analysis results exist. */
-  analysed: boolean;
+  analyzed: boolean;
 }
 
 /** A user as the API shows one: the row's public columns and the counts. */
@@ -105,7 +105,7 @@ export async function soundRecordsByIds(
       sql<boolean>`exists (select 1 from sound_similarity_vectors v where v.sound_id = s.id and v.space = ${defaultSpace})`.as(
         'similarity_ready',
       ),
-      sql<boolean>`exists (select 1 from sound_descriptors d where d.sound_id = s.id)`.as('analysed'),
+      sql<boolean>`exists (select 1 from sound_descriptors d where d.sound_id = s.id)`.as('analyzed'),
     ])
     .execute();
   const byId = new Map(rows.map((r) => [r.id, r]));

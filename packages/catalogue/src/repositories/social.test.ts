@@ -94,7 +94,7 @@ describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) 
     expect((await userRecordByName(db(), owner.username))?.num_comments).toBe(0);
   });
 
-  it('bookmarks into named categories created on first use, and uncategorised as category 0', async () => {
+  it('bookmarks into named categories created on first use, and uncategorized as category 0', async () => {
     const owner = await createUser(db(), { username: unique('owner') });
     const user = await createUser(db(), { username: unique('collector') });
     const [a, b, c] = [await publicSound(owner.id), await publicSound(owner.id), await publicSound(owner.id)];
@@ -119,7 +119,7 @@ describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) 
       ),
     ).toEqual([a.id]);
 
-    // Bookmarking again moves the bookmark; removing it empties the uncategorised pseudo-category.
+    // Bookmarking again moves the bookmark; removing it empties the uncategorized pseudo-category.
     await bookmarkSound(db(), { userId: user.id, soundId: a.id, name: 'moved', category: 'Drums' });
     expect((await listBookmarkCategories(db(), user.id)).map((cat) => [cat.name, cat.num_sounds])).toEqual([
       ['Drums', 3],

@@ -105,7 +105,7 @@ export interface SoundsTable {
   pack_id: number | null;
   name: string;
   description: Defaulted<string>;
-  /** Normalised tags (lower case), in the order given; mirrored by sound_tags. */
+  /** Normalized tags (lower case), in the order given; mirrored by sound_tags. */
   tags: Defaulted<string[]>;
   license: LicenseName;
   category: string | null;
@@ -192,7 +192,7 @@ export interface BookmarksTable {
   id: Generated<number>;
   user_id: number;
   sound_id: number;
-  /** Null: uncategorised. */
+  /** Null: uncategorized. */
   category_id: number | null;
   name: string;
   created: CreatedAt;

@@ -7,7 +7,7 @@ import { DESCRIPTOR_COLUMNS } from '../schema/descriptors.ts';
  */
 
 export type FieldType =
-  | 'text' // English-analysed text: a word matches a stem, a quoted value a phrase
+  | 'text' // English-analyzed text: a word matches a stem, a quoted value a phrase
   | 'keyword' // one exact string (optionally case-insensitive)
   | 'tags' // the sound's tag list: case-insensitive whole-tag match
   | 'int'

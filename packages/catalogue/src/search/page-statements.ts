@@ -33,7 +33,7 @@ interface PageRow {
 }
 
 /**
- * The relevance-ordered page from one materialised scan, each row carrying the number of
+ * The relevance-ordered page from one materialized scan, each row carrying the number of
  * matches. An empty page carries nothing: see scanPage.
  */
 function rankedStatement(

@@ -17,7 +17,7 @@ interface AnalyzeCommandOptions {
 export function register(program: Command): void {
   program
     .command('analyze')
-    .description('analyse a sound file and print its content descriptors as JSON')
+    .description('analyze a sound file and print its content descriptors as JSON')
     .argument('<file>', 'the audio file')
     .option(
       '--variant <A|B>',

@@ -16,7 +16,7 @@ const manifest = loadManifest();
 const good = manifest.fixtures.filter((f) => !f.bad && f.group !== 'long');
 const byGroup = (group: FixtureEntry['group']) => good.filter((f) => f.group === group);
 const cache = new Map<string, Promise<DescriptorAnalysis>>();
-const analysed = (entry: FixtureEntry) => {
+const analyzed = (entry: FixtureEntry) => {
   let result = cache.get(entry.name);
   if (!result) {
     result = analyzeFile(fixture(entry.name));
@@ -49,7 +49,7 @@ describe('pitch and note on sines and harmonic tones (A0–C8)', () => {
   const tones = byGroup('tone').filter((f) => f.truth.pitchHz !== undefined);
   it('has the tone fixtures', () => expect(tones.length).toBeGreaterThan(30));
   it.each(tones.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB } = await analysed(entry);
+    const { variantB } = await analyzed(entry);
     const truth = entry.truth.pitchHz as number;
     expect(Math.abs(variantB.pitch - truth) / truth).toBeLessThan(0.01);
     expect(variantB.note_name).toBe(entry.truth.noteName);
@@ -60,7 +60,7 @@ describe('pitch and note on sines and harmonic tones (A0–C8)', () => {
 describe('bpm on click tracks and drum loops (60–180 BPM)', () => {
   const rhythm = byGroup('rhythm');
   it.each(rhythm.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB } = await analysed(entry);
+    const { variantB } = await analyzed(entry);
     expect(Math.abs(variantB.bpm - (entry.truth.bpm as number))).toBeLessThanOrEqual(1);
     expect(Number.isInteger(variantB.bpm)).toBe(true);
     if (entry.truth.onsetCount !== undefined) expect(variantB.onset_count).toBe(entry.truth.onsetCount);
@@ -71,7 +71,7 @@ describe('tonality on triads and cadences in all 24 keys', () => {
   const harmony = byGroup('harmony');
   it('covers 24 keys twice', () => expect(new Set(harmony.map((f) => f.truth.tonality)).size).toBe(24));
   it.each(harmony.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB } = await analysed(entry);
+    const { variantB } = await analyzed(entry);
     expect(variantB.tonality).toBe(entry.truth.tonality);
     // The chord progression names the triads the fixture plays, in order.
     for (const chord of entry.truth.chords ?? []) expect(variantB.chord_progression).toContain(chord);
@@ -92,7 +92,7 @@ describe('loudness within 0.5 LU of ffmpeg ebur128 on the same file', () => {
   const entries = [...byGroup('loudness'), ...good.filter((f) => names.has(f.name))];
   it.each(entries.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
     const [{ variantB }, reference] = await Promise.all([
-      analysed(entry),
+      analyzed(entry),
       ffmpegIntegratedLoudness(fixture(entry.name)),
     ]);
     expect(Math.abs(variantB.loudness - reference)).toBeLessThanOrEqual(0.5);
@@ -104,7 +104,7 @@ describe('loudness within 0.5 LU of ffmpeg ebur128 on the same file', () => {
 describe('events: onsets, start time, effective duration, silence rate, single event', () => {
   const events = [...byGroup('event'), ...byGroup('noise').filter((f) => f.truth.singleEvent !== undefined)];
   it.each(events.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB } = await analysed(entry);
+    const { variantB } = await analyzed(entry);
     const t = entry.truth;
     if (t.onsetCount !== undefined) expect(variantB.onset_count).toBe(t.onsetCount);
     if (t.onsetTimes) {
@@ -128,14 +128,14 @@ describe('loopable', () => {
   const loops = good.filter((f) => f.truth.loopable !== undefined);
   it('has loops and non-loops', () => expect(new Set(loops.map((f) => f.truth.loopable)).size).toBe(2));
   it.each(loops.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB } = await analysed(entry);
+    const { variantB } = await analyzed(entry);
     expect(variantB.loopable).toBe(entry.truth.loopable);
   });
 });
 
 describe('every contract descriptor with its contract type on every good fixture', () => {
   it.each(good.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB, variantA } = await analysed(entry);
+    const { variantB, variantA } = await analyzed(entry);
     expectContractTypes(variantB);
     expect(JSON.stringify(variantA)).not.toMatch(/null|NaN|Infinity/);
   });

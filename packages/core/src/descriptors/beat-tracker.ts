@@ -49,7 +49,7 @@ function tempoPrior(periodFrames: number, framesPerSecond: number): number {
 
 /**
  * Beat period in frames (fractional), or 0 when there is no periodicity: the lag in 40–208 BPM that
- * maximises prior × autocorrelation of the novelty, refined to the centroid of the peak.
+ * maximizes prior × autocorrelation of the novelty, refined to the centroid of the peak.
  */
 export function estimatePeriod(novelty: Float32Array, framesPerSecond: number): number {
   const n = novelty.length;

@@ -77,7 +77,7 @@ export function normalizationRanges(trees: Iterable<VariantATree>): Normalizatio
 }
 
 /**
- * Normalised copy of a tree (Gaia's "normalize" step that Freesound's `normalized=1` exposed): each
+ * Normalized copy of a tree (Gaia's "normalize" step that Freesound's `normalized=1` exposed): each
  * numeric leaf mapped to (x − min)/(max − min) over the collection's ranges, clipped to [0, 1]; leaves
  * without a range or with a constant range are 0; strings and variable-length lists are unchanged.
  */

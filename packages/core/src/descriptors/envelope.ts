@@ -88,7 +88,7 @@ export function envelopeDescriptors(
   const attack = Math.max((stop - start) / rate, 1 / sampleRate);
   const logAttackTime = Math.log10(attack);
 
-  // Envelope as a distribution over normalised time [0, 1].
+  // Envelope as a distribution over normalized time [0, 1].
   let sum = 0;
   let weighted = 0;
   for (let i = 0; i < n; i++) {
@@ -109,7 +109,7 @@ export function envelopeDescriptors(
   m3 /= sum;
   m4 /= sum;
 
-  // Temporal decrease: slope of the least-squares line through the peak-normalised envelope over [0, 1].
+  // Temporal decrease: slope of the least-squares line through the peak-normalized envelope over [0, 1].
   let sx = 0;
   let sy = 0;
   let sxx = 0;

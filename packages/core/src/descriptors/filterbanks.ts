@@ -38,7 +38,7 @@ export function rectangularBank(edges: number[], sampleRate: number, fftSize: nu
 }
 
 /**
- * Triangles with the given centre frequencies (edges = neighbours): normalised to unit sum (a band is the
+ * Triangles with the given centre frequencies (edges = neighbours): normalized to unit sum (a band is the
  * mean power under it) or left at unit peak (a band is the summed power, as Essentia's ERBBands).
  */
 function triangularBank(points: number[], sampleRate: number, fftSize: number, unitSum = true): FilterBank {

@@ -58,7 +58,7 @@ export function findPeaks(
 
 /**
  * Sensory dissonance after Plomp & Levelt as parametrised by Sethares: for each peak pair, the roughness
- * of two partials weighted by the product of their amplitudes, normalised by the sum of those products
+ * of two partials weighted by the product of their amplitudes, normalized by the sum of those products
  * (0 = consonant, ≈0.5 for dense inharmonic spectra).
  */
 export function dissonance(peaks: Peaks): number {

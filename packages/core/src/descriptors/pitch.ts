@@ -7,7 +7,7 @@ export interface PitchEstimate {
   pitch: number;
   /** 1 − the YIN dip depth at the chosen lag (0…1). */
   confidence: number;
-  /** Normalised autocorrelation at the chosen lag (0…1): how much of the energy is periodic. */
+  /** Normalized autocorrelation at the chosen lag (0…1): how much of the energy is periodic. */
   salience: number;
 }
 
@@ -16,7 +16,7 @@ const UNVOICED: PitchEstimate = { pitch: 0, confidence: 0, salience: 0 };
 /**
  * YIN pitch tracker (de Cheveigné & Kawahara 2002) with the difference function obtained from one FFT
  * autocorrelation per frame: d(τ) = E[0, W−τ) + E[τ, W) − 2·r(τ). The lag is the first dip of the
- * cumulative-mean-normalised difference below `threshold` (else the global minimum), refined by a parabola.
+ * cumulative-mean-normalized difference below `threshold` (else the global minimum), refined by a parabola.
  */
 export class YinPitch {
   private readonly autocorrelation: Autocorrelation;

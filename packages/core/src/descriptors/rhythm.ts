@@ -11,7 +11,7 @@ export interface BpmHistogramPeaks {
 }
 
 /**
- * Histogram of the instantaneous tempi 60/interval over 250 one-BPM bins, normalised to sum 1, and its two
+ * Histogram of the instantaneous tempi 60/interval over 250 one-BPM bins, normalized to sum 1, and its two
  * highest peaks (the second at least 4 BPM from the first) with weight and spread (share of the peak's
  * ±2-bin neighbourhood outside the peak bin), as in Essentia's BpmHistogramDescriptors.
  */

@@ -99,7 +99,7 @@ describe('frames file and descriptor layout', () => {
     }
   });
 
-  it('splits fixed one-/multi-dimensional and variable-length names, and normalises to [0, 1]', async () => {
+  it('splits fixed one-/multi-dimensional and variable-length names, and normalizes to [0, 1]', async () => {
     const a = await analyzeSignal(noise(2, 0.1), SR);
     const b = await analyzeSignal(noise(2, 0.8, 3), SR);
     const layout = descriptorLayout(a.variantA);

@@ -85,7 +85,7 @@ export function flatnessDb(x: ArrayLike<number>): number {
   return Math.min(1, Math.max(0, db / 60));
 }
 
-/** Shannon entropy (bits) of x normalised to a probability distribution. */
+/** Shannon entropy (bits) of x normalized to a probability distribution. */
 export function entropy(x: ArrayLike<number>): number {
   const s = sum(x);
   if (s <= EPS) return 0;

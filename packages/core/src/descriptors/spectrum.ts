@@ -2,7 +2,7 @@ import FFT from 'fft.js';
 
 /**
  * Blackman-Harris 62 dB window (the window Essentia's Freesound extractor uses), scaled so its area is 2
- * like Essentia's normalised windows: a full-scale sine then has a spectral peak near 1.
+ * like Essentia's normalized windows: a full-scale sine then has a spectral peak near 1.
  */
 export function blackmanHarris62(size: number): Float32Array {
   const w = new Float32Array(size);

@@ -78,7 +78,7 @@ function median(values: ArrayLike<number>): number {
 
 /**
  * Mean and population variance of |Δx| (order 1) or |Δ²x| (order 2), in two passes over the series
- * without materialising the differences.
+ * without materializing the differences.
  */
 function diffMeanVar(series: ArrayLike<number>, order: 1 | 2): [number, number] {
   const count = series.length - order;

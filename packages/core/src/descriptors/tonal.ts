@@ -11,7 +11,7 @@ export const HPCP_SIZE = 36;
 /**
  * Harmonic pitch class profile (Gómez 2006) with Essentia's Freesound settings: 36 bins (⅓ semitone),
  * bin 0 = A (440 Hz reference), peaks between 40 Hz and 5 kHz, each peak adds magnitude² × cos² of its
- * distance to the bin centre within a one-semitone window; normalised to a maximum of 1.
+ * distance to the bin centre within a one-semitone window; normalized to a maximum of 1.
  */
 export function hpcpFromPeaks(peaks: Peaks, tuningHz: number, out: Float32Array): void {
   out.fill(0);

@@ -9,7 +9,7 @@ export interface BuildRequest {
   /** Snapshot to extend (bulk insert); absent for a fresh build. */
   baseDir?: string;
   ids: Uint32Array;
-  /** Row i (dimension values) is the vector of ids[i]; any length, normalised in the worker. */
+  /** Row i (dimension values) is the vector of ids[i]; any length, normalized in the worker. */
   vectors: Float32Array;
   parameters?: Partial<GraphParameters>;
 }

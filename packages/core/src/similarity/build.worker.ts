@@ -6,15 +6,15 @@ import type { BuildMessage, BuildRequest } from './build-protocol.ts';
 import { DEFAULT_GRAPH_PARAMETERS, HnswGraph } from './hnsw-graph.ts';
 import { readSnapshot, writeSnapshot } from './snapshot.ts';
 import { getSimilaritySpace } from './spaces/registry.ts';
-import { normaliseVector } from './vector.ts';
+import { normalizeVector } from './vector.ts';
 
 const request = workerData as BuildRequest;
 const post = (message: BuildMessage) => parentPort?.postMessage(message);
 
-/** Normalises one row; a bad row fails the whole build with a message naming its sound. */
+/** Normalizes one row; a bad row fails the whole build with a message naming its sound. */
 function unitRow(space: string, dimension: number, id: number, row: Float32Array): Float32Array {
   try {
-    return normaliseVector(space, dimension, row);
+    return normalizeVector(space, dimension, row);
   } catch (error) {
     if (error instanceof ValidationError) throw new ValidationError(`Sound ${id}: ${error.message}`);
     throw error;

@@ -45,7 +45,7 @@ export class IncompleteAnalysisError extends ValidationError {
   }
 }
 
-/** A sound that is not in the similarity index (unknown, unanalysed or removed). */
+/** A sound that is not in the similarity index (unknown, unanalyzed or removed). */
 export class SoundNotIndexedError extends NotFoundError {
   constructor(readonly soundId: number) {
     super(`Sound ${soundId} is not in the similarity index`, { sound_id: soundId });

@@ -40,9 +40,9 @@ export {
   DEFAULT_SIMILARITY_SPACE,
   getSimilaritySpace,
   listSimilaritySpaces,
-  normaliseSpaceVector,
+  normalizeSpaceVector,
   similarityVectorFromAnalysis,
 } from './spaces/registry.ts';
 export type { SimilaritySpace } from './spaces/space.ts';
 export { TopK } from './top-k.ts';
-export { normaliseVector, scoreFromCosine } from './vector.ts';
+export { normalizeVector, scoreFromCosine } from './vector.ts';

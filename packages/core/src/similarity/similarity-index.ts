@@ -5,7 +5,7 @@ import { readSnapshot, type SnapshotMeta, writeSnapshot } from './snapshot.ts';
 import { getSimilaritySpace } from './spaces/registry.ts';
 import type { SimilaritySpace } from './spaces/space.ts';
 import { TopK } from './top-k.ts';
-import { assertSoundId, normaliseVector, scoreFromCosine, type VectorInput } from './vector.ts';
+import { assertSoundId, normalizeVector, scoreFromCosine, type VectorInput } from './vector.ts';
 
 /**
  * Restricts results to some sounds (combined search: those that pass the text filter). A Set is
@@ -111,10 +111,10 @@ export class SimilarityIndex {
     return [...this.live];
   }
 
-  /** Adds a sound, or replaces its vector. The vector is validated and L2-normalised. */
+  /** Adds a sound, or replaces its vector. The vector is validated and L2-normalized. */
   upsert(id: number, vector: VectorInput): void {
     assertSoundId(id);
-    const unit = normaliseVector(this.space.name, this.space.dimension, vector);
+    const unit = normalizeVector(this.space.name, this.space.dimension, vector);
     if (this.busy) this.queuedUpserts.add(id);
     this.whenIdle(() => this.applyUpsert(id, unit));
   }
@@ -146,9 +146,9 @@ export class SimilarityIndex {
     return this.search(this.vectorOf(id), options, id);
   }
 
-  /** Nearest sounds to a vector of this space (validated and L2-normalised first). */
+  /** Nearest sounds to a vector of this space (validated and L2-normalized first). */
   nearestToVector(vector: VectorInput, options: NearestOptions = {}): Neighbour[] {
-    return this.search(normaliseVector(this.space.name, this.space.dimension, vector), options);
+    return this.search(normalizeVector(this.space.name, this.space.dimension, vector), options);
   }
 
   /** Writes an atomic snapshot (graph + meta) to `dir`; mutations wait until it is on disk. */

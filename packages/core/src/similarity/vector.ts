@@ -6,7 +6,7 @@ export type VectorInput = ArrayLike<number>;
  * Checks length and finiteness, then returns a unit-length Float32Array copy. Zero vectors are
  * refused: cosine similarity is undefined for them and hnswlib would rank them arbitrarily.
  */
-export function normaliseVector(space: string, dimension: number, vector: VectorInput): Float32Array {
+export function normalizeVector(space: string, dimension: number, vector: VectorInput): Float32Array {
   if (vector == null || typeof vector.length !== 'number') {
     throw new InvalidVectorError(`Vector for ${space} must be an array of ${dimension} numbers`);
   }

@@ -10,7 +10,7 @@ export const FREESOUND_CLASSIC = 'freesound_classic';
 /**
  * Freesound's "Acoustic" space: 100 low-level statistics, each transformed, standardised with
  * fixed constants ((x - centre) / scale, calibrated once on reference analyses so a vector never
- * changes as the catalogue grows), clipped to ±CLASSIC_CLIP, then L2-normalised by the index.
+ * changes as the catalogue grows), clipped to ±CLASSIC_CLIP, then L2-normalized by the index.
  * See docs/similarity.md for the list and the calibration.
  */
 export const freesoundClassic: SimilaritySpace = {

@@ -1,6 +1,6 @@
 import type { AnalysisTree } from '../analysis-tree.ts';
 import { UnknownSimilaritySpaceError } from '../errors.ts';
-import { normaliseVector, type VectorInput } from '../vector.ts';
+import { normalizeVector, type VectorInput } from '../vector.ts';
 import { FREESOUND_CLASSIC, freesoundClassic } from './freesound-classic.ts';
 import type { SimilaritySpace } from './space.ts';
 
@@ -22,14 +22,14 @@ export function getSimilaritySpace(name?: string | null): SimilaritySpace {
   return space;
 }
 
-/** Checks and L2-normalises a vector given for a space (e.g. a `similar_to` vector). */
-export function normaliseSpaceVector(spaceName: string, vector: VectorInput): Float32Array {
+/** Checks and L2-normalizes a vector given for a space (e.g. a `similar_to` vector). */
+export function normalizeSpaceVector(spaceName: string, vector: VectorInput): Float32Array {
   const space = getSimilaritySpace(spaceName);
-  return normaliseVector(space.name, space.dimension, vector);
+  return normalizeVector(space.name, space.dimension, vector);
 }
 
 /** The unit-length vector of a sound in a space, computed from its variant-A analysis. */
 export function similarityVectorFromAnalysis(spaceName: string, analysis: AnalysisTree): Float32Array {
   const space = getSimilaritySpace(spaceName);
-  return normaliseVector(space.name, space.dimension, space.fromAnalysis(analysis));
+  return normalizeVector(space.name, space.dimension, space.fromAnalysis(analysis));
 }

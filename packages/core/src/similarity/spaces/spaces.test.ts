@@ -16,7 +16,7 @@ import {
   DEFAULT_SIMILARITY_SPACE,
   getSimilaritySpace,
   listSimilaritySpaces,
-  normaliseSpaceVector,
+  normalizeSpaceVector,
   similarityVectorFromAnalysis,
 } from './registry.ts';
 
@@ -48,22 +48,22 @@ describe('similarity space registry', () => {
   });
 
   it('refuses vectors of the wrong dimension, with NaN, or all zeros', () => {
-    expect(() => normaliseSpaceVector('freesound_classic', new Array(99).fill(1))).toThrow(
+    expect(() => normalizeSpaceVector('freesound_classic', new Array(99).fill(1))).toThrow(
       new VectorDimensionError('freesound_classic', 100, 99),
     );
-    expect(() => normaliseSpaceVector('freesound_classic', new Array(99).fill(1))).toThrow(
+    expect(() => normalizeSpaceVector('freesound_classic', new Array(99).fill(1))).toThrow(
       'Vector for freesound_classic must have 100 dimensions, got 99',
     );
     const withNaN = new Array(100).fill(1);
     withNaN[42] = Number.NaN;
-    expect(() => normaliseSpaceVector('freesound_classic', withNaN)).toThrow(InvalidVectorError);
-    expect(() => normaliseSpaceVector('freesound_classic', withNaN)).toThrow('dimension 42');
-    expect(() => normaliseSpaceVector('freesound_classic', new Array(100).fill(0))).toThrow('all zeros');
-    expect(() => normaliseSpaceVector('nope', new Array(100).fill(1))).toThrow(UnknownSimilaritySpaceError);
+    expect(() => normalizeSpaceVector('freesound_classic', withNaN)).toThrow(InvalidVectorError);
+    expect(() => normalizeSpaceVector('freesound_classic', withNaN)).toThrow('dimension 42');
+    expect(() => normalizeSpaceVector('freesound_classic', new Array(100).fill(0))).toThrow('all zeros');
+    expect(() => normalizeSpaceVector('nope', new Array(100).fill(1))).toThrow(UnknownSimilaritySpaceError);
   });
 
-  it('L2-normalises a given vector', () => {
-    const v = normaliseSpaceVector('freesound_classic', new Array(100).fill(3));
+  it('L2-normalizes a given vector', () => {
+    const v = normalizeSpaceVector('freesound_classic', new Array(100).fill(3));
     expect(v[0]).toBeCloseTo(0.1, 6);
   });
 });
