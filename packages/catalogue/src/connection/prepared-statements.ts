@@ -4,7 +4,7 @@ import pg from 'pg';
  * Statements whose SQL text starts with this comment run as named prepared statements: each
  * connection parses them once and afterwards sends only Bind/Execute, which saves the parse and
  * about 0.1 ms of extended-protocol round trip per statement (measured: a one-row select costs
- * the same as an unparameterised one). Search statements carry it; each connection keeps the
+ * the same as an unparameterized one). Search statements carry it; each connection keeps the
  * MAX_PREPARED_PER_CONNECTION it used last.
  */
 export const PREPARED_MARK = '/* prepared */';
