@@ -7,6 +7,7 @@ import { renderer } from './http/render.ts';
 import { underRequestVersion } from './http/request-version.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { healthRoutes } from './routes/health.ts';
 import { v2Routes } from './routes/v2.ts';
@@ -26,6 +27,7 @@ export function createApp(
   app.use(renderer());
   app.use(errorHandler());
   app.use(cors());
+  app.use(refuseNulBytes());
   const changes = deps.api?.changes;
   if (changes) app.use((_ctx, next) => underRequestVersion(changes, next));
   const routers = [healthRoutes(deps)];

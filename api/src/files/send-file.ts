@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import { MEDIA_TYPES } from './file-names.ts';
 
@@ -13,7 +14,7 @@ export interface SendFileOptions {
  * (`Range: bytes=a-b`, `a-`, `-n` → 206, unsatisfiable → 416), so audio players can seek.
  */
 export async function sendFile(ctx: Context, file: string, options: SendFileOptions): Promise<void> {
-  const stat = await fs.promises.stat(file);
+  const stat = await statOrNotFound(file);
   const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
   const ext = path.extname(file).slice(1).toLowerCase();
   ctx.set('Content-Type', MEDIA_TYPES[ext] ?? 'application/octet-stream');
@@ -85,4 +86,19 @@ export function parseRange(
   }
   if (start >= size) return 'unsatisfiable';
   return { start, end };
+}
+
+/**
+ * The catalogue may name a file that is not on disk (removed by an operator, a reprocess under
+ * way, a volume not mounted): for the client that is a missing file, not a server error.
+ */
+async function statOrNotFound(file: string): Promise<fs.Stats> {
+  try {
+    const stat = await fs.promises.stat(file);
+    if (stat.isFile()) return stat;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+  }
+  throw new NotFoundError('Not found.');
 }

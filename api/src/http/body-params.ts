@@ -19,11 +19,24 @@ export async function readBodyParams(ctx: Context): Promise<Record<string, strin
       415,
     );
   }
+  return withoutNul(await readTyped(ctx, type));
+}
+
+async function readTyped(ctx: Context, type: string): Promise<Record<string, string>> {
   if (type === 'multipart/form-data') return readMultipart(ctx);
   const text = await readText(ctx);
   if (type === 'application/json') return text.trim() === '' ? {} : fromJson(text);
   // Repeated names: the last one wins, as in the query string.
   return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** As in the query string (middleware/nul-bytes.ts): no stored value can hold a NUL character. */
+function withoutNul(params: Record<string, string>): Record<string, string> {
+  for (const [name, value] of Object.entries(params)) {
+    if (name.includes('\u0000') || value.includes('\u0000'))
+      throw new ValidationError(`The parameter "${name}" contains a NUL character, which no value may hold.`);
+  }
+  return params;
 }
 
 /** Large enough for any filter (4000 characters at most) with room to spare; bigger is refused. */

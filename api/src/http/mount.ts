@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from '@earshot/common';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
@@ -8,6 +8,7 @@ import { readBodyParams } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
 import { type AnyRoute, toRouterPath } from './route.ts';
+import { newRouter } from './router.ts';
 
 export interface MountOptions {
   strategies: readonly AuthStrategy[];
@@ -20,7 +21,7 @@ export interface MountOptions {
  * call the handler and leave the body for the renderer.
  */
 export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions): Router {
-  const router = new Router();
+  const router = newRouter();
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {

@@ -1,6 +1,7 @@
 import type { PageRequest } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import { z } from 'zod';
+import { MAX_ID } from './params.ts';
 
 export const DEFAULT_PAGE_SIZE = 15;
 export const MAX_PAGE_SIZE = 150;
@@ -44,6 +45,10 @@ export function readPageQuery(raw: { page?: string; page_size?: string }, style:
     }
   }
   if (page < 1) throw new PageNotFound(style === 'list' ? 'Invalid page.' : 'Not found');
+  // No list holds more rows than there are ids: a page starting beyond them is past the end of any
+  // list, answered before a statement is built with an offset the database cannot take.
+  if ((page - 1) * pageSize > MAX_ID)
+    throw new PageNotFound(style === 'list' ? 'Invalid page.' : 'Not found');
   return { page, pageSize, style };
 }
 

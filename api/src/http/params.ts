@@ -14,11 +14,15 @@ export const pageParam = z.string().optional().describe('page number, 1 for the 
 /** `page_size`: default 15, at most 150. */
 export const pageSizeParam = z.string().optional().describe('results per page (default 15, maximum 150)');
 
-/** A positive integer path id; anything else is a 404 like a missing object. */
+/** Ids are PostgreSQL `integer`s: a larger one names no object (and would overflow the statement). */
+export const MAX_ID = 2 ** 31 - 1;
+
+/** A positive integer path id; anything else (beyond MAX_ID too) is a 404 like a missing object. */
 export const idParam = z
   .string()
-  .regex(/^\d{1,15}$/)
+  .regex(/^\d{1,10}$/)
   .transform(Number)
+  .refine((id) => id <= MAX_ID)
   .describe('numeric identifier');
 
 export const fieldsParam = commaList(

@@ -1,9 +1,10 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { AppDeps } from '../deps.ts';
+import { newRouter } from '../http/router.ts';
 
 /** Liveness and readiness in one: answers 200 when the database answers, 503 otherwise. */
 export function healthRoutes(deps: AppDeps): Router {
-  const router = new Router();
+  const router = newRouter();
   router.get('/health', async (ctx) => {
     let database = 'ok';
     try {

@@ -185,7 +185,8 @@ export function searchDescriptorTarget(
     throw new ValidationError(`offset must be 0 or more, got ${offset}`);
   const { columns, exclude } = resolveTerms(table, target, options);
   const filter = options.filter;
-  const top = new TopK(offset + k);
+  // Never more places than rows: a page far past the end must not allocate for the places before it.
+  const top = new TopK(Math.min(offset + k, table.size));
   let total: number;
   if (filter instanceof DescriptorRowSet) {
     total = scanRows(table, columns, exclude, top, filter.rowsIn(table), undefined);

@@ -13,7 +13,7 @@ export function exactNearest(
   allow?: (id: number) => boolean,
 ): Array<{ id: number; cost: number }> {
   const dimension = query.length;
-  const top = new TopK(k);
+  const top = new TopK(Math.min(k, ids.length)); // never more places than rows
   for (let row = 0, offset = 0; row < ids.length; row++, offset += dimension) {
     const id = ids[row];
     if (allow && !allow(id)) continue;

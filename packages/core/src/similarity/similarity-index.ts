@@ -305,7 +305,7 @@ export class SimilarityIndex {
     candidates: ReadonlySet<number>,
     exclude: number | undefined,
   ): Array<{ id: number; cost: number }> {
-    const top = new TopK(k);
+    const top = new TopK(Math.min(k, candidates.size)); // never more places than candidates
     for (const id of candidates) {
       if (id === exclude || !this.live.has(id)) continue;
       const point = this.graph.point(id);
