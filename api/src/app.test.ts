@@ -26,7 +26,10 @@ describe('HTTP skeleton', () => {
     databaseUp = false;
     const down = await fetch(`${server.origin}/health`);
     expect(down.status).toBe(503);
-    expect(((await down.json()) as { database: string }).database).toMatch(/connection refused/);
+    // The database's own words stay in the log: a public endpoint must not show them (issue 19).
+    const body = await down.text();
+    expect(JSON.parse(body)).toMatchObject({ status: 'degraded', database: 'unavailable' });
+    expect(body).not.toMatch(/connection refused/);
     databaseUp = true;
   });
 

@@ -132,3 +132,25 @@ describe('methods', () => {
     expect(code).toBe(405);
   });
 });
+
+describe('CORS preflight', () => {
+  it('answers the API paths with fixed lists, not the headers or methods a page asks for', async () => {
+    const res = await fetch(`${s.origin}/apiv2/sounds/${ids.bd_808}/`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'DELETE',
+        'Access-Control-Request-Headers': 'X-Evil, Authorization',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-headers')).not.toMatch(/X-Evil/i);
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(res.headers.get('access-control-allow-methods')).not.toMatch(/DELETE|PUT|PATCH/);
+  });
+  it('is not a blanket 204 on paths that are not the API', async () => {
+    const res = await fetch(`${s.origin}/anything/at/all`, { method: 'OPTIONS' });
+    expect(res.status).toBe(404);
+  });
+});

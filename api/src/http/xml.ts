@@ -27,6 +27,14 @@ function elementName(key: string): string {
   return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
 }
 
+/**
+ * Characters XML 1.0 cannot hold at all, not even as references: C0 controls other than tab, line
+ * feed and carriage return, lone surrogates, U+FFFE and U+FFFF. A description may contain them
+ * (they are valid JSON); they become U+FFFD so the document stays well-formed.
+ */
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
