@@ -48,9 +48,15 @@ export function hostedPool(
   );
 }
 
-// An idle pooled connection that breaks (server restart, embedded host gone) is reported on the
-// pool; without a listener Node treats it as an uncaught error and ends the process.
+// A pooled connection that breaks (server restart, embedded host gone) emits 'error': on the pool
+// while it is idle, on the client itself while it is checked out (in a transaction, or between two
+// statements). Without a listener Node treats either as an uncaught error and ends the process, so
+// one process's death would take its neighbours with it. The statement under way fails on its own;
+// the pool discards the broken client when it is released.
 function watched(pool: pg.Pool, logger?: Logger): pg.Pool {
   pool.on('error', (err) => logger?.warn({ err }, 'catalogue: an idle database connection failed'));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => logger?.warn({ err }, 'catalogue: a database connection in use failed'));
+  });
   return pool;
 }
