@@ -71,7 +71,8 @@ export class DataFolderLock {
     dataDir: string,
     wanted: Omit<LockRecord, 'pid' | 'hostname' | 'since' | 'address'>,
   ): Promise<DataFolderLock | LockRecord> {
-    fs.mkdirSync(dataDir, { recursive: true });
+    // A data folder this process creates is this account's alone (the database, keys and uploads).
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = lockPath(dataDir);
     for (;;) {
       const record: LockRecord = {
@@ -82,7 +83,7 @@ export class DataFolderLock {
         address: null,
       };
       try {
-        fs.writeFileSync(file, JSON.stringify(record), { flag: 'wx' });
+        fs.writeFileSync(file, JSON.stringify(record), { flag: 'wx', mode: 0o600 });
         return new DataFolderLock(dataDir, record);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -113,7 +114,7 @@ export class DataFolderLock {
   publish(address: HostAddress): void {
     this.#record = { ...this.#record, address };
     const tmp = `${lockPath(this.#dataDir)}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(this.#record));
+    fs.writeFileSync(tmp, JSON.stringify(this.#record), { mode: 0o600 });
     fs.renameSync(tmp, lockPath(this.#dataDir));
   }
 
