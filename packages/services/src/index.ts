@@ -20,3 +20,4 @@ export { listPendingModeration, type ModerationEntry, moderate } from './moderat
 export type { ProcessingQueue } from './processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
 export { replaceFile, SoundStorage } from './sound-files.ts';
+export * from './oauth2/index.ts';
