@@ -263,7 +263,11 @@ export async function hasLiveToken(
  * True when the pair holds an active or expired (not revoked) token: the contract's condition for
  * granting a new authorization without asking the user again.
  */
-export async function hasStandingAuthorization(db: Db, credentialId: number, userId: number): Promise<boolean> {
+export async function hasStandingAuthorization(
+  db: Db,
+  credentialId: number,
+  userId: number,
+): Promise<boolean> {
   const row = await db
     .selectFrom('oauth_tokens')
     .select(sql<number>`1`.as('one'))

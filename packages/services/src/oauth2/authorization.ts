@@ -10,7 +10,11 @@ export type AuthorizationStart =
   /** No signed-in user: show the sign-in page, then come back with the same parameters. */
   | { kind: 'sign-in' }
   /** Ask the user to grant or deny `application` access (the consent page). */
-  | { kind: 'consent'; application: { clientId: string; name: string; description: string; url: string }; scope: string[] }
+  | {
+      kind: 'consent';
+      application: { clientId: string; name: string; description: string; url: string };
+      scope: string[];
+    }
   /** Go there (302): the code (auto-granted) or an error, with `state`. */
   | { kind: 'redirect'; redirectUrl: string }
   /** The request cannot be answered by a redirect (unknown client, foreign redirect_uri): a 400 page. */
@@ -34,7 +38,9 @@ export class Authorization {
   async start(request: AuthorizationRequest, userId: number | undefined): Promise<AuthorizationStart> {
     // Checked before anything is shown, because the library only looks at a request while issuing
     // a code: these are the errors that must not redirect (RFC 6749 4.1.2.1).
-    const credential = request.client_id ? await findCredentialByClientId(this.db, request.client_id) : undefined;
+    const credential = request.client_id
+      ? await findCredentialByClientId(this.db, request.client_id)
+      : undefined;
     if (!credential || credential.status !== 'approved') {
       return { kind: 'error-page', status: 400, detail: 'Invalid client_id parameter value.' };
     }
@@ -69,7 +75,11 @@ export class Authorization {
     return this.run(request, 0, false);
   }
 
-  private async run(request: AuthorizationRequest, userId: number, allowed: boolean): Promise<AuthorizationOutcome> {
+  private async run(
+    request: AuthorizationRequest,
+    userId: number,
+    allowed: boolean,
+  ): Promise<AuthorizationOutcome> {
     const query: Record<string, string> = {};
     for (const [key, value] of Object.entries(request)) if (value !== undefined) query[key] = value;
     query.allowed = allowed ? 'true' : 'false';
