@@ -41,7 +41,7 @@ export class Authorization {
     const credential = request.client_id
       ? await findCredentialByClientId(this.db, request.client_id)
       : undefined;
-    if (!credential || credential.status !== 'approved') {
+    if (credential?.status !== 'approved') {
       return { kind: 'error-page', status: 400, detail: 'Invalid client_id parameter value.' };
     }
     if (request.redirect_uri !== undefined && request.redirect_uri !== credential.redirect_uri) {

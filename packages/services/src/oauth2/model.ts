@@ -53,7 +53,7 @@ export function catalogueModel({ db, now, checkSecret }: ModelOptions): OAuth2Mo
   return {
     async getClient(clientId: string, clientSecret: string | null | undefined) {
       const credential = await findCredentialByClientId(db, clientId);
-      if (!credential || credential.status !== 'approved') return false;
+      if (credential?.status !== 'approved') return false;
       if (checkSecret && !(clientSecret && sameSecret(clientSecret, credential.client_secret))) return false;
       const client: ModelClient = {
         id: credential.client_id,
