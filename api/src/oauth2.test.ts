@@ -149,7 +149,9 @@ describe('OAuth2 authorization code grant', () => {
       400,
       'invalid_request',
     );
-    await expectError(await post({ grant_type: 'password', ...app }), 400, 'unsupported_grant_type');
+    // The password grant is not enabled for the credential (the original: unauthorized_client).
+    await expectError(await post({ grant_type: 'password', ...app }), 400, 'unauthorized_client');
+    await expectError(await post({ grant_type: 'magic', ...app }), 400, 'unsupported_grant_type');
   });
 
   it('a code lives 10 minutes', async () => {
