@@ -36,9 +36,15 @@ export function createApp(
     const routes = v2Routes(services, {
       version: deps.version,
       isVisible: async (id) => (await catalogue.soundsByIds([id])).length > 0,
+      oauth2: deps.oauth2,
+      httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
     });
     routers.push(
-      mountRoutes(routes, { strategies: deps.authStrategies ?? [], publicUrl: deps.config.PUBLIC_URL }),
+      mountRoutes(routes, {
+        strategies: deps.authStrategies ?? [],
+        publicUrl: deps.config.PUBLIC_URL,
+        httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
+      }),
     );
   }
   for (const router of routers) {
@@ -63,6 +69,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     strategies: deps.authStrategies ?? [],
     publicUrl: deps.config.PUBLIC_URL,
     logger: deps.logger,
+    httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
   });
   const changes = deps.api?.changes;
   return (req, res) => {

@@ -8,13 +8,17 @@ import {
 } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
+import { OAuth2Service } from '@earshot/services';
+import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
+import { bearerStrategy } from './auth/bearer-strategy.ts';
 import { tokenStrategy } from './auth/token-strategy.ts';
+import { cachedBearerCheck } from './caches/bearer-cache.ts';
 import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
@@ -35,6 +39,8 @@ export interface BuildAppDepsOptions {
    * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
+  /** The clock OAuth2 expiry is decided by (tests move it); default the wall clock. */
+  now?: () => Date;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -72,6 +78,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   const timer = refreshMs > 0 ? setInterval(refreshSimilarity, refreshMs) : undefined;
   timer?.unref();
   const changes: ChangeVersion = await followChanges(options);
+  const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
   // instead of at the next periodic refresh.
   let soon: NodeJS.Timeout | undefined;
@@ -108,7 +115,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       changes,
       stateVersion,
     },
-    authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
+    authStrategies: [
+      tokenStrategy(cachedCredentialLookup(credentialByKey(db))),
+      bearerStrategy(cachedBearerCheck(bearerTokenCheck(db, now), now, changes)),
+    ],
+    oauth2: new OAuth2Service({ db, now }),
     similarity,
     dispose: async () => {
       if (timer) clearInterval(timer);

@@ -1,4 +1,5 @@
 import type { Config, Logger } from '@earshot/common';
+import type { OAuth2Service } from '@earshot/services';
 import type { AuthStrategy } from './auth/principal.ts';
 import type { ApiPorts } from './services/index.ts';
 
@@ -13,4 +14,6 @@ export interface AppDeps {
   api?: ApiPorts;
   /** Tried in order on every request that needs a credential (API key now, OAuth2 later). */
   authStrategies?: AuthStrategy[];
+  /** The OAuth2 use cases (token endpoint; the authorize pages); absent = no OAuth2 endpoints. */
+  oauth2?: OAuth2Service;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@earshot/common';
 import { authenticate } from './auth/authenticate.ts';
-import type { AuthStrategy } from './auth/principal.ts';
+import type { AuthStrategy, Principal } from './auth/principal.ts';
 import type { RenderedCache } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
 import { readRawQuery } from './http/raw-query.ts';
@@ -16,6 +16,8 @@ export interface HotPathOptions {
   strategies: readonly AuthStrategy[];
   publicUrl: string | undefined;
   logger: Logger;
+  /** OAUTH2_HTTPS_ONLY: this path only sees plain http, so bearer requests go to the application's 403. */
+  httpsOnly?: boolean;
 }
 
 /** Answers a request itself (true) or leaves it untouched for the application (false). */
@@ -66,7 +68,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       ? options.renderedSounds.get(soundInstanceKey(Number(match[1]), origin, query))
       : await options.searchPages?.peek({ origin, path, rawQuery: query });
     if (!body) return false;
-    let principal: unknown;
+    let principal: Principal | null;
     try {
       principal = await authenticate(options.strategies, {
         authorization: req.headers.authorization || undefined,
@@ -76,7 +78,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     } catch {
       return false; // the application answers the 401
     }
-    if (!principal) return false;
+    if (!principal || (principal.strategy === 'oauth2' && options.httpsOnly)) return false;
     const started = performance.now();
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(200, {

@@ -11,6 +11,8 @@ export interface CatalogueReader {
   /** Approved, processed sounds by id, in the order asked; missing ids are left out. */
   soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
   userByName(username: string): Promise<UserRecord | undefined>;
+  /** The account an OAuth2 token acts for, with its e-mail address. */
+  accountById(userId: number): Promise<(UserRecord & { email: string }) | undefined>;
   userSounds(userId: number, page: PageRequest): Promise<Page<number>>;
   userPacks(userId: number, page: PageRequest): Promise<Page<PackView>>;
   packById(id: number): Promise<PackView | undefined>;

@@ -12,6 +12,11 @@ export interface RunningServer {
 
 /** Starts the HTTP server on HOST:PORT (PORT 0 picks a free port, used by tests). */
 export async function startServer(deps: AppDeps): Promise<RunningServer> {
+  if (!deps.config.OAUTH2_HTTPS_ONLY) {
+    deps.logger.warn(
+      'OAUTH2_HTTPS_ONLY=false: OAuth2 tokens are accepted over plain http. Never do this in production.',
+    );
+  }
   const server = http.createServer(createRequestListener(deps));
   // Slow clients must not hold sockets forever; keep-alive a little longer than common proxies' timeouts.
   server.keepAliveTimeout = 65_000;

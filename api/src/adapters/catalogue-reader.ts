@@ -1,4 +1,5 @@
 import {
+  accountRecordById,
   type Db,
   getPack,
   listComments,
@@ -18,6 +19,7 @@ export function catalogueReader(db: Db, defaultSpace: string): CatalogueReader {
   return {
     soundsByIds: (ids) => soundRecordsByIds(db, ids, defaultSpace),
     userByName: (username) => userRecordByName(db, username),
+    accountById: (userId) => accountRecordById(db, userId),
     userSounds: (userId, page) => publicSoundIdsByUser(db, userId, page),
     userPacks: (userId, page) => listPacksByUser(db, userId, page),
     packById: (id) => getPack(db, id),

@@ -13,3 +13,10 @@ export class NotAuthenticated extends EarshotError {
     super('Authentication credentials were not provided.', 'not_authenticated', 401);
   }
 }
+
+/** 403 for OAuth2 over plain http (the contract: "All steps and all later requests must use https"). */
+export class HttpsRequired extends EarshotError {
+  constructor() {
+    super('This resource requires a secure connection (https)', 'https_required', 403);
+  }
+}

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
+import { HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
 import { readBodyParams } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
@@ -13,6 +14,8 @@ import { newRouter } from './router.ts';
 export interface MountOptions {
   strategies: readonly AuthStrategy[];
   publicUrl: string | undefined;
+  /** OAUTH2_HTTPS_ONLY: a request authenticated by a bearer token over plain http is a 403. */
+  httpsOnly?: boolean;
 }
 
 /**
@@ -27,7 +30,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
     router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
       const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
       // The credential is read from the query string and headers only, before any body is read.
-      const principal = await authorise(route, ctx, queryString, options.strategies);
+      const principal = await authorise(route, ctx, queryString, options);
       const rawQuery = route.bodyParams ? { ...queryString, ...(await readBodyParams(ctx)) } : queryString;
       const params = parseParams(route.params, ctx.params);
       const query = parseQuery(route.query, rawQuery);
@@ -52,15 +55,18 @@ async function authorise(
   route: AnyRoute,
   ctx: Context,
   rawQuery: Record<string, string>,
-  strategies: readonly AuthStrategy[],
+  options: MountOptions,
 ): Promise<Principal | null> {
   if (route.auth === 'public') return null;
-  const principal = await authenticate(strategies, {
+  const principal = await authenticate(options.strategies, {
     authorization: ctx.get('Authorization') || undefined,
     query: rawQuery,
     secure: ctx.secure,
   });
   const ok = requirePrincipal(principal);
+  // An OAuth2-only resource ignores an API key, as the original does: "not provided".
+  if (route.auth === 'oauth2' && ok.strategy !== 'oauth2') throw new NotAuthenticated();
+  if (ok.strategy === 'oauth2' && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
   ctx.state.principal = ok;
   return ok;
 }

@@ -1,7 +1,10 @@
+import type { OAuth2Service } from '@earshot/services';
 import type { AnyRoute } from '../http/route.ts';
 import type { ApiServices } from '../services/index.ts';
 import { descriptorRoutes } from './descriptors.ts';
+import { meRoutes } from './me.ts';
 import { mediaRoutes } from './media.ts';
+import { oauth2Routes } from './oauth2.ts';
 import { openApiRoute } from './openapi.ts';
 import { peopleRoutes } from './people.ts';
 import { searchRoutes } from './search.ts';
@@ -10,15 +13,22 @@ import { soundRoutes } from './sounds.ts';
 /** Every route of the version 2 API, in one list: the router and the OpenAPI document share it. */
 export function v2Routes(
   services: ApiServices,
-  options: { version: string; isVisible: (soundId: number) => Promise<boolean> },
+  options: {
+    version: string;
+    isVisible: (soundId: number) => Promise<boolean>;
+    oauth2?: OAuth2Service;
+    httpsOnly?: boolean;
+  },
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...searchRoutes(services),
     ...soundRoutes(services),
     ...peopleRoutes(services),
+    ...meRoutes(services),
     ...(services.variant === 'A' ? descriptorRoutes(services) : []),
     ...mediaRoutes(services, options.isVisible),
   ];
+  if (options.oauth2) routes.push(...oauth2Routes(options.oauth2, { httpsOnly: options.httpsOnly ?? true }));
   routes.push(openApiRoute(() => routes, options.version));
   return routes;
 }

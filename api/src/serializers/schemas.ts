@@ -68,6 +68,9 @@ export const userSchema = z.object({
   num_comments: z.number(),
 });
 
+/** `/apiv2/me/`: the user record plus what identifies the end user. */
+export const meSchema = userSchema.extend({ email: z.string(), unique_id: z.number().int() });
+
 export const packSchema = z.object({
   id: z.number().int(),
   url: z.string(),
@@ -84,6 +87,7 @@ export const commentSchema = z.object({ username: z.string(), comment: z.string(
 
 export type SoundJson = z.infer<typeof soundSchema>;
 export type UserJson = z.infer<typeof userSchema>;
+export type MeJson = z.infer<typeof meSchema>;
 export type PackJson = z.infer<typeof packSchema>;
 export type CommentJson = z.infer<typeof commentSchema>;
 

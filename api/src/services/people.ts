@@ -3,7 +3,7 @@ import { NotFoundError } from '@earshot/common';
 import { type PageEnvelope, pageEnvelope, pageWindow, resolvePage } from '../http/pagination.ts';
 import type { CatalogueReader } from '../ports.ts';
 import { serializePack } from '../serializers/pack.ts';
-import type { PackJson, SoundJson, UserJson } from '../serializers/schemas.ts';
+import type { MeJson, PackJson, SoundJson, UserJson } from '../serializers/schemas.ts';
 import { serializeUser } from '../serializers/user.ts';
 import type { ListRequest } from './api-context.ts';
 import { type SoundPresenter, soundsPage } from './sound-presenter.ts';
@@ -17,6 +17,13 @@ export class PeopleService {
 
   async user(username: string, origin: string): Promise<UserJson> {
     return serializeUser(await this.findUser(username), origin);
+  }
+
+  /** The signed-in end user (`/apiv2/me/`); `unique_id` is the user's id, stable across renames. */
+  async me(userId: number, origin: string): Promise<MeJson> {
+    const account = await this.catalogue.accountById(userId);
+    if (!account) throw new NotFoundError('No User matches the given query.');
+    return { ...serializeUser(account, origin), email: account.email, unique_id: account.id };
   }
 
   async userSounds(username: string, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {

@@ -26,6 +26,7 @@ export function memoryCatalogue(records: readonly SoundRecord[] = []): Catalogue
   return {
     soundsByIds: async (ids) => ids.flatMap((id) => byId.get(id) ?? []),
     userByName: async () => undefined,
+    accountById: async () => undefined,
     userSounds: async (_userId, window) => page([], window),
     userPacks: async (_userId, window) => page([], window),
     packById: async () => undefined,

@@ -16,13 +16,23 @@ export interface TestServer extends RunningServer {
 }
 
 /** A real server on an embedded catalogue in a temporary folder, seeded with processed sounds. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { now?: () => Date } = {},
+): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger('silent');
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'api test' });
   const seeded = await seedCatalogue(catalogue, dataDir);
-  const deps = await buildAppDeps({ config, logger, catalogue, version: 'test', similarityRefreshMs: 0 });
+  const deps = await buildAppDeps({
+    config,
+    logger,
+    catalogue,
+    version: 'test',
+    similarityRefreshMs: 0,
+    now: options.now,
+  });
   const server = await startServer(deps);
   return {
     ...server,

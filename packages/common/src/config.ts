@@ -43,6 +43,7 @@ export const configSchema = z.object({
   API_VARIANT: z.enum(['A', 'B']).default('B'),
   PUBLIC_URL: optionalUrl(['http:', 'https:']),
   TRUST_PROXY: bool.default(false),
+  OAUTH2_HTTPS_ONLY: bool.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DEMO_IMPORT: bool.default(true),
 });
@@ -93,6 +94,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
   API_VARIANT: 'B (default) or A: which variant of the version 2 API is served',
   PUBLIC_URL: 'absolute base URL used in links instead of the request origin',
   TRUST_PROXY: 'honour X-Forwarded-Proto/Host (set when behind a reverse proxy; default false)',
+  OAUTH2_HTTPS_ONLY:
+    'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
   DEMO_IMPORT: 'import the demo fixtures on the first start with an empty data folder (default true)',
 };

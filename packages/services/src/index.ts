@@ -17,6 +17,7 @@ export { type DemoImportOptions, importDemoFixtures } from './intake/demo.ts';
 export { readSidecar, type SidecarMetadata } from './intake/sidecar.ts';
 export { assertLicense, type NewSoundInput, SoundIntake } from './intake/sound-intake.ts';
 export { listPendingModeration, type ModerationEntry, moderate } from './moderation.ts';
+export * from './oauth2/index.ts';
 export type { ProcessingQueue } from './processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
 export { replaceFile, SoundStorage } from './sound-files.ts';

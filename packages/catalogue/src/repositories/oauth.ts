@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { OauthGrant, OauthToken } from '../schema/database.ts';
 import { randomAlphanumeric } from './random-tokens.ts';
@@ -9,23 +10,35 @@ export const ACCESS_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 const CODE_LENGTH = 30;
 const TOKEN_LENGTH = 30;
 
+/**
+ * Codes and tokens are stored as SHA-256 digests (migration `*-oauth-digests-and-changes`): the
+ * database never holds a usable secret. Callers pass and receive the plain values.
+ */
+export function oauthSecretDigest(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
 export interface NewGrant {
   credentialId: number;
   userId: number;
   redirectUri: string;
   scope: string;
+  /** The code to store (e.g. the OAuth2 library's); default a fresh random one. */
+  code?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'plain' | 'S256';
   /** For tests and clocks: when the code was issued (default now). */
   now?: Date;
 }
 
-export function createGrant(db: Db, input: NewGrant): Promise<OauthGrant> {
+/** Stores a code; the returned row carries the plain code in `code` (the table holds its digest). */
+export async function createGrant(db: Db, input: NewGrant): Promise<OauthGrant> {
   const now = input.now ?? new Date();
-  return db
+  const code = input.code ?? randomAlphanumeric(CODE_LENGTH);
+  const row = await db
     .insertInto('oauth_grants')
     .values({
-      code: randomAlphanumeric(CODE_LENGTH),
+      code: oauthSecretDigest(code),
       credential_id: input.credentialId,
       user_id: input.userId,
       redirect_uri: input.redirectUri,
@@ -37,6 +50,25 @@ export function createGrant(db: Db, input: NewGrant): Promise<OauthGrant> {
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return { ...row, code };
+}
+
+/** An unused, unexpired code with its application's client id (the OAuth2 library checks the rest). */
+export async function findGrant(
+  db: Db,
+  code: string,
+  now: Date = new Date(),
+): Promise<(OauthGrant & { client_id: string }) | undefined> {
+  const row = await db
+    .selectFrom('oauth_grants as g')
+    .innerJoin('api_credentials as c', 'c.id', 'g.credential_id')
+    .selectAll('g')
+    .select('c.client_id')
+    .where('g.code', '=', oauthSecretDigest(code))
+    .where('g.used_at', 'is', null)
+    .where('g.expires_at', '>', now)
+    .executeTakeFirst();
+  return row ? { ...row, code } : undefined;
 }
 
 /**
@@ -53,7 +85,7 @@ export function consumeGrant(
   return db
     .updateTable('oauth_grants')
     .set({ used_at: now })
-    .where('code', '=', code)
+    .where('code', '=', oauthSecretDigest(code))
     .where('credential_id', '=', credentialId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
@@ -61,32 +93,48 @@ export function consumeGrant(
     .executeTakeFirst();
 }
 
-/** Issues the application/user pair's access and refresh tokens, replacing any earlier pair (one per pair). */
-export function issueTokens(
-  db: Db,
-  input: { credentialId: number; userId: number; scope: string; now?: Date },
-): Promise<OauthToken> {
+export interface NewTokens {
+  credentialId: number;
+  userId: number;
+  scope: string;
+  /** The tokens to store (e.g. the OAuth2 library's); default fresh random ones. */
+  accessToken?: string;
+  refreshToken?: string;
+  now?: Date;
+}
+
+/**
+ * Stores the application/user pair's access and refresh tokens, replacing any earlier pair (one
+ * per pair). The returned row carries the plain tokens.
+ */
+export async function issueTokens(db: Db, input: NewTokens): Promise<OauthToken> {
   const now = input.now ?? new Date();
+  const accessToken = input.accessToken ?? randomAlphanumeric(TOKEN_LENGTH);
+  const refreshToken = input.refreshToken ?? randomAlphanumeric(TOKEN_LENGTH);
   const values = {
-    access_token: randomAlphanumeric(TOKEN_LENGTH),
-    refresh_token: randomAlphanumeric(TOKEN_LENGTH),
+    access_token: oauthSecretDigest(accessToken),
+    refresh_token: oauthSecretDigest(refreshToken),
     scope: input.scope,
     created: now,
     expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_MS),
     revoked_at: null,
   };
-  return db
+  const row = await db
     .insertInto('oauth_tokens')
     .values({ credential_id: input.credentialId, user_id: input.userId, ...values })
     .onConflict((oc) => oc.columns(['credential_id', 'user_id']).doUpdateSet(values))
     .returningAll()
     .executeTakeFirstOrThrow();
+  return { ...row, access_token: accessToken, refresh_token: refreshToken };
 }
 
+/** A token row with what a bearer principal needs: the application's client id and the user's name. */
+export type BearerToken = OauthToken & { client_id: string; username: string };
+
 export type AccessTokenCheck =
-  | { status: 'valid'; token: OauthToken }
-  | { status: 'expired'; token: OauthToken }
-  | { status: 'revoked'; token: OauthToken }
+  | { status: 'valid'; token: BearerToken }
+  | { status: 'expired'; token: BearerToken }
+  | { status: 'revoked'; token: BearerToken }
   | { status: 'unknown' };
 
 /** What a bearer token is worth now: the API answers 401 "Expired token" / "Invalid token" from this. */
@@ -96,14 +144,53 @@ export async function checkAccessToken(
   now: Date = new Date(),
 ): Promise<AccessTokenCheck> {
   const token = await db
-    .selectFrom('oauth_tokens')
-    .selectAll()
-    .where('access_token', '=', accessToken)
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('api_credentials as c', 'c.id', 't.credential_id')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .selectAll('t')
+    .select(['c.client_id', 'u.username'])
+    .where('t.access_token', '=', oauthSecretDigest(accessToken))
     .executeTakeFirst();
   if (!token) return { status: 'unknown' };
   if (token.revoked_at) return { status: 'revoked', token };
   if (token.expires_at.getTime() <= now.getTime()) return { status: 'expired', token };
   return { status: 'valid', token };
+}
+
+/** The unrevoked pair a refresh token belongs to (expired access tokens may be refreshed). */
+export async function findRefreshToken(
+  db: Db,
+  refreshToken: string,
+): Promise<(OauthToken & { client_id: string }) | undefined> {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('api_credentials as c', 'c.id', 't.credential_id')
+    .selectAll('t')
+    .select('c.client_id')
+    .where('t.refresh_token', '=', oauthSecretDigest(refreshToken))
+    .where('t.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Retires a refresh token before its replacement is stored — once: of two simultaneous refreshes
+ * with one token, only the first gets true.
+ */
+export async function consumeRefreshToken(
+  db: Db,
+  refreshToken: string,
+  credentialId: number,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const row = await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: now })
+    .where('refresh_token', '=', oauthSecretDigest(refreshToken))
+    .where('credential_id', '=', credentialId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**
@@ -120,7 +207,7 @@ export function refreshTokens(
     const current = await trx
       .selectFrom('oauth_tokens')
       .selectAll()
-      .where('refresh_token', '=', refreshToken)
+      .where('refresh_token', '=', oauthSecretDigest(refreshToken))
       .where('credential_id', '=', credentialId)
       .where('revoked_at', 'is', null)
       .forUpdate()
@@ -143,6 +230,7 @@ export async function revokeAccess(
       .set({ revoked_at: now })
       .where('credential_id', '=', credentialId)
       .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
       .execute();
     await trx
       .deleteFrom('oauth_grants')
@@ -153,7 +241,7 @@ export async function revokeAccess(
   });
 }
 
-/** True when the pair holds a non-expired, non-revoked token: the authorize step may then skip the prompt. */
+/** True when the pair holds a non-expired, non-revoked token. */
 export async function hasLiveToken(
   db: Db,
   credentialId: number,
@@ -169,4 +257,55 @@ export async function hasLiveToken(
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * True when the pair holds an active or expired (not revoked) token: the contract's condition for
+ * granting a new authorization without asking the user again.
+ */
+export async function hasStandingAuthorization(
+  db: Db,
+  credentialId: number,
+  userId: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('oauth_tokens')
+    .select(sql<number>`1`.as('one'))
+    .where('credential_id', '=', credentialId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface AuthorizedApplication {
+  clientId: string;
+  name: string;
+  description: string;
+  url: string;
+  scope: string;
+  /** When the current token was issued. */
+  authorizedAt: Date;
+  expiresAt: Date;
+}
+
+/** The applications holding an unrevoked token for the user (the settings page's list), newest first. */
+export async function listAuthorizedApplications(db: Db, userId: number): Promise<AuthorizedApplication[]> {
+  const rows = await db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('api_credentials as c', 'c.id', 't.credential_id')
+    .select(['c.client_id', 'c.name', 'c.description', 'c.url', 't.scope', 't.created', 't.expires_at'])
+    .where('t.user_id', '=', userId)
+    .where('t.revoked_at', 'is', null)
+    .orderBy('t.created', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    clientId: r.client_id,
+    name: r.name,
+    description: r.description,
+    url: r.url,
+    scope: r.scope,
+    authorizedAt: r.created,
+    expiresAt: r.expires_at,
+  }));
 }

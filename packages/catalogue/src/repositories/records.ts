@@ -129,6 +129,27 @@ export function userRecordByName(db: Db, username: string): Promise<UserRecord |
     .executeTakeFirst();
 }
 
+/** The account behind an OAuth2 token (`/apiv2/me/`): the public user record plus the e-mail address. */
+export function accountRecordById(
+  db: Db,
+  userId: number,
+): Promise<(UserRecord & { email: string }) | undefined> {
+  return db
+    .selectFrom('users as u')
+    .where('u.id', '=', userId)
+    .select([
+      'u.id',
+      'u.username',
+      'u.email',
+      'u.about',
+      'u.homepage',
+      'u.avatar_path',
+      'u.date_joined',
+      ...userCountColumns(sql.ref('u.id')),
+    ])
+    .executeTakeFirst();
+}
+
 /** Ids of the user's public sounds, one page. */
 export function publicSoundIdsByUser(db: Db, userId: number, page: PageRequest): Promise<Page<number>> {
   return publicSoundIds(db, 'user_id', userId, page);

@@ -1,0 +1,21 @@
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { meSchema } from '../serializers/schemas.ts';
+import type { ApiServices } from '../services/index.ts';
+
+/** Resources about the end user an OAuth2 token acts for. */
+export function meRoutes(s: ApiServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/me/',
+      operationId: 'me',
+      summary: 'The user the OAuth2 token acts for: the user record plus email and unique_id',
+      tags: ['users'],
+      auth: 'oauth2',
+      response: meSchema,
+      errors: [403],
+      // auth 'oauth2' guarantees a bearer principal here.
+      handler: ({ principal, origin }) => s.people.me((principal as { userId: number }).userId, origin),
+    }),
+  ];
+}
