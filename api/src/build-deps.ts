@@ -19,6 +19,7 @@ import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
+import { webDeps } from './web/build.ts';
 
 export interface BuildAppDepsOptions {
   config: Config;
@@ -84,6 +85,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soon.unref();
     });
   }
+  const web = webDeps(config, db);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
   return {
@@ -109,8 +111,10 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       stateVersion,
     },
     authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
+    web: web.deps,
     similarity,
     dispose: async () => {
+      await web.close();
       if (timer) clearInterval(timer);
       if (soon) clearTimeout(soon);
       await changes.close();

@@ -1,6 +1,7 @@
 import type { Config, Logger } from '@earshot/common';
 import type { AuthStrategy } from './auth/principal.ts';
 import type { ApiPorts } from './services/index.ts';
+import type { WebDeps } from './web/deps.ts';
 
 /** What the HTTP layer needs from the rest of the system; the server wires the real ones. */
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   api?: ApiPorts;
   /** Tried in order on every request that needs a credential (API key now, OAuth2 later). */
   authStrategies?: AuthStrategy[];
+  /** The web pages (sign-in, sessions); without it none is served. */
+  web?: WebDeps;
 }

@@ -10,3 +10,4 @@ export {
 export { serveRoutes } from './routes.ts';
 export { BASE_TIME, SEED_SOUNDS, type Seeded, type SeedSound, seedCatalogue } from './seed.ts';
 export { startTestServer, type TestServer } from './server.ts';
+export { addWebUser, WEB_PASSWORD, WebClient, type WebResponse } from './web-client.ts';

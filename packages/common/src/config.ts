@@ -45,6 +45,7 @@ export const configSchema = z.object({
   TRUST_PROXY: bool.default(false),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DEMO_IMPORT: bool.default(true),
+  SIGNUP_ENABLED: bool.default(false),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -95,4 +96,6 @@ export const configDocs: Record<keyof RawConfig, string> = {
   TRUST_PROXY: 'honour X-Forwarded-Proto/Host (set when behind a reverse proxy; default false)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
   DEMO_IMPORT: 'import the demo fixtures on the first start with an empty data folder (default true)',
+  SIGNUP_ENABLED:
+    'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
 };
