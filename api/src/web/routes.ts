@@ -32,8 +32,9 @@ export function webRoutes(deps: WebDeps): Router {
     page('get', '/apiv2/signup/', showSignUp());
     page('post', '/apiv2/signup/', submitSignUp(deps));
   } else {
-    page('get', '/apiv2/signup/', signUpDisabled());
-    page('post', '/apiv2/signup/', signUpDisabled());
+    const paths = ['/apiv2/signup/', '/apiv2/signup'];
+    router.get(paths, signUpDisabled());
+    router.post(paths, signUpDisabled());
   }
   return router;
 }
