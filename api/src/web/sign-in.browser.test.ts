@@ -45,7 +45,9 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     // A visitor is sent to the sign-in page, which will bring them back.
     expect(new URL(page.url()).pathname).toBe('/apiv2/login/');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/apiv2/account/');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('login');
+    await expect
+      .poll(() => page.locator('#login').evaluate((el) => el.ownerDocument.activeElement === el))
+      .toBe(true);
     await screenshot(page, 'sign-in');
 
     await page.keyboard.type('carol');
@@ -76,6 +78,21 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
       .toBe('The username or email and password do not match an account.');
     expect(await page.getByLabel('Username or email').inputValue()).toBe('carol');
     await screenshot(page, 'sign-in-error');
+    await context.close();
+  });
+
+  it('refuses a form whose CSRF token was tampered with, with a page that says what to do', async () => {
+    const context = await browser.newContext({ viewport: { width: 900, height: 520 } });
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/apiv2/login/`);
+    await page.locator('input[name="csrf_token"]').evaluate((el) => el.setAttribute('value', 'forged'));
+    await page.getByLabel('Username or email').fill('carol');
+    await page.getByLabel('Password').fill(WEB_PASSWORD);
+    const response = page.waitForResponse((r) => r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect((await response).status()).toBe(403);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('This form has expired');
+    await screenshot(page, 'csrf-refused');
     await context.close();
   });
 
