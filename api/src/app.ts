@@ -12,6 +12,8 @@ import { requestContext } from './middleware/request-context.ts';
 import { healthRoutes } from './routes/health.ts';
 import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
+import { serveStylesheet } from './web/assets.ts';
+import { webRoutes } from './web/routes.ts';
 
 /** Builds the Koa application: cross-cutting middleware first, then each route group. */
 export function createApp(
@@ -31,6 +33,10 @@ export function createApp(
   const changes = deps.api?.changes;
   if (changes) app.use((_ctx, next) => underRequestVersion(changes, next));
   const routers = [healthRoutes(deps)];
+  if (deps.web) {
+    app.use(serveStylesheet());
+    routers.push(webRoutes(deps.web));
+  }
   if (deps.api && services) {
     const catalogue = deps.api.catalogue;
     const routes = v2Routes(services, {

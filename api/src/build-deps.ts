@@ -23,6 +23,7 @@ import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
+import { webDeps } from './web/build.ts';
 
 export interface BuildAppDepsOptions {
   config: Config;
@@ -91,6 +92,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soon.unref();
     });
   }
+  const web = webDeps(config, db);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
   return {
@@ -120,8 +122,10 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       bearerStrategy(cachedBearerCheck(bearerTokenCheck(db, now), now, changes)),
     ],
     oauth2: new OAuth2Service({ db, now }),
+    web: web.deps,
     similarity,
     dispose: async () => {
+      await web.close();
       if (timer) clearInterval(timer);
       if (soon) clearTimeout(soon);
       await changes.close();

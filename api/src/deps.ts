@@ -2,6 +2,7 @@ import type { Config, Logger } from '@earshot/common';
 import type { OAuth2Service } from '@earshot/services';
 import type { AuthStrategy } from './auth/principal.ts';
 import type { ApiPorts } from './services/index.ts';
+import type { WebDeps } from './web/deps.ts';
 
 /** What the HTTP layer needs from the rest of the system; the server wires the real ones. */
 export interface AppDeps {
@@ -16,4 +17,6 @@ export interface AppDeps {
   authStrategies?: AuthStrategy[];
   /** The OAuth2 use cases (token endpoint; the authorize pages); absent = no OAuth2 endpoints. */
   oauth2?: OAuth2Service;
+  /** The web pages (sign-in, sessions); without it none is served. */
+  web?: WebDeps;
 }

@@ -1,6 +1,7 @@
 // Test helpers of @earshot/api, imported as `@earshot/api/testing`; never re-exported from the
 // production index.ts. `moderate-process.ts` is a child-process script started by path, not exported.
 
+export { CHROMIUM_PATH, chromiumAvailable, launchChromium } from './browser.ts';
 export {
   memoryCatalogue,
   memoryDescriptors,
@@ -10,3 +11,4 @@ export {
 export { serveRoutes } from './routes.ts';
 export { BASE_TIME, SEED_SOUNDS, type Seeded, type SeedSound, seedCatalogue } from './seed.ts';
 export { startTestServer, type TestServer } from './server.ts';
+export { addWebUser, WEB_PASSWORD, WebClient, type WebResponse } from './web-client.ts';

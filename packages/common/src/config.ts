@@ -46,6 +46,7 @@ export const configSchema = z.object({
   OAUTH2_HTTPS_ONLY: bool.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DEMO_IMPORT: bool.default(true),
+  SIGNUP_ENABLED: bool.default(false),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -98,4 +99,6 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
   DEMO_IMPORT: 'import the demo fixtures on the first start with an empty data folder (default true)',
+  SIGNUP_ENABLED:
+    'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
 };

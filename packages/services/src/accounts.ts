@@ -16,3 +16,20 @@ export async function createUser(db: Db, user: NewUser): Promise<number> {
   const created = await insertUser(db, { ...user, username });
   return created.id;
 }
+
+/** Shortest password a person may choose on the sign-up page. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * Sign-up from the web page (when the setting allows it): a person chooses a username, gives an
+ * email address and a password. The email is required here so that sign-in by email works.
+ */
+export async function signUp(
+  db: Db,
+  input: { username: string; email: string; password: string },
+): Promise<number> {
+  if (input.email.trim() === '') throw new ValidationError('An email address is required.');
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    throw new ValidationError(`A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
+  return createUser(db, { username: input.username, email: input.email.trim(), password: input.password });
+}

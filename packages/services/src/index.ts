@@ -2,7 +2,7 @@
 // intake and import, moderation, reprocessing, and the file layout of a sound. The pipeline is
 // reached through the ProcessingQueue port, which @earshot/workers implements.
 
-export { createUser } from './accounts.ts';
+export { createUser, MIN_PASSWORD_LENGTH, signUp } from './accounts.ts';
 export { type ApiCredentialRequest, type CreatedCredential, createApiCredential } from './credentials.ts';
 export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './demo-account.ts';
 export {
@@ -20,4 +20,21 @@ export { listPendingModeration, type ModerationEntry, moderate } from './moderat
 export * from './oauth2/index.ts';
 export type { ProcessingQueue } from './processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
+export { type SignInOutcome, type SignInRequest, signIn } from './sign-in.ts';
+export {
+  SIGN_IN_LIMITS,
+  type SignInAttempt,
+  type SignInThrottle,
+  signInThrottle,
+  type ThrottleScope,
+} from './sign-in-throttle.ts';
 export { replaceFile, SoundStorage } from './sound-files.ts';
+export {
+  endWebSession,
+  type ResumedWebSession,
+  resumeWebSession,
+  SIGNED_IN_LIFETIME,
+  startSignedInSession,
+  startVisitorSession,
+  VISITOR_LIFETIME,
+} from './web-sessions.ts';

@@ -19,3 +19,4 @@ export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';
 export * from './uploads.ts';
 export * from './users.ts';
+export * from './web-sessions.ts';

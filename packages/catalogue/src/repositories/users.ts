@@ -101,7 +101,8 @@ export async function authenticateUser(
       ]),
     )
     .executeTakeFirst();
-  if (!row || !(await verifyPassword(password, row.password_hash))) return undefined;
+  // An unknown login is checked against no hash, which costs the same derivation as a real one.
+  if (!(await verifyPassword(password, row?.password_hash ?? null)) || !row) return undefined;
   const { password_hash: _hash, ...user } = row;
   return user;
 }

@@ -243,6 +243,19 @@ export interface DescriptorRangesTable {
   max: number;
 }
 
+/** A browser session of the web pages (repositories/web-sessions.ts). */
+export interface WebSessionsTable {
+  /** SHA-256 of the session id the cookie carries; the id itself is never stored. */
+  id_digest: Buffer;
+  /** Null: a visitor who has not signed in (the session only carries a CSRF token). */
+  user_id: number | null;
+  csrf_token: string;
+  created: Date;
+  last_seen: Date;
+  /** The earlier of the idle and the absolute expiry, moved on when the session is used. */
+  expires_at: Date;
+}
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -263,6 +276,7 @@ export interface Database {
   sound_descriptors: SoundDescriptorsTable;
   sound_similarity_vectors: SoundSimilarityVectorsTable;
   descriptor_ranges: DescriptorRangesTable;
+  web_sessions: WebSessionsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -278,3 +292,4 @@ export type Comment = Selectable<CommentsTable>;
 export type BookmarkCategory = Selectable<BookmarkCategoriesTable>;
 export type Bookmark = Selectable<BookmarksTable>;
 export type SoundDescriptors = Selectable<SoundDescriptorsTable>;
+export type WebSession = Selectable<WebSessionsTable>;

@@ -1,0 +1,10 @@
+import type { Db } from '@earshot/catalogue';
+import type { SignInThrottle } from '@earshot/services';
+
+/** What the web pages need: the catalogue (through the services' use cases) and the sign-in throttle. */
+export interface WebDeps {
+  db: Db;
+  throttle: SignInThrottle;
+  /** SIGNUP_ENABLED: the sign-up page exists (else it is a 404). */
+  signupEnabled: boolean;
+}

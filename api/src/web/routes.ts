@@ -1,0 +1,68 @@
+import { EarshotError } from '@earshot/common';
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { csrfProtection } from './csrf.ts';
+import type { WebDeps } from './deps.ts';
+import { showAccount } from './pages/account.ts';
+import { showSignIn, submitSignIn } from './pages/sign-in.ts';
+import { showSignOut, submitSignOut } from './pages/sign-out.ts';
+import { showSignUp, submitSignUp } from './pages/sign-up.ts';
+import { renderError } from './render.ts';
+import { requireSignedIn } from './require-signed-in.ts';
+import { webSessions } from './session.ts';
+
+/**
+ * The web pages. Each route runs: HTML error pages → session (ctx.state.user) → CSRF check on
+ * unsafe methods → the page. A later page is one more `page(...)` line here (docs/web.md).
+ */
+export function webRoutes(deps: WebDeps): Router {
+  const router = new Router();
+  const common: Middleware[] = [htmlErrors(), webSessions(deps.db), csrfProtection()];
+  const page = (method: 'get' | 'post', path: string, ...handlers: Middleware[]) => {
+    // Both spellings answer, as upstream's trailing slashes are optional on its pages.
+    router[method]([path, path.replace(/\/$/, '')], ...common, ...handlers);
+  };
+
+  page('get', '/apiv2/login/', showSignIn(deps));
+  page('post', '/apiv2/login/', submitSignIn(deps));
+  page('get', '/apiv2/logout/', showSignOut());
+  page('post', '/apiv2/logout/', submitSignOut());
+  page('get', '/apiv2/account/', requireSignedIn(), showAccount());
+  if (deps.signupEnabled) {
+    page('get', '/apiv2/signup/', showSignUp());
+    page('post', '/apiv2/signup/', submitSignUp(deps));
+  } else {
+    const paths = ['/apiv2/signup/', '/apiv2/signup'];
+    router.get(paths, signUpDisabled());
+    router.post(paths, signUpDisabled());
+  }
+  return router;
+}
+
+/** With SIGNUP_ENABLED off the page does not exist: a 404, without checking the form's token. */
+function signUpDisabled(): Middleware {
+  return (ctx: Context) =>
+    renderError(ctx, 404, {
+      title: 'Page not found',
+      message: 'Accounts are created by the administrators of this service.',
+    });
+}
+
+/** Failures of a page become HTML pages (the API's JSON error handler stays outside). */
+function htmlErrors(): Middleware {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof EarshotError && err.status < 500) {
+        await renderError(ctx, err.status, { title: 'The request could not be read', message: err.message });
+        return;
+      }
+      ctx.state.log?.error({ err }, 'web page failed');
+      await renderError(ctx, 500, {
+        title: 'Something went wrong',
+        message: 'The page could not be shown. Try again in a moment.',
+      });
+    }
+  };
+}

@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+
+/**
+ * How many failed sign-ins are allowed (docs/web.md): 5 per account from one address in 15 minutes
+ * stops password guessing against one person without locking them out from elsewhere; 100 per
+ * address in a day stops one address trying many accounts.
+ */
+export const SIGN_IN_LIMITS = {
+  perAccountAndAddress: { points: 5, durationSeconds: 15 * 60 },
+  perAddress: { points: 100, durationSeconds: 24 * 60 * 60 },
+} as const;
+
+export type ThrottleScope = 'account' | 'address';
+
+export interface SignInAttempt {
+  /** The login name as typed (username or email); compared case-insensitively. */
+  account: string;
+  /** The client's address. */
+  address: string;
+}
+
+/** Counts sign-in attempts; the port the sign-in use case throttles through. */
+export interface SignInThrottle {
+  /**
+   * Counts one attempt. Returns undefined when it may go ahead, else which limit is reached and
+   * how long until the next attempt is allowed.
+   */
+  attempt(attempt: SignInAttempt): Promise<{ scope: ThrottleScope; retryAfterMs: number } | undefined>;
+  /** A successful sign-in gives its attempt back and forgets the account's failures from that address. */
+  succeeded(attempt: SignInAttempt): Promise<void>;
+}
+
+/**
+ * The throttle on `rate-limiter-flexible`: counters in Redis when a client is given (several API
+ * processes share them), in this process's memory otherwise. Attempts are counted before the
+ * password is checked, so parallel guesses cannot slip past the limit; success refunds them.
+ */
+export function signInThrottle(redis?: Redis): SignInThrottle {
+  const limiter = (keyPrefix: string, limit: { points: number; durationSeconds: number }) =>
+    redis
+      ? new RateLimiterRedis({
+          storeClient: redis,
+          keyPrefix,
+          points: limit.points,
+          duration: limit.durationSeconds,
+        })
+      : new RateLimiterMemory({ keyPrefix, points: limit.points, duration: limit.durationSeconds });
+  const perAccount: RateLimiterAbstract = limiter('signin_acct', SIGN_IN_LIMITS.perAccountAndAddress);
+  const perAddress: RateLimiterAbstract = limiter('signin_addr', SIGN_IN_LIMITS.perAddress);
+  const accountKey = (a: SignInAttempt) => `${a.account.trim().toLowerCase()}|${a.address}`;
+
+  return {
+    async attempt(a) {
+      for (const [scope, rl, key] of [
+        ['address', perAddress, a.address],
+        ['account', perAccount, accountKey(a)],
+      ] as const) {
+        try {
+          await rl.consume(key);
+        } catch (err) {
+          if (err instanceof RateLimiterRes) return { scope, retryAfterMs: err.msBeforeNext };
+          throw err; // the store failed: refuse to guess whether the limit is reached
+        }
+      }
+      return undefined;
+    },
+    async succeeded(a) {
+      await perAccount.delete(accountKey(a));
+      await perAddress.reward(a.address, 1);
+    },
+  };
+}
