@@ -36,7 +36,11 @@ export function createApp(
       isVisible: async (id) => (await catalogue.soundsByIds([id])).length > 0,
     });
     routers.push(
-      mountRoutes(routes, { strategies: deps.authStrategies ?? [], publicUrl: deps.config.PUBLIC_URL }),
+      mountRoutes(routes, {
+        strategies: deps.authStrategies ?? [],
+        publicUrl: deps.config.PUBLIC_URL,
+        rateLimiter: deps.rateLimiter,
+      }),
     );
   }
   for (const router of routers) {
@@ -59,6 +63,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     renderedSounds: services.renderedSounds,
     searchPages: services.searchPages,
     strategies: deps.authStrategies ?? [],
+    rateLimiter: deps.rateLimiter,
     publicUrl: deps.config.PUBLIC_URL,
     logger: deps.logger,
   });

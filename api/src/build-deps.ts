@@ -19,6 +19,7 @@ import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
+import { openRateLimiter, type RateLimitSettings } from './rate-limits/open.ts';
 
 export interface BuildAppDepsOptions {
   config: Config;
@@ -35,6 +36,8 @@ export interface BuildAppDepsOptions {
    * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
+  /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
+  rateLimits?: RateLimitSettings;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -84,6 +87,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soon.unref();
     });
   }
+  const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
   return {
@@ -109,8 +113,10 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       stateVersion,
     },
     authStrategies: [tokenStrategy(cachedCredentialLookup(credentialByKey(db)))],
+    rateLimiter: limits.limiter,
     similarity,
     dispose: async () => {
+      await limits.close();
       if (timer) clearInterval(timer);
       if (soon) clearTimeout(soon);
       await changes.close();

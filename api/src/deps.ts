@@ -1,5 +1,6 @@
 import type { Config, Logger } from '@earshot/common';
 import type { AuthStrategy } from './auth/principal.ts';
+import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 import type { ApiPorts } from './services/index.ts';
 
 /** What the HTTP layer needs from the rest of the system; the server wires the real ones. */
@@ -13,4 +14,6 @@ export interface AppDeps {
   api?: ApiPorts;
   /** Tried in order on every request that needs a credential (API key now, OAuth2 later). */
   authStrategies?: AuthStrategy[];
+  /** Per-credential rate limits on every credentialed request (hot path included); absent = none. */
+  rateLimiter?: RateLimiter;
 }

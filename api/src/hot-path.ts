@@ -1,19 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@earshot/common';
 import { authenticate } from './auth/authenticate.ts';
-import type { AuthStrategy } from './auth/principal.ts';
+import type { AuthStrategy, Principal } from './auth/principal.ts';
 import type { RenderedCache } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
 import { readRawQuery } from './http/raw-query.ts';
 import { negotiate } from './http/render.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
+import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;
   /** Rendered search pages (kept until the catalogue changes); absent = no search hot path. */
   searchPages?: SearchPageCache;
   strategies: readonly AuthStrategy[];
+  /** Counts the requests answered here, as the application counts the others. */
+  rateLimiter?: RateLimiter;
   publicUrl: string | undefined;
   logger: Logger;
 }
@@ -66,7 +69,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       ? options.renderedSounds.get(soundInstanceKey(Number(match[1]), origin, query))
       : await options.searchPages?.peek({ origin, path, rawQuery: query });
     if (!body) return false;
-    let principal: unknown;
+    let principal: Principal | null;
     try {
       principal = await authenticate(options.strategies, {
         authorization: req.headers.authorization || undefined,
@@ -78,18 +81,23 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     }
     if (!principal) return false;
     const started = performance.now();
+    // Counted here and only here: from now on this request is not handed to the application.
+    const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
+    const status = verdict && !verdict.allowed ? 429 : 200;
+    const json = status === 429 ? JSON.stringify({ detail: verdict?.detail }) : body.json;
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
-    res.writeHead(200, {
+    res.writeHead(status, {
       'X-Request-Id': requestId,
       'Access-Control-Allow-Origin': '*',
       'Content-Type': 'application/json; charset=utf-8',
       Vary: 'Accept',
-      'Content-Length': Buffer.byteLength(body.json),
+      'Content-Length': Buffer.byteLength(json),
+      ...verdict?.headers,
     });
-    res.end(body.json);
+    res.end(json);
     if (options.logger.isLevelEnabled('info')) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status: 200, ms }, 'request');
+      options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status, ms }, 'request');
     }
     return true;
   };

@@ -4,6 +4,8 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import { Throttled } from '../rate-limits/throttled.ts';
 import { readBodyParams } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
@@ -12,6 +14,8 @@ import { type AnyRoute, toRouterPath } from './route.ts';
 export interface MountOptions {
   strategies: readonly AuthStrategy[];
   publicUrl: string | undefined;
+  /** Counts every credentialed request; absent = no limits. */
+  rateLimiter?: RateLimiter;
 }
 
 /**
@@ -27,6 +31,8 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
       const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
       // The credential is read from the query string and headers only, before any body is read.
       const principal = await authorise(route, ctx, queryString, options.strategies);
+      // Throttles come after authentication and before anything else, as upstream's order of checks.
+      if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
       const rawQuery = route.bodyParams ? { ...queryString, ...(await readBodyParams(ctx)) } : queryString;
       const params = parseParams(route.params, ctx.params);
       const query = parseQuery(route.query, rawQuery);
@@ -62,6 +68,13 @@ async function authorise(
   const ok = requirePrincipal(principal);
   ctx.state.principal = ok;
   return ok;
+}
+
+async function throttle(route: AnyRoute, ctx: Context, principal: Principal, limiter: RateLimiter) {
+  const verdict = await limiter.check(principal, route.rateLimit ?? 'standard');
+  if (!verdict) return;
+  ctx.set(verdict.headers); // on the 429 too: the error handler keeps headers already set
+  if (!verdict.allowed) throw new Throttled(verdict.detail ?? 'Request was throttled');
 }
 
 function parseParams(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {

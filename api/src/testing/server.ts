@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { buildAppDeps, type WiredAppDeps } from '../build-deps.ts';
+import { type BuildAppDepsOptions, buildAppDeps, type WiredAppDeps } from '../build-deps.ts';
 import { type RunningServer, startServer } from '../server.ts';
 import { type Seeded, seedCatalogue } from './seed.ts';
 
@@ -15,14 +15,27 @@ export interface TestServer extends RunningServer {
   stop: () => Promise<void>;
 }
 
-/** A real server on an embedded catalogue in a temporary folder, seeded with processed sounds. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * A real server on an embedded catalogue in a temporary folder, seeded with processed sounds.
+ * `rateLimits` gives the rate limiter a clock the test moves (counters in Redis when env has REDIS_URL).
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: Pick<BuildAppDepsOptions, 'rateLimits'> = {},
+): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger('silent');
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'api test' });
   const seeded = await seedCatalogue(catalogue, dataDir);
-  const deps = await buildAppDeps({ config, logger, catalogue, version: 'test', similarityRefreshMs: 0 });
+  const deps = await buildAppDeps({
+    config,
+    logger,
+    catalogue,
+    version: 'test',
+    similarityRefreshMs: 0,
+    rateLimits: options.rateLimits,
+  });
   const server = await startServer(deps);
   return {
     ...server,
