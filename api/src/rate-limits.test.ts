@@ -85,7 +85,7 @@ describe.each(backends)('rate limits per credential, counters in $name', ({ env 
     const hot = await get(soundPath, k);
     expect(hot.status).toBe(429);
     expect(hot.headers.get('retry-after')).toBe('51');
-    expect((await hot.json()).detail).toContain('(60/minute)');
+    expect(((await hot.json()) as { detail: string }).detail).toContain('(60/minute)');
   });
 
   it('slides the minute window: half a minute after the next minute began, half the quota is back', async () => {
@@ -115,7 +115,7 @@ describe.each(backends)('rate limits per credential, counters in $name', ({ env 
     }
     const res = await get(soundPath, k);
     expect(res.status).toBe(429);
-    expect((await res.json()).detail).toBe(
+    expect(((await res.json()) as { detail: string }).detail).toBe(
       'Request was throttled because of exceeding a request limit rate (2000/day)',
     );
     expect(res.headers.get('x-ratelimit-limit')).toBe('2000');
