@@ -50,6 +50,7 @@ export function createApp(
         strategies: deps.authStrategies ?? [],
         publicUrl: deps.config.PUBLIC_URL,
         httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
+        rateLimiter: deps.rateLimiter,
       }),
     );
   }
@@ -73,6 +74,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     renderedSounds: services.renderedSounds,
     searchPages: services.searchPages,
     strategies: deps.authStrategies ?? [],
+    rateLimiter: deps.rateLimiter,
     publicUrl: deps.config.PUBLIC_URL,
     logger: deps.logger,
     httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,

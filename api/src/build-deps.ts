@@ -23,6 +23,7 @@ import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
+import { openRateLimiter, type RateLimitSettings } from './rate-limits/open.ts';
 import { webDeps } from './web/build.ts';
 
 export interface BuildAppDepsOptions {
@@ -42,6 +43,8 @@ export interface BuildAppDepsOptions {
   changeFeed?: boolean;
   /** The clock OAuth2 expiry is decided by (tests move it); default the wall clock. */
   now?: () => Date;
+  /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
+  rateLimits?: RateLimitSettings;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -93,6 +96,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     });
   }
   const web = webDeps(config, db);
+  const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
   return {
@@ -123,9 +127,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     ],
     oauth2: new OAuth2Service({ db, now }),
     web: web.deps,
+    rateLimiter: limits.limiter,
     similarity,
     dispose: async () => {
       await web.close();
+      await limits.close();
       if (timer) clearInterval(timer);
       if (soon) clearTimeout(soon);
       await changes.close();

@@ -1,6 +1,7 @@
 import type { Config, Logger } from '@earshot/common';
 import type { OAuth2Service } from '@earshot/services';
 import type { AuthStrategy } from './auth/principal.ts';
+import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 import type { ApiPorts } from './services/index.ts';
 import type { WebDeps } from './web/deps.ts';
 
@@ -19,4 +20,6 @@ export interface AppDeps {
   oauth2?: OAuth2Service;
   /** The web pages (sign-in, sessions); without it none is served. */
   web?: WebDeps;
+  /** Per-credential rate limits on every credentialed request (hot path included); absent = none. */
+  rateLimiter?: RateLimiter;
 }

@@ -8,12 +8,15 @@ import { readRawQuery } from './http/raw-query.ts';
 import { negotiate } from './http/render.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
+import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;
   /** Rendered search pages (kept until the catalogue changes); absent = no search hot path. */
   searchPages?: SearchPageCache;
   strategies: readonly AuthStrategy[];
+  /** Counts the requests answered here, as the application counts the others. */
+  rateLimiter?: RateLimiter;
   publicUrl: string | undefined;
   logger: Logger;
   /** OAUTH2_HTTPS_ONLY: this path only sees plain http, so bearer requests go to the application's 403. */
@@ -80,18 +83,23 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     }
     if (!principal || (principal.strategy === 'oauth2' && options.httpsOnly)) return false;
     const started = performance.now();
+    // Counted here and only here: from now on this request is not handed to the application.
+    const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
+    const status = verdict && !verdict.allowed ? 429 : 200;
+    const json = status === 429 ? JSON.stringify({ detail: verdict?.detail }) : body.json;
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
-    res.writeHead(200, {
+    res.writeHead(status, {
       'X-Request-Id': requestId,
       'Access-Control-Allow-Origin': '*',
       'Content-Type': 'application/json; charset=utf-8',
       Vary: 'Accept',
-      'Content-Length': Buffer.byteLength(body.json),
+      'Content-Length': Buffer.byteLength(json),
+      ...verdict?.headers,
     });
-    res.end(body.json);
+    res.end(json);
     if (options.logger.isLevelEnabled('info')) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status: 200, ms }, 'request');
+      options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status, ms }, 'request');
     }
     return true;
   };

@@ -146,6 +146,7 @@ async function ensureDatabase(): Promise<string> {
       username: 'bench',
       name: 'bench',
       redirectUri: 'http://x/',
+      level: 'unlimited', // a load generator is not a client the standard limits are for
     });
     return credential.client_secret;
   } finally {

@@ -1,4 +1,4 @@
-import { checkAccessToken, type Db } from '@earshot/catalogue';
+import { checkAccessToken, type Db, rateLimitLevelName } from '@earshot/catalogue';
 import type { CheckBearerToken } from '../auth/bearer-strategy.ts';
 
 /** Judges a bearer token against the catalogue with the service's clock. */
@@ -18,6 +18,8 @@ export function bearerTokenCheck(db: Db, now: () => Date): CheckBearerToken {
         userId: t.user_id,
         username: t.username,
         scopes,
+        // An application acting for a user is throttled at its credential's level, as with its key.
+        rateLimitLevel: rateLimitLevelName(t.rate_limit_level),
       },
     };
   };

@@ -1,4 +1,4 @@
-import { type Db, findApiKeyOwner } from '@earshot/catalogue';
+import { type Db, findApiKeyOwner, rateLimitLevelName } from '@earshot/catalogue';
 import type { FindCredentialByKey } from '../auth/token-strategy.ts';
 
 /** Finds an API credential by its key (the client secret) for the token strategy. */
@@ -11,6 +11,7 @@ export function credentialByKey(db: Db): FindCredentialByKey {
       userId: row.user_id,
       username: row.username,
       active: row.status === 'approved',
+      rateLimitLevel: rateLimitLevelName(row.rate_limit_level),
     };
   };
 }

@@ -1,3 +1,5 @@
+import type { RateLimitLevelName } from '@earshot/catalogue';
+
 /** The caller a request acts for, whichever strategy recognized it. */
 export interface Principal {
   strategy: 'token' | 'oauth2';
@@ -7,6 +9,8 @@ export interface Principal {
   userId: number;
   username: string;
   scopes: ReadonlyArray<'read' | 'write'>;
+  /** The credential's rate-limit level; absent = `standard`. */
+  rateLimitLevel?: RateLimitLevelName;
 }
 
 /** What a strategy needs from a request; kept off Koa so strategies are plain functions. */

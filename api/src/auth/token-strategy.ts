@@ -1,3 +1,4 @@
+import type { RateLimitLevelName } from '@earshot/catalogue';
 import { AuthenticationFailed } from './errors.ts';
 import type { AuthRequest, AuthStrategy, Principal } from './principal.ts';
 
@@ -8,6 +9,8 @@ export interface ApiKeyCredential {
   username: string;
   /** False for suspended or not yet approved credentials. */
   active: boolean;
+  /** Absent = `standard`. */
+  rateLimitLevel?: RateLimitLevelName;
 }
 
 export type FindCredentialByKey = (key: string) => Promise<ApiKeyCredential | undefined>;
@@ -33,6 +36,7 @@ export function tokenStrategy(findByKey: FindCredentialByKey): AuthStrategy {
         userId: credential.userId,
         username: credential.username,
         scopes: ['read'],
+        rateLimitLevel: credential.rateLimitLevel,
       };
     },
   };

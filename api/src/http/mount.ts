@@ -5,6 +5,8 @@ import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
 import { HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import { Throttled } from '../rate-limits/throttled.ts';
 import { readBodyParams } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
@@ -16,6 +18,8 @@ export interface MountOptions {
   publicUrl: string | undefined;
   /** OAUTH2_HTTPS_ONLY: a request authenticated by a bearer token over plain http is a 403. */
   httpsOnly?: boolean;
+  /** Counts every credentialed request; absent = no limits. */
+  rateLimiter?: RateLimiter;
 }
 
 /**
@@ -31,6 +35,8 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
       const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
       // The credential is read from the query string and headers only, before any body is read.
       const principal = await authorise(route, ctx, queryString, options);
+      // Throttles come right after authentication, before anything else is read or checked.
+      if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
       const rawQuery = route.bodyParams ? { ...queryString, ...(await readBodyParams(ctx)) } : queryString;
       const params = parseParams(route.params, ctx.params);
       const query = parseQuery(route.query, rawQuery);
@@ -69,6 +75,13 @@ async function authorise(
   if (ok.strategy === 'oauth2' && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
   ctx.state.principal = ok;
   return ok;
+}
+
+async function throttle(route: AnyRoute, ctx: Context, principal: Principal, limiter: RateLimiter) {
+  const verdict = await limiter.check(principal, route.rateLimit ?? 'standard');
+  if (!verdict) return;
+  ctx.set(verdict.headers); // on the 429 too: the error handler keeps headers already set
+  if (!verdict.allowed) throw new Throttled(verdict.detail ?? 'Request was throttled');
 }
 
 function parseParams(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {

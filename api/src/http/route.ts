@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { RenderedJson } from '../caches/rendered-json.ts';
+import type { RateLimitClass } from '../rate-limits/policy.ts';
 
 /**
  * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`
@@ -47,6 +48,11 @@ export interface RouteDef<
   description?: string;
   tags: string[];
   auth: AuthRequirement;
+  /**
+   * The limits a credentialed request counts against (default `standard`); the write resources
+   * (upload, describe, edit, comment, rate, bookmark) set `strict`. Public routes are not counted.
+   */
+  rateLimit?: RateLimitClass;
   query?: Q;
   params?: P;
   /**

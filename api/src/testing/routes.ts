@@ -9,11 +9,17 @@ import type { AnyRoute } from '../http/route.ts';
 import { cors } from '../middleware/cors.ts';
 import { errorHandler } from '../middleware/errors.ts';
 import { requestContext } from '../middleware/request-context.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 
 /** Serves a few route definitions through the real middleware stack, for framework tests. */
 export async function serveRoutes(
   routes: AnyRoute[],
-  options: { strategies?: AuthStrategy[]; publicUrl?: string; proxy?: boolean } = {},
+  options: {
+    strategies?: AuthStrategy[];
+    publicUrl?: string;
+    proxy?: boolean;
+    rateLimiter?: RateLimiter;
+  } = {},
 ): Promise<{ origin: string; close: () => Promise<void> }> {
   const app = new Koa();
   app.proxy = options.proxy ?? false;
@@ -22,7 +28,11 @@ export async function serveRoutes(
   app.use(renderer());
   app.use(errorHandler());
   app.use(cors());
-  const router = mountRoutes(routes, { strategies: options.strategies ?? [], publicUrl: options.publicUrl });
+  const router = mountRoutes(routes, {
+    strategies: options.strategies ?? [],
+    publicUrl: options.publicUrl,
+    rateLimiter: options.rateLimiter,
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   const server = http.createServer(app.callback());

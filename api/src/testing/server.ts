@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { buildAppDeps, type WiredAppDeps } from '../build-deps.ts';
+import { type BuildAppDepsOptions, buildAppDeps, type WiredAppDeps } from '../build-deps.ts';
 import { type RunningServer, startServer } from '../server.ts';
 import { type Seeded, seedCatalogue } from './seed.ts';
 
@@ -15,10 +15,14 @@ export interface TestServer extends RunningServer {
   stop: () => Promise<void>;
 }
 
-/** A real server on an embedded catalogue in a temporary folder, seeded with processed sounds. */
+/**
+ * A real server on an embedded catalogue in a temporary folder, seeded with processed sounds.
+ * `now` is the clock OAuth2 expiry is decided by; `rateLimits` gives the rate limiter a clock the
+ * test moves (counters in Redis when env has REDIS_URL).
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { now?: () => Date } = {},
+  options: Pick<BuildAppDepsOptions, 'now' | 'rateLimits'> = {},
 ): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
@@ -32,6 +36,7 @@ export async function startTestServer(
     version: 'test',
     similarityRefreshMs: 0,
     now: options.now,
+    rateLimits: options.rateLimits,
   });
   const server = await startServer(deps);
   return {

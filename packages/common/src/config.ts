@@ -88,7 +88,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
   HOST: 'interface the API binds to (default 127.0.0.1)',
   DATA_DIR: 'folder for the embedded database and the sound files (default ./data)',
   DATABASE_URL: 'PostgreSQL server URL; unset = embedded PGlite database in DATA_DIR',
-  REDIS_URL: 'Redis URL for the BullMQ job queue; unset = in-process job runner',
+  REDIS_URL:
+    'Redis URL for the BullMQ job queue and the rate-limit counters; unset = in-process runner, counters in memory',
   LOG_LEVEL: 'pino log level (default info)',
   FFMPEG_PATH: 'ffmpeg binary; default: ffmpeg on PATH, else the npm @ffmpeg-installer binary',
   FFPROBE_PATH: 'ffprobe binary; default: ffprobe on PATH, else the npm @ffprobe-installer binary',

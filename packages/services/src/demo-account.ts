@@ -24,6 +24,7 @@ export async function ensureDemoAccount(db: Db, base: string): Promise<DemoAccou
     username: DEMO_USERNAME,
     name: DEMO_APP,
     redirectUri: `${base}/home/app_permissions/permission_granted/`,
+    level: 'standard', // the demo key is throttled like any newcomer's
   });
   return { username: DEMO_USERNAME, apiKey: created.client_secret, created: true };
 }

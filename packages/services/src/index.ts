@@ -3,7 +3,12 @@
 // reached through the ProcessingQueue port, which @earshot/workers implements.
 
 export { createUser, MIN_PASSWORD_LENGTH, signUp } from './accounts.ts';
-export { type ApiCredentialRequest, type CreatedCredential, createApiCredential } from './credentials.ts';
+export {
+  type ApiCredentialRequest,
+  type CreatedCredential,
+  createApiCredential,
+  setApiCredentialLevel,
+} from './credentials.ts';
 export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './demo-account.ts';
 export {
   collectFiles,

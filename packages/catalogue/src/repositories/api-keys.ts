@@ -1,4 +1,4 @@
-import type { CredentialStatus } from '../schema/database.ts';
+import type { CredentialStatus, RateLimitLevel } from '../schema/database.ts';
 import type { Db } from './shared.ts';
 
 /** Who an API key belongs to: what a request authenticated by it needs. */
@@ -7,6 +7,7 @@ export interface ApiKeyOwner {
   user_id: number;
   username: string;
   status: CredentialStatus;
+  rate_limit_level: RateLimitLevel;
 }
 
 /** The credential whose client secret is `key`, with its user's name; callers check `status`. */
@@ -15,6 +16,6 @@ export function findApiKeyOwner(db: Db, key: string): Promise<ApiKeyOwner | unde
     .selectFrom('api_credentials as c')
     .innerJoin('users as u', 'u.id', 'c.user_id')
     .where('c.client_secret', '=', key)
-    .select(['c.client_id', 'c.user_id', 'u.username', 'c.status'])
+    .select(['c.client_id', 'c.user_id', 'u.username', 'c.status', 'c.rate_limit_level'])
     .executeTakeFirst();
 }

@@ -13,6 +13,22 @@ export interface NewCredential {
   allowPasswordGrant?: boolean;
 }
 
+/**
+ * The administrator-set rate-limit levels by name, stored as upstream's numbers (the column's check
+ * constraint allows exactly these). What each level allows is the API's policy (api/src/rate-limits/).
+ */
+export const RATE_LIMIT_LEVELS = { suspended: 0, standard: 1, elevated: 2, high: 3, unlimited: 99 } as const;
+export type RateLimitLevelName = keyof typeof RATE_LIMIT_LEVELS;
+
+export function isRateLimitLevelName(name: string): name is RateLimitLevelName {
+  return Object.hasOwn(RATE_LIMIT_LEVELS, name);
+}
+
+export function rateLimitLevelName(level: RateLimitLevel): RateLimitLevelName {
+  const entry = Object.entries(RATE_LIMIT_LEVELS).find(([, n]) => n === level);
+  return (entry?.[0] as RateLimitLevelName | undefined) ?? 'standard';
+}
+
 // Upstream's sizes: a 20-character client id and a 40-character secret, which is also the API key.
 export const CLIENT_ID_LENGTH = 20;
 export const CLIENT_SECRET_LENGTH = 40;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { OauthGrant, OauthToken } from '../schema/database.ts';
+import type { OauthGrant, OauthToken, RateLimitLevel } from '../schema/database.ts';
 import { randomAlphanumeric } from './random-tokens.ts';
 import { type Db, inTransaction } from './shared.ts';
 
@@ -128,8 +128,15 @@ export async function issueTokens(db: Db, input: NewTokens): Promise<OauthToken>
   return { ...row, access_token: accessToken, refresh_token: refreshToken };
 }
 
-/** A token row with what a bearer principal needs: the application's client id and the user's name. */
-export type BearerToken = OauthToken & { client_id: string; username: string };
+/**
+ * A token row with what a bearer principal needs: the application's client id and rate-limit
+ * level (its credential's, as for the API key), and the user's name.
+ */
+export type BearerToken = OauthToken & {
+  client_id: string;
+  rate_limit_level: RateLimitLevel;
+  username: string;
+};
 
 export type AccessTokenCheck =
   | { status: 'valid'; token: BearerToken }
@@ -148,7 +155,7 @@ export async function checkAccessToken(
     .innerJoin('api_credentials as c', 'c.id', 't.credential_id')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .selectAll('t')
-    .select(['c.client_id', 'u.username'])
+    .select(['c.client_id', 'c.rate_limit_level', 'u.username'])
     .where('t.access_token', '=', oauthSecretDigest(accessToken))
     .executeTakeFirst();
   if (!token) return { status: 'unknown' };

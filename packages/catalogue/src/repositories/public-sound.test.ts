@@ -104,6 +104,7 @@ describe.each(testBackends(postgresUrl))(
         user_id: user.id,
         username: user.username,
         status: 'revoked',
+        rate_limit_level: 1,
       });
       expect(await findApiKeyOwner(db(), 'no such key')).toBeUndefined();
       // The raw fragment is a condition over the alias, nothing else: it composes with `and`.

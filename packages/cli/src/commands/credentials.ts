@@ -1,9 +1,14 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
-import { createApiCredential } from '@earshot/services';
+import { type Catalogue, openCatalogue, RATE_LIMIT_LEVELS } from '@earshot/catalogue';
+import { type Config, createLogger, loadConfig } from '@earshot/common';
+import { createApiCredential, setApiCredentialLevel } from '@earshot/services';
 import type { Command } from 'commander';
 
-/** `earshot credentials create`: issue an API key (and OAuth2 client) for a user. */
+const LEVELS = Object.keys(RATE_LIMIT_LEVELS).join(', ');
+
+/**
+ * `earshot credentials create`: issue an API key (and OAuth2 client) for a user;
+ * `earshot credentials level`: change the rate-limit level of an existing one.
+ */
 export function register(program: Command): void {
   const credentials = program.command('credentials').description('manage API credentials');
   credentials
@@ -12,33 +17,60 @@ export function register(program: Command): void {
     .requiredOption('--user <name>', 'owner of the credential (created when unknown)')
     .requiredOption('--name <app>', 'application name')
     .option('--redirect-uri <uri>', 'OAuth2 redirect URI of the application')
+    .option('--level <level>', `rate-limit level: ${LEVELS}`, 'standard')
     .option('--json', 'print the credential as JSON')
-    .action(async (options: { user: string; name: string; redirectUri?: string; json?: boolean }) => {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
-      const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? `http://${config.HOST}:${config.PORT}`;
-      const catalogue = await openCatalogue({
-        config,
-        logger,
-        role: 'command',
-        description: 'credentials create',
-      });
-      try {
-        const created = await createApiCredential(catalogue.db, {
-          username: options.user,
-          name: options.name,
-          redirectUri: options.redirectUri ?? `${base}/home/app_permissions/permission_granted/`,
+    .action(
+      async (options: {
+        user: string;
+        name: string;
+        redirectUri?: string;
+        level: string;
+        json?: boolean;
+      }) => {
+        await withCatalogue('credentials create', async (catalogue, config) => {
+          const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? `http://${config.HOST}:${config.PORT}`;
+          const created = await createApiCredential(catalogue.db, {
+            username: options.user,
+            name: options.name,
+            redirectUri: options.redirectUri ?? `${base}/home/app_permissions/permission_granted/`,
+            level: options.level,
+          });
+          if (options.json) {
+            process.stdout.write(`${JSON.stringify(created)}\n`);
+          } else {
+            if (created.user_created) process.stdout.write(`created user ${created.username}\n`);
+            process.stdout.write(
+              `client_id:     ${created.client_id}\nclient_secret: ${created.client_secret}  (the API key: token=${created.client_secret})\nredirect_uri:  ${created.redirect_uri}\nlevel:         ${created.rate_limit_level}\n`,
+            );
+          }
         });
-        if (options.json) {
-          process.stdout.write(`${JSON.stringify(created)}\n`);
-        } else {
-          if (created.user_created) process.stdout.write(`created user ${created.username}\n`);
-          process.stdout.write(
-            `client_id:     ${created.client_id}\nclient_secret: ${created.client_secret}  (the API key: token=${created.client_secret})\nredirect_uri:  ${created.redirect_uri}\n`,
-          );
-        }
-      } finally {
-        await catalogue.close();
-      }
+      },
+    );
+  credentials
+    .command('level')
+    .description(`set the rate-limit level of a credential (${LEVELS})`)
+    .argument('<client_id>', 'the credential')
+    .argument('<level>', 'the new level')
+    .action(async (clientId: string, level: string) => {
+      await withCatalogue('credentials level', async (catalogue) => {
+        const changed = await setApiCredentialLevel(catalogue.db, clientId, level);
+        process.stdout.write(
+          `${changed.client_id}: ${changed.previous} -> ${changed.rate_limit_level} (running servers apply it within 30 s)\n`,
+        );
+      });
     });
+}
+
+async function withCatalogue(
+  description: string,
+  run: (catalogue: Catalogue, config: Config) => Promise<void>,
+): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+  const catalogue = await openCatalogue({ config, logger, role: 'command', description });
+  try {
+    await run(catalogue, config);
+  } finally {
+    await catalogue.close();
+  }
 }

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../../bin/earshot.mjs', import.meta.url));
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-cli-credentials-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const env = { DATA_DIR: path.join(work, 'data'), DATABASE_URL: '', LOG_LEVEL: 'warn' };
+
+function earshot(...args: string[]) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe('earshot credentials: rate-limit levels', () => {
+  it('creates a credential at a level, changes it, and refuses unknown levels and clients', async () => {
+    expect((await earshot('migrate')).status).toBe(0);
+    const standard = await earshot('credentials', 'create', '--user', 'ann', '--name', 'app');
+    expect(standard.status, standard.stderr).toBe(0);
+    expect(standard.stdout).toContain('level:         standard\n');
+    const created = await earshot(
+      'credentials',
+      'create',
+      '--user',
+      'ann',
+      '--name',
+      'bot',
+      '--level',
+      'unlimited',
+      '--json',
+    );
+    expect(created.status, created.stderr).toBe(0);
+    const credential = JSON.parse(created.stdout) as { client_id: string; rate_limit_level: string };
+    expect(credential.rate_limit_level).toBe('unlimited');
+
+    const changed = await earshot('credentials', 'level', credential.client_id, 'suspended');
+    expect(changed.status, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain(`${credential.client_id}: unlimited -> suspended`);
+    // The change was stored: the next change starts from it.
+    const again = await earshot('credentials', 'level', credential.client_id, 'elevated');
+    expect(again.stdout).toContain(`${credential.client_id}: suspended -> elevated`);
+
+    const unknownLevel = await earshot('credentials', 'level', credential.client_id, 'gold');
+    expect(unknownLevel.status).toBe(2);
+    expect(unknownLevel.stderr).toContain(
+      "Unknown rate-limit level 'gold': use one of suspended, standard, elevated, high, unlimited",
+    );
+    const badCreate = await earshot(
+      'credentials',
+      'create',
+      '--user',
+      'ann',
+      '--name',
+      'x',
+      '--level',
+      'gold',
+    );
+    expect(badCreate.status).toBe(2);
+    const unknownClient = await earshot('credentials', 'level', 'nosuchclient', 'standard');
+    expect(unknownClient.status).toBe(2);
+    expect(unknownClient.stderr).toContain("No credential has the client id 'nosuchclient'");
+  }, 120_000);
+});
