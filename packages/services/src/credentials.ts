@@ -6,9 +6,11 @@ import {
   findUserByName,
   inTransaction,
   isRateLimitLevelName,
+  listCredentials,
   RATE_LIMIT_LEVELS,
   type RateLimitLevelName,
   rateLimitLevelName,
+  revokeCredential,
   setCredentialRateLimitLevel,
 } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
@@ -89,4 +91,109 @@ function parseLevel(level: string): RateLimitLevelName {
   throw new ValidationError(
     `Unknown rate-limit level '${level}': use one of ${Object.keys(RATE_LIMIT_LEVELS).join(', ')}`,
   );
+}
+
+/** Upstream's form limits (ApiV2Client): a name of 64 characters, addresses of 200. */
+export const CREDENTIAL_LIMITS = { name: 64, description: 1000, redirectUri: 200 } as const;
+
+export interface CredentialApplication {
+  /** The signed-in user asking for it (an existing account). */
+  username: string;
+  name: string;
+  description: string;
+  redirectUri: string;
+}
+
+/** The form's fields that can be wrong, each with the message shown beside it. */
+export type CredentialFieldErrors = Partial<Record<'name' | 'description' | 'redirect_uri', string>>;
+
+/**
+ * What is wrong with an application, field by field (empty when nothing is). The redirect URL must
+ * be an absolute http(s) address: the application's own callback, or the service's code page
+ * (`…/home/app_permissions/permission_granted/`) for an application without a web server.
+ */
+export function checkCredentialApplication(input: CredentialApplication): CredentialFieldErrors {
+  const errors: CredentialFieldErrors = {};
+  const name = input.name.trim();
+  if (!name) errors.name = 'Give the application a name.';
+  else if (name.length > CREDENTIAL_LIMITS.name)
+    errors.name = `Use at most ${CREDENTIAL_LIMITS.name} characters for the name.`;
+  if (input.description.length > CREDENTIAL_LIMITS.description)
+    errors.description = `Use at most ${CREDENTIAL_LIMITS.description} characters for the description.`;
+  const redirect = input.redirectUri.trim();
+  if (!redirect) errors.redirect_uri = 'Give the redirect URL OAuth2 sends the user back to.';
+  else if (redirect.length > CREDENTIAL_LIMITS.redirectUri)
+    errors.redirect_uri = `Use at most ${CREDENTIAL_LIMITS.redirectUri} characters for the redirect URL.`;
+  else if (!isHttpUrl(redirect))
+    errors.redirect_uri = 'Enter a full http:// or https:// address, such as https://example.org/callback.';
+  return errors;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A signed-in user's own request for a credential (the application page): checked field by field,
+ * then issued at the standard level. A wrong field is a ValidationError whose `details` are the
+ * field errors.
+ */
+export function applyForCredential(db: Db, input: CredentialApplication): Promise<CreatedCredential> {
+  const errors = checkCredentialApplication(input);
+  if (Object.keys(errors).length > 0) {
+    throw new ValidationError(Object.values(errors).join(' '), errors);
+  }
+  return createApiCredential(db, {
+    username: input.username,
+    name: input.name.trim(),
+    description: input.description.trim(),
+    redirectUri: input.redirectUri.trim(),
+  });
+}
+
+export interface CredentialSummary {
+  client_id: string;
+  /**
+   * The API key, which is also the OAuth2 client secret, shown in the table's 'Client secret/Api
+   * key' column as the contract says. Issue 19 will store secrets hashed and show them only once.
+   */
+  client_secret: string;
+  name: string;
+  description: string;
+  redirect_uri: string;
+  status: string;
+  rate_limit_level: RateLimitLevelName;
+  created: Date;
+}
+
+/** A user's credentials, oldest first; revoked ones are gone for good and not listed. */
+export async function listUserCredentials(db: Db, userId: number): Promise<CredentialSummary[]> {
+  const rows = await listCredentials(db, { userId });
+  return rows
+    .filter((c) => c.status !== 'revoked')
+    .map((c) => ({
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+      name: c.name,
+      description: c.description,
+      redirect_uri: c.redirect_uri,
+      status: c.status,
+      rate_limit_level: rateLimitLevelName(c.rate_limit_level),
+      created: c.created,
+    }));
+}
+
+/**
+ * Revokes one of the user's credentials: its API key and every OAuth2 token issued to it are
+ * refused from now on. Someone else's credential is answered as unknown.
+ */
+export async function revokeApiCredential(db: Db, userId: number, clientId: string): Promise<void> {
+  if (!(await revokeCredential(db, clientId, userId))) {
+    throw new NotFoundError(`You have no credential with the client id '${clientId}'.`);
+  }
 }

@@ -5,8 +5,16 @@
 export { createUser, MIN_PASSWORD_LENGTH, signUp } from './accounts.ts';
 export {
   type ApiCredentialRequest,
+  applyForCredential,
+  CREDENTIAL_LIMITS,
   type CreatedCredential,
+  type CredentialApplication,
+  type CredentialFieldErrors,
+  type CredentialSummary,
+  checkCredentialApplication,
   createApiCredential,
+  listUserCredentials,
+  revokeApiCredential,
   setApiCredentialLevel,
 } from './credentials.ts';
 export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './demo-account.ts';
@@ -21,7 +29,13 @@ export {
 export { type DemoImportOptions, importDemoFixtures } from './intake/demo.ts';
 export { readSidecar, type SidecarMetadata } from './intake/sidecar.ts';
 export { assertLicense, type NewSoundInput, SoundIntake } from './intake/sound-intake.ts';
-export { listPendingModeration, type ModerationEntry, moderate } from './moderation.ts';
+export {
+  listPendingModeration,
+  MODERATION_REASON_MAX,
+  type ModerationEntry,
+  type ModerationOptions,
+  moderate,
+} from './moderation.ts';
 export * from './oauth2/index.ts';
 export type { ProcessingQueue } from './processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';

@@ -1,6 +1,6 @@
 import type { ApiCredential, CredentialStatus, RateLimitLevel } from '../schema/database.ts';
 import { randomAlphanumeric } from './random-tokens.ts';
-import type { Db } from './shared.ts';
+import { type Db, inTransaction } from './shared.ts';
 
 export interface NewCredential {
   userId: number;
@@ -73,4 +73,39 @@ export async function setCredentialStatus(db: Db, id: number, status: Credential
 
 export async function setCredentialRateLimitLevel(db: Db, id: number, level: RateLimitLevel): Promise<void> {
   await db.updateTable('api_credentials').set({ rate_limit_level: level }).where('id', '=', id).execute();
+}
+
+/**
+ * Revokes a credential for good: its API key is refused from now on, and every OAuth2 token and
+ * unused code issued to it stops working (a revoked credential cannot get new ones either: the
+ * OAuth2 model only serves approved clients). Returns false when `userId` owns no such credential.
+ */
+export function revokeCredential(
+  db: Db,
+  clientId: string,
+  userId: number,
+  now: Date = new Date(),
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('api_credentials')
+      .set({ status: 'revoked' })
+      .where('client_id', '=', clientId)
+      .where('user_id', '=', userId)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) return false;
+    await trx
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now })
+      .where('credential_id', '=', row.id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await trx
+      .deleteFrom('oauth_grants')
+      .where('credential_id', '=', row.id)
+      .where('used_at', 'is', null)
+      .execute();
+    return true;
+  });
 }

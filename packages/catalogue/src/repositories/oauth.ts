@@ -155,11 +155,12 @@ export async function checkAccessToken(
     .innerJoin('api_credentials as c', 'c.id', 't.credential_id')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .selectAll('t')
-    .select(['c.client_id', 'c.rate_limit_level', 'u.username'])
+    .select(['c.client_id', 'c.rate_limit_level', 'c.status as credential_status', 'u.username'])
     .where('t.access_token', '=', oauthSecretDigest(accessToken))
     .executeTakeFirst();
   if (!token) return { status: 'unknown' };
-  if (token.revoked_at) return { status: 'revoked', token };
+  // A revoked or suspended application's tokens are refused even if one escaped its revocation.
+  if (token.revoked_at || token.credential_status !== 'approved') return { status: 'revoked', token };
   if (token.expires_at.getTime() <= now.getTime()) return { status: 'expired', token };
   return { status: 'valid', token };
 }

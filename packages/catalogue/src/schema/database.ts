@@ -148,6 +148,8 @@ export interface SoundsTable {
   moderation_state: Defaulted<ModerationState>;
   moderated_at: NullableTimestamp;
   moderated_by: number | null;
+  /** Why the sound was rejected (null unless rejected); migration 20261125010000. */
+  moderation_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TagsTable {

@@ -23,22 +23,24 @@ export function register(program: Command): void {
       });
     });
   for (const decision of ['approve', 'reject'] as const) {
-    command
+    const sub = command
       .command(decision)
       .description(`${decision} sounds pending moderation`)
-      .argument('<ids...>', 'sound ids')
-      .action(async (ids: string[]) => {
-        const numeric = parseIds(ids);
-        await withCatalogue(`moderate ${decision}`, async (db) => {
-          const changed = await moderate(db, numeric, decision);
-          const skipped = numeric.filter((id) => !changed.includes(id));
-          process.stdout.write(
-            `${decision === 'approve' ? 'approved' : 'rejected'}: ${changed.join(' ') || 'none'}\n`,
-          );
-          if (skipped.length)
-            process.stdout.write(`not pending moderation (unchanged): ${skipped.join(' ')}\n`);
-        });
+      .argument('<ids...>', 'sound ids');
+    if (decision === 'reject')
+      sub.option('--reason <text>', 'why, kept with each sound (as on the moderation page)');
+    sub.action(async (ids: string[], options: { reason?: string }) => {
+      const numeric = parseIds(ids);
+      await withCatalogue(`moderate ${decision}`, async (db) => {
+        const changed = await moderate(db, numeric, decision, { reason: options.reason });
+        const skipped = numeric.filter((id) => !changed.includes(id));
+        process.stdout.write(
+          `${decision === 'approve' ? 'approved' : 'rejected'}: ${changed.join(' ') || 'none'}\n`,
+        );
+        if (skipped.length)
+          process.stdout.write(`not pending moderation (unchanged): ${skipped.join(' ')}\n`);
       });
+    });
   }
 }
 

@@ -165,4 +165,12 @@ describe.each(testBackends(postgresUrl))('the sound lifecycle on %s', (backend) 
     expect(await state(a.id)).toEqual(['Queued', 'ok']);
     expect((await getSound(db(), a.id))?.moderated_at).toBeInstanceOf(Date);
   });
+
+  it('keeps the reason of a rejection, and none for an approval', async () => {
+    const [a, b] = [await newSound(), await newSound()];
+    expect(await moderateSounds(db(), [a.id], 'reject', null, 'Not a sound: silence only')).toEqual([a.id]);
+    await moderateSound(db(), b.id, 'approve', null, 'ignored');
+    expect((await getSound(db(), a.id))?.moderation_reason).toBe('Not a sound: silence only');
+    expect((await getSound(db(), b.id))?.moderation_reason).toBeNull();
+  });
 });

@@ -202,11 +202,12 @@ export async function moderateSounds(
   soundIds: readonly number[],
   decision: ModerationDecision,
   moderatorId: number | null = null,
+  reason: string | null = null,
 ): Promise<number[]> {
   if (soundIds.length === 0) return [];
   const rows = await db
     .updateTable('sounds')
-    .set({ moderation_state: DECIDED[decision], moderated_at: new Date(), moderated_by: moderatorId })
+    .set(decided(decision, moderatorId, reason))
     .where('id', 'in', soundIds)
     .where(allowedBy(decision))
     .returning('id')
@@ -220,12 +221,19 @@ export function moderateSound(
   soundId: number,
   decision: ModerationDecision,
   moderatorId: number | null = null,
+  reason: string | null = null,
 ): Promise<void> {
-  return updateThrough(db, soundId, decision, {
+  return updateThrough(db, soundId, decision, decided(decision, moderatorId, reason));
+}
+
+/** The columns a decision writes: a rejection keeps its reason, an approval has none. */
+function decided(decision: ModerationDecision, moderatorId: number | null, reason: string | null) {
+  return {
     moderation_state: DECIDED[decision],
     moderated_at: new Date(),
     moderated_by: moderatorId,
-  });
+    moderation_reason: decision === 'reject' ? reason : null,
+  };
 }
 
 /** A sound's processing record, as the pipeline and its reconciler read it. */
