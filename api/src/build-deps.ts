@@ -95,7 +95,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soon.unref();
     });
   }
-  const web = webDeps(config, db);
+  const web = webDeps(config, db, soundFiles(db, config.dataDir));
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
@@ -122,7 +122,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       stateVersion,
     },
     authStrategies: [
-      tokenStrategy(cachedCredentialLookup(credentialByKey(db))),
+      tokenStrategy(cachedCredentialLookup(credentialByKey(db), undefined, undefined, changes)),
       bearerStrategy(cachedBearerCheck(bearerTokenCheck(db, now), now, changes)),
     ],
     oauth2: new OAuth2Service({ db, now }),

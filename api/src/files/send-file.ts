@@ -7,6 +7,8 @@ import { MEDIA_TYPES } from './file-names.ts';
 export interface SendFileOptions {
   /** Seconds clients and caches may keep the file. */
   maxAge: number;
+  /** Only the requesting browser may keep it (a file shown to a moderator, not to the public). */
+  private?: boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export async function sendFile(ctx: Context, file: string, options: SendFileOpti
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
   ctx.set('Last-Modified', stat.mtime.toUTCString());
-  ctx.set('Cache-Control', `public, max-age=${options.maxAge}`);
+  ctx.set('Cache-Control', `${options.private ? 'private' : 'public'}, max-age=${options.maxAge}`);
 
   if (notModified(ctx, etag, stat.mtime)) {
     ctx.status = 304;

@@ -1,5 +1,6 @@
 import type { Db } from '@earshot/catalogue';
 import type { SignInThrottle } from '@earshot/services';
+import type { SoundFiles } from '../ports.ts';
 
 /** What the web pages need: the catalogue (through the services' use cases) and the sign-in throttle. */
 export interface WebDeps {
@@ -7,4 +8,6 @@ export interface WebDeps {
   throttle: SignInThrottle;
   /** SIGNUP_ENABLED: the sign-up page exists (else it is a 404). */
   signupEnabled: boolean;
+  /** The sounds' stored files, for the moderation page's previews and images. */
+  files: SoundFiles;
 }

@@ -4,10 +4,13 @@ import type { Context, Middleware, Next } from 'koa';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
 import { showAccount } from './pages/account.ts';
+import { showApply, submitApply, submitRevoke } from './pages/apply.ts';
+import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
 import { showSignUp, submitSignUp } from './pages/sign-up.ts';
 import { renderError } from './render.ts';
+import { requireModerator } from './require-moderator.ts';
 import { requireSignedIn } from './require-signed-in.ts';
 import { webSessions } from './session.ts';
 
@@ -28,6 +31,13 @@ export function webRoutes(deps: WebDeps): Router {
   page('get', '/apiv2/logout/', showSignOut());
   page('post', '/apiv2/logout/', submitSignOut());
   page('get', '/apiv2/account/', requireSignedIn(), showAccount());
+  page('get', '/apiv2/apply/', requireSignedIn(), showApply(deps));
+  page('post', '/apiv2/apply/', requireSignedIn(), submitApply(deps));
+  page('post', '/apiv2/apply/revoke/', requireSignedIn(), submitRevoke(deps));
+  page('get', '/apiv2/moderation/', requireSignedIn(), requireModerator(), showModeration(deps));
+  page('post', '/apiv2/moderation/', requireSignedIn(), requireModerator(), submitModeration(deps));
+  // Not behind requireSignedIn: a visitor gets the same 404 as a non-moderator.
+  router.get('/apiv2/moderation/sounds/:id/:file', ...common, moderationFile(deps));
   if (deps.signupEnabled) {
     page('get', '/apiv2/signup/', showSignUp());
     page('post', '/apiv2/signup/', submitSignUp(deps));

@@ -1,0 +1,105 @@
+import { EarshotError, NotFoundError } from '@earshot/common';
+import {
+  applyForCredential,
+  CREDENTIAL_LIMITS,
+  type CredentialFieldErrors,
+  listUserCredentials,
+  PERMISSION_GRANTED_PATH,
+  revokeApiCredential,
+} from '@earshot/services';
+import type { Context } from 'koa';
+import type { WebDeps } from '../deps.ts';
+import { render } from '../render.ts';
+import { formFields, webState } from '../state.ts';
+
+export const APPLY_PATH = '/apiv2/apply/';
+
+interface ApplyForm {
+  name: string;
+  description: string;
+  redirect_uri: string;
+}
+
+/** GET /apiv2/apply/: the user's credentials and the form asking for another. */
+export function showApply(deps: WebDeps) {
+  return async (ctx: Context) => {
+    const created = typeof ctx.query.created === 'string' ? ctx.query.created : undefined;
+    const notice =
+      ctx.query.revoked === '1'
+        ? 'The credential is revoked: its API key and its OAuth2 tokens no longer work.'
+        : undefined;
+    await page(ctx, deps, { created, notice });
+  };
+}
+
+/** POST /apiv2/apply/: asks for a credential; a wrong field shows the form again (400). */
+export function submitApply(deps: WebDeps) {
+  return async (ctx: Context) => {
+    const user = webState(ctx).user!;
+    const fields = formFields(ctx);
+    const form: ApplyForm = {
+      name: fields.name ?? '',
+      description: fields.description ?? '',
+      redirect_uri: fields.redirect_uri ?? '',
+    };
+    try {
+      const credential = await applyForCredential(deps.db, {
+        username: user.username,
+        name: form.name,
+        description: form.description,
+        redirectUri: form.redirect_uri,
+      });
+      ctx.status = 303;
+      ctx.redirect(`${APPLY_PATH}?created=${encodeURIComponent(credential.client_id)}`);
+    } catch (err) {
+      if (!(err instanceof EarshotError) || err.status !== 400) throw err;
+      ctx.status = 400;
+      const errors = (err.details ?? {}) as CredentialFieldErrors;
+      await page(ctx, deps, { form, errors, error: 'The credential was not created: correct the marked fields.' });
+    }
+  };
+}
+
+/** POST /apiv2/apply/revoke/: revokes one of the user's credentials, then back to the list. */
+export function submitRevoke(deps: WebDeps) {
+  return async (ctx: Context) => {
+    const user = webState(ctx).user!;
+    const clientId = formFields(ctx).client_id ?? '';
+    try {
+      await revokeApiCredential(deps.db, user.id, clientId);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      ctx.status = 404;
+      await page(ctx, deps, { error: 'You have no such credential: nothing was revoked.' });
+      return;
+    }
+    ctx.status = 303;
+    ctx.redirect(`${APPLY_PATH}?revoked=1`);
+  };
+}
+
+async function page(
+  ctx: Context,
+  deps: WebDeps,
+  view: { form?: ApplyForm; errors?: CredentialFieldErrors; error?: string; notice?: string; created?: string },
+): Promise<void> {
+  const user = webState(ctx).user!;
+  const credentials = (await listUserCredentials(deps.db, user.id)).map((c) => ({
+    ...c,
+    createdIso: c.created.toISOString(),
+    createdText: c.created.toLocaleDateString('en-GB', { year: 'numeric', month: 'short', day: 'numeric' }),
+  }));
+  const created = view.created ? credentials.find((c) => c.client_id === view.created) : undefined;
+  await render(ctx, 'apply', {
+    credentials,
+    created,
+    form: view.form ?? { name: '', description: '', redirect_uri: '' },
+    errors: view.errors ?? {},
+    error: view.error,
+    notice: created
+      ? `Your credential “${created.name}” is ready: its client id and API key are in the table.`
+      : view.notice,
+    limits: CREDENTIAL_LIMITS,
+    permissionGrantedUrl: `${ctx.origin}${PERMISSION_GRANTED_PATH}`,
+  });
+}
