@@ -10,4 +10,6 @@ export interface WebDeps {
   signupEnabled: boolean;
   /** The sounds' stored files, for the moderation page's previews and images. */
   files: SoundFiles;
+  /** PUBLIC_URL: the origin absolute addresses shown on pages start with (else the request's). */
+  publicUrl?: string;
 }

@@ -8,6 +8,7 @@ import {
   revokeApiCredential,
 } from '@earshot/services';
 import type { Context } from 'koa';
+import { requestOrigin } from '../../http/origin.ts';
 import type { WebDeps } from '../deps.ts';
 import { render } from '../render.ts';
 import { formFields, webState } from '../state.ts';
@@ -69,8 +70,8 @@ export function submitRevoke(deps: WebDeps) {
       await revokeApiCredential(deps.db, user.id, clientId);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
-      ctx.status = 404;
       await page(ctx, deps, { error: 'You have no such credential: nothing was revoked.' });
+      ctx.status = 404; // after render, which reads a 404 as "no status set yet"
       return;
     }
     ctx.status = 303;
@@ -100,6 +101,6 @@ async function page(
       ? `Your credential “${created.name}” is ready: its client id and API key are in the table.`
       : view.notice,
     limits: CREDENTIAL_LIMITS,
-    permissionGrantedUrl: `${ctx.origin}${PERMISSION_GRANTED_PATH}`,
+    permissionGrantedUrl: `${requestOrigin(ctx, deps.publicUrl)}${PERMISSION_GRANTED_PATH}`,
   });
 }
