@@ -83,7 +83,13 @@ describe('credential application page (black box)', () => {
 
   it('shows the form again with field errors (400) for a missing name or a redirect URL that is not http(s)', async () => {
     const browser = await signedIn();
-    for (const redirect of ['not a url', 'ftp://example.org/x', 'javascript:alert(1)', '/relative/path', '']) {
+    for (const redirect of [
+      'not a url',
+      'ftp://example.org/x',
+      'javascript:alert(1)',
+      '/relative/path',
+      '',
+    ]) {
       const res = await create(browser, { name: 'Bad', description: 'd', redirect_uri: redirect });
       expect(res.status, redirect).toBe(400);
       expect(res.body).toContain('id="redirect_uri-error"');
@@ -108,8 +114,14 @@ describe('credential application page (black box)', () => {
     const db = server.catalogue.db;
     const credential = await findCredentialByClientId(db, clientId);
     const carol = await findUserByName(db, 'carol');
-    const tokens = await issueTokens(db, { credentialId: credential!.id, userId: carol!.id, scope: 'read write' });
-    const bearer = { headers: { Authorization: `Bearer ${tokens.access_token}`, 'X-Forwarded-Proto': 'https' } };
+    const tokens = await issueTokens(db, {
+      credentialId: credential!.id,
+      userId: carol!.id,
+      scope: 'read write',
+    });
+    const bearer = {
+      headers: { Authorization: `Bearer ${tokens.access_token}`, 'X-Forwarded-Proto': 'https' },
+    };
     expect((await fetch(`${server.origin}/apiv2/me/`, bearer)).status).toBe(200);
 
     // Someone else cannot revoke it.
@@ -120,7 +132,10 @@ describe('credential application page (black box)', () => {
 
     // Nor can a forged form (wrong CSRF token).
     await browser.get('/apiv2/apply/');
-    const forged = await browser.post('/apiv2/apply/revoke/', { client_id: clientId, csrf_token: 'x'.repeat(43) });
+    const forged = await browser.post('/apiv2/apply/revoke/', {
+      client_id: clientId,
+      csrf_token: 'x'.repeat(43),
+    });
     expect(forged.status).toBe(403);
     expect((await fetch(soundUrl, auth)).status).toBe(200);
 

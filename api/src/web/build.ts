@@ -18,7 +18,13 @@ export function webDeps(
     ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
     : undefined;
   return {
-    deps: { db, throttle: signInThrottle(redis), signupEnabled: config.SIGNUP_ENABLED, files, publicUrl: config.PUBLIC_URL },
+    deps: {
+      db,
+      throttle: signInThrottle(redis),
+      signupEnabled: config.SIGNUP_ENABLED,
+      files,
+      publicUrl: config.PUBLIC_URL,
+    },
     close: async () => {
       if (redis) await redis.quit().catch(() => redis.disconnect());
     },

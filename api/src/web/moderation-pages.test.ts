@@ -12,11 +12,20 @@ describe('moderation page (black box)', () => {
     server = await startTestServer();
     const db = server.catalogue.db;
     await addWebUser(db, 'carol');
-    await createUser(db, { username: 'mona', email: 'mona@example.org', password: WEB_PASSWORD, isModerator: true });
+    await createUser(db, {
+      username: 'mona',
+      email: 'mona@example.org',
+      password: WEB_PASSWORD,
+      isModerator: true,
+    });
     pendingId = server.seeded.ids.hat_sci; // the seed's pending, processed sound
     // A second pending sound: the seed's snap, sent back to moderation.
     secondId = server.seeded.ids.perc_snap;
-    await db.updateTable('sounds').set({ moderation_state: 'pending_moderation' }).where('id', '=', secondId).execute();
+    await db
+      .updateTable('sounds')
+      .set({ moderation_state: 'pending_moderation' })
+      .where('id', '=', secondId)
+      .execute();
   });
   afterAll(() => server?.stop());
 
@@ -26,7 +35,8 @@ describe('moderation page (black box)', () => {
     return browser;
   }
 
-  const publicSound = (id: number) => fetch(`${server.origin}/apiv2/sounds/${id}/?token=${server.seeded.apiKey}`);
+  const publicSound = (id: number) =>
+    fetch(`${server.origin}/apiv2/sounds/${id}/?token=${server.seeded.apiKey}`);
   const previewPath = (id: number) => `/apiv2/moderation/sounds/${id}/preview-lq.mp3`;
 
   it('is a 403 page for a signed-in non-moderator and sends a visitor to sign in', async () => {
@@ -36,9 +46,9 @@ describe('moderation page (black box)', () => {
     expect(res.body).toContain('Moderators only');
     expect(res.body).not.toContain('/apiv2/moderation/"'); // no navigation link for her
     await carol.get('/apiv2/account/');
-    expect((await carol.post('/apiv2/moderation/', { sound_id: String(pendingId), decision: 'approve' })).status).toBe(
-      403,
-    );
+    expect(
+      (await carol.post('/apiv2/moderation/', { sound_id: String(pendingId), decision: 'approve' })).status,
+    ).toBe(403);
     expect((await new WebClient(server.origin).get('/apiv2/moderation/')).status).toBe(302);
   });
 
@@ -90,7 +100,11 @@ describe('moderation page (black box)', () => {
   it('wants a reason to reject: without one the page comes back with an error (400)', async () => {
     const mona = await signedIn('mona');
     await mona.get('/apiv2/moderation/');
-    const res = await mona.post('/apiv2/moderation/', { sound_id: String(secondId), decision: 'reject', reason: ' ' });
+    const res = await mona.post('/apiv2/moderation/', {
+      sound_id: String(secondId),
+      decision: 'reject',
+      reason: ' ',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toContain(`id="reason-${secondId}-error"`);
     expect((await getSound(server.catalogue.db, secondId))?.moderation_state).toBe('pending_moderation');

@@ -56,7 +56,11 @@ export function submitApply(deps: WebDeps) {
       if (!(err instanceof EarshotError) || err.status !== 400) throw err;
       ctx.status = 400;
       const errors = (err.details ?? {}) as CredentialFieldErrors;
-      await page(ctx, deps, { form, errors, error: 'The credential was not created: correct the marked fields.' });
+      await page(ctx, deps, {
+        form,
+        errors,
+        error: 'The credential was not created: correct the marked fields.',
+      });
     }
   };
 }
@@ -82,7 +86,13 @@ export function submitRevoke(deps: WebDeps) {
 async function page(
   ctx: Context,
   deps: WebDeps,
-  view: { form?: ApplyForm; errors?: CredentialFieldErrors; error?: string; notice?: string; created?: string },
+  view: {
+    form?: ApplyForm;
+    errors?: CredentialFieldErrors;
+    error?: string;
+    notice?: string;
+    created?: string;
+  },
 ): Promise<void> {
   const user = webState(ctx).user!;
   const credentials = (await listUserCredentials(deps.db, user.id)).map((c) => ({

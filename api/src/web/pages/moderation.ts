@@ -83,12 +83,21 @@ export function moderationFile(deps: WebDeps) {
 async function page(
   ctx: Context,
   deps: WebDeps,
-  view: { notice?: string; error?: string; fieldError?: { soundId: number; message: string }; reason?: string },
+  view: {
+    notice?: string;
+    error?: string;
+    fieldError?: { soundId: number; message: string };
+    reason?: string;
+  },
 ): Promise<void> {
   const sounds = (await listPendingModeration(deps.db)).map((s) => ({
     ...s,
     createdIso: s.created.toISOString(),
-    createdText: s.created.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
+    createdText: s.created.toLocaleString('en-GB', {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    }),
     durationText: s.duration > 0 ? `${s.duration.toFixed(1)} s` : '',
     previewUrl: moderationFileUrl(s.id, FILE_NAMES['preview-lq-mp3']),
     waveformUrl: moderationFileUrl(s.id, FILE_NAMES.waveform_m),
