@@ -80,7 +80,7 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
  */
 export function wantsHtml(format: string | undefined, accept: string | undefined): boolean {
   if (format !== undefined) return format === BROWSE_FORMAT;
-  if (!accept || !accept.includes('html')) return false;
+  if (!accept?.includes('html')) return false;
   let html = 0;
   let api = 0;
   for (const part of accept.split(',')) {
