@@ -5,6 +5,7 @@ import { soundInstanceHotPath } from './hot-path.ts';
 import { mountRoutes } from './http/mount.ts';
 import { renderer } from './http/render.ts';
 import { underRequestVersion } from './http/request-version.ts';
+import type { AnyRoute } from './http/route.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { refuseNulBytes } from './middleware/nul-bytes.ts';
@@ -13,6 +14,7 @@ import { healthRoutes } from './routes/health.ts';
 import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
 import { serveStylesheet } from './web/assets.ts';
+import { browseableApi } from './web/browse/browse-page.ts';
 import { webRoutes } from './web/routes.ts';
 
 /** Builds the Koa application: cross-cutting middleware first, then each route group. */
@@ -27,6 +29,9 @@ export function createApp(
   app.silent = true; // errors are logged by the error handler with the request id
   app.use(requestContext(deps.logger));
   app.use(renderer());
+  // Filled below; the browseable API reads it when it renders a page.
+  let apiRoutes: readonly AnyRoute[] = [];
+  if (deps.web) app.use(browseableApi({ db: deps.web.db, routes: () => apiRoutes }));
   app.use(errorHandler());
   app.use(cors());
   app.use(refuseNulBytes());
@@ -45,6 +50,7 @@ export function createApp(
       oauth2: deps.oauth2,
       httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
     });
+    apiRoutes = routes;
     routers.push(
       mountRoutes(routes, {
         strategies: deps.authStrategies ?? [],

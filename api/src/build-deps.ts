@@ -16,7 +16,9 @@ import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
+import { signedInSession } from './adapters/web-sessions.ts';
 import { bearerStrategy } from './auth/bearer-strategy.ts';
+import { sessionStrategy } from './auth/session-strategy.ts';
 import { tokenStrategy } from './auth/token-strategy.ts';
 import { cachedBearerCheck } from './caches/bearer-cache.ts';
 import { cachedSearchEngine } from './caches/cached-search.ts';
@@ -124,6 +126,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     authStrategies: [
       tokenStrategy(cachedCredentialLookup(credentialByKey(db), undefined, undefined, changes)),
       bearerStrategy(cachedBearerCheck(bearerTokenCheck(db, now), now, changes)),
+      // Last: a request carrying a key is judged by its key. The hot path never passes a cookie.
+      sessionStrategy(signedInSession(db)),
     ],
     oauth2: new OAuth2Service({ db, now }),
     web: web.deps,

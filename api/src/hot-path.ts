@@ -5,7 +5,7 @@ import type { AuthStrategy, Principal } from './auth/principal.ts';
 import type { RenderedCache } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
 import { readRawQuery } from './http/raw-query.ts';
-import { negotiate } from './http/render.ts';
+import { negotiate, wantsHtml } from './http/render.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
@@ -59,8 +59,11 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     if (!search && !match) return false;
     const query = readRawQuery(q < 0 ? '' : req.url.slice(q + 1));
     if (match) for (const key in query) if (!INSTANCE_KEYS.has(key)) return false;
+    // JSON only: the browseable API's pages (and XML, YAML) are the application's.
     if (
-      query.format !== undefined ? query.format !== 'json' : negotiate(req.headers.accept ?? '') !== 'json'
+      query.format !== undefined
+        ? query.format !== 'json'
+        : negotiate(req.headers.accept ?? '') !== 'json' || wantsHtml(undefined, req.headers.accept)
     ) {
       return false;
     }

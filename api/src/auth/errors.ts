@@ -20,3 +20,13 @@ export class HttpsRequired extends EarshotError {
     super('This resource requires a secure connection (https)', 'https_required', 403);
   }
 }
+
+/**
+ * 403 for an unsafe request authenticated by a web session without the session's CSRF token (the
+ * browseable API's forms carry it; another site's form cannot). Upstream's wording (DRF).
+ */
+export class CsrfFailed extends EarshotError {
+  constructor() {
+    super('CSRF Failed: CSRF token missing or incorrect.', 'csrf_failed', 403);
+  }
+}

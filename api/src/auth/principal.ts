@@ -2,8 +2,11 @@ import type { RateLimitLevelName } from '@earshot/catalogue';
 
 /** The caller a request acts for, whichever strategy recognized it. */
 export interface Principal {
-  strategy: 'token' | 'oauth2';
-  /** The API credential (application) used; rate limits are counted per credential. */
+  strategy: 'token' | 'oauth2' | 'session';
+  /**
+   * The API credential (application) used; rate limits are counted per credential. A web session
+   * has none: it is `session:<user id>`, so a signed-in browser is counted per user.
+   */
   clientId: string;
   /** The user the request acts for: the credential owner (token) or the authorizing user (OAuth2). */
   userId: number;
@@ -18,6 +21,12 @@ export interface AuthRequest {
   authorization: string | undefined;
   query: Readonly<Record<string, string>>;
   secure: boolean;
+  /** The request method; the session strategy refuses unsafe ones without the CSRF token. */
+  method?: string;
+  /** The web session cookie's value, when the request may authenticate with it (not on the hot path). */
+  sessionId?: string;
+  /** The CSRF token the request sent (header or form field), read only when a session needs it. */
+  csrfToken?: () => Promise<string | undefined>;
 }
 
 /**

@@ -7,6 +7,8 @@ import { HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import { Throttled } from '../rate-limits/throttled.ts';
+import { CSRF_FIELD, CSRF_HEADER } from '../web/csrf.ts';
+import { SESSION_COOKIE } from '../web/session.ts';
 import { readBodyParams } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
@@ -33,11 +35,20 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
       const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
-      // The credential is read from the query string and headers only, before any body is read.
-      const principal = await authorise(route, ctx, queryString, options);
+      // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
+      let body: Promise<Record<string, string>> | undefined;
+      const readBody = () => {
+        body ??= readBodyParams(ctx);
+        return body;
+      };
+      // The credential is read from the query string and headers only (a session's CSRF token may
+      // come in the form), before any other part of the body is read.
+      const principal = await authorise(route, ctx, queryString, options, readBody);
       // Throttles come right after authentication, before anything else is read or checked.
       if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
-      const rawQuery = route.bodyParams ? { ...queryString, ...(await readBodyParams(ctx)) } : queryString;
+      const rawQuery = route.bodyParams ? { ...queryString, ...(await readBody()) } : queryString;
+      // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
+      if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
       const params = parseParams(route.params, ctx.params);
       const query = parseQuery(route.query, rawQuery);
       const result = await route.handler({
@@ -62,17 +73,23 @@ async function authorise(
   ctx: Context,
   rawQuery: Record<string, string>,
   options: MountOptions,
+  readBody: () => Promise<Record<string, string>>,
 ): Promise<Principal | null> {
   if (route.auth === 'public') return null;
   const principal = await authenticate(options.strategies, {
     authorization: ctx.get('Authorization') || undefined,
     query: rawQuery,
     secure: ctx.secure,
+    method: ctx.method,
+    sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,
+    csrfToken: async () => ctx.get(CSRF_HEADER) || (await readBody())[CSRF_FIELD],
   });
   const ok = requirePrincipal(principal);
-  // An OAuth2-only resource ignores an API key, as the original does: "not provided".
-  if (route.auth === 'oauth2' && ok.strategy !== 'oauth2') throw new NotAuthenticated();
-  if (ok.strategy === 'oauth2' && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
+  // An OAuth2-only resource ignores an API key, as the original does: "not provided". A web
+  // session is accepted there too (upstream's OAuth-only views take OAuth2 and Session).
+  if (route.auth === 'oauth2' && ok.strategy === 'token') throw new NotAuthenticated();
+  const oauth2Only = ok.strategy === 'oauth2' || route.auth === 'oauth2';
+  if (oauth2Only && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
   ctx.state.principal = ok;
   return ok;
 }

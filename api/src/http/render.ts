@@ -32,7 +32,12 @@ export function renderer() {
     const rawQuery = readRawQuery(ctx.querystring);
     ctx.state.rawQuery = rawQuery;
     const requested = rawQuery.format;
-    if (requested !== undefined && !(FORMATS as readonly string[]).includes(requested)) {
+    if (wantsHtml(requested, ctx.get('Accept'))) {
+      // The browseable API (web/browse/) renders the JSON body as a page; here it stays JSON.
+      ctx.state.browse = true;
+      ctx.state.format = 'json';
+      await next();
+    } else if (requested !== undefined && !(FORMATS as readonly string[]).includes(requested)) {
       ctx.status = 400;
       ctx.body = { detail: `Unknown format "${requested}"; use one of ${FORMATS.join(', ')}.` };
       ctx.state.format = 'json';
@@ -61,6 +66,33 @@ export function serialize(body: unknown, format: Format): string {
   if (format === 'xml') return toXml(body);
   if (format === 'yaml') return YAML.stringify(body);
   return JSON.stringify(body);
+}
+
+/** `format=api` (upstream's name for the browseable API). */
+export const BROWSE_FORMAT = 'api';
+
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+/**
+ * Whether the browseable API answers: `format=api`, or no `format` and an Accept header that
+ * prefers HTML to every format the API serves, as a browser's does. A tie goes to the API's format
+ * and `*\/*` is no preference, so curl, fetch and every API client keep getting JSON.
+ */
+export function wantsHtml(format: string | undefined, accept: string | undefined): boolean {
+  if (format !== undefined) return format === BROWSE_FORMAT;
+  if (!accept?.includes('html')) return false;
+  let html = 0;
+  let api = 0;
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!Number.isFinite(q)) continue;
+    const media = type.trim();
+    if (HTML_TYPES.has(media)) html = Math.max(html, q);
+    else if (ACCEPTED.some(([known]) => known === media)) api = Math.max(api, q);
+  }
+  return html > 0 && html > api;
 }
 
 /** Picks the best supported type by quality; anything else (or `*\/*`) is JSON. */

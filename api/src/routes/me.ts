@@ -14,7 +14,7 @@ export function meRoutes(s: ApiServices): AnyRoute[] {
       auth: 'oauth2',
       response: meSchema,
       errors: [403],
-      // auth 'oauth2' guarantees a bearer principal here.
+      // auth 'oauth2' guarantees a bearer (or web session) principal here.
       handler: ({ principal, origin }) => s.people.me((principal as { userId: number }).userId, origin),
     }),
   ];

@@ -7,6 +7,7 @@ import { mediaRoutes } from './media.ts';
 import { oauth2Routes } from './oauth2.ts';
 import { openApiRoute } from './openapi.ts';
 import { peopleRoutes } from './people.ts';
+import { rootRoute } from './root.ts';
 import { searchRoutes } from './search.ts';
 import { soundRoutes } from './sounds.ts';
 
@@ -29,6 +30,9 @@ export function v2Routes(
     ...mediaRoutes(services, options.isVisible),
   ];
   if (options.oauth2) routes.push(...oauth2Routes(options.oauth2, { httpsOnly: options.httpsOnly ?? true }));
-  routes.push(openApiRoute(() => routes, options.version));
+  routes.push(
+    openApiRoute(() => routes, options.version),
+    rootRoute(() => routes),
+  );
   return routes;
 }

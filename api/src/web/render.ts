@@ -63,6 +63,20 @@ export interface ErrorPage {
   retryPath?: string;
 }
 
+/**
+ * A page with the given status, without starting a session (the browseable API's pages: a signed-in
+ * browser has one, a visitor gets no form).
+ */
+export function renderPage(
+  ctx: Context,
+  status: number,
+  template: string,
+  data: Record<string, unknown>,
+): void {
+  html(ctx, template, data, webState(ctx).webSession?.csrfToken);
+  ctx.status = status;
+}
+
 /** An error page (403, 404, 429…): no new session is started for it. */
 export async function renderError(ctx: Context, status: number, page: ErrorPage): Promise<void> {
   html(ctx, 'error', { ...page }, webState(ctx).webSession?.csrfToken);

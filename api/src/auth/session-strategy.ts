@@ -1,0 +1,53 @@
+import { timingSafeEqual } from 'node:crypto';
+import { CsrfFailed } from './errors.ts';
+import type { AuthRequest, AuthStrategy, Principal } from './principal.ts';
+
+/** A live, signed-in web session as the strategy needs it. */
+export interface SessionIdentity {
+  userId: number;
+  username: string;
+  csrfToken: string;
+}
+
+/** The signed-in session a cookie names, or undefined (unknown, expired, or a visitor's). */
+export type ResumeSession = (sessionId: string) => Promise<SessionIdentity | undefined>;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The browseable API's strategy (the contract: "It authenticates with the standard web session"):
+ * a browser signed in on the web pages calls the API as that user. It runs after the token and
+ * bearer strategies, so a request carrying a key is judged by its key. A cookie that names no
+ * signed-in session is no credential (the request is then a 401 like any without one), not an
+ * error. Unsafe methods must send the session's CSRF token (form field or header), as upstream's
+ * SessionAuthentication enforces: otherwise any site could make a signed-in browser post.
+ * Counted per user at the standard level (upstream keys session requests by user id at level 1).
+ */
+export function sessionStrategy(resume: ResumeSession): AuthStrategy {
+  return {
+    name: 'session',
+    async authenticate(req: AuthRequest): Promise<Principal | undefined> {
+      if (!req.sessionId) return undefined;
+      const session = await resume(req.sessionId);
+      if (!session) return undefined;
+      if (!SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
+        const sent = await req.csrfToken?.();
+        if (!sent || !sameToken(sent, session.csrfToken)) throw new CsrfFailed();
+      }
+      return {
+        strategy: 'session',
+        clientId: `session:${session.userId}`,
+        userId: session.userId,
+        username: session.username,
+        scopes: ['read', 'write'],
+        rateLimitLevel: 'standard',
+      };
+    },
+  };
+}
+
+function sameToken(sent: string, expected: string): boolean {
+  const a = Buffer.from(sent, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
