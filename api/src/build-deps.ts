@@ -96,6 +96,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     });
   }
   const web = webDeps(config, db);
+  const oauth2 = new OAuth2Service({ db, now });
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
@@ -125,8 +126,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       tokenStrategy(cachedCredentialLookup(credentialByKey(db))),
       bearerStrategy(cachedBearerCheck(bearerTokenCheck(db, now), now, changes)),
     ],
-    oauth2: new OAuth2Service({ db, now }),
-    web: web.deps,
+    oauth2,
+    web: { ...web.deps, oauth2 },
     rateLimiter: limits.limiter,
     similarity,
     dispose: async () => {

@@ -13,7 +13,12 @@ export function webDeps(config: Config, db: Db): { deps: WebDeps; close: () => P
     ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
     : undefined;
   return {
-    deps: { db, throttle: signInThrottle(redis), signupEnabled: config.SIGNUP_ENABLED },
+    deps: {
+      db,
+      throttle: signInThrottle(redis),
+      signupEnabled: config.SIGNUP_ENABLED,
+      oauth2HttpsOnly: config.OAUTH2_HTTPS_ONLY,
+    },
     close: async () => {
       if (redis) await redis.quit().catch(() => redis.disconnect());
     },

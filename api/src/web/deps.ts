@@ -1,5 +1,5 @@
 import type { Db } from '@earshot/catalogue';
-import type { SignInThrottle } from '@earshot/services';
+import type { OAuth2Service, SignInThrottle } from '@earshot/services';
 
 /** What the web pages need: the catalogue (through the services' use cases) and the sign-in throttle. */
 export interface WebDeps {
@@ -7,4 +7,8 @@ export interface WebDeps {
   throttle: SignInThrottle;
   /** SIGNUP_ENABLED: the sign-up page exists (else it is a 404). */
   signupEnabled: boolean;
+  /** The OAuth2 use cases behind the authorize, code and authorized-applications pages (absent: no such pages). */
+  oauth2?: OAuth2Service;
+  /** OAUTH2_HTTPS_ONLY: the OAuth2 pages over plain http are a 403 page. */
+  oauth2HttpsOnly?: boolean;
 }

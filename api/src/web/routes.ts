@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
+import { requireHttps } from './https-only.ts';
+import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
@@ -28,6 +30,10 @@ export function webRoutes(deps: WebDeps): Router {
   page('get', '/apiv2/logout/', showSignOut());
   page('post', '/apiv2/logout/', submitSignOut());
   page('get', '/apiv2/account/', requireSignedIn(), showAccount());
+  if (deps.oauth2) {
+    const https = requireHttps(deps.oauth2HttpsOnly ?? true);
+    oauth2Pages(router, deps.oauth2, [htmlErrors(), https, webSessions(deps.db), csrfProtection()]);
+  }
   if (deps.signupEnabled) {
     page('get', '/apiv2/signup/', showSignUp());
     page('post', '/apiv2/signup/', submitSignUp(deps));
