@@ -207,7 +207,7 @@ describe('OAuth2 pages (black box)', () => {
     const browser = new WebClient(server.origin);
     const code = await browser.get('/home/app_permissions/permission_granted/?code=abc"<x>123');
     expect(code.status).toBe(200);
-    expect(code.body).toContain('value="abc&quot;&lt;x&gt;123"');
+    expect(code.body).toContain('>abc&quot;&lt;x&gt;123</textarea>');
     expect(code.body).toContain('It works once and expires in 10 minutes.');
     expect(code.headers.get('cache-control')).toBe('no-store');
     const denied = await browser.get('/home/app_permissions/permission_granted/?error=access_denied');
