@@ -109,7 +109,9 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
     // The Authorize button has the focus: Enter answers.
     await expect
       .poll(() =>
-        page.getByRole('button', { name: 'Authorize' }).evaluate((el) => document.activeElement === el),
+        page
+          .getByRole('button', { name: 'Authorize' })
+          .evaluate((el) => el.ownerDocument.activeElement === el),
       )
       .toBe(true);
     await screenshot(page, 'authorize');
@@ -146,7 +148,7 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
     const field = page.getByLabel('Authorization code');
     const code = await field.inputValue();
     expect(code).toBe(new URL(page.url()).searchParams.get('code'));
-    await expect.poll(() => field.evaluate((el) => document.activeElement === el)).toBe(true);
+    await expect.poll(() => field.evaluate((el) => el.ownerDocument.activeElement === el)).toBe(true);
     await screenshot(page, 'code');
     const token = await exchange(cliApp, code);
     expect((await me(token.access_token)).status).toBe(200);
