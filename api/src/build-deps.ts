@@ -98,6 +98,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     });
   }
   const web = webDeps(config, db, soundFiles(db, config.dataDir));
+  const oauth2 = new OAuth2Service({ db, now });
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   const stateVersion = () => similarity.version;
@@ -129,8 +130,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       // Last: a request carrying a key is judged by its key. The hot path never passes a cookie.
       sessionStrategy(signedInSession(db)),
     ],
-    oauth2: new OAuth2Service({ db, now }),
-    web: web.deps,
+    oauth2,
+    web: { ...web.deps, oauth2 },
     rateLimiter: limits.limiter,
     similarity,
     dispose: async () => {

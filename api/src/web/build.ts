@@ -24,6 +24,7 @@ export function webDeps(
       signupEnabled: config.SIGNUP_ENABLED,
       files,
       publicUrl: config.PUBLIC_URL,
+      oauth2HttpsOnly: config.OAUTH2_HTTPS_ONLY,
     },
     close: async () => {
       if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -1,5 +1,5 @@
 import type { Db } from '@earshot/catalogue';
-import type { SignInThrottle } from '@earshot/services';
+import type { OAuth2Service, SignInThrottle } from '@earshot/services';
 import type { SoundFiles } from '../ports.ts';
 
 /** What the web pages need: the catalogue (through the services' use cases) and the sign-in throttle. */
@@ -12,4 +12,8 @@ export interface WebDeps {
   files: SoundFiles;
   /** PUBLIC_URL: the origin absolute addresses shown on pages start with (else the request's). */
   publicUrl?: string;
+  /** The OAuth2 use cases behind the authorize, code and authorized-applications pages (absent: no such pages). */
+  oauth2?: OAuth2Service;
+  /** OAUTH2_HTTPS_ONLY: the OAuth2 pages over plain http are a 403 page. */
+  oauth2HttpsOnly?: boolean;
 }

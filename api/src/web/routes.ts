@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
+import { requireHttps } from './https-only.ts';
+import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
@@ -38,6 +40,10 @@ export function webRoutes(deps: WebDeps): Router {
   page('post', '/apiv2/moderation/', requireSignedIn(), requireModerator(), submitModeration(deps));
   // Not behind requireSignedIn: a visitor gets the same 404 as a non-moderator.
   router.get('/apiv2/moderation/sounds/:id/:file', ...common, moderationFile(deps));
+  if (deps.oauth2) {
+    const https = requireHttps(deps.oauth2HttpsOnly ?? true);
+    oauth2Pages(router, deps.oauth2, [htmlErrors(), https, webSessions(deps.db), csrfProtection()]);
+  }
   if (deps.signupEnabled) {
     page('get', '/apiv2/signup/', showSignUp());
     page('post', '/apiv2/signup/', submitSignUp(deps));

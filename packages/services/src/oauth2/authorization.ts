@@ -1,4 +1,9 @@
-import { type Db, findCredentialByClientId, hasStandingAuthorization } from '@earshot/catalogue';
+import {
+  type Db,
+  findCredentialByClientId,
+  findUserById,
+  hasStandingAuthorization,
+} from '@earshot/catalogue';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { ModelClient } from './model.ts';
 
@@ -12,7 +17,16 @@ export type AuthorizationStart =
   /** Ask the user to grant or deny `application` access (the consent page). */
   | {
       kind: 'consent';
-      application: { clientId: string; name: string; description: string; url: string };
+      application: {
+        clientId: string;
+        name: string;
+        description: string;
+        url: string;
+        /** The username of the account that registered the application (undefined if it is gone). */
+        owner: string | undefined;
+        /** Where the answer goes (the registered redirect URL): the page lets its form lead there. */
+        redirectUri: string;
+      };
       scope: string[];
     }
   /** Go there (302): the code (auto-granted) or an error, with `state`. */
@@ -62,6 +76,8 @@ export class Authorization {
         name: credential.name,
         description: credential.description,
         url: credential.url,
+        owner: (await findUserById(this.db, credential.user_id))?.username,
+        redirectUri: credential.redirect_uri,
       },
       scope: scope.length > 0 ? scope : ['read', 'write'],
     };
