@@ -10,11 +10,11 @@ interface Slots {
 
 /**
  * The counters in this process's memory: per window, one entry per key holding its latest bucket
- * and the one before, which is all the sliding window reads. Synchronous work behind the store's
- * promise, one map lookup per window with the key string the caller already built (no timer per
- * key, no per-bucket key strings). A clock that steps back into the previous bucket counts there;
- * further back, the bucket starts afresh. When a window reaches a new bucket, keys idle for two
- * buckets are swept (once per bucket).
+ * and the one before, which is all the sliding window reads. Synchronous (no promise to await: on
+ * the hot path each async layer cost more than the counting itself), one map lookup per window with
+ * the key string the caller already built, no timer per key. A clock that steps back into the
+ * previous bucket counts there; further back, the bucket starts afresh. When a window reaches a new
+ * bucket, keys idle for two buckets are swept (once per bucket).
  */
 export function memoryBuckets(windows: number): BucketStore {
   const maps = Array.from({ length: windows }, () => new Map<string, Slots>());
@@ -47,15 +47,13 @@ export function memoryBuckets(windows: number): BucketStore {
     }
     return out;
   }
-  function remove(key: string, indices: readonly number[]): void {
+  function remove(key: string, indices: readonly number[]): undefined {
     for (let w = 0; w < indices.length; w++) {
       const slots = maps[w].get(key);
       if (slots?.index === indices[w]) slots.count--;
       else if (slots?.index === indices[w] + 1) slots.previous--;
     }
+    return undefined;
   }
-  return {
-    add: async (key, indices) => add(key, indices),
-    remove: async (key, indices) => remove(key, indices),
-  };
+  return { add, remove };
 }

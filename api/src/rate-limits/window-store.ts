@@ -15,10 +15,13 @@ export interface WindowCounts {
  * sliding-window arithmetic is the caller's (sliding-window.ts).
  */
 export interface BucketStore {
-  /** Adds one to bucket `indices[w]` of every window `w`; returns each window's counts. */
-  add(key: string, indices: readonly number[]): Promise<WindowCounts[]>;
+  /**
+   * Adds one to bucket `indices[w]` of every window `w`; returns each window's counts, at once when
+   * they are in memory (a promise only when there is something to wait for).
+   */
+  add(key: string, indices: readonly number[]): WindowCounts[] | Promise<WindowCounts[]>;
   /** Takes the count back from those buckets (a refused request does not count, as upstream). */
-  remove(key: string, indices: readonly number[]): Promise<void>;
+  remove(key: string, indices: readonly number[]): undefined | Promise<void>;
 }
 
 export interface WindowStoreOptions {
@@ -35,7 +38,19 @@ export function windowStore(options: WindowStoreOptions): BucketStore {
   // A Redis outage (the client queues nothing offline, so it fails at once) degrades to counting in
   // this process's memory instead of refusing or delaying every request.
   return {
-    add: (key, indices) => redis.add(key, indices).catch(() => memory.add(key, indices)),
-    remove: (key, indices) => redis.remove(key, indices).catch(() => memory.remove(key, indices)),
+    add: async (key, indices) => {
+      try {
+        return await redis.add(key, indices);
+      } catch {
+        return memory.add(key, indices);
+      }
+    },
+    remove: async (key, indices) => {
+      try {
+        await redis.remove(key, indices);
+      } catch {
+        memory.remove(key, indices);
+      }
+    },
   };
 }
