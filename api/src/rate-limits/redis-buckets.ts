@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { BucketStore, WindowCounts } from './window-store.ts';
+import type { WindowCounts } from './window-store.ts';
 
 /**
  * One round trip per counted request: a script adds one to the current bucket of every window
@@ -40,7 +40,10 @@ interface BucketCommands {
 export function redisBuckets(
   redis: Redis,
   windows: readonly { prefix: string; windowMs: number }[],
-): BucketStore {
+): {
+  add(key: string, indices: readonly number[]): Promise<WindowCounts[]>;
+  remove(key: string, indices: readonly number[]): Promise<undefined>;
+} {
   const client = redis as Redis & Partial<BucketCommands>;
   if (!client.earshotRateCount) {
     redis.defineCommand('earshotRateCount', { lua: COUNT });
@@ -50,17 +53,20 @@ export function redisBuckets(
   // A bucket must outlive its window by another window to be read as the previous one.
   const ttls = windows.map((w) => 2 * w.windowMs);
   return {
-    async add(key, indices) {
+    add(key, indices) {
       const keys = indices.flatMap((index, w) => [
         `${windows[w].prefix}:${key}:${index}`,
         `${windows[w].prefix}:${key}:${index - 1}`,
       ]);
-      const out = await commands.earshotRateCount(keys.length, ...keys, ...ttls);
-      return indices.map((_, w): WindowCounts => ({ current: out[2 * w], previous: out[2 * w + 1] }));
+      return commands
+        .earshotRateCount(keys.length, ...keys, ...ttls)
+        .then((out) =>
+          indices.map((_, w): WindowCounts => ({ current: out[2 * w], previous: out[2 * w + 1] })),
+        );
     },
-    async remove(key, indices) {
+    remove(key, indices) {
       const keys = indices.map((index, w) => `${windows[w].prefix}:${key}:${index}`);
-      await commands.earshotRateUncount(keys.length, ...keys, ...ttls);
+      return commands.earshotRateUncount(keys.length, ...keys, ...ttls).then(() => undefined);
     },
   };
 }

@@ -38,19 +38,7 @@ export function windowStore(options: WindowStoreOptions): BucketStore {
   // A Redis outage (the client queues nothing offline, so it fails at once) degrades to counting in
   // this process's memory instead of refusing or delaying every request.
   return {
-    add: async (key, indices) => {
-      try {
-        return await redis.add(key, indices);
-      } catch {
-        return memory.add(key, indices);
-      }
-    },
-    remove: async (key, indices) => {
-      try {
-        await redis.remove(key, indices);
-      } catch {
-        memory.remove(key, indices);
-      }
-    },
+    add: (key, indices) => redis.add(key, indices).catch(() => memory.add(key, indices)),
+    remove: (key, indices) => redis.remove(key, indices).catch(() => memory.remove(key, indices)),
   };
 }
