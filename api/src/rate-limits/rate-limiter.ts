@@ -1,9 +1,14 @@
 import type { RateLimitLevelName } from '@earshot/catalogue';
 import type { Redis } from 'ioredis';
-import { defaultRateLimitPolicy, type RateLimitClass, type RateLimitPolicy } from './policy.ts';
+import {
+  defaultRateLimitPolicy,
+  type RateLimitClass,
+  type RateLimitPolicy,
+  type WindowLimits,
+} from './policy.ts';
 import { type BucketCounts, estimate, msUntilAllowed, msUntilClear } from './sliding-window.ts';
 import { exceededDetail, SUSPENDED_DETAIL } from './throttled.ts';
-import { type WindowStore, windowStore } from './window-store.ts';
+import { type WindowCounts, windowStore } from './window-store.ts';
 
 /** What a request is counted by: the credential (application) and the level it was given. */
 export interface RateLimitSubject {
@@ -19,9 +24,14 @@ export interface RateLimitVerdict {
   detail?: string;
 }
 
+type MaybePromise<T> = T | Promise<T>;
+
 export interface RateLimiter {
-  /** Counts the request (unless refused) and judges it; undefined = not limited at all (`unlimited`). */
-  check(subject: RateLimitSubject, cls: RateLimitClass): Promise<RateLimitVerdict | undefined>;
+  /**
+   * Counts the request (unless refused) and judges it; undefined = not limited at all (`unlimited`).
+   * Answers at once when the counters allow it (memory, nothing to wait for): callers await it.
+   */
+  check(subject: RateLimitSubject, cls: RateLimitClass): MaybePromise<RateLimitVerdict | undefined>;
 }
 
 export interface RateLimiterOptions {
@@ -47,50 +57,64 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   const policy = options.policy ?? defaultRateLimitPolicy;
   const windowsMs = options.windowsMs ?? { minute: 60_000, day: 86_400_000 };
   const prefix = options.keyPrefix ?? 'earshot:rl';
-  const stores: Record<(typeof WINDOWS)[number], WindowStore> = {
-    minute: windowStore({ redis: options.redis, keyPrefix: `${prefix}:m`, windowMs: windowsMs.minute }),
-    day: windowStore({ redis: options.redis, keyPrefix: `${prefix}:d`, windowMs: windowsMs.day }),
-  };
+  const lengths = WINDOWS.map((name) => windowsMs[name]);
+  const store = windowStore({
+    redis: options.redis,
+    windows: [
+      { prefix: `${prefix}:m`, windowMs: windowsMs.minute },
+      { prefix: `${prefix}:d`, windowMs: windowsMs.day },
+    ],
+  });
+  /** Judges a counted request; a refused one is taken back out of the counts. */
+  function judge(key: string, t: number, indices: number[], counted: WindowCounts[], limits: WindowLimits) {
+    const windows = WINDOWS.map((name, w) => {
+      const ms = lengths[w];
+      const counts: BucketCounts = {
+        current: counted[w].current,
+        previous: counted[w].previous,
+        elapsed: (t - indices[w] * ms) / ms,
+      };
+      return { name, ms, limit: limits[name], counts };
+    });
+    const exceeded = windows.filter((w) => estimate(w.counts) > w.limit);
+    if (exceeded.length === 0) {
+      // Report the window closest to its limit.
+      const tightest = windows.reduce((a, b) =>
+        b.limit - estimate(b.counts) < a.limit - estimate(a.counts) ? b : a,
+      );
+      return { allowed: true, headers: headers(tightest.limit, tightest.counts, tightest.ms) };
+    }
+    // A refused request does not count (as upstream), so the next one is judged on the accepted ones.
+    const judged = exceeded.map((w) => {
+      const counts = { ...w.counts, current: w.counts.current - 1 };
+      return { ...w, counts, wait: msUntilAllowed(counts, w.limit, w.ms) };
+    });
+    // Name the limit that keeps the client waiting longest: retrying earlier would fail again.
+    const binding = judged.reduce((a, b) => (b.wait > a.wait ? b : a));
+    const verdict: RateLimitVerdict = {
+      allowed: false,
+      detail: exceededDetail(binding.limit, binding.name),
+      headers: {
+        ...headers(binding.limit, binding.counts, binding.ms),
+        'Retry-After': String(Math.max(1, seconds(binding.wait))),
+      },
+    };
+    const removed = store.remove(key, indices);
+    return removed ? removed.then(() => verdict) : verdict;
+  }
   return {
-    async check(subject, cls) {
+    check(subject, cls) {
       const limits = policy(subject.rateLimitLevel ?? 'standard', cls);
       if (limits === 'unlimited') return undefined;
       if (limits === 'suspended') return { allowed: false, headers: {}, detail: SUSPENDED_DETAIL };
       const t = now();
       const key = `${cls}:${subject.clientId}`;
-      const windows = await Promise.all(
-        WINDOWS.map(async (name) => {
-          const ms = windowsMs[name];
-          const index = Math.floor(t / ms);
-          const { current, previous } = await stores[name].add(key, index);
-          const counts: BucketCounts = { current, previous, elapsed: (t - index * ms) / ms };
-          return { name, ms, index, limit: limits[name], counts };
-        }),
-      );
-      const exceeded = windows.filter((w) => estimate(w.counts) > w.limit);
-      if (exceeded.length === 0) {
-        // Report the window closest to its limit.
-        const tightest = windows.reduce((a, b) =>
-          b.limit - estimate(b.counts) < a.limit - estimate(a.counts) ? b : a,
-        );
-        return { allowed: true, headers: headers(tightest.limit, tightest.counts, tightest.ms) };
-      }
-      // A refused request does not count (as upstream), so the next one is judged on the accepted ones.
-      await Promise.all(windows.map((w) => stores[w.name].remove(key, w.index)));
-      const judged = exceeded.map((w) => {
-        const counts = { ...w.counts, current: w.counts.current - 1 };
-        return { ...w, counts, wait: msUntilAllowed(counts, w.limit, w.ms) };
-      });
-      // Name the limit that keeps the client waiting longest: retrying earlier would fail again.
-      const binding = judged.reduce((a, b) => (b.wait > a.wait ? b : a));
-      return {
-        allowed: false,
-        detail: exceededDetail(binding.limit, binding.name),
-        headers: {
-          ...headers(binding.limit, binding.counts, binding.ms),
-          'Retry-After': String(Math.max(1, seconds(binding.wait))),
-        },
-      };
+      const indices = lengths.map((ms) => Math.floor(t / ms));
+      // Both windows in one call: one Redis round trip per counted request, none in memory.
+      const counted = store.add(key, indices);
+      return counted instanceof Promise
+        ? counted.then((c) => judge(key, t, indices, c, limits))
+        : judge(key, t, indices, counted, limits);
     },
   };
 }

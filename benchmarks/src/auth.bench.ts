@@ -1,0 +1,291 @@
+// Authentication and throttling cost on the sound instance (issue 14's targets), in one run: a
+// cached sound instance answered by the hot path, with
+//   (a) an API key at `unlimited` (not counted: the cost before rate limits, the baseline),
+//   (a2) as many `unlimited` keys as the counted rows rotate over (what the key count alone costs),
+//   (b) API keys at `standard`, in-memory limiter,   (c) the same, Redis limiter,
+//   (d) Bearer tokens at `standard`, in-memory limiter, (e) the same, Redis limiter.
+// Two API servers in child processes (one without REDIS_URL, one with it), autocannon here.
+//   npx earshot bench auth [--duration 5] [--connections 50] [--keys 5000] [--no-write]
+// Standard credentials get the real policy (60/minute): requests rotate over `--keys` API keys and
+// `--keys` other credentials' Bearer tokens (OAuth2Service: startAuthorization + grant + token), so
+// none is refused; a row with any non-2xx answer is flagged.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { buildAppDeps, startServer } from '@earshot/api';
+import { findUserByName, loadSyntheticCatalogue, openCatalogue } from '@earshot/catalogue';
+import { createLogger, DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL, loadConfig } from '@earshot/common';
+import { createApiCredential, OAuth2Service } from '@earshot/services';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const duration = Number(arg('duration', '5'));
+const connections = Number(arg('connections', '50'));
+const keyCount = Number(arg('keys', '5000'));
+const role = arg('role', 'main');
+const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_TEST_REDIS_URL;
+const dbName = 'earshot_auth_bench';
+const dbUrl = (() => {
+  const u = new URL(baseUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+const dataDir = '/tmp/earshot-auth-bench';
+const here = path.dirname(fileURLToPath(import.meta.url));
+const resultsFile = path.join(here, '..', 'results', 'auth.md');
+const logger = createLogger('warn');
+const SOUNDS = 200;
+const REDIRECT = 'http://127.0.0.1/cb';
+
+async function runServer(): Promise<void> {
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: dbUrl,
+    REDIS_URL: arg('limiter', 'memory') === 'redis' ? redisUrl : '',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    // The load generator speaks plain http; the https rule is not what is measured.
+    OAUTH2_HTTPS_ONLY: 'false',
+  });
+  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
+  const deps = await buildAppDeps({ config, logger, catalogue, version: 'bench', similarityRefreshMs: 0 });
+  const server = await startServer(deps);
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
+}
+
+/** The catalogue (small: the instance comes from the cache), this run's API keys and Bearer tokens. */
+async function prepare(): Promise<{
+  unlimited: string[];
+  keys: string[];
+  tokens: string[];
+  soundId: number;
+}> {
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [dbName])).rowCount === 1;
+  if (!exists) await admin.query(`create database ${dbName}`);
+  await admin.end();
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: dataDir });
+  const catalogue = await openCatalogue({ config, logger, role: 'command' });
+  const db = catalogue.db;
+  try {
+    const count = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from sounds`.execute(db)).rows[0].n;
+    if ((await count()) < SOUNDS) {
+      await loadSyntheticCatalogue(db, { sounds: SOUNDS });
+      for (const table of ['users', 'api_credentials']) {
+        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest(1, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(
+          db,
+        );
+      }
+    }
+    const sound = await sql<{ id: number }>`select min(id)::int as id from sounds`.execute(db);
+    const credential = (username: string, level: string) =>
+      createApiCredential(db, { username, name: 'bench', redirectUri: REDIRECT, level });
+    const unlimited: string[] = [];
+    const keys: string[] = [];
+    const tokens: string[] = [];
+    const oauth = new OAuth2Service({ db });
+    // Applications of several developers, each authorized by one of several users (created one by
+    // one first: creating a user is not safe to race).
+    const users: number[] = [];
+    for (let u = 0; u < 20; u++) {
+      await credential(`bench-dev-${u}`, 'standard');
+      await credential(`bench-user-${u % 10}`, 'standard');
+      if (u < 10) users.push((await findUserByName(db, `bench-user-${u}`))?.id as number);
+    }
+    for (let i = 0; i < keyCount; i += 50) {
+      const n = Math.min(50, keyCount - i);
+      await Promise.all(
+        Array.from({ length: n }, async (_, j) => {
+          unlimited.push((await credential(`bench-dev-${(i + j) % 20}`, 'unlimited')).client_secret);
+          keys.push((await credential(`bench-dev-${(i + j) % 20}`, 'standard')).client_secret);
+          const app = await credential(`bench-dev-${(i + j) % 20}`, 'standard');
+          tokens.push(await accessToken(oauth, app, users[(i + j) % users.length]));
+        }),
+      );
+    }
+    return { unlimited, keys, tokens, soundId: sound.rows[0].id };
+  } finally {
+    await catalogue.close();
+  }
+}
+
+/** The authorization-code grant as the pages and the token endpoint run it. */
+async function accessToken(
+  oauth: OAuth2Service,
+  app: { client_id: string; client_secret: string },
+  userId: number,
+): Promise<string> {
+  const request = { client_id: app.client_id, response_type: 'code', state: 'bench' };
+  const start = await oauth.startAuthorization(request, userId);
+  const outcome = start.kind === 'redirect' ? start : await oauth.grant(userId, request);
+  if (outcome.kind !== 'redirect') throw new Error(`no code: ${JSON.stringify(outcome)}`);
+  const code = new URL(outcome.redirectUrl).searchParams.get('code') as string;
+  const answer = await oauth.exchangeCode({
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    code,
+  });
+  if (answer.status !== 200) throw new Error(`no token: ${JSON.stringify(answer)}`);
+  return (answer.body as { access_token: string }).access_token;
+}
+
+function spawnServer(limiter: 'memory' | 'redis') {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', 'server', '--limiter', limiter],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const origin = new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout });
+    lines.once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
+    child.once('exit', (code) => reject(new Error(`server (${limiter}) exited with ${code}`)));
+  });
+  return { child, origin };
+}
+
+interface Row {
+  id: string;
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(
+  id: string,
+  name: string,
+  origin: string,
+  soundPath: string,
+  auth: string[],
+): Promise<Row> {
+  let next = 0;
+  const options = {
+    url: origin,
+    connections,
+    requests: [
+      {
+        method: 'GET' as const,
+        path: soundPath,
+        setupRequest: (req: autocannon.Request) => ({
+          ...req,
+          headers: { ...req.headers, Authorization: auth[next++ % auth.length] },
+        }),
+      },
+    ],
+  };
+  // Warm: JIT and connections.
+  await autocannon({ ...options, duration: 1 });
+  const result = await autocannon({ ...options, duration });
+  return {
+    id,
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`preparing the catalogue, ${keyCount} API keys and ${keyCount} Bearer tokens…\n`);
+  const prepared = Date.now();
+  const { unlimited, keys, tokens, soundId } = await prepare();
+  process.stdout.write(`prepared in ${Math.round((Date.now() - prepared) / 1000)} s\n`);
+  const soundPath = `/apiv2/sounds/${soundId}/`;
+  const apiKeys = keys.map((k) => `Token ${k}`);
+  const bearers = tokens.map((t) => `Bearer ${t}`);
+  const servers = { memory: spawnServer('memory'), redis: spawnServer('redis') };
+  try {
+    const origins = { memory: await servers.memory.origin, redis: await servers.redis.origin };
+    // The first request renders the instance (on each server).
+    for (const origin of Object.values(origins)) await warm(origin, soundPath, [`Token ${unlimited[0]}`]);
+    const plan: [string, string, string, string[]][] = [
+      ['a', 'API key, unlimited (not counted; baseline)', origins.memory, [`Token ${unlimited[0]}`]],
+      [
+        'a2',
+        `${keyCount} API keys, unlimited (not counted)`,
+        origins.memory,
+        unlimited.map((k) => `Token ${k}`),
+      ],
+      ['b', 'API key, standard, in-memory limiter', origins.memory, apiKeys],
+      ['c', 'API key, standard, Redis limiter', origins.redis, apiKeys],
+      ['d', 'Bearer, standard, in-memory limiter', origins.memory, bearers],
+      ['e', 'Bearer, standard, Redis limiter', origins.redis, bearers],
+    ];
+    const rows: Row[] = [];
+    for (const [id, name, origin, auth] of plan) {
+      // Each credential's first request fills its cache entry (one of its 60 a minute); the caches
+      // keep an entry 30 s from then, so this runs right before the row that uses them.
+      await warm(origin, soundPath, auth);
+      const row = await load(id, name, origin, soundPath, auth);
+      process.stdout.write(
+        `(${id}) ${name}: ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms\n`,
+      );
+      rows.push(row);
+    }
+    const [a, , b, c, d, e] = rows;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    const table = [
+      '| row | scenario | req/s | vs (a) | p50 ms | p99 ms | non-2xx | target | verdict |',
+      '|---|---|---:|---:|---:|---:|---:|---|---|',
+      ...rows.map((r) => {
+        const ratio = r.rps / a.rps;
+        const target = r === a || r.id === 'a2' ? '' : '≥ 90% of (a)';
+        const v = target ? verdict(ratio >= 0.9) : '';
+        return `| (${r.id}) | ${r.name} | ${Math.round(r.rps)} | ${pct(ratio)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${target} | ${v} |`;
+      }),
+    ];
+    const redisCost = [
+      ['API key', c.p99 - b.p99],
+      ['Bearer', e.p99 - d.p99],
+    ] as const;
+    const summary = [
+      ...redisCost.map(
+        ([who, ms]) =>
+          `- p99 added by the Redis limiter over memory, ${who}: ${ms} ms (target ≤ 1 ms: ${verdict(ms <= 1)})`,
+      ),
+      `- Bearer vs API key, same limiter: memory ${pct(d.rps / b.rps)}, Redis ${pct(e.rps / c.rps)} of the API key's req/s`,
+    ];
+    process.stdout.write(`\n${table.join('\n')}\n\n${summary.join('\n')}\n`);
+    if (rows.some((r) => r.non2xx > 0)) process.stdout.write('WARNING: some answers were not 2xx\n');
+    if (!process.argv.includes('--no-write')) {
+      const header = `# Authentication and throttling benchmark\n\n\`npx earshot bench auth --duration ${duration} --connections ${connections} --keys ${keyCount}\`\n\nRun ${new Date().toISOString()}: a cached sound instance (hot path, warm credential and Bearer caches), ${connections} connections, autocannon in this process, the two servers in child processes, ${duration} s per row after 1 s of warm-up; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} at the end. The machine was shared with other jobs during the run, so absolute figures are low and noisy; the ratios within the run are what counts.\n\n`;
+      fs.writeFileSync(resultsFile, `${header}${table.join('\n')}\n\n${summary.join('\n')}\n`);
+    }
+  } finally {
+    servers.memory.child.kill();
+    servers.redis.child.kill();
+  }
+}
+
+async function warm(origin: string, soundPath: string, auth: string[]): Promise<void> {
+  for (let i = 0; i < auth.length; i += 50) {
+    await Promise.all(
+      auth.slice(i, i + 50).map(async (a) => {
+        const res = await fetch(`${origin}${soundPath}`, { headers: { Authorization: a } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`warm-up: ${res.status}`);
+      }),
+    );
+  }
+}
+
+function pct(x: number): string {
+  return `${Math.round(x * 100)}%`;
+}
+
+if (role === 'server') await runServer();
+else await main();
