@@ -110,7 +110,8 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       const t = now();
       const key = `${cls}:${subject.clientId}`;
       const indices = lengths.map((ms) => Math.floor(t / ms));
-      // Both windows in one call: one Redis round trip per counted request, none in memory.
+      // Both windows in one call: in Redis, one round trip per batch of concurrent requests
+      // (redis-buckets.ts); none in memory.
       const counted = store.add(key, indices);
       return counted instanceof Promise
         ? counted.then((c) => judge(key, t, indices, c, limits))
