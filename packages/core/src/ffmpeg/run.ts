@@ -2,6 +2,7 @@ import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process'
 import type { Readable } from 'node:stream';
 import { type BinaryName, resolveBinary } from './binaries.ts';
 import { FfmpegProcessError } from './errors.ts';
+import { dieWithParent } from './parent-death.ts';
 
 const STDERR_TAIL_BYTES = 4096;
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -116,7 +117,8 @@ function startProcess(
 ): Started {
   const { path: bin } = resolveBinary(name);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const child = spawn(bin, args, { stdio });
+  const run = dieWithParent(bin, args);
+  const child = spawn(run.command, run.args, { stdio });
   const done = new Promise<RunResult>((resolve, reject) => {
     const stderr = new TailBuffer();
     const stdoutChunks: Buffer[] = [];
