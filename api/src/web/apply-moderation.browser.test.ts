@@ -46,7 +46,8 @@ describe.skipIf(!chromiumAvailable())('credential and moderation pages in a brow
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     const page = await context.newPage();
     await signIn(page, 'carol', '/apiv2/apply/');
-    // The first field has the focus: type, Tab, type.
+    // The first field has the focus (autofocus applies a moment after the page loads): type, Tab, type.
+    await page.waitForFunction("document.activeElement !== null && document.activeElement.id === 'name'");
     await page.keyboard.type('Field recorder');
     await page.keyboard.press('Tab');
     await page.keyboard.type('Uploads my recordings');
