@@ -175,9 +175,15 @@ describe.each(backends)('rate limits per credential, counters in $name', ({ env 
       other = await startServer({ ...s.deps, rateLimiter: limits.limiter });
       const { key: k } = await key('standard');
       expect((await statuses(30, soundPath, k)).every((c) => c === 200)).toBe(true);
-      expect((await statuses(30, soundPath, k, other.origin)).every((c) => c === 200)).toBe(true);
-      expect((await get(soundPath, k)).status).toBe(429);
-      expect((await get(soundPath, k, other.origin)).status).toBe(429);
+      const there = await statuses(31, soundPath, k, other.origin);
+      // Never more than 60 between the two; the first process holds a few slots it took ahead
+      // (a quarter of what was left when it last took some: 8 at most after 26), which the other
+      // cannot use: the limit comes at most that much early (redis-reservations.ts).
+      const passed = there.indexOf(429);
+      expect(passed).toBeGreaterThanOrEqual(30 - 8);
+      expect(passed).toBeLessThanOrEqual(30);
+      expect(there.slice(passed).every((c) => c === 429)).toBe(true);
+      expect((await get(soundPath, k)).status).toBe(passed === 30 ? 429 : 200);
     } finally {
       await other?.close();
       await limits.close();

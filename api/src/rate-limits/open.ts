@@ -30,9 +30,11 @@ export async function openRateLimiter(
   } catch (err) {
     logger.warn({ err }, 'rate-limit counters: Redis unreachable at start, counting in memory meanwhile');
   }
+  const limiter = createRateLimiter({ ...settings, redis });
   return {
-    limiter: createRateLimiter({ ...settings, redis }),
+    limiter,
     close: async () => {
+      await limiter.close();
       redis.disconnect();
     },
   };

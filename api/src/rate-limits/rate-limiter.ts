@@ -32,6 +32,8 @@ export interface RateLimiter {
    * Answers at once when the counters allow it (memory, nothing to wait for): callers await it.
    */
   check(subject: RateLimitSubject, cls: RateLimitClass): MaybePromise<RateLimitVerdict | undefined>;
+  /** Gives back the requests counted ahead in Redis (a closing server's unused reservations). */
+  close(): Promise<void>;
 }
 
 export interface RateLimiterOptions {
@@ -99,7 +101,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
         'Retry-After': String(Math.max(1, seconds(binding.wait))),
       },
     };
-    const removed = store.remove(key, indices);
+    const removed = store.remove(key, indices, counted);
     return removed ? removed.then(() => verdict) : verdict;
   }
   return {
@@ -110,13 +112,14 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       const t = now();
       const key = `${cls}:${subject.clientId}`;
       const indices = lengths.map((ms) => Math.floor(t / ms));
-      // Both windows in one call: in Redis, one round trip per batch of concurrent requests
-      // (redis-buckets.ts); none in memory.
-      const counted = store.add(key, indices);
+      // In Redis, requests are counted several at a time (redis-reservations.ts): most requests
+      // cost no round trip; none ever does in memory.
+      const counted = store.add(key, indices, [limits.minute, limits.day]);
       return counted instanceof Promise
         ? counted.then((c) => judge(key, t, indices, c, limits))
         : judge(key, t, indices, counted, limits);
     },
+    close: () => store.close?.() ?? Promise.resolve(),
   };
 }
 

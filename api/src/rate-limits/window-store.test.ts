@@ -5,8 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { windowStore } from './window-store.ts';
 
 /**
- * The counters themselves: both windows counted in one Redis command (one EVALSHA per batch of
- * concurrent requests, each getting its own counts), Redis's key names and expiries, the fall-back to memory while Redis is away, and the memory counters' buckets.
+ * The counters themselves: in Redis, reservations (a few slots taken at once, handed out from
+ * memory, each slot to one request of one process; given back when unused), Redis's key names and
+ * expiries, the fall-back to memory while Redis is away; in memory, the buckets.
  */
 
 const redisUrl = await testService('redis');
@@ -18,11 +19,12 @@ const windows = [
 describe.runIf(redisUrl)('window store in Redis', () => {
   const prefix = `earshot:test:ws:${randomBytes(6).toString('hex')}`;
   const redis = new Redis(redisUrl as string);
-  const store = windowStore({
-    redis,
-    windows: windows.map((w) => ({ ...w, prefix: `${prefix}:${w.prefix}` })),
-  });
+  const prefixed = windows.map((w) => ({ ...w, prefix: `${prefix}:${w.prefix}` }));
+  const store = windowStore({ redis, windows: prefixed });
+  /** The limits of the two windows (a fresh key takes a quarter of each: 15 and 500). */
+  const limits = [60, 2000];
   afterAll(async () => {
+    await store.close?.();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
@@ -44,86 +46,126 @@ describe.runIf(redisUrl)('window store in Redis', () => {
     }
   }
 
-  it('counts both windows and reads both previous buckets in one command per batch', async () => {
+  it('takes a quarter of the limit at once and counts the next requests from memory, exactly', async () => {
     await redis.set(`${prefix}:m:k:99`, '7');
-    const sent: string[] = [];
-    const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = (command, stream) => {
-      sent.push(command.name);
-      return send(command, stream);
-    };
-    try {
-      expect(await store.add('k', [100, 5])).toEqual([
-        { current: 1, previous: 7 },
-        { current: 1, previous: 0 },
-      ]);
-      expect(await store.add('k', [100, 5])).toEqual([
-        { current: 2, previous: 7 },
-        { current: 2, previous: 0 },
-      ]);
-    } finally {
-      redis.sendCommand = send;
-    }
-    // Two requests one after the other: two batches of one, one EVALSHA each.
-    expect(sent.filter((name) => name !== 'script')).toEqual(['evalsha', 'evalsha']);
+    const { result, calls } = await evalshas(async () => {
+      const out = [await store.add('k', [100, 5], limits)];
+      // The reservation serves the next 14 at once: no promise, no command.
+      for (let i = 0; i < 14; i++) {
+        const counted = store.add('k', [100, 5], limits);
+        expect(counted).not.toBeInstanceOf(Promise);
+        out.push(await counted);
+      }
+      out.push(await store.add('k', [100, 5], limits)); // the 16th takes more
+      return out;
+    });
+    expect(calls).toBe(2);
+    expect(result.map((c) => c[0])).toEqual(
+      Array.from({ length: 16 }, (_, i) => ({ current: i + 1, previous: 7 })),
+    );
+    expect(result.map((c) => c[1].current)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    // In Redis: 15 taken, then a quarter of what the 15 and the previous bucket's 7 leave (9); the
+    // day's 500 once.
+    expect(await redis.get(`${prefix}:m:k:100`)).toBe('24');
+    expect(await redis.get(`${prefix}:d:k:5`)).toBe('500');
     const ttl = await redis.pttl(`${prefix}:m:k:100`);
     expect(ttl).toBeGreaterThan(110_000);
     expect(ttl).toBeLessThanOrEqual(120_000);
-    await store.remove('k', [100, 5]);
-    expect(await redis.get(`${prefix}:m:k:100`)).toBe('1');
-    expect(await redis.get(`${prefix}:d:k:5`)).toBe('1');
   });
 
-  it('counts concurrent requests in one or two EVALSHAs, each once and with its own counts', async () => {
-    await store.add('warm', [1, 1]); // the script is loaded: no NOSCRIPT retry below
-    await redis.set(`${prefix}:m:c:199`, '4');
+  it('takes refused requests back, and gives unused slots back when the key moves to the next bucket', async () => {
+    const counted = await store.add('r', [400, 7], limits);
+    expect(counted[0].current).toBe(1);
+    await store.add('r', [400, 7], limits);
+    const refused = await store.add('r', [400, 7], limits);
+    expect(refused[0].current).toBe(3);
+    await store.remove('r', [400, 7], refused);
+    expect((await store.add('r', [400, 7], limits))[0].current).toBe(3);
+    // Three used of the 15 taken: the next bucket reads the previous one as 3, not 15.
+    expect(await redis.get(`${prefix}:m:r:400`)).toBe('15');
+    expect((await store.add('r', [401, 7], limits))[0]).toEqual({ current: 1, previous: 3 });
+    expect(await redis.get(`${prefix}:m:r:400`)).toBe('3');
+  });
+
+  it('takes fewer slots as the count nears the limit, and gives unused ones back on closing', async () => {
+    const closing = windowStore({ redis, windows: prefixed });
+    for (let i = 0; i < 40; i++) await closing.add('n', [500, 8], limits);
+    // 15, 11, 8, 6 taken: 40 in Redis.
+    expect(await redis.get(`${prefix}:m:n:500`)).toBe('40');
+    await closing.add('n', [500, 8], limits);
+    // 40 seen: a quarter of the 20 left.
+    expect(await redis.get(`${prefix}:m:n:500`)).toBe('45');
+    for (let i = 0; i < 19; i++) await closing.add('n', [500, 8], limits);
+    // 60 used, one slot at a time at the end: nothing is held ahead.
+    expect(await redis.get(`${prefix}:m:n:500`)).toBe('60');
+    await closing.add('n', [500, 8], limits);
+    await closing.close?.();
+    expect(await redis.get(`${prefix}:m:n:500`)).toBe('61');
+    expect(await redis.get(`${prefix}:d:n:8`)).toBe('61');
+  });
+
+  it('lets two processes hand out every slot once: never more requests than the limit', async () => {
+    const other = windowStore({ redis, windows: prefixed });
+    try {
+      const counts: number[] = [];
+      for (let i = 0; i < 70; i++) {
+        const s = i % 3 === 0 ? other : store;
+        counts.push((await s.add('two', [600, 9], limits))[0].current);
+      }
+      // Each count is a distinct slot of the bucket: a request judged with 60 or less is one of
+      // the first 60 slots, whichever process took it.
+      expect(new Set(counts).size).toBe(70);
+      // Slots held unused by the other process make the counts run ahead of the requests a little.
+      expect(counts.filter((c) => c <= 60).length).toBeGreaterThanOrEqual(55);
+    } finally {
+      await other.close?.();
+    }
+  });
+
+  it('counts concurrent requests of one key each once, sharing the reservations', async () => {
+    await store.add('warm', [1, 1], limits); // the script is loaded: no NOSCRIPT retry below
     const { result, calls } = await evalshas(() =>
       Promise.all([
-        ...Array.from({ length: 50 }, () => store.add('c', [200, 9])),
-        ...Array.from({ length: 10 }, (_, i) => store.add(`o${i}`, [200, 9])),
+        ...Array.from({ length: 50 }, () => store.add('c', [200, 9], [300, 5000])),
+        ...Array.from({ length: 10 }, (_, i) => store.add(`o${i}`, [200, 9], limits)),
       ]),
     );
-    expect(calls).toBeGreaterThanOrEqual(1);
-    expect(calls).toBeLessThanOrEqual(2);
-    const shared = result.slice(0, 50);
-    expect(shared.map((counts) => counts[0].current).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 50 }, (_, i) => i + 1),
-    );
-    for (const counts of shared) {
-      expect(counts[0].previous).toBe(4);
-      expect(counts[1]).toEqual({ current: counts[0].current, previous: 0 });
-    }
+    expect(calls).toBeLessThanOrEqual(4);
+    expect(
+      result
+        .slice(0, 50)
+        .map((counts) => counts[0].current)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     for (const counts of result.slice(50)) {
       expect(counts).toEqual([
         { current: 1, previous: 0 },
         { current: 1, previous: 0 },
       ]);
     }
-    expect(await redis.get(`${prefix}:m:c:200`)).toBe('50');
-    expect(await redis.get(`${prefix}:d:c:9`)).toBe('50');
     expect(await redis.pttl(`${prefix}:d:o3:9`)).toBeGreaterThan(172_000_000);
   });
 
-  it('sends a full batch at once and counts a burst larger than a batch exactly', async () => {
+  it('sends a full batch at once and counts a burst of many keys exactly', async () => {
     const { result, calls } = await evalshas(() =>
-      Promise.all(Array.from({ length: 1_200 }, () => store.add('burst', [300, 12]))),
+      Promise.all(Array.from({ length: 1_200 }, (_, i) => store.add(`b${i % 600}`, [300, 12], limits))),
     );
     expect(calls).toBeGreaterThanOrEqual(3);
-    expect(calls).toBeLessThanOrEqual(4);
+    expect(calls).toBeLessThanOrEqual(6);
     expect(result.map((counts) => counts[0].current).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 1_200 }, (_, i) => i + 1),
+      Array.from({ length: 1_200 }, (_, i) => Math.floor(i / 600) + 1),
     );
-    expect(await redis.get(`${prefix}:m:burst:300`)).toBe('1200');
   });
 
   it('counts in memory while Redis cannot be reached', async () => {
     const away = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true });
     const insured = windowStore({ redis: away, windows });
-    expect(await insured.add('k', [1, 1])).toEqual([
+    expect(await insured.add('k', [1, 1], limits)).toEqual([
       { current: 1, previous: 0 },
       { current: 1, previous: 0 },
     ]);
-    expect((await insured.add('k', [1, 1]))[0].current).toBe(2);
+    expect((await insured.add('k', [1, 1], limits))[0].current).toBe(2);
+    await insured.close?.();
     away.disconnect();
   });
 });
@@ -131,20 +173,20 @@ describe.runIf(redisUrl)('window store in Redis', () => {
 describe('window store in memory', () => {
   it('carries the current bucket over as the previous one, and forgets older ones', async () => {
     const store = windowStore({ windows });
-    for (let i = 0; i < 3; i++) await store.add('k', [10, 1]);
-    expect(await store.add('k', [11, 1])).toEqual([
+    for (let i = 0; i < 3; i++) await store.add('k', [10, 1], [60, 2000]);
+    expect(await store.add('k', [11, 1], [60, 2000])).toEqual([
       { current: 1, previous: 3 },
       { current: 4, previous: 0 },
     ]);
-    expect((await store.add('k', [13, 1]))[0]).toEqual({ current: 1, previous: 0 });
+    expect((await store.add('k', [13, 1], [60, 2000]))[0]).toEqual({ current: 1, previous: 0 });
   });
 
   it('counts a clock that steps back into the previous bucket there, and takes refused requests back', async () => {
     const store = windowStore({ windows });
-    await store.add('k', [20, 1]);
-    await store.add('k', [21, 1]);
-    expect((await store.add('k', [20, 1]))[0]).toEqual({ current: 2, previous: 0 });
-    await store.remove('k', [20, 1]);
-    expect((await store.add('k', [21, 1]))[0]).toEqual({ current: 2, previous: 1 });
+    await store.add('k', [20, 1], [60, 2000]);
+    await store.add('k', [21, 1], [60, 2000]);
+    expect((await store.add('k', [20, 1], [60, 2000]))[0]).toEqual({ current: 2, previous: 0 });
+    await store.remove('k', [20, 1], []);
+    expect((await store.add('k', [21, 1], [60, 2000]))[0]).toEqual({ current: 2, previous: 1 });
   });
 });
