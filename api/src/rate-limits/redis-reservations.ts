@@ -65,13 +65,13 @@ export function redisReservations(
    */
   function lookUp(key: string, indices: readonly number[]): Reservation[] | number[] {
     const found: Reservation[] = [];
-    let starved: number[] | undefined;
+    const starved: number[] = [];
     for (let w = 0; w < indices.length; w++) {
       const r = held[w].get(key);
-      if (!r || r.index < indices[w] || unused(r) === 0) (starved ??= []).push(w);
+      if (!r || r.index < indices[w] || unused(r) === 0) starved.push(w);
       else found.push(r);
     }
-    return starved ?? found;
+    return starved.length > 0 ? starved : found;
   }
 
   function use(found: Reservation[]): WindowCounts[] {
