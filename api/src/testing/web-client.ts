@@ -46,12 +46,17 @@ export class WebClient {
     return this.post('/apiv2/login/', { login, password, ...(next ? { next } : {}) });
   }
 
-  async request(method: string, path: string, body?: URLSearchParams): Promise<WebResponse> {
+  async request(
+    method: string,
+    path: string,
+    body?: URLSearchParams,
+    headers: Record<string, string> = {},
+  ): Promise<WebResponse> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(new URL(path, this.origin), {
       method,
       redirect: 'manual',
-      headers: { ...this.headers, ...(cookie ? { Cookie: cookie } : {}) },
+      headers: { ...this.headers, ...headers, ...(cookie ? { Cookie: cookie } : {}) },
       body,
     });
     const setCookies = res.headers.getSetCookie();

@@ -96,7 +96,7 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     await context.close();
   });
 
-  it('asks before signing out from the sign-out address', async () => {
+  it('asks before signing out when another site links to the sign-out address', async () => {
     const context = await browser.newContext({ viewport: { width: 900, height: 520 } });
     const page = await context.newPage();
     await page.goto(`${server.origin}/apiv2/login/`);
@@ -104,7 +104,10 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     await page.getByLabel('Password').fill(WEB_PASSWORD);
     await page.getByLabel('Password').press('Enter');
     await page.waitForURL(`${server.origin}/apiv2/account/`);
-    await page.goto(`${server.origin}/apiv2/logout/`);
+    // A page of another origin (a data: URL is one) links to the sign-out address.
+    await page.goto(`data:text/html,<a href="${server.origin}/apiv2/logout/">sign out</a>`);
+    await page.getByRole('link', { name: 'sign out' }).click();
+    await page.waitForURL(`${server.origin}/apiv2/logout/`);
     await screenshot(page, 'sign-out');
     await page.locator('main').getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/signed_out=1$/);

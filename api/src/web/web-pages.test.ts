@@ -152,13 +152,16 @@ describe('web pages (black box)', () => {
     expect((await attacker.signIn('carol')).status).toBe(303);
   });
 
-  it('ends the session at sign-out: confirm page on GET, the cookie cleared, the old id dead', async () => {
+  it('ends the session at sign-out: confirm page on a GET from another site, the cookie cleared, the old id dead', async () => {
     const browser = new WebClient(server.origin);
     await browser.signIn('carol');
     const id = browser.cookies.get(SESSION_COOKIE) as string;
-    const confirm = await browser.get('/apiv2/logout/');
-    expect(confirm.status).toBe(200);
-    expect(confirm.body).toContain('Sign out of earshot in this browser?');
+    for (const site of ['cross-site', 'same-site']) {
+      const confirm = await browser.request('GET', '/apiv2/logout/', undefined, { 'Sec-Fetch-Site': site });
+      expect(confirm.status).toBe(200);
+      expect(confirm.body).toContain('Sign out of earshot in this browser?');
+    }
+    expect((await browser.get('/apiv2/account/')).status).toBe(200);
     const out = await browser.post('/apiv2/logout/');
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/apiv2/login/?signed_out=1');
@@ -171,6 +174,22 @@ describe('web pages (black box)', () => {
     expect(after.headers.get('location')).toBe('/apiv2/login/?next=%2Fapiv2%2Faccount%2F');
     // Not signed in, the sign-out page sends to the sign-in page.
     expect((await new WebClient(server.origin).get('/apiv2/logout/')).status).toBe(302);
+  });
+
+  it('signs out on a GET from our own pages or a client that names no site, with a 302 as upstream', async () => {
+    const cases: Record<string, string>[] = [{ 'Sec-Fetch-Site': 'same-origin' }, { 'Sec-Fetch-Site': 'none' }, {}];
+    for (const headers of cases) {
+      const browser = new WebClient(server.origin);
+      await browser.signIn('carol');
+      const id = browser.cookies.get(SESSION_COOKIE) as string;
+      const out = await browser.request('GET', '/apiv2/logout/', undefined, headers);
+      expect(out.status).toBe(302);
+      expect(out.headers.get('location')).toBe('/apiv2/login/?signed_out=1');
+      expect(sessionCookie(out.setCookies)).toMatch(/expires=Thu, 01 Jan 1970/i);
+      const replay = new WebClient(server.origin);
+      replay.cookies.set(SESSION_COOKIE, id);
+      expect((await replay.get('/apiv2/account/')).status).toBe(302);
+    }
   });
 
   it('has no sign-up page unless SIGNUP_ENABLED (404), and signs the new user in when it is on', async () => {
