@@ -43,7 +43,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
       };
       // The credential is read from the query string and headers only (a session's CSRF token may
       // come in the form), before any other part of the body is read.
-      const principal = await authorise(route, ctx, queryString, options, readBody);
+      const principal = await authorize(route, ctx, queryString, options, readBody);
       // Throttles come right after authentication, before anything else is read or checked.
       if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
       const rawQuery = route.bodyParams ? { ...queryString, ...(await readBody()) } : queryString;
@@ -68,7 +68,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
   return router;
 }
 
-async function authorise(
+async function authorize(
   route: AnyRoute,
   ctx: Context,
   rawQuery: Record<string, string>,

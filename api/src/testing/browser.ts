@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's chromium package (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -30,4 +30,17 @@ export function chromiumAvailable(): boolean {
 /** Playwright driving the system chromium, headless. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+}
+
+/** Where the browser tests keep the screenshots the README and docs/web.md show. */
+const SCREENSHOTS = new URL('../../../docs/screenshots/', import.meta.url);
+
+/** Saves what the page shows as `docs/screenshots/<name>.png` (look at it before calling a page done). */
+export async function saveScreenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, ...options });
 }

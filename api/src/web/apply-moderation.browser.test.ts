@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import { createUser } from '@earshot/services';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,20 +5,17 @@ import {
   addWebUser,
   chromiumAvailable,
   launchChromium,
+  saveScreenshot,
   startTestServer,
   type TestServer,
   WEB_PASSWORD,
 } from '../testing/index.ts';
-
-/** Screenshots kept for the README. */
-const DOCS_DIR = new URL('../../../docs/screenshots/', import.meta.url);
 
 describe.skipIf(!chromiumAvailable())('credential and moderation pages in a browser', () => {
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    await fs.mkdir(DOCS_DIR, { recursive: true });
     [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
     await addWebUser(server.catalogue.db, 'carol');
     await createUser(server.catalogue.db, {
@@ -62,7 +58,7 @@ describe.skipIf(!chromiumAvailable())('credential and moderation pages in a brow
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Field recorder');
     const key = await page.locator('tr.fresh code.secret').nth(1).textContent();
     expect(key).toMatch(/^[A-Za-z0-9]{40}$/);
-    await page.screenshot({ path: new URL('apply.png', DOCS_DIR).pathname, fullPage: true });
+    await saveScreenshot(page, 'apply', { fullPage: true });
 
     await page.getByRole('button', { name: 'Revoke Field recorder' }).click();
     await page.waitForURL(/\?revoked=1$/);
@@ -96,7 +92,7 @@ describe.skipIf(!chromiumAvailable())('credential and moderation pages in a brow
         .toBeGreaterThan(0);
     }
     await card.getByLabel('Reason for rejecting').fill('Too quiet to be useful');
-    await page.screenshot({ path: new URL('moderation.png', DOCS_DIR).pathname, fullPage: true });
+    await saveScreenshot(page, 'moderation', { fullPage: true });
     await card.getByRole('button', { name: 'Reject Metal hat' }).click();
     await page.waitForURL(/\?rejected=/);
     await expect.poll(() => page.getByRole('status').textContent()).toBe(`Sound ${id} is rejected.`);

@@ -1,8 +1,5 @@
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { createApiCredential, PERMISSION_GRANTED_PATH } from '@earshot/services';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,13 +7,12 @@ import {
   addWebUser,
   chromiumAvailable,
   launchChromium,
+  saveScreenshot,
   startTestServer,
   type TestServer,
   WEB_PASSWORD,
 } from '../testing/index.ts';
 
-/** Screenshots kept for the README (docs/screenshots/) and, for this run, in a temporary folder. */
-const DOCS_DIR = new URL('../../../docs/screenshots/', import.meta.url);
 const STATE = 'xyz 123';
 
 type App = { client_id: string; client_secret: string };
@@ -24,7 +20,6 @@ type App = { client_id: string; client_secret: string };
 describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
   let server: TestServer;
   let browser: Browser;
-  let shots: string;
   /** The application's own web server: its redirect URI answers with a plain page. */
   let appServer: http.Server;
   let webApp: App;
@@ -32,8 +27,6 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
   let webAppToken = '';
 
   beforeAll(async () => {
-    shots = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-screens-'));
-    await fs.mkdir(DOCS_DIR, { recursive: true });
     appServer = http.createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('Sound Map received the answer.');
     });
@@ -62,14 +55,7 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
     await browser?.close();
     await server?.stop();
     await new Promise((resolve) => appServer?.close(resolve));
-    if (shots) await fs.rm(shots, { recursive: true, force: true });
   });
-
-  async function screenshot(page: Page, name: string): Promise<void> {
-    const file = path.join(shots, `${name}.png`);
-    await page.screenshot({ path: file });
-    await fs.copyFile(file, new URL(`${name}.png`, DOCS_DIR));
-  }
 
   function authorizeUrl(app: App, state?: string): string {
     const query = new URLSearchParams({ client_id: app.client_id, response_type: 'code' });
@@ -114,7 +100,7 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
           .evaluate((el) => el.ownerDocument.activeElement === el),
       )
       .toBe(true);
-    await screenshot(page, 'authorize');
+    await saveScreenshot(page, 'authorize');
 
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/callback');
@@ -149,7 +135,7 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
     const code = await field.inputValue();
     expect(code).toBe(new URL(page.url()).searchParams.get('code'));
     await expect.poll(() => field.evaluate((el) => el.ownerDocument.activeElement === el)).toBe(true);
-    await screenshot(page, 'code');
+    await saveScreenshot(page, 'code');
     const token = await exchange(cliApp, code);
     expect((await me(token.access_token)).status).toBe(200);
     await context.close();
@@ -165,7 +151,7 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
     await page.waitForURL(`${server.origin}/home/app_permissions/`);
     const rows = page.locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
-    await screenshot(page, 'authorized-apps');
+    await saveScreenshot(page, 'authorized-apps');
 
     expect((await me(webAppToken)).status).toBe(200);
     await page.getByRole('button', { name: 'Revoke access of Sound Map' }).click();
@@ -173,7 +159,7 @@ describe.skipIf(!chromiumAvailable())('OAuth2 in a browser', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Access revoked.');
     await expect.poll(() => rows.count()).toBe(1);
     await expect(rows.first().textContent()).resolves.toContain('Field Recorder CLI');
-    await screenshot(page, 'authorized-apps-revoked');
+    await saveScreenshot(page, 'authorized-apps-revoked');
     await expect.poll(async () => (await me(webAppToken)).status).toBe(401);
     expect(await (await me(webAppToken)).json()).toEqual({ detail: 'Invalid token' });
     await context.close();

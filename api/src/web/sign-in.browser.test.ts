@@ -1,42 +1,27 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addWebUser,
   chromiumAvailable,
   launchChromium,
+  saveScreenshot,
   startTestServer,
   type TestServer,
   WEB_PASSWORD,
 } from '../testing/index.ts';
 
-/** Screenshots kept for the README (docs/screenshots/) and, for this run, in a temporary folder. */
-const DOCS_DIR = new URL('../../../docs/screenshots/', import.meta.url);
-
 describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
   let server: TestServer;
   let browser: Browser;
-  let shots: string;
 
   beforeAll(async () => {
-    shots = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-screens-'));
-    await fs.mkdir(DOCS_DIR, { recursive: true });
     [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
     await addWebUser(server.catalogue.db, 'carol');
   });
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    if (shots) await fs.rm(shots, { recursive: true, force: true });
   });
-
-  async function screenshot(page: Page, name: string): Promise<void> {
-    const file = path.join(shots, `${name}.png`);
-    await page.screenshot({ path: file });
-    await fs.copyFile(file, new URL(`${name}.png`, DOCS_DIR));
-  }
 
   it('signs in with the keyboard, shows the signed-in page, signs out with the mouse', async () => {
     const context = await browser.newContext({ viewport: { width: 900, height: 620 } });
@@ -48,7 +33,7 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     await expect
       .poll(() => page.locator('#login').evaluate((el) => el.ownerDocument.activeElement === el))
       .toBe(true);
-    await screenshot(page, 'sign-in');
+    await saveScreenshot(page, 'sign-in');
 
     await page.keyboard.type('carol');
     await page.keyboard.press('Tab');
@@ -56,7 +41,7 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(`${server.origin}/apiv2/account/`);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Signed in as carol');
-    await screenshot(page, 'signed-in');
+    await saveScreenshot(page, 'signed-in');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/apiv2\/login\/\?signed_out=1$/);
@@ -77,7 +62,7 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
       .poll(() => page.getByRole('alert').textContent())
       .toBe('The username or email and password do not match an account.');
     expect(await page.getByLabel('Username or email').inputValue()).toBe('carol');
-    await screenshot(page, 'sign-in-error');
+    await saveScreenshot(page, 'sign-in-error');
     await context.close();
   });
 
@@ -92,7 +77,7 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect((await response).status()).toBe(403);
     await expect.poll(() => page.locator('h1').textContent()).toBe('This form has expired');
-    await screenshot(page, 'csrf-refused');
+    await saveScreenshot(page, 'csrf-refused');
     await context.close();
   });
 
@@ -108,7 +93,7 @@ describe.skipIf(!chromiumAvailable())('sign-in in a browser', () => {
     await page.goto(`data:text/html,<a href="${server.origin}/apiv2/logout/">sign out</a>`);
     await page.getByRole('link', { name: 'sign out' }).click();
     await page.waitForURL(`${server.origin}/apiv2/logout/`);
-    await screenshot(page, 'sign-out');
+    await saveScreenshot(page, 'sign-out');
     await page.locator('main').getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/signed_out=1$/);
     await context.close();

@@ -1,24 +1,22 @@
-import fs from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addWebUser,
   chromiumAvailable,
   launchChromium,
+  saveScreenshot,
   startTestServer,
   type TestServer,
   WEB_PASSWORD,
 } from '../../testing/index.ts';
 
 /** Kept for the README and docs/web.md. */
-const DOCS_DIR = new URL('../../../../docs/screenshots/', import.meta.url);
 
 describe.skipIf(!chromiumAvailable())('browseable API in a browser', () => {
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    await fs.mkdir(DOCS_DIR, { recursive: true });
     [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
     await addWebUser(server.catalogue.db, 'carol');
   });
@@ -48,13 +46,13 @@ describe.skipIf(!chromiumAvailable())('browseable API in a browser', () => {
       .click();
     await page.waitForURL(`${server.origin}/apiv2/sounds/${id}/`);
     await expect.poll(() => page.locator('.request code').textContent()).toBe(`GET /apiv2/sounds/${id}/`);
-    await page.screenshot({ path: new URL('browseable-api.png', DOCS_DIR).pathname });
+    await saveScreenshot(page, 'browseable-api');
 
     const similar = `${server.origin}/apiv2/sounds/${id}/similar/`;
     await page.getByRole('link', { name: `"${similar}"` }).click();
     await page.waitForURL(similar);
     await expect.poll(() => page.locator('dl.facts dd').first().textContent()).toBe('200 OK');
-    await page.screenshot({ path: new URL('browseable-api-similar.png', DOCS_DIR).pathname });
+    await saveScreenshot(page, 'browseable-api-similar');
     await context.close();
   });
 });
