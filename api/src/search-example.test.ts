@@ -341,3 +341,41 @@ describe('audio_file (earshot extension): a clip analyzed during the request', (
 async function uploadFolders(): Promise<string[]> {
   return (await fs.readdir(os.tmpdir())).filter((name) => name.startsWith('earshot-upload-')).sort();
 }
+
+describe('variant A: the same searches on an API_VARIANT=A server', () => {
+  let a: TestServer;
+  beforeAll(async () => {
+    a = await startTestServer({ API_VARIANT: 'A' });
+  }, 120_000);
+  afterAll(async () => {
+    await a?.stop();
+  });
+
+  it('the analysis of a sound (its analysis_stats) finds that sound first, content and combined', async () => {
+    const key = `token=${a.seeded.apiKey}`;
+    for (const sample of ['bd_808', 'elec_twip']) {
+      const id = a.seeded.ids[sample];
+      const sound = await ok(await fetch(`${a.origin}/apiv2/sounds/${id}/?${key}&fields=analysis_stats`));
+      const tree = await ok(await fetch(`${sound.analysis_stats}?${key}`));
+      expect(tree).toHaveProperty('lowlevel');
+      const form = () => {
+        const f = new FormData();
+        f.append('analysis_file', new Blob([JSON.stringify(tree)]), 'stats.json');
+        f.append('fields', 'id');
+        return f;
+      };
+      const content = await ok(await fetch(`${a.origin}${CONTENT}?${key}`, { method: 'POST', body: form() }));
+      expect(content.results[0].id).toBe(id);
+      const combined = await ok(
+        await fetch(
+          `${a.origin}${COMBINED}?${key}&filter=${encodeURIComponent('username:alice OR username:bob')}`,
+          {
+            method: 'POST',
+            body: form(),
+          },
+        ),
+      );
+      expect(combined.results[0].id).toBe(id);
+    }
+  });
+});
