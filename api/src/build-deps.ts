@@ -1,3 +1,4 @@
+import os from 'node:os';
 import {
   type Catalogue,
   CatalogueChangeFeed,
@@ -7,7 +8,7 @@ import {
   pingCatalogue,
 } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
-import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
+import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
 import { OAuth2Service } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
@@ -43,6 +44,8 @@ export interface BuildAppDepsOptions {
    * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
+  /** Worker threads analyzing `audio_file` clips (default: one per core but one, at least one, at most two). */
+  clipThreads?: number;
   /** The clock OAuth2 expiry is decided by (tests move it); default the wall clock. */
   now?: () => Date;
   /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
@@ -101,6 +104,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   const oauth2 = new OAuth2Service({ db, now });
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
+  // Search by audio_file: clips are analyzed in worker threads, never on the event loop.
+  const clips = new ClipAnalysisPool(options.clipThreads ?? defaultClipThreads());
   const stateVersion = () => similarity.version;
   return {
     config,
@@ -120,6 +125,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       descriptors: descriptorReader(db, spaceNames),
       search: cachedSearchEngine(searchEngine(db, similarity, changes), changes, stateVersion),
       files: soundFiles(db, config.dataDir),
+      clips,
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,
@@ -141,8 +147,14 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       if (soon) clearTimeout(soon);
       await changes.close();
       await similarity.close();
+      await clips.close();
     },
   };
+}
+
+/** Leaves a core to the event loop: a clip search must not slow the other requests down. */
+function defaultClipThreads(): number {
+  return Math.max(1, Math.min(2, os.availableParallelism() - 1));
 }
 
 /**

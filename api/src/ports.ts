@@ -1,4 +1,5 @@
 import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
+import type { AnalysisTree, AnalyzeClipOptions, ClipAnalysis } from '@earshot/core';
 
 /**
  * What the HTTP layer reads from the rest of the system, as narrow interfaces. Services depend on
@@ -67,9 +68,23 @@ export interface SimilarityRequest extends PageRequest {
   descriptorsFilter?: string;
 }
 
+/**
+ * Search by example: the analysis of a sound that is not in the catalogue (an uploaded descriptor
+ * file or an analyzed clip). It is compared in `space` when it holds what that space is computed
+ * from; without a named space, in the default space if it can be, else by the descriptors a
+ * sound-id target compares (the variant-B file has no frame statistics for a space).
+ */
+export interface SearchExample {
+  tree: AnalysisTree;
+  /** The space the caller named; an example lacking what it needs is then a 400. */
+  space?: string;
+}
+
 export interface ContentSearchRequest extends PageRequest {
   /** Descriptor target: `name:value` pairs, or a sound id whose descriptors are the target. */
   target?: string;
+  /** Overrides `target`. */
+  example?: SearchExample;
   descriptorsFilter?: string;
   /** Combined search: the text part, either a query or a filter. */
   query?: string;
@@ -84,6 +99,11 @@ export interface SearchEngine {
   spaces(): { names: string[]; defaultSpace: string };
   /** Names usable in content search targets and filters (variant A descriptors response). */
   descriptorNames(): { oneDimensional: string[]; multiDimensional: string[]; variableLength: string[] };
+}
+
+/** Analyzes an audio clip off the event loop (a worker thread), for search by example. */
+export interface ClipAnalyzer {
+  analyze(file: string, options: AnalyzeClipOptions): Promise<ClipAnalysis>;
 }
 
 /** Where a sound's stored files are. Undefined when the file does not exist. */

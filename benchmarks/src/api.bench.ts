@@ -14,12 +14,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildAppDeps, filterSetsFromCatalogue, startServer } from '@earshot/api';
-import { loadSyntheticCatalogue, openCatalogue, searchSounds } from '@earshot/catalogue';
-import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
-import { createApiCredential } from '@earshot/services';
+import { openCatalogue, searchSounds } from '@earshot/catalogue';
+import { createLogger, loadConfig } from '@earshot/common';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
-import pg from 'pg';
+import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,13 +34,7 @@ const only = arg('only', '')
   .map((w) => w.trim())
   .filter(Boolean);
 const split = !process.argv.includes('--no-split');
-const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
-const dbName = `earshot_api_bench_${sounds}`;
-const dbUrl = (() => {
-  const u = new URL(baseUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const { dbName, dbUrl } = apiBenchDatabase(sounds);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'api.md');
 const logger = createLogger('warn');
@@ -80,79 +72,7 @@ async function runFloor(): Promise<void> {
 }
 
 // ---------------------------------------------------------------- main
-async function ensureDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  const reseed = process.argv.includes('--reseed');
-  const exists = (await admin.query('select 1 from pg_database where datname = $1', [dbName])).rowCount === 1;
-  if (exists && reseed) await admin.query(`drop database ${dbName} with (force)`);
-  if (!exists || reseed) await admin.query(`create database ${dbName}`);
-  await admin.end();
-  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
-  const catalogue = await openCatalogue({ config, logger, role: 'command' });
-  const db = catalogue.db;
-  try {
-    const count = async (table: 'sounds' | 'sound_similarity_vectors' | 'sound_descriptors') =>
-      (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(db)).rows[0].n;
-    const started = Date.now();
-    if ((await count('sounds')) < sounds) {
-      await loadSyntheticCatalogue(db, {
-        sounds,
-        progress: (n) => process.stdout.write(`\r  seeding sounds ${n}/${sounds}`),
-      });
-      process.stdout.write('\n');
-    }
-    if ((await count('sound_similarity_vectors')) < sounds) {
-      process.stdout.write('  seeding similarity vectors…\n');
-      // Server-side generation: a random 100-d vector per sound.
-      await sql`insert into sound_similarity_vectors (sound_id, space, vector)
-        select s.id, 'freesound_classic', (select array_agg(random()::real) from generate_series(1, 100) g where s.id > 0)
-        from sounds s on conflict do nothing`.execute(db);
-    }
-    if ((await count('sound_descriptors')) < sounds) {
-      process.stdout.write('  seeding descriptors…\n');
-      await sql`insert into sound_descriptors (sound_id, spectral_centroid, pitch, analysis_a, analysis_b)
-        select x.id, x.c, x.p,
-          jsonb_build_object('lowlevel', jsonb_build_object('spectral_centroid', jsonb_build_object('mean', x.c),
-            'pitch', jsonb_build_object('mean', x.p))),
-          jsonb_build_object('spectral_centroid', x.c, 'pitch', x.p)
-        from (select id, random() * 8000 as c, random() * 1000 as p from sounds) x
-        on conflict do nothing`.execute(db);
-      await sql`analyze`.execute(db);
-    }
-    const treeless = await sql<{
-      n: number;
-    }>`select count(*)::int as n from sound_descriptors where analysis_a = '{}'::jsonb`.execute(db);
-    if (treeless.rows[0].n > 0) {
-      // Content search reads the variant-A tree; build a small one from the typed columns.
-      process.stdout.write(`  writing ${treeless.rows[0].n} analysis trees…\n`);
-      await sql`update sound_descriptors set
-          spectral_centroid = coalesce(spectral_centroid, random() * 8000),
-          pitch = coalesce(pitch, random() * 1000)
-        where analysis_a = '{}'::jsonb`.execute(db);
-      await sql`update sound_descriptors set analysis_a = jsonb_build_object('lowlevel', jsonb_build_object(
-          'spectral_centroid', jsonb_build_object('mean', spectral_centroid),
-          'pitch', jsonb_build_object('mean', pitch)))
-        where analysis_a = '{}'::jsonb`.execute(db);
-    }
-    // The synthetic loader writes explicit ids; move the identity sequences past them.
-    for (const table of ['users', 'api_credentials']) {
-      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest(1, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(
-        db,
-      );
-    }
-    process.stdout.write(`  catalogue ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-    const credential = await createApiCredential(db, {
-      username: 'bench',
-      name: 'bench',
-      redirectUri: 'http://x/',
-      level: 'unlimited', // a load generator is not a client the standard limits are for
-    });
-    return credential.client_secret;
-  } finally {
-    await catalogue.close();
-  }
-}
+const ensureDatabase = () => ensureApiBenchCatalogue(sounds, process.argv.includes('--reseed'));
 
 function spawnRole(roleName: string, extra: string[] = []) {
   const child = spawn(

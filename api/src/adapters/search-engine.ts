@@ -2,6 +2,10 @@ import { type ChangeVersion, type Db, NO_CHANGE_FEED, searchSounds } from '@ears
 import {
   DEFAULT_SIMILARITY_SPACE,
   DescriptorRowSet,
+  type DescriptorSearchResult,
+  exampleTarget,
+  exampleVector,
+  InvalidAnalysisFileError,
   listSimilaritySpaces,
   parseDescriptorTarget,
   type SimilarityIndex,
@@ -20,6 +24,7 @@ import type {
   ContentSearchRequest,
   Hits,
   SearchEngine,
+  SearchExample,
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
@@ -111,11 +116,39 @@ export function searchEngine(
     },
 
     async content(req: ContentSearchRequest): Promise<Hits> {
+      // The example's vector is checked before any filter is resolved: a bad file is a quick 400.
+      const vector = req.example && exampleSpaceVector(req.example);
       const allowed = await filterSet({
         query: req.query,
         filter: req.filter,
         descriptorsFilter: req.descriptorsFilter,
       });
+      if (vector) {
+        // Like similar sounds: every indexed sound that passes the filters, nearest first.
+        const index = indexOf(vector.space);
+        const count = allowed ? countIn(index, allowed) : index.size;
+        const k = Math.min(req.offset + req.limit, count);
+        if (k <= req.offset) return { count, items: [] };
+        const neighbours = index.nearestToVector(vector.vector, { k, filter: allowed });
+        return { count, items: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
+      }
+      if (req.example) {
+        const table = state.table;
+        const target = exampleTarget(req.example.tree, (name) => {
+          try {
+            return table.resolve(name).length > 0;
+          } catch {
+            return false;
+          }
+        });
+        return descriptorHits(
+          searchDescriptorTarget(table, target, {
+            k: req.limit,
+            offset: req.offset,
+            filter: allowed && rowSetOf(allowed),
+          }),
+        );
+      }
       if (req.target === undefined) {
         // No target: the filtered sounds in id order, as the legacy content search lists them.
         const ids = [...(allowed ?? [])].sort((a, b) => a - b);
@@ -129,10 +162,7 @@ export function searchEngine(
         offset: req.offset,
         filter: allowed && rowSetOf(allowed),
       });
-      return {
-        count: result.total,
-        items: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
-      };
+      return descriptorHits(result);
     },
 
     spaces() {
@@ -148,6 +178,27 @@ export function searchEngine(
       };
     },
   };
+}
+
+function descriptorHits(result: DescriptorSearchResult): Hits {
+  return {
+    count: result.total,
+    items: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
+  };
+}
+
+/**
+ * The example's vector in the space it is compared in (see SearchExample), or undefined when no
+ * space was named and the example lacks what the default space needs.
+ */
+function exampleSpaceVector(example: SearchExample): { space: string; vector: Float32Array } | undefined {
+  const space = example.space ?? DEFAULT_SIMILARITY_SPACE;
+  try {
+    return { space, vector: exampleVector(space, example.tree) };
+  } catch (error) {
+    if (example.space === undefined && error instanceof InvalidAnalysisFileError) return undefined;
+    throw error;
+  }
 }
 
 function defaultFilterSets(db: Db, changes: ChangeVersion): FilterSets {

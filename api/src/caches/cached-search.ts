@@ -62,6 +62,8 @@ export function cachedSearchEngine(
       return cached(key, true, () => engine.similar(req));
     },
     async content(req: ContentSearchRequest): Promise<Hits> {
+      // An example (an uploaded analysis or clip) is rarely sent twice: not worth a key of its size.
+      if (req.example) return engine.content(req);
       const key = JSON.stringify([
         'c',
         req.target ?? null,

@@ -1,6 +1,41 @@
 import { EarshotError, ValidationError } from '@earshot/common';
 import multer from '@koa/multer';
 import type { Context } from 'koa';
+import { type FileFieldSpec, readMultipartFields, type UploadedFile } from './multipart-fields.ts';
+
+/** A POST body's parameters and, for routes that take files, its files (see multipart-fields.ts). */
+export interface BodyContent {
+  params: Record<string, string>;
+  files: Record<string, UploadedFile>;
+  /** Deletes the files stored for this request. */
+  cleanup(): Promise<void>;
+}
+
+const NO_FILES: Pick<BodyContent, 'files' | 'cleanup'> = { files: {}, cleanup: async () => {} };
+
+/**
+ * The body of a route that may take files: a multipart body is read with the route's file fields
+ * (in memory or to temporary files); every other body as `readBodyParams` reads it.
+ */
+export async function readBody(
+  ctx: Context,
+  fileFields: Readonly<Record<string, FileFieldSpec>> | undefined,
+): Promise<BodyContent> {
+  if (!fileFields || ctx.request.length === 0 || ctx.is('multipart/form-data') !== 'multipart/form-data') {
+    return { params: await readBodyParams(ctx), ...NO_FILES };
+  }
+  const content = await readMultipartFields(ctx.req, {
+    files: fileFields,
+    maxFieldBytes: MAX_BODY_BYTES,
+    maxFields: 100,
+  });
+  try {
+    return { params: withoutNul(content.fields), files: content.files, cleanup: content.cleanup };
+  } catch (err) {
+    await content.cleanup();
+    throw err;
+  }
+}
 
 /**
  * Parameters sent in a POST body, in the three encodings the contract accepts when no file is sent

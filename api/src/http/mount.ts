@@ -5,11 +5,12 @@ import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
 import { HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
+import type { RateLimitClass } from '../rate-limits/policy.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import { Throttled } from '../rate-limits/throttled.ts';
 import { CSRF_FIELD, CSRF_HEADER } from '../web/csrf.ts';
 import { SESSION_COOKIE } from '../web/session.ts';
-import { readBodyParams } from './body-params.ts';
+import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
 import { type AnyRoute, toRouterPath } from './route.ts';
@@ -36,36 +37,73 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
     router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
       const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
       // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
-      let body: Promise<Record<string, string>> | undefined;
+      let body: Promise<BodyContent> | undefined;
       const readBody = () => {
-        body ??= readBodyParams(ctx);
+        body ??= readRequestBody(ctx, route.files);
         return body;
       };
       // The credential is read from the query string and headers only (a session's CSRF token may
       // come in the form), before any other part of the body is read.
-      const principal = await authorize(route, ctx, queryString, options, readBody);
-      // Throttles come right after authentication, before anything else is read or checked.
-      if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
-      const rawQuery = route.bodyParams ? { ...queryString, ...(await readBody()) } : queryString;
-      // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
-      if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
-      const params = parseParams(route.params, ctx.params);
-      const query = parseQuery(route.query, rawQuery);
-      const result = await route.handler({
-        query,
-        params,
-        rawQuery,
-        origin: requestOrigin(ctx, options.publicUrl),
-        path: ctx.path,
-        principal,
+      const principal = await authorize(
+        route,
         ctx,
-      });
-      if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
-      ctx.status = 200;
-      ctx.body = result;
+        queryString,
+        options,
+        async () => (await readBody()).params,
+      );
+      // Throttles come right after authentication, before anything else is read or checked.
+      if (principal && options.rateLimiter)
+        await throttle(route.rateLimit ?? 'standard', ctx, principal, options.rateLimiter);
+      try {
+        await answer(
+          route,
+          ctx,
+          queryString,
+          principal,
+          options,
+          route.bodyParams ? await readBody() : undefined,
+        );
+      } finally {
+        // Temporary upload files never outlive their request, whatever the answer.
+        if (body) await (await body.catch(() => undefined))?.cleanup();
+      }
     });
   }
   return router;
+}
+
+async function answer(
+  route: AnyRoute,
+  ctx: Context,
+  queryString: Record<string, string>,
+  principal: Principal | null,
+  options: MountOptions,
+  body: BodyContent | undefined,
+): Promise<void> {
+  const rawQuery = body ? { ...queryString, ...body.params } : queryString;
+  const files = body?.files ?? {};
+  // A file that costs more (an audio clip to analyze) counts against its stricter limits too.
+  for (const name of Object.keys(files)) {
+    const cls = route.files?.[name]?.rateLimit;
+    if (cls && principal && options.rateLimiter) await throttle(cls, ctx, principal, options.rateLimiter);
+  }
+  // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
+  if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
+  const params = parseParams(route.params, ctx.params);
+  const query = parseQuery(route.query, rawQuery);
+  const result = await route.handler({
+    query,
+    params,
+    rawQuery,
+    origin: requestOrigin(ctx, options.publicUrl),
+    path: ctx.path,
+    principal,
+    files,
+    ctx,
+  });
+  if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
+  ctx.status = 200;
+  ctx.body = result;
 }
 
 async function authorize(
@@ -94,8 +132,8 @@ async function authorize(
   return ok;
 }
 
-async function throttle(route: AnyRoute, ctx: Context, principal: Principal, limiter: RateLimiter) {
-  const verdict = await limiter.check(principal, route.rateLimit ?? 'standard');
+async function throttle(cls: RateLimitClass, ctx: Context, principal: Principal, limiter: RateLimiter) {
+  const verdict = await limiter.check(principal, cls);
   if (!verdict) return;
   ctx.set(verdict.headers); // on the 429 too: the error handler keeps headers already set
   if (!verdict.allowed) throw new Throttled(verdict.detail ?? 'Request was throttled');

@@ -89,6 +89,7 @@ function operation(route: AnyRoute): JsonSchema {
     responses,
   };
   if (route.description) op.description = route.description;
+  if (route.files) op.requestBody = fileRequestBody(route);
   op.security =
     route.auth === 'public'
       ? []
@@ -96,6 +97,22 @@ function operation(route: AnyRoute): JsonSchema {
         ? [{ oauth2: [] }]
         : [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { oauth2: [] }];
   return op;
+}
+
+/** A route taking files: its multipart body, the files beside the text parameters (which may also come there). */
+function fileRequestBody(route: AnyRoute): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, field] of Object.entries(route.files ?? {})) {
+    properties[name] = {
+      type: 'string',
+      format: 'binary',
+      description: `${field.description} (at most ${Math.round(field.maxBytes / 1024 / 1024)} MB)`,
+    };
+  }
+  return {
+    required: false,
+    content: { 'multipart/form-data': { schema: { type: 'object', properties } } },
+  };
 }
 
 function successResponse(route: AnyRoute): JsonSchema {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { RenderedJson } from '../caches/rendered-json.ts';
 import type { RateLimitClass } from '../rate-limits/policy.ts';
+import type { FileFieldSpec, UploadedFile } from './multipart-fields.ts';
 
 /**
  * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`
@@ -23,8 +24,17 @@ export interface HandlerInput<Q, P> {
   /** The path the request came in on, without the query. */
   path: string;
   principal: Principal | null;
+  /** The files of a multipart body, by field, for routes that declare `files`; temporary files are deleted after the handler. */
+  files: Record<string, UploadedFile>;
   ctx: Context;
 }
+
+/** A file a POST route takes in a multipart body (documented in the OpenAPI document's request body). */
+export type RouteFileField = FileFieldSpec & {
+  description: string;
+  /** A request carrying this file also counts against this class of limits (besides the route's own). */
+  rateLimit?: RateLimitClass;
+};
 
 /**
  * A handler returns the body to render (possibly already serialized, see RenderedJson), or takes
@@ -60,6 +70,8 @@ export interface RouteDef<
    * the contract allows for POST; a name in both takes the body's value.
    */
   bodyParams?: boolean;
+  /** File fields a multipart body may carry (with `bodyParams`); any other file part is a 400. */
+  files?: Readonly<Record<string, RouteFileField>>;
   /** Schema of the JSON body; `file` for routes that stream a file. */
   response: R | 'file';
   /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */

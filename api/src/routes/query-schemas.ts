@@ -29,9 +29,14 @@ export const textSearchQuery = soundListQuery.extend({
   similarity_space: text('similarity space of similar_to (default: the default space)'),
 });
 
+const exampleSpace = text(
+  'earshot: the similarity space an analysis_file or audio_file is compared in (default: the default space when the example holds what it needs, else the descriptors a sound-id target compares)',
+);
+
 export const contentSearchQuery = soundListQuery.extend({
   target: text('descriptor:value pairs separated by spaces (vectors as comma lists), or a sound id'),
   descriptors_filter: text('descriptor ranges and values with AND/OR and parentheses'),
+  similarity_space: exampleSpace,
 });
 
 export const combinedSearchQuery = soundListQuery.extend({
@@ -40,6 +45,7 @@ export const combinedSearchQuery = soundListQuery.extend({
   sort: textSearchQuery.shape.sort,
   target: contentSearchQuery.shape.target,
   descriptors_filter: contentSearchQuery.shape.descriptors_filter,
+  similarity_space: exampleSpace,
 });
 
 export const similarQuery = soundListQuery.extend({

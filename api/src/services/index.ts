@@ -1,7 +1,7 @@
 import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
-import type { CatalogueReader, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
+import type { CatalogueReader, ClipAnalyzer, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
@@ -14,6 +14,8 @@ export interface ApiPorts {
   descriptors: DescriptorReader;
   search: SearchEngine;
   files: SoundFiles;
+  /** Analyzes `audio_file` clips off the event loop; without it such searches are a 501. */
+  clips?: ClipAnalyzer;
   /** How long a rendered sound instance is reused (default 5 s, like the record cache; 0 = never). */
   responseCacheMs?: number;
   /** The catalogue's change version: search pages are kept until it moves (no caching without it). */
@@ -43,7 +45,7 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
   return {
     variant,
     sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, presenter),
-    search: new SearchService(ports.search, presenter),
+    search: new SearchService(ports.search, presenter, ports.clips),
     people: new PeopleService(ports.catalogue, presenter),
     engine: ports.search,
     files: ports.files,

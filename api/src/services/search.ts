@@ -1,10 +1,19 @@
 import { parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import { encodeQuery, type PageEnvelope, pageLink, pageWindow, resolvePage } from '../http/pagination.ts';
-import type { Hits, SearchEngine } from '../ports.ts';
+import type { ClipAnalyzer, Hits, SearchEngine } from '../ports.ts';
 import type { SoundJson } from '../serializers/schemas.ts';
 import type { ListRequest } from './api-context.ts';
+import { type ResolvedExample, resolveExample, type SearchExampleInput } from './search-example.ts';
 import { readableSounds, type SoundPresenter, soundsPage } from './sound-presenter.ts';
+
+/** What a search by `audio_file` adds to its answer (an earshot extension). */
+export interface ExampleNote {
+  /** Present when the clip was cut to its first 30 s. */
+  note?: string;
+  /** Seconds of the clip that were analyzed. */
+  analyzed_seconds?: number;
+}
 
 export interface TextSearchParams {
   query?: string;
@@ -30,6 +39,7 @@ export class SearchService {
   constructor(
     private readonly engine: SearchEngine,
     private readonly presenter: SoundPresenter,
+    private readonly clips?: ClipAnalyzer,
   ) {}
 
   /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
@@ -70,19 +80,33 @@ export class SearchService {
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
-  async content(params: ContentSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
-    const target = checkFilter(params.target, 'target');
+  async content(
+    params: ContentSearchParams,
+    req: ListRequest,
+    exampleInput?: SearchExampleInput,
+  ): Promise<PageEnvelope<SoundJson | null> & ExampleNote> {
     const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
-    if (target === undefined && descriptorsFilter === undefined) {
+    const example = await this.example(exampleInput);
+    // The contract: an analysis file overrides the target (so a blank target is no error then).
+    const target = example ? undefined : checkFilter(params.target, 'target');
+    if (target === undefined && descriptorsFilter === undefined && !example) {
       throw new ValidationError(
-        "At least one parameter from Content Search ('target' or 'descriptors_filter') should be included in the request.",
+        "At least one parameter from Content Search ('target', 'analysis_file' or 'descriptors_filter') should be included in the request.",
       );
     }
     const { page, window } = requestedPage(req);
-    const hits = await this.engine.content({ target, descriptorsFilter, ...window });
+    const hits = await this.engine.content({
+      target,
+      example: example?.example,
+      descriptorsFilter,
+      ...window,
+    });
     resolvePage(req.page, hits.count);
     const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
-    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
+    return {
+      ...soundsPage(req.links, page, req.page.pageSize, hits.count, results),
+      ...exampleNote(example),
+    };
   }
 
   /**
@@ -92,10 +116,13 @@ export class SearchService {
   async combined(
     params: CombinedSearchParams,
     req: ListRequest,
-  ): Promise<{ results: Array<SoundJson | null>; more: string | null }> {
+    exampleInput?: SearchExampleInput,
+  ): Promise<{ results: Array<SoundJson | null>; more: string | null } & ExampleNote> {
     const query = params.query === undefined ? undefined : params.query.trim();
     const filter = checkFilter(params.filter, 'filter');
-    const target = checkFilter(params.target, 'target');
+    const hasExample = exampleInput?.analysisFile !== undefined || exampleInput?.audioFile !== undefined;
+    // An example stands for the target in the contract's rules (and overrides a target sent with it).
+    const target = hasExample ? 'example' : checkFilter(params.target, 'target');
     const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
     if (query !== undefined && target !== undefined) {
       throw new ValidationError("'query' and 'target' can not be used together in a combined search.");
@@ -113,17 +140,25 @@ export class SearchService {
         'A combined search needs at least one text parameter (query, filter) and one content parameter (target, descriptors_filter).',
       );
     }
+    // Checked after the rules: a request breaking them is refused before any clip is analyzed.
+    const example = await this.example(exampleInput);
     const { page, window } = requestedPage(req);
     const hits = await this.engine.content({
       query: query === undefined || EMPTY_QUERIES.has(query) ? undefined : query,
       filter,
-      target,
+      target: example ? undefined : target,
+      example: example?.example,
       descriptorsFilter,
       ...window,
     });
     const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
     const more = window.offset + hits.items.length < hits.count ? pageLink(req.links, page + 1) : null;
-    return { results: readableSounds(results), more };
+    return { results: readableSounds(results), more, ...exampleNote(example) };
+  }
+
+  private async example(input: SearchExampleInput | undefined): Promise<ResolvedExample | undefined> {
+    if (input?.space !== undefined && input.space.trim() !== '') this.space(input.space.trim());
+    return resolveExample(input, this.clips);
   }
 
   private space(name: string | undefined): string {
@@ -163,6 +198,13 @@ export function checkDescriptorsFilter(
     variableLengthDescriptors: new Set(names.variableLength),
   });
   return descriptorsFilter;
+}
+
+function exampleNote(example: ResolvedExample | undefined): ExampleNote {
+  const out: ExampleNote = {};
+  if (example?.note) out.note = example.note;
+  if (example?.analyzedSeconds !== undefined) out.analyzed_seconds = example.analyzedSeconds;
+  return out;
 }
 
 /** Search paging has no `last`: the page number (for links) and the window the engine reads. */

@@ -144,6 +144,11 @@ function samplesDir(): string {
   return path.join(path.dirname(require.resolve('supersonic-scsynth-samples/package.json')), 'samples');
 }
 
+/** The recording a seed sound is made from (the CC0 Sonic Pi sample of that name). */
+export function seedSamplePath(sample: string): string {
+  return path.join(samplesDir(), `${sample}.flac`);
+}
+
 export async function seedCatalogue(
   catalogue: Catalogue,
   dataDir: string,

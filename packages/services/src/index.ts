@@ -39,6 +39,12 @@ export {
 export * from './oauth2/index.ts';
 export type { ProcessingQueue } from './processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
+export {
+  type ExampleMatch,
+  type ExampleSearchResult,
+  readExample,
+  searchByExample,
+} from './search-by-example.ts';
 export { type SignInOutcome, type SignInRequest, signIn } from './sign-in.ts';
 export {
   SIGN_IN_LIMITS,

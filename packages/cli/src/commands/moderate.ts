@@ -52,7 +52,8 @@ export function parseIds(ids: string[]): number[] {
   });
 }
 
-async function withCatalogue(
+/** Opens the catalogue the configuration names for one command, and closes it afterwards. */
+export async function withCatalogue(
   description: string,
   work: (db: Awaited<ReturnType<typeof openCatalogue>>['db']) => Promise<void>,
 ): Promise<void> {

@@ -1,5 +1,7 @@
 export { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
+export { type AnalyzeClipOptions, analyzeClip, CLIP_MAX_SECONDS, type ClipAnalysis } from './analyze-clip.ts';
 export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
+export { ClipAnalysisPool } from './clip-pool.ts';
 export {
   type DescriptorLayout,
   descriptorLayout,
@@ -9,6 +11,13 @@ export {
   treeLeaves,
 } from './descriptor-layout.ts';
 export { stopEssentiaWorker } from './essentia-client.ts';
+export {
+  type AnalysisExample,
+  type ExampleLayout,
+  InvalidAnalysisFileError,
+  parseAnalysisFile,
+  readAnalysisExample,
+} from './example-file.ts';
 export { fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';

@@ -93,8 +93,15 @@ export function monoPipeOutputArgs(source: SourceAudio, sampleRate: number): str
 }
 
 /** One decode of `input` to the mono pipe only. */
-export function decodeMonoArgs(input: string, source: SourceAudio, sampleRate: number): string[] {
-  return [...QUIET, '-i', fileUrl(input), ...monoPipeOutputArgs(source, sampleRate)];
+export function decodeMonoArgs(
+  input: string,
+  source: SourceAudio,
+  sampleRate: number,
+  maxSeconds?: number,
+): string[] {
+  // `-t` as an output option: ffmpeg stops reading once that much is decoded (a clip's first seconds).
+  const limit = maxSeconds === undefined ? [] : ['-t', String(maxSeconds)];
+  return [...QUIET, '-i', fileUrl(input), ...limit, ...monoPipeOutputArgs(source, sampleRate)];
 }
 
 /**

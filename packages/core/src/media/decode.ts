@@ -23,6 +23,8 @@ export interface DecodeOptions {
   probe?: ProbeResult;
   /** The user's file name, for the extension check when probing here. */
   fileName?: string;
+  /** Decode only the first seconds (a search-by-example clip); the rest of the file is never read. */
+  maxSeconds?: number;
 }
 
 /**
@@ -33,9 +35,10 @@ export interface DecodeOptions {
 export async function decodeMono(file: string, opts: DecodeOptions = {}): Promise<DecodedSignal> {
   const sampleRate = opts.sampleRate ?? ANALYSIS_SAMPLE_RATE;
   const probe = opts.probe ?? (await probeFile(file, { fileName: opts.fileName, timeoutMs: opts.timeoutMs }));
-  const sink = new MonoSink(probe.duration * sampleRate);
+  const seconds = opts.maxSeconds === undefined ? probe.duration : Math.min(probe.duration, opts.maxSeconds);
+  const sink = new MonoSink(seconds * sampleRate);
   try {
-    await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate), {
+    await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate, opts.maxSeconds), {
       timeoutMs: opts.timeoutMs,
       onStdout: (chunk) => sink.write(chunk),
     });
@@ -43,6 +46,6 @@ export async function decodeMono(file: string, opts: DecodeOptions = {}): Promis
     throw toMediaError(err);
   }
   const samples = sink.finish();
-  checkDecodedLength(probe, samples.length, sampleRate);
+  checkDecodedLength({ ...probe, duration: seconds }, samples.length, sampleRate);
   return { samples, sampleRate, duration: samples.length / sampleRate };
 }

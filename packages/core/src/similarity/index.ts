@@ -26,6 +26,13 @@ export {
 } from './descriptor-target.ts';
 export * from './errors.ts';
 export { exactNearest } from './exact-search.ts';
+export {
+  type AnalysisInput,
+  exampleTarget,
+  exampleVector,
+  similarToAnalysis,
+  similarToAudio,
+} from './example-query.ts';
 export { DEFAULT_GRAPH_PARAMETERS, type GraphParameters } from './hnsw-graph.ts';
 export {
   type NearestOptions,

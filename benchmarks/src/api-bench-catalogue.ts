@@ -1,0 +1,98 @@
+// The catalogue the API benchmarks load: `sounds` synthetic sounds in the PostgreSQL server
+// (database earshot_api_bench_<n>, kept between runs and shared by the benchmarks that need it),
+// with a random freesound_classic vector and a small variant-A tree per sound.
+
+import { loadSyntheticCatalogue, openCatalogue } from '@earshot/catalogue';
+import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
+import { createApiCredential } from '@earshot/services';
+import { sql } from 'kysely';
+import pg from 'pg';
+
+const logger = createLogger('warn');
+
+/** The server the benchmarks use (DATABASE_URL or the test default) and the bench database on it. */
+export function apiBenchDatabase(sounds: number): { baseUrl: string; dbName: string; dbUrl: string } {
+  const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+  const dbName = `earshot_api_bench_${sounds}`;
+  const u = new URL(baseUrl);
+  u.pathname = `/${dbName}`;
+  return { baseUrl, dbName, dbUrl: u.toString() };
+}
+
+/**
+ * Creates (or, with `reseed`, rebuilds) and fills the bench database as far as it is not yet, and
+ * returns a new API key of the unlimited level (a load generator is not a client the limits are for).
+ */
+export async function ensureApiBenchCatalogue(sounds: number, reseed: boolean): Promise<string> {
+  const { baseUrl, dbName, dbUrl } = apiBenchDatabase(sounds);
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [dbName])).rowCount === 1;
+  if (exists && reseed) await admin.query(`drop database ${dbName} with (force)`);
+  if (!exists || reseed) await admin.query(`create database ${dbName}`);
+  await admin.end();
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
+  const catalogue = await openCatalogue({ config, logger, role: 'command' });
+  const db = catalogue.db;
+  try {
+    const count = async (table: 'sounds' | 'sound_similarity_vectors' | 'sound_descriptors') =>
+      (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(db)).rows[0].n;
+    const started = Date.now();
+    if ((await count('sounds')) < sounds) {
+      await loadSyntheticCatalogue(db, {
+        sounds,
+        progress: (n) => process.stdout.write(`\r  seeding sounds ${n}/${sounds}`),
+      });
+      process.stdout.write('\n');
+    }
+    if ((await count('sound_similarity_vectors')) < sounds) {
+      process.stdout.write('  seeding similarity vectors…\n');
+      // Server-side generation: a random 100-d vector per sound.
+      await sql`insert into sound_similarity_vectors (sound_id, space, vector)
+        select s.id, 'freesound_classic', (select array_agg(random()::real) from generate_series(1, 100) g where s.id > 0)
+        from sounds s on conflict do nothing`.execute(db);
+    }
+    if ((await count('sound_descriptors')) < sounds) {
+      process.stdout.write('  seeding descriptors…\n');
+      await sql`insert into sound_descriptors (sound_id, spectral_centroid, pitch, analysis_a, analysis_b)
+        select x.id, x.c, x.p,
+          jsonb_build_object('lowlevel', jsonb_build_object('spectral_centroid', jsonb_build_object('mean', x.c),
+            'pitch', jsonb_build_object('mean', x.p))),
+          jsonb_build_object('spectral_centroid', x.c, 'pitch', x.p)
+        from (select id, random() * 8000 as c, random() * 1000 as p from sounds) x
+        on conflict do nothing`.execute(db);
+      await sql`analyze`.execute(db);
+    }
+    const treeless = await sql<{
+      n: number;
+    }>`select count(*)::int as n from sound_descriptors where analysis_a = '{}'::jsonb`.execute(db);
+    if (treeless.rows[0].n > 0) {
+      // Content search reads the variant-A tree; build a small one from the typed columns.
+      process.stdout.write(`  writing ${treeless.rows[0].n} analysis trees…\n`);
+      await sql`update sound_descriptors set
+          spectral_centroid = coalesce(spectral_centroid, random() * 8000),
+          pitch = coalesce(pitch, random() * 1000)
+        where analysis_a = '{}'::jsonb`.execute(db);
+      await sql`update sound_descriptors set analysis_a = jsonb_build_object('lowlevel', jsonb_build_object(
+          'spectral_centroid', jsonb_build_object('mean', spectral_centroid),
+          'pitch', jsonb_build_object('mean', pitch)))
+        where analysis_a = '{}'::jsonb`.execute(db);
+    }
+    // The synthetic loader writes explicit ids; move the identity sequences past them.
+    for (const table of ['users', 'api_credentials']) {
+      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest(1, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(
+        db,
+      );
+    }
+    process.stdout.write(`  catalogue ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    const credential = await createApiCredential(db, {
+      username: 'bench',
+      name: 'bench',
+      redirectUri: 'http://x/',
+      level: 'unlimited', // a load generator is not a client the standard limits are for
+    });
+    return credential.client_secret;
+  } finally {
+    await catalogue.close();
+  }
+}

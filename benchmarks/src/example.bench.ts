@@ -1,0 +1,250 @@
+// Search by example benchmark (issue 21): content search with an `audio_file` (a 10-second clip,
+// analyzed during the request) over the API benchmark's catalogue (earshot_api_bench_<n>, seeded
+// on first use, reused after), with 10 concurrent clients, while other requests keep coming at a
+// fixed rate. The floor is the clip's analysis alone, in this process, one at a time.
+//   npx earshot bench example [--sounds 100000] [--duration 6] [--clients 10] [--rate 100]
+//     [--clip-threads n] [--reseed]
+
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { buildAppDeps, startServer } from '@earshot/api';
+import { openCatalogue } from '@earshot/catalogue';
+import { createLogger, loadConfig } from '@earshot/common';
+import { analyzeClip } from '@earshot/core';
+import { fixture } from '@earshot/fixtures';
+import autocannon from 'autocannon';
+import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const sounds = Number(arg('sounds', '100000'));
+const duration = Number(arg('duration', '6'));
+const clients = Number(arg('clients', '10'));
+/** Requests per second of the other traffic (sound instance, text search, similar sounds). */
+const rate = Number(arg('rate', '100'));
+const role = arg('role', 'main');
+/** The API server's clip analysis threads (default: the server's own default, one on two cores). */
+const clipThreads = arg('clip-threads', '');
+const { dbName, dbUrl } = apiBenchDatabase(sounds);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const resultsFile = path.join(here, '..', 'results', 'example.md');
+const work = '/tmp/earshot-example-bench';
+
+// ---------------------------------------------------------------- child: the API server
+async function runApiServer(): Promise<void> {
+  const config = loadConfig({ PORT: '0', DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', DATA_DIR: work });
+  const logger = createLogger('warn');
+  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
+  const deps = await buildAppDeps({
+    config,
+    logger: createLogger('silent'),
+    catalogue,
+    similarityRefreshMs: 0,
+  });
+  const server = await startServer(deps);
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
+}
+
+function spawnApiServer() {
+  const child = spawn(
+    process.execPath,
+    [
+      ...[
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--role',
+        'api-server',
+        '--sounds',
+        String(sounds),
+      ],
+      ...(clipThreads ? ['--clip-threads', clipThreads] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const origin = new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout });
+    lines.once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
+    child.once('exit', (code) => reject(new Error(`api server exited with ${code}`)));
+  });
+  return { child, origin };
+}
+
+// ---------------------------------------------------------------- measuring
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  target: string;
+  verdict: string;
+}
+
+function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** `clients` loops posting the clip for `seconds`; every answer's latency (ms) and the failures. */
+async function clipLoad(origin: string, key: string, clip: Buffer, n: number, seconds: number) {
+  const latencies: number[] = [];
+  let failed = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (Date.now() < end) {
+        const form = new FormData();
+        form.append('audio_file', new Blob([clip]), 'clip.mp3');
+        form.append('fields', 'id,name');
+        const started = performance.now();
+        const res = await fetch(`${origin}/apiv2/search/content/`, {
+          method: 'POST',
+          body: form,
+          headers: { Authorization: `Token ${key}` },
+        });
+        const body = (await res.json()) as { results?: unknown[] };
+        if (res.status === 200 && body.results?.length) latencies.push(performance.now() - started);
+        else failed++;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    failed,
+  };
+}
+
+/** The other traffic at a fixed overall rate (not closed-loop: its latency is what clients see). */
+async function otherLoad(origin: string, key: string, seconds: number) {
+  const ids = [1, 17, 503, 4242, 31337, 77777].filter((id) => id <= sounds);
+  const paths = [
+    ...ids.map((id) => `/apiv2/sounds/${id}/`),
+    '/apiv2/search/?query=dog&fields=id,name,username',
+    ...ids.map((id) => `/apiv2/sounds/${id}/similar/?fields=id,name,score`),
+  ];
+  const result = await autocannon({
+    url: origin,
+    connections: 10,
+    overallRate: rate,
+    duration: seconds,
+    headers: { Authorization: `Token ${key}` },
+    requests: paths.map((p) => ({ method: 'GET' as const, path: p })),
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+function makeClip(seconds: number, name: string): Buffer {
+  const file = path.join(work, name);
+  execFileSync('ffmpeg', [
+    ...['-v', 'error', '-y', '-stream_loop', '-1', '-i', fixture('music-mix-60s'), '-t', String(seconds)],
+    ...['-c:a', 'libmp3lame', '-b:a', '128k', file],
+  ]);
+  return fs.readFileSync(file);
+}
+
+const fmt = (ms: number) => (Number.isNaN(ms) ? '—' : ms.toFixed(0));
+
+async function main(): Promise<void> {
+  const loadAtStart = os.loadavg();
+  fs.mkdirSync(work, { recursive: true });
+  console.log(`[1/5] catalogue: ${sounds} sounds in ${dbName}`);
+  const key = await ensureApiBenchCatalogue(sounds, process.argv.includes('--reseed'));
+  const clip = makeClip(10, 'clip-10s.mp3');
+  const long = makeClip(600, 'clip-10min.mp3');
+
+  console.log('[2/5] floor: the 10 s clip analyzed in this process, one at a time');
+  const clipFile = path.join(work, 'clip-10s.mp3');
+  await analyzeClip(clipFile); // warm-up: JIT and the ffmpeg binaries in the page cache
+  const alone: number[] = [];
+  // Measured before and after the load (7 runs each): other work on the machine moves it.
+  const measureFloor = async () => {
+    for (let i = 0; i < 7; i++) {
+      const started = performance.now();
+      await analyzeClip(clipFile);
+      alone.push(performance.now() - started);
+    }
+  };
+  await measureFloor();
+
+  console.log('[3/5] starting the API server (loads the similarity index)…');
+  const api = spawnApiServer();
+  const origin = await api.origin;
+  const rows: Row[] = [];
+  try {
+    // Warm-up: the analysis threads start, the other routes' caches and JIT warm.
+    await Promise.all([clipLoad(origin, key, clip, 2, 2), otherLoad(origin, key, 2)]);
+    console.log(`[4/5] load: ${duration} s per row, ${clients} clip clients, other traffic at ${rate} req/s`);
+    const quiet = await otherLoad(origin, key, duration);
+    rows.push({ name: 'other requests alone', ...quiet, target: 'baseline', verdict: '' });
+    const [clips, busy] = await Promise.all([
+      clipLoad(origin, key, clip, clients, duration),
+      otherLoad(origin, key, duration),
+    ]);
+    rows.push({
+      name: `audio_file, 10 s clip, ${clients} concurrent clients`,
+      ...clips,
+      target: 'p50 ≤ 400 ms, p99 ≤ 800 ms',
+      verdict: clips.p50 <= 400 && clips.p99 <= 800 && clips.failed === 0 ? 'met' : 'missed',
+    });
+    const rise = busy.p99 / quiet.p99 - 1;
+    rows.push({
+      name: `other requests meanwhile (p99 ${rise >= 0 ? '+' : ''}${(rise * 100).toFixed(0)} %)`,
+      ...busy,
+      target: 'p99 rise ≤ 20 %',
+      verdict: rise <= 0.2 && busy.failed === 0 ? 'met' : 'missed',
+    });
+    const single = await clipLoad(origin, key, clip, 1, duration);
+    rows.push({ name: 'audio_file, 10 s clip, one client', ...single, target: 'info', verdict: '' });
+    const cut = await clipLoad(origin, key, long, 1, duration);
+    rows.push({
+      name: 'audio_file, 10-minute upload (cut to 30 s), one client',
+      ...cut,
+      target: 'info',
+      verdict: '',
+    });
+  } finally {
+    api.child.kill('SIGTERM');
+  }
+  await measureFloor();
+  alone.sort((a, b) => a - b);
+  const floor = percentile(alone, 0.5);
+
+  console.log('[5/5] results');
+  const table = [
+    '| scenario | req/s | p50 ms | p99 ms | p50 / floor | failed | target | verdict |',
+    '|---|---:|---:|---:|---:|---:|---|---|',
+    `| floor: 10 s clip analyzed in-process, one at a time (median of 14, before and after the load) | ${(1000 / floor).toFixed(1)} | ${fmt(floor)} | ${fmt(percentile(alone, 0.99))} | 1.0 | 0 | — | |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.rps.toFixed(1)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.name.startsWith('audio_file') ? (r.p50 / floor).toFixed(1) : '—'} | ${r.failed} | ${r.target} | ${r.verdict} |`,
+    ),
+  ].join('\n');
+  console.log(table);
+  const header = `# Search by example benchmark\n\n\`npx earshot bench example --sounds ${sounds} --duration ${duration} --clients ${clients} --rate ${rate}${clipThreads ? ` --clip-threads ${clipThreads}` : ''}\`\n\nRun ${new Date().toISOString()}: ${sounds} sounds in the PostgreSQL server (the API benchmark's catalogue), the API server in a child process with ${clipThreads || 'its default number of'} clip analysis threads, the clients in this process (clip uploads with fetch, the other traffic with autocannon at a fixed ${rate} req/s over sound instances, a text search and similar sounds). ${os.cpus().length} cores, load average ${loadAtStart
+    .map((l) => l.toFixed(1))
+    .join(' / ')} at the start and ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} at the end (other work shares the machine).\n\n`;
+  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+  fs.writeFileSync(resultsFile, `${header}${table}\n`);
+  console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+if (role === 'api-server') await runApiServer();
+else await main();

@@ -1,0 +1,47 @@
+import { decodeMono } from '../media/decode.ts';
+import { probeFile } from '../media/probe.ts';
+import { analyzeSignal } from './analyze.ts';
+import type { VariantATree } from './types.ts';
+
+/** How much of a search-by-example clip is analyzed: longer clips are cut to their first 30 s. */
+export const CLIP_MAX_SECONDS = 30;
+
+export interface ClipAnalysis {
+  /** The variant-A tree of the analyzed part, what similarity spaces and content targets read. */
+  tree: VariantATree;
+  /** Seconds analyzed (at most `maxSeconds`). */
+  analyzedSeconds: number;
+  /** The whole clip's duration as probed. */
+  duration: number;
+  /** True when the clip was longer than `maxSeconds` and only its beginning was analyzed. */
+  truncated: boolean;
+}
+
+export interface AnalyzeClipOptions {
+  maxSeconds?: number;
+  /** The name the user gave the file (its extension is checked against the content). */
+  fileName?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Analyzes the first `maxSeconds` of a clip in this thread (callers on an event loop that serves
+ * requests use `ClipAnalysisPool`). Only the beginning is decoded; no md5, frames file or loudness
+ * over the original channels: the clip is compared, never stored.
+ */
+export async function analyzeClip(file: string, options: AnalyzeClipOptions = {}): Promise<ClipAnalysis> {
+  const maxSeconds = options.maxSeconds ?? CLIP_MAX_SECONDS;
+  const probe = await probeFile(file, {
+    fileName: options.fileName,
+    timeoutMs: options.timeoutMs,
+    md5: false,
+  });
+  const signal = await decodeMono(file, { probe, maxSeconds, timeoutMs: options.timeoutMs });
+  const result = await analyzeSignal(signal.samples, signal.sampleRate);
+  return {
+    tree: result.variantA,
+    analyzedSeconds: signal.duration,
+    duration: probe.duration,
+    truncated: probe.duration > maxSeconds + 0.01,
+  };
+}

@@ -1,0 +1,12 @@
+import type { AnalyzeClipOptions, ClipAnalysis } from './analyze-clip.ts';
+
+/** Messages between ClipAnalysisPool and clip.worker.ts. */
+export interface ClipRequest {
+  id: number;
+  file: string;
+  options: AnalyzeClipOptions;
+}
+
+export type ClipReply =
+  | { id: number; ok: true; result: ClipAnalysis }
+  | { id: number; ok: false; error: { message: string; code?: string; status?: number } };
