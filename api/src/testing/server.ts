@@ -28,7 +28,9 @@ export async function startTestServer(
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const log = options.log;
-  const logger = log ? createLogger('info', 'earshot', { write: (line: string) => log(line) }) : createLogger('silent');
+  const logger = log
+    ? createLogger('info', 'earshot', { write: (line: string) => log(line) })
+    : createLogger('silent');
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'api test' });
   const seeded = await seedCatalogue(catalogue, dataDir);
   const deps = await buildAppDeps({
