@@ -145,6 +145,6 @@ async function page(
       ? `The API key of “${fresh.name}” is in the table. Copy it now: it is shown this once, and only its first characters afterwards.`
       : view.notice,
     limits: CREDENTIAL_LIMITS,
-    permissionGrantedUrl: `${requestOrigin(ctx, deps.publicUrl)}${PERMISSION_GRANTED_PATH}`,
+    permissionGrantedUrl: `${requestOrigin(ctx, deps)}${PERMISSION_GRANTED_PATH}`,
   });
 }
