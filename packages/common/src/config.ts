@@ -110,7 +110,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
   OAUTH2_HTTPS_ONLY:
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
-  DEMO_IMPORT: 'import the demo fixtures on the first start with an empty data folder (default true)',
+  DEMO_IMPORT:
+    'import the demo fixtures on the first start with an empty data folder and make the demo user and its API key (default true; 0: no demo user, no key)',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
 };
