@@ -7,7 +7,7 @@ import type { SearchPageCache } from './caches/search-pages.ts';
 import { linkOrigin } from './http/origin.ts';
 import { readRawQuery } from './http/raw-query.ts';
 import { negotiate, wantsHtml } from './http/render.ts';
-import { API_CSP, SECURITY_HEADERS } from './http/security-headers.ts';
+import { API_CSP, CONTENT_TYPE_OPTIONS, FRAME_OPTIONS, REFERRER_POLICY } from './http/security-headers.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
@@ -100,7 +100,11 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     const json = status === 429 ? JSON.stringify({ detail: verdict?.detail }) : body.json;
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(status, {
-      ...SECURITY_HEADERS,
+      // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
+      // and to write (7 → 20 µs per request in an in-process measurement).
+      'X-Content-Type-Options': CONTENT_TYPE_OPTIONS,
+      'Referrer-Policy': REFERRER_POLICY,
+      'X-Frame-Options': FRAME_OPTIONS,
       'Content-Security-Policy': API_CSP,
       'X-Request-Id': requestId,
       'Access-Control-Allow-Origin': '*',

@@ -8,10 +8,14 @@
  * - No framing anywhere (`X-Frame-Options` for old browsers, `frame-ancestors` for the rest): the
  *   consent and credentials pages cannot be overlaid by another site (clickjacking).
  */
+export const CONTENT_TYPE_OPTIONS = 'nosniff';
+export const REFERRER_POLICY = 'no-referrer';
+export const FRAME_OPTIONS = 'DENY';
+
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': CONTENT_TYPE_OPTIONS,
+  'Referrer-Policy': REFERRER_POLICY,
+  'X-Frame-Options': FRAME_OPTIONS,
 };
 
 /** API answers, media files and errors: nothing to load, nothing to run. */
