@@ -2,14 +2,18 @@ import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import type { AppDeps } from './deps.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
+import { bodyLimitOverrides } from './http/body-limits.ts';
 import { mountRoutes } from './http/mount.ts';
+import { allowedLinkHosts } from './http/origin.ts';
 import { renderer } from './http/render.ts';
 import { underRequestVersion } from './http/request-version.ts';
 import type { AnyRoute } from './http/route.ts';
+import { type BodyLimitOverride, bodyLimit } from './middleware/body-limit.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
@@ -28,6 +32,7 @@ export function createApp(
   app.proxy = deps.config.TRUST_PROXY;
   app.silent = true; // errors are logged by the error handler with the request id
   app.use(requestContext(deps.logger));
+  app.use(securityHeaders());
   app.use(renderer());
   // Filled below; the browseable API reads it when it renders a page.
   let apiRoutes: readonly AnyRoute[] = [];
@@ -35,6 +40,9 @@ export function createApp(
   app.use(errorHandler());
   app.use(cors());
   app.use(refuseNulBytes());
+  // The routes that take files allow larger bodies; they are known once the routes are built below.
+  let bodyLimits: BodyLimitOverride[] = [];
+  app.use(bodyLimit(() => bodyLimits));
   const changes = deps.api?.changes;
   if (changes) app.use((_ctx, next) => underRequestVersion(changes, next));
   const routers = [healthRoutes(deps)];
@@ -51,10 +59,12 @@ export function createApp(
       httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
     });
     apiRoutes = routes;
+    bodyLimits = bodyLimitOverrides(routes);
     routers.push(
       mountRoutes(routes, {
         strategies: deps.authStrategies ?? [],
         publicUrl: deps.config.PUBLIC_URL,
+        allowedHosts: allowedLinkHosts(deps.config),
         httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
         rateLimiter: deps.rateLimiter,
       }),
@@ -82,6 +92,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     strategies: deps.authStrategies ?? [],
     rateLimiter: deps.rateLimiter,
     publicUrl: deps.config.PUBLIC_URL,
+    allowedHosts: allowedLinkHosts(deps.config),
     logger: deps.logger,
     httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
   });

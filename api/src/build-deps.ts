@@ -131,7 +131,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       stateVersion,
     },
     authStrategies: [
-      tokenStrategy(cachedCredentialLookup(credentialByKey(db), undefined, undefined, changes)),
+      tokenStrategy(cachedCredentialLookup(credentialByKey(db), changes)),
       bearerStrategy(cachedBearerCheck(bearerTokenCheck(db, now), now, changes)),
       // Last: a request carrying a key is judged by its key. The hot path never passes a cookie.
       sessionStrategy(signedInSession(db)),

@@ -4,8 +4,10 @@ import { authenticate } from './auth/authenticate.ts';
 import type { AuthStrategy, Principal } from './auth/principal.ts';
 import type { RenderedCache } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
+import { linkOrigin } from './http/origin.ts';
 import { readRawQuery } from './http/raw-query.ts';
 import { negotiate, wantsHtml } from './http/render.ts';
+import { API_CSP, CONTENT_TYPE_OPTIONS, FRAME_OPTIONS, REFERRER_POLICY } from './http/security-headers.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
@@ -18,6 +20,8 @@ export interface HotPathOptions {
   /** Counts the requests answered here, as the application counts the others. */
   rateLimiter?: RateLimiter;
   publicUrl: string | undefined;
+  /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
+  allowedHosts?: readonly string[];
   logger: Logger;
   /** OAUTH2_HTTPS_ONLY: this path only sees plain http, so bearer requests go to the application's 403. */
   httpsOnly?: boolean;
@@ -49,7 +53,6 @@ const SEARCH_PATHS = new Set([
  * as before and fills the cache. The response carries the same headers the application sends.
  */
 export function soundInstanceHotPath(options: HotPathOptions): HotPath {
-  const publicOrigin = options.publicUrl?.replace(/\/+$/, '');
   return async (req, res) => {
     if (req.method !== 'GET' || req.url === undefined) return false;
     const q = req.url.indexOf('?');
@@ -67,9 +70,14 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     ) {
       return false;
     }
-    const host = req.headers.host;
-    if (!publicOrigin && !host) return false;
-    const origin = publicOrigin ?? `http://${host}`;
+    // The same origin the application would build (it never reflects a Host it does not know).
+    const origin = linkOrigin(
+      options,
+      'http',
+      req.headers.host,
+      req.socket.localAddress,
+      req.socket.localPort,
+    );
     const body = match
       ? options.renderedSounds.get(soundInstanceKey(Number(match[1]), origin, query))
       : await options.searchPages?.peek({ origin, path, rawQuery: query });
@@ -92,6 +100,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     const json = status === 429 ? JSON.stringify({ detail: verdict?.detail }) : body.json;
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(status, {
+      // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
+      // and to write (7 → 20 µs per request in an in-process measurement).
+      'X-Content-Type-Options': CONTENT_TYPE_OPTIONS,
+      'Referrer-Policy': REFERRER_POLICY,
+      'X-Frame-Options': FRAME_OPTIONS,
+      'Content-Security-Policy': API_CSP,
       'X-Request-Id': requestId,
       'Access-Control-Allow-Origin': '*',
       'Content-Type': 'application/json; charset=utf-8',

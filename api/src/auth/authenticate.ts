@@ -13,8 +13,11 @@ export async function authenticate(
   return null;
 }
 
-/** Throws the contract's 401 when a resource that needs a credential got none. */
-export function requirePrincipal(principal: Principal | null): Principal {
-  if (!principal) throw new NotAuthenticated();
+/**
+ * Throws the contract's 401 when a resource that needs a credential got none; `challenge` says
+ * which schemes the resource takes.
+ */
+export function requirePrincipal(principal: Principal | null, challenge?: string): Principal {
+  if (!principal) throw new NotAuthenticated(challenge);
   return principal;
 }

@@ -1,4 +1,4 @@
-import { AuthenticationFailed } from './errors.ts';
+import { AuthenticationFailed, CHALLENGES } from './errors.ts';
 import type { AuthRequest, AuthStrategy, Principal } from './principal.ts';
 
 /** What a bearer token is worth now, as the OAuth2 strategy needs it. */
@@ -20,10 +20,12 @@ export function bearerStrategy(check: CheckBearerToken): AuthStrategy {
       const header = req.authorization;
       if (!header || !/^bearer(\s|$)/i.test(header.trimStart())) return undefined;
       const parts = header.trim().split(/\s+/);
-      if (parts.length !== 2) throw new AuthenticationFailed('Invalid token');
+      if (parts.length !== 2) throw new AuthenticationFailed('Invalid token', CHALLENGES.bearerInvalid);
       const result = await check(parts[1]);
       if (result.status === 'valid') return result.principal;
-      throw new AuthenticationFailed(result.status === 'expired' ? 'Expired token' : 'Invalid token');
+      throw result.status === 'expired'
+        ? new AuthenticationFailed('Expired token', CHALLENGES.bearerExpired)
+        : new AuthenticationFailed('Invalid token', CHALLENGES.bearerInvalid);
     },
   };
 }

@@ -1,15 +1,39 @@
 import { EarshotError } from '@earshot/common';
 
+/**
+ * `WWW-Authenticate` challenges (RFC 7235: every 401 names how to authenticate). The API key
+ * scheme is `Token`, as the original's DRF TokenAuthentication answers; OAuth2 is RFC 6750's
+ * `Bearer` with the original's realm and error descriptions.
+ */
+export const CHALLENGES = {
+  token: 'Token realm="api"',
+  bearer: 'Bearer realm="api"',
+  bearerInvalid:
+    'Bearer realm="api", error="invalid_token", error_description="The access token is invalid."',
+  bearerExpired:
+    'Bearer realm="api", error="invalid_token", error_description="The access token has expired."',
+  /** A resource that takes an API key or a bearer token, asked without either. */
+  any: 'Bearer realm="api", Token realm="api"',
+} as const;
+
+/** An error whose 401 answer carries this `WWW-Authenticate` challenge (middleware/errors.ts). */
+export interface Challenging {
+  challenge: string;
+}
+
 /** 401 with the wording the contract and real clients expect (`Invalid token`, `Expired token`). */
-export class AuthenticationFailed extends EarshotError {
-  constructor(message = 'Invalid token') {
+export class AuthenticationFailed extends EarshotError implements Challenging {
+  constructor(
+    message = 'Invalid token',
+    readonly challenge: string = CHALLENGES.token,
+  ) {
     super(message, 'authentication_failed', 401);
   }
 }
 
 /** 401 for a request that carries no credential to a resource that needs one. */
-export class NotAuthenticated extends EarshotError {
-  constructor() {
+export class NotAuthenticated extends EarshotError implements Challenging {
+  constructor(readonly challenge: string = CHALLENGES.any) {
     super('Authentication credentials were not provided.', 'not_authenticated', 401);
   }
 }

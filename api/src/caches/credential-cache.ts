@@ -1,5 +1,21 @@
 import type { ChangeVersion } from '@earshot/catalogue';
-import type { FindCredentialByKey } from '../auth/token-strategy.ts';
+import type { ApiKeyCredential, FindCredentialByKey } from '../auth/token-strategy.ts';
+
+/** Keys are 40 characters; a longer string cannot be one and is never remembered as a miss. */
+const MAX_REMEMBERED_MISS_LENGTH = 64;
+
+export interface CredentialLookupLimits {
+  ttlMs?: number;
+  /** Known keys remembered at most. */
+  maxEntries?: number;
+  /** Unknown keys remembered at most (a junk-key flood fills only these, never evicting known keys). */
+  maxMisses?: number;
+}
+
+/** The lookup, plus what it holds (for tests of its bounds). */
+export type CachedCredentialLookup = FindCredentialByKey & {
+  held(): { entries: number; misses: number; chars: number };
+};
 
 /**
  * Remembers lookups for `ttlMs` so a busy client does not cost a database round trip per request.
@@ -7,29 +23,54 @@ import type { FindCredentialByKey } from '../auth/token-strategy.ts';
  * empties the cache as soon as this process hears of it, so a revoked key is refused at once on
  * the embedded database and within a notification's delay on PostgreSQL; without a change feed,
  * within `ttlMs`.
+ *
+ * Known keys and unknown ones are kept apart: a flood of unique junk keys (every request a new
+ * one) only cycles the small miss map, whose keys are at most 64 characters, so it can neither
+ * push the known keys out nor grow memory (issue 19). A junk key costs one unique-index probe.
  */
 export function cachedCredentialLookup(
   find: FindCredentialByKey,
-  ttlMs = 30_000,
-  maxEntries = 10_000,
   changes?: ChangeVersion,
-): FindCredentialByKey {
-  const cache = new Map<string, { at: number; value: Awaited<ReturnType<FindCredentialByKey>> }>();
+  { ttlMs = 30_000, maxEntries = 10_000, maxMisses = 1_000 }: CredentialLookupLimits = {},
+): CachedCredentialLookup {
+  const known = new Map<string, { at: number; value: ApiKeyCredential }>();
+  const misses = new Map<string, number>();
   let epoch = 0;
   changes?.onChange(() => {
     epoch++;
-    cache.clear();
+    known.clear();
+    misses.clear();
   });
-  return async (key) => {
+  const remember = <V>(map: Map<string, V>, max: number, key: string, value: V) => {
+    map.delete(key);
+    if (map.size >= max) map.delete(map.keys().next().value as string);
+    map.set(key, value);
+  };
+  const lookup = async (key: string) => {
     const now = Date.now();
-    const hit = cache.get(key);
+    const hit = known.get(key);
     if (hit && now - hit.at < ttlMs) return hit.value;
+    const missedAt = misses.get(key);
+    if (missedAt !== undefined && now - missedAt < ttlMs) return undefined;
     const startedIn = epoch;
     const value = await find(key);
     // A lookup that overlapped a change may have read the old row: answer it, do not keep it.
     if (startedIn !== epoch) return value;
-    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-    cache.set(key, { at: now, value });
+    if (value) {
+      misses.delete(key);
+      remember(known, maxEntries, key, { at: now, value });
+    } else if (key.length <= MAX_REMEMBERED_MISS_LENGTH) {
+      known.delete(key);
+      remember(misses, maxMisses, key, now);
+    }
     return value;
   };
+  return Object.assign(lookup, {
+    held() {
+      let chars = 0;
+      for (const key of known.keys()) chars += key.length;
+      for (const key of misses.keys()) chars += key.length;
+      return { entries: known.size, misses: misses.size, chars };
+    },
+  });
 }

@@ -1,6 +1,7 @@
 import { EarshotError, ValidationError } from '@earshot/common';
 import multer from '@koa/multer';
 import type { Context } from 'koa';
+import { BodyTooLarge, bodyLimitOf, DEFAULT_BODY_LIMIT } from '../middleware/body-limit.ts';
 import { type FileFieldSpec, readMultipartFields, type UploadedFile } from './multipart-fields.ts';
 
 /** A POST body's parameters and, for routes that take files, its files (see multipart-fields.ts). */
@@ -26,7 +27,7 @@ export async function readBody(
   }
   const content = await readMultipartFields(ctx.req, {
     files: fileFields,
-    maxFieldBytes: MAX_BODY_BYTES,
+    maxFieldBytes: DEFAULT_BODY_LIMIT,
     maxFields: 100,
   });
   try {
@@ -74,15 +75,14 @@ function withoutNul(params: Record<string, string>): Record<string, string> {
   return params;
 }
 
-/** Large enough for any filter (4000 characters at most) with room to spare; bigger is refused. */
-const MAX_BODY_BYTES = 256 * 1024;
-
+/** Reads the body up to the request's limit (middleware/body-limit.ts); bigger is refused. */
 async function readText(ctx: Context): Promise<string> {
+  const limit = bodyLimitOf(ctx);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
+    if (size > limit) throw new BodyTooLarge(limit);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -115,11 +115,12 @@ function fromJson(text: string): Record<string, string> {
 
 // No file field is allowed, so any file part is refused (multer's LIMIT_UNEXPECTED_FILE) before
 // it is stored: no search takes a file yet.
-const textFields = multer({ limits: { fieldSize: MAX_BODY_BYTES, fields: 100 } }).fields([]);
+const textFields = (limit: number) => multer({ limits: { fieldSize: limit, fields: 100 } }).fields([]);
 
 async function readMultipart(ctx: Context): Promise<Record<string, string>> {
+  const limit = bodyLimitOf(ctx);
   try {
-    await textFields(ctx, async () => {});
+    await textFields(limit)(ctx, async () => {});
   } catch (err) {
     const { code, field, message } = err as { code?: string; field?: string; message: string };
     if (code === 'LIMIT_UNEXPECTED_FILE') {
@@ -127,7 +128,7 @@ async function readMultipart(ctx: Context): Promise<Record<string, string>> {
         `File parameters are not accepted here ('${field}'); send parameters as text.`,
       );
     }
-    if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT') throw tooLarge();
+    if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT') throw new BodyTooLarge(limit);
     throw new ValidationError(`The multipart body could not be read: ${message}`);
   }
   const params: Record<string, string> = {};
@@ -136,8 +137,4 @@ async function readMultipart(ctx: Context): Promise<Record<string, string>> {
     params[name] = String(Array.isArray(value) ? value[value.length - 1] : value);
   }
   return params;
-}
-
-function tooLarge(): EarshotError {
-  return new EarshotError(`The body is larger than ${MAX_BODY_BYTES / 1024} KB.`, 'body_too_large', 413);
 }

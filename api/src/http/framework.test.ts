@@ -155,10 +155,11 @@ describe('route framework over HTTP', () => {
 });
 
 describe('links behind a proxy and with PUBLIC_URL', () => {
-  it('uses X-Forwarded-* only when trusted, and PUBLIC_URL over both', async () => {
+  it('uses X-Forwarded-* only when trusted and the host is allowed, and PUBLIC_URL over both', async () => {
     const trusted = await serveRoutes(routes, {
       strategies: [tokenStrategy(async (k) => keys.get(k))],
       proxy: true,
+      allowedHosts: ['api.example.com'],
     });
     const untrusted = await serveRoutes(routes, { strategies: [tokenStrategy(async (k) => keys.get(k))] });
     const fixed = await serveRoutes(routes, {
@@ -171,6 +172,14 @@ describe('links behind a proxy and with PUBLIC_URL', () => {
         ((await (await fetch(`${o}/t/items/1/?token=good-key`, { headers })).json()) as { next: string })
           .next;
       expect(await next(trusted.origin)).toBe('https://api.example.com/t/items/1/?token=good-key&page=2');
+      // A forwarded host the deployment does not know is not reflected: the address reached is.
+      const other = await fetch(`${trusted.origin}/t/items/1/?token=good-key`, {
+        headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'evil.example.net' },
+      });
+      const port = new URL(trusted.origin).port;
+      expect(((await other.json()) as { next: string }).next).toBe(
+        `https://127.0.0.1:${port}/t/items/1/?token=good-key&page=2`,
+      );
       expect(await next(untrusted.origin)).toBe(`${untrusted.origin}/t/items/1/?token=good-key&page=2`);
       expect(await next(fixed.origin)).toBe('https://sounds.example.org/t/items/1/?token=good-key&page=2');
     } finally {

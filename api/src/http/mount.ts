@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
-import { HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
+import { CHALLENGES, HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
 import type { RateLimitClass } from '../rate-limits/policy.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
@@ -19,6 +19,8 @@ import { newRouter } from './router.ts';
 export interface MountOptions {
   strategies: readonly AuthStrategy[];
   publicUrl: string | undefined;
+  /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
+  allowedHosts?: readonly string[];
   /** OAUTH2_HTTPS_ONLY: a request authenticated by a bearer token over plain http is a 403. */
   httpsOnly?: boolean;
   /** Counts every credentialed request; absent = no limits. */
@@ -95,7 +97,7 @@ async function answer(
     query,
     params,
     rawQuery,
-    origin: requestOrigin(ctx, options.publicUrl),
+    origin: requestOrigin(ctx, options),
     path: ctx.path,
     principal,
     files,
@@ -122,10 +124,11 @@ async function authorize(
     sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,
     csrfToken: async () => ctx.get(CSRF_HEADER) || (await readBody())[CSRF_FIELD],
   });
-  const ok = requirePrincipal(principal);
+  const challenge = route.auth === 'oauth2' ? CHALLENGES.bearer : CHALLENGES.any;
+  const ok = requirePrincipal(principal, challenge);
   // An OAuth2-only resource ignores an API key, as the original does: "not provided". A web
   // session is accepted there too (upstream's OAuth-only views take OAuth2 and Session).
-  if (route.auth === 'oauth2' && ok.strategy === 'token') throw new NotAuthenticated();
+  if (route.auth === 'oauth2' && ok.strategy === 'token') throw new NotAuthenticated(challenge);
   const oauth2Only = ok.strategy === 'oauth2' || route.auth === 'oauth2';
   if (oauth2Only && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
   ctx.state.principal = ok;

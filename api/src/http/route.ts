@@ -72,6 +72,8 @@ export interface RouteDef<
   bodyParams?: boolean;
   /** File fields a multipart body may carry (with `bodyParams`); any other file part is a 400. */
   files?: Readonly<Record<string, RouteFileField>>;
+  /** The largest body accepted, in bytes, when not the default (routes with `files` derive theirs). */
+  bodyLimit?: number;
   /** Schema of the JSON body; `file` for routes that stream a file. */
   response: R | 'file';
   /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { EarshotError } from '@earshot/common';
 import type { Context, Next } from 'koa';
+import { CHALLENGES, type Challenging } from '../auth/errors.ts';
 
 /**
  * Turns every failure into a status code and a `{"detail": …}` body. Errors meant for users
@@ -15,10 +16,14 @@ export function errorHandler() {
         ctx.body = { detail: defaultDetail(status, ctx.method) };
         ctx.status = status; // assigning a body must not change the status
       }
+      // Every 401 says how to authenticate (RFC 7235), also those a handler answered itself.
+      if (ctx.status === 401 && !ctx.response.get('WWW-Authenticate'))
+        ctx.set('WWW-Authenticate', CHALLENGES.any);
     } catch (err) {
       if (err instanceof EarshotError) {
         ctx.status = err.status;
         ctx.body = { detail: isFieldMap(err.details) ? err.details : err.message };
+        if (err.status === 401) ctx.set('WWW-Authenticate', challengeOf(err));
         return;
       }
       const status = (err as { status?: number; expose?: boolean }).status;
@@ -33,6 +38,11 @@ export function errorHandler() {
       ctx.body = { detail: 'Internal server error.' };
     }
   };
+}
+
+function challengeOf(err: EarshotError): string {
+  const challenge = (err as Partial<Challenging>).challenge;
+  return typeof challenge === 'string' ? challenge : CHALLENGES.any;
 }
 
 /** Per-field validation messages (`{"rating": ["…"]}`) are shown as they are; other details stay in logs. */

@@ -17,6 +17,7 @@ export async function serveRoutes(
   options: {
     strategies?: AuthStrategy[];
     publicUrl?: string;
+    allowedHosts?: string[];
     proxy?: boolean;
     rateLimiter?: RateLimiter;
   } = {},
@@ -31,6 +32,7 @@ export async function serveRoutes(
   const router = mountRoutes(routes, {
     strategies: options.strategies ?? [],
     publicUrl: options.publicUrl,
+    allowedHosts: options.allowedHosts,
     rateLimiter: options.rateLimiter,
   });
   app.use(router.routes());

@@ -18,15 +18,19 @@ export interface TestServer extends RunningServer {
 /**
  * A real server on an embedded catalogue in a temporary folder, seeded with processed sounds.
  * `now` is the clock OAuth2 expiry is decided by; `rateLimits` gives the rate limiter a clock the
- * test moves (counters in Redis when env has REDIS_URL).
+ * test moves (counters in Redis when env has REDIS_URL). `log` receives every log line (level info)
+ * for tests of what is logged; without it the server logs nothing.
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: Pick<BuildAppDepsOptions, 'now' | 'rateLimits'> = {},
+  options: Pick<BuildAppDepsOptions, 'now' | 'rateLimits'> & { log?: (line: string) => void } = {},
 ): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const logger = createLogger('silent');
+  const log = options.log;
+  const logger = log
+    ? createLogger('info', 'earshot', { write: (line: string) => log(line) })
+    : createLogger('silent');
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'api test' });
   const seeded = await seedCatalogue(catalogue, dataDir);
   const deps = await buildAppDeps({

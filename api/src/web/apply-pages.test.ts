@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { findCredentialByClientId, findUserByName, issueTokens } from '@earshot/catalogue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWebUser, startTestServer, type TestServer, WebClient } from '../testing/index.ts';
@@ -28,12 +29,19 @@ describe('credential application page (black box)', () => {
     return browser.post('/apiv2/apply/', fields);
   }
 
-  /** The client id and API key of the row named `name`. */
-  async function keysOf(browser: WebClient, name: string): Promise<{ clientId: string; apiKey: string }> {
-    const cells = row((await browser.get('/apiv2/apply/')).body, name) ?? '';
+  /** The client id and full API key of the row named `name` in a page that shows a fresh key. */
+  function keysIn(body: string, name: string): { clientId: string; apiKey: string } {
+    const cells = row(body, name) ?? '';
     const codes = [...cells.matchAll(/<code class="secret">([A-Za-z0-9]+)<\/code>/g)].map((m) => m[1]);
     expect(codes).toHaveLength(2);
     return { clientId: codes[0], apiKey: codes[1] };
+  }
+
+  /** Creates a credential and reads its key from the answer, the one page that shows it. */
+  async function createKeys(browser: WebClient, fields: Record<string, string>) {
+    const res = await create(browser, fields);
+    expect(res.status).toBe(201);
+    return keysIn(res.body, fields.name);
   }
 
   it('sends a visitor to the sign-in page, which brings them back', async () => {
@@ -54,22 +62,58 @@ describe('credential application page (black box)', () => {
       description: 'Plays sounds',
       redirect_uri: 'https://app.example.org/callback',
     });
-    expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toMatch(/^\/apiv2\/apply\/\?created=[A-Za-z0-9]{20}$/);
-    const page = await browser.get(res.headers.get('location')!);
-    expect(page.body).toContain('<th scope="col">Client id</th>');
-    expect(page.body).toContain('<th scope="col">Client secret/Api key</th>');
-    expect(page.body).toContain('My &lt;app&gt;'); // escaped
-    expect(page.body).toContain('is ready');
-    const { clientId, apiKey } = await keysOf(browser, 'My &lt;app&gt;');
+    // The answer is the page itself, with the key in full: it is not stored, so never cached.
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toContain('<th scope="col">Client id</th>');
+    expect(res.body).toContain('<th scope="col">Client secret/Api key</th>');
+    expect(res.body).toContain('My &lt;app&gt;'); // escaped
+    expect(res.body).toContain('shown this once');
+    const { clientId, apiKey } = keysIn(res.body, 'My &lt;app&gt;');
     expect(clientId).toMatch(/^[A-Za-z0-9]{20}$/);
     expect(apiKey).toMatch(/^[A-Za-z0-9]{40}$/);
-    expect(page.body).toContain('https://app.example.org/callback');
+    expect(res.body).toContain('https://app.example.org/callback');
     // The key works with the token strategy.
     const api = await fetch(`${server.origin}/apiv2/sounds/${server.seeded.ids.bd_808}/?token=${apiKey}`);
     expect(api.status).toBe(200);
+    // Afterwards the page shows it masked: its first 4 characters, never the whole key.
+    const later = await browser.get('/apiv2/apply/');
+    expect(later.body).not.toContain(apiKey);
+    expect(row(later.body, 'My &lt;app&gt;')).toContain(`<code class="secret masked"`);
+    expect(row(later.body, 'My &lt;app&gt;')).toContain(`>${apiKey.slice(0, 4)}••••••••</code>`);
+    // The database holds only the key's digest.
+    const stored = await findCredentialByClientId(server.catalogue.db, clientId);
+    expect(JSON.stringify(stored)).not.toContain(apiKey);
+    expect(stored?.client_secret_digest).toBe(createHash('sha256').update(apiKey).digest('hex'));
     // Another user does not see it.
     expect((await (await signedIn('dave')).get('/apiv2/apply/')).body).not.toContain(clientId);
+  });
+
+  it('makes a new key on request, shown once: the old key is refused at once, the new one works', async () => {
+    const browser = await signedIn();
+    const { clientId, apiKey } = await createKeys(browser, {
+      name: 'Rekeyed',
+      redirect_uri: 'https://rekeyed.example.org/cb',
+    });
+    const soundUrl = `${server.origin}/apiv2/sounds/${server.seeded.ids.bd_808}/`;
+    expect((await fetch(`${soundUrl}?token=${apiKey}`)).status).toBe(200); // now in the key cache
+    // Someone else cannot make a new key for it.
+    const dave = await signedIn('dave');
+    await dave.get('/apiv2/apply/');
+    expect((await dave.post('/apiv2/apply/regenerate/', { client_id: clientId })).status).toBe(404);
+    expect((await fetch(`${soundUrl}?token=${apiKey}`)).status).toBe(200);
+
+    await browser.get('/apiv2/apply/');
+    const res = await browser.post('/apiv2/apply/regenerate/', { client_id: clientId });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const fresh = keysIn(res.body, 'Rekeyed');
+    expect(fresh.clientId).toBe(clientId);
+    expect(fresh.apiKey).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(fresh.apiKey).not.toBe(apiKey);
+    expect((await fetch(`${soundUrl}?token=${apiKey}`)).status).toBe(401);
+    expect((await fetch(`${soundUrl}?token=${fresh.apiKey}`)).status).toBe(200);
+    expect((await browser.get('/apiv2/apply/')).body).not.toContain(fresh.apiKey);
   });
 
   it('accepts the service’s own code page as the redirect URL', async () => {
@@ -78,7 +122,7 @@ describe('credential application page (black box)', () => {
     const codePage = `${server.origin}/home/app_permissions/permission_granted/`;
     expect(form.body).toContain(codePage);
     const res = await create(browser, { name: 'Script', description: '', redirect_uri: codePage });
-    expect(res.status).toBe(303);
+    expect(res.status).toBe(201);
   });
 
   it('shows the form again with field errors (400) for a missing name or a redirect URL that is not http(s)', async () => {
@@ -105,8 +149,10 @@ describe('credential application page (black box)', () => {
 
   it('revokes a credential: the API key gets 401 at once and its OAuth2 tokens too', async () => {
     const browser = await signedIn();
-    await create(browser, { name: 'Doomed', redirect_uri: 'https://doomed.example.org/cb' });
-    const { clientId, apiKey } = await keysOf(browser, 'Doomed');
+    const { clientId, apiKey } = await createKeys(browser, {
+      name: 'Doomed',
+      redirect_uri: 'https://doomed.example.org/cb',
+    });
     const soundUrl = `${server.origin}/apiv2/sounds/${server.seeded.ids.bd_808}/`;
     const auth = { headers: { Authorization: `Token ${apiKey}` } };
     expect((await fetch(soundUrl, auth)).status).toBe(200); // now in the credential cache

@@ -2,6 +2,7 @@ import type { Db } from '@earshot/catalogue';
 import type { Config } from '@earshot/common';
 import { signInThrottle } from '@earshot/services';
 import { Redis } from 'ioredis';
+import { allowedLinkHosts } from '../http/origin.ts';
 import type { SoundFiles } from '../ports.ts';
 import type { WebDeps } from './deps.ts';
 
@@ -24,6 +25,7 @@ export function webDeps(
       signupEnabled: config.SIGNUP_ENABLED,
       files,
       publicUrl: config.PUBLIC_URL,
+      allowedHosts: allowedLinkHosts(config),
       oauth2HttpsOnly: config.OAUTH2_HTTPS_ONLY,
     },
     close: async () => {

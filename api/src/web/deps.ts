@@ -12,6 +12,8 @@ export interface WebDeps {
   files: SoundFiles;
   /** PUBLIC_URL: the origin absolute addresses shown on pages start with (else the request's). */
   publicUrl?: string;
+  /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
+  allowedHosts?: readonly string[];
   /** The OAuth2 use cases behind the authorize, code and authorized-applications pages (absent: no such pages). */
   oauth2?: OAuth2Service;
   /** OAUTH2_HTTPS_ONLY: the OAuth2 pages over plain http are a 403 page. */

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { Context } from 'koa';
+import { PAGE_CSP } from '../http/security-headers.ts';
 import { stylesheetUrl } from './assets.ts';
 import { webState } from './state.ts';
 
@@ -17,10 +18,7 @@ const eta = new Eta({
 
 /** Headers of every page: nothing framed (clickjacking), nothing foreign loaded, nothing cached. */
 function pageHeaders(ctx: Context): void {
-  ctx.set(
-    'Content-Security-Policy',
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; media-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
+  ctx.set('Content-Security-Policy', PAGE_CSP);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'same-origin');

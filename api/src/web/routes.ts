@@ -6,7 +6,7 @@ import type { WebDeps } from './deps.ts';
 import { requireHttps } from './https-only.ts';
 import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
-import { showApply, submitApply, submitRevoke } from './pages/apply.ts';
+import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
@@ -36,6 +36,7 @@ export function webRoutes(deps: WebDeps): Router {
   page('get', '/apiv2/apply/', requireSignedIn(), showApply(deps));
   page('post', '/apiv2/apply/', requireSignedIn(), submitApply(deps));
   page('post', '/apiv2/apply/revoke/', requireSignedIn(), submitRevoke(deps));
+  page('post', '/apiv2/apply/regenerate/', requireSignedIn(), submitRegenerate(deps));
   page('get', '/apiv2/moderation/', requireSignedIn(), requireModerator(), showModeration(deps));
   page('post', '/apiv2/moderation/', requireSignedIn(), requireModerator(), submitModeration(deps));
   // Not behind requireSignedIn: a visitor gets the same 404 as a non-moderator.

@@ -42,6 +42,15 @@ export const configSchema = z.object({
   FFPROBE_PATH: z.string().min(1).optional(),
   API_VARIANT: z.enum(['A', 'B']).default('B'),
   PUBLIC_URL: optionalUrl(['http:', 'https:']),
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   TRUST_PROXY: bool.default(false),
   OAUTH2_HTTPS_ONLY: bool.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
@@ -95,11 +104,14 @@ export const configDocs: Record<keyof RawConfig, string> = {
   FFPROBE_PATH: 'ffprobe binary; default: ffprobe on PATH, else the npm @ffprobe-installer binary',
   API_VARIANT: 'B (default) or A: which variant of the version 2 API is served',
   PUBLIC_URL: 'absolute base URL used in links instead of the request origin',
+  ALLOWED_HOSTS:
+    'comma-separated host names (optionally host:port) whose Host header links may be built from when PUBLIC_URL is unset; localhost, 127.0.0.1, [::1] and HOST always are; any other Host gets links to the address the request arrived at',
   TRUST_PROXY: 'honour X-Forwarded-Proto/Host (set when behind a reverse proxy; default false)',
   OAUTH2_HTTPS_ONLY:
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
-  DEMO_IMPORT: 'import the demo fixtures on the first start with an empty data folder (default true)',
+  DEMO_IMPORT:
+    'import the demo fixtures on the first start with an empty data folder and make the demo user and its API key (default true; 0: no demo user, no key)',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
 };

@@ -10,6 +10,7 @@ import {
   RATE_LIMIT_LEVELS,
   type RateLimitLevelName,
   rateLimitLevelName,
+  replaceCredentialSecret,
   revokeCredential,
   setCredentialRateLimitLevel,
 } from '@earshot/catalogue';
@@ -28,7 +29,10 @@ export interface ApiCredentialRequest {
 
 export interface CreatedCredential {
   client_id: string;
-  /** The API key of the token strategy, and the OAuth2 client secret. */
+  /**
+   * The API key of the token strategy, and the OAuth2 client secret. Only its digest is stored:
+   * this answer is the one time it is known, so whoever asked must show it now.
+   */
   client_secret: string;
   name: string;
   username: string;
@@ -159,10 +163,11 @@ export function applyForCredential(db: Db, input: CredentialApplication): Promis
 export interface CredentialSummary {
   client_id: string;
   /**
-   * The API key, which is also the OAuth2 client secret, shown in the table's 'Client secret/Api
-   * key' column as the contract says. Issue 19 will store secrets hashed and show them only once.
+   * The API key (also the OAuth2 client secret) as the table's 'Client secret/Api key' column shows
+   * it after its creation: masked, its first characters and dots. Only the key's digest is stored;
+   * the full key is shown once, when it is made (or remade with `regenerateApiKey`).
    */
-  client_secret: string;
+  masked_key: string;
   name: string;
   description: string;
   redirect_uri: string;
@@ -178,7 +183,7 @@ export async function listUserCredentials(db: Db, userId: number): Promise<Crede
     .filter((c) => c.status !== 'revoked')
     .map((c) => ({
       client_id: c.client_id,
-      client_secret: c.client_secret,
+      masked_key: maskedKey(c.client_secret_hint),
       name: c.name,
       description: c.description,
       redirect_uri: c.redirect_uri,
@@ -196,4 +201,35 @@ export async function revokeApiCredential(db: Db, userId: number, clientId: stri
   if (!(await revokeCredential(db, clientId, userId))) {
     throw new NotFoundError(`You have no credential with the client id '${clientId}'.`);
   }
+}
+
+/** A key's first characters and dots in place of the rest (every key is 40 characters long). */
+export function maskedKey(hint: string): string {
+  return `${hint}${'•'.repeat(8)}`;
+}
+
+/**
+ * Gives one of the user's credentials a new API key (= client secret) and returns it: the one
+ * time it is shown. The old key is refused from now on; OAuth2 tokens already issued stay valid
+ * (they were granted by the person, not by the key). Someone else's credential is answered as
+ * unknown.
+ */
+export async function regenerateApiKey(
+  db: Db,
+  userId: number,
+  clientId: string,
+): Promise<{ client_id: string; client_secret: string; name: string }> {
+  const issued = await replaceCredentialSecret(db, clientId, userId);
+  if (!issued) throw new NotFoundError(`You have no credential with the client id '${clientId}'.`);
+  return { client_id: issued.client_id, client_secret: issued.client_secret, name: issued.name };
+}
+
+/** An administrator's `regenerateApiKey` (`earshot credentials regenerate`): any owner's credential. */
+export async function regenerateApiKeyOf(
+  db: Db,
+  clientId: string,
+): Promise<{ client_id: string; client_secret: string; name: string }> {
+  const credential = await findCredentialByClientId(db, clientId);
+  if (!credential) throw new NotFoundError(`No credential has the client id '${clientId}'`);
+  return regenerateApiKey(db, credential.user_id, clientId);
 }

@@ -14,6 +14,9 @@ export {
   checkCredentialApplication,
   createApiCredential,
   listUserCredentials,
+  maskedKey,
+  regenerateApiKey,
+  regenerateApiKeyOf,
   revokeApiCredential,
   setApiCredentialLevel,
 } from './credentials.ts';

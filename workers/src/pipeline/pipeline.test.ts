@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { testService } from '@earshot/common/testing';
+import { makeTempDir, synthChannels } from '@earshot/core/testing';
 import { fixture } from '@earshot/fixtures';
 import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +168,21 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
       expect((await settled(good)).processing_state).toBe('Processed');
     },
   );
+
+  it.skipIf(!available)('fails a 64-channel WAV at probe, once, saying why (issue 19)', async () => {
+    const wide = synthChannels(path.join(makeTempDir('earshot-wide-'), 'wide.wav'), 64, 0.3);
+    const id = await intake.create({ userId: uploader, file: wide });
+    await service.pipeline.submit(id);
+    const failed = await settled(id);
+    expect(failed).toMatchObject({
+      processing_state: 'Failed',
+      processing_stage: 'probe',
+      processing_attempts: 1,
+    });
+    expect(failed.processing_error?.split('\n')[0]).toBe(
+      'The file has more audio channels than we can turn into previews. It has 64; at most 24 are accepted.',
+    );
+  });
 
   it.skipIf(!available)('reprocesses a failed sound without a new upload', async () => {
     const id = await intake.create({ userId: uploader, file: fixture('bad-empty') });

@@ -1,5 +1,5 @@
 import type { Logger } from '@earshot/common';
-import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks, sleep } from '../jobs/execute.ts';
+import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks } from '../jobs/execute.ts';
 import { backoffDelay, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
@@ -108,7 +108,14 @@ export class InProcessRunner implements JobRunner {
     this.delayed.clear();
     this.waiting.length = 0;
     const running = Promise.allSettled([...this.active.values()]);
-    const finished = await Promise.race([running.then(() => true), sleep(graceMs).then(() => false)]);
+    // The grace timer is cleared as soon as the jobs end: left running, it kept a finished
+    // `earshot import` or `reprocess` alive for the whole grace period (issue 19).
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    });
+    const finished = await Promise.race([running.then(() => true as const), graceOver]);
+    clearTimeout(timer);
     if (!finished) {
       this.abortOnClose.abort(new Error('the job runner is shutting down'));
       await running;

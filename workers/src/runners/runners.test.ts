@@ -100,6 +100,20 @@ describe.each(runners)('%s runner', (_kind, make) => {
     expect(metricsAsPrometheus(metrics)).toContain('earshot_queue_jobs{state="completed"} 2');
   });
 
+  it.skipIf(!make)('leaves no timer behind once closed, so a finished command exits (issue 19)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const { runner, events } = await start([def('first', async () => {})]);
+    await runner.enqueue('first', 3);
+    await waitFor(() => events.includes('done first#3@1'), { what: 'the job' });
+    await waitFor(drained(runner), { what: 'an empty queue' });
+    open.splice(open.indexOf(runner), 1);
+    await runner.close(60_000);
+    if (runner instanceof BullmqRunner) await dropQueue(redisUrl!, runner.prefix);
+    // A grace timer left running kept `earshot import` alive for the whole grace period.
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   it.skipIf(!make)('drops a second add of a job that is still pending (fixed job ids)', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@ import {
   type CredentialFieldErrors,
   listUserCredentials,
   PERMISSION_GRANTED_PATH,
+  regenerateApiKey,
   revokeApiCredential,
 } from '@earshot/services';
 import type { Context } from 'koa';
@@ -21,19 +22,29 @@ interface ApplyForm {
   redirect_uri: string;
 }
 
-/** GET /apiv2/apply/: the user's credentials and the form asking for another. */
+/** A key just made: the one answer that shows it in full (only its digest is stored). */
+interface FreshKey {
+  client_id: string;
+  client_secret: string;
+  name: string;
+}
+
+/** GET /apiv2/apply/: the user's credentials (keys masked) and the form asking for another. */
 export function showApply(deps: WebDeps) {
   return async (ctx: Context) => {
-    const created = typeof ctx.query.created === 'string' ? ctx.query.created : undefined;
     const notice =
       ctx.query.revoked === '1'
         ? 'The credential is revoked: its API key and its OAuth2 tokens no longer work.'
         : undefined;
-    await page(ctx, deps, { created, notice });
+    await page(ctx, deps, { notice });
   };
 }
 
-/** POST /apiv2/apply/: asks for a credential; a wrong field shows the form again (400). */
+/**
+ * POST /apiv2/apply/: asks for a credential; a wrong field shows the form again (400). The answer
+ * to a good form is the page itself (201, never cached) with the new key in full: it is not stored,
+ * so there is no later page that could show it. Reloading shows the masked key.
+ */
 export function submitApply(deps: WebDeps) {
   return async (ctx: Context) => {
     const user = webState(ctx).user!;
@@ -50,8 +61,7 @@ export function submitApply(deps: WebDeps) {
         description: form.description,
         redirectUri: form.redirect_uri,
       });
-      ctx.status = 303;
-      ctx.redirect(`${APPLY_PATH}?created=${encodeURIComponent(credential.client_id)}`);
+      await showFresh(ctx, deps, credential, 201);
     } catch (err) {
       if (!(err instanceof EarshotError) || err.status !== 400) throw err;
       ctx.status = 400;
@@ -63,6 +73,30 @@ export function submitApply(deps: WebDeps) {
       });
     }
   };
+}
+
+/** POST /apiv2/apply/regenerate/: gives one of the user's credentials a new key, shown this once. */
+export function submitRegenerate(deps: WebDeps) {
+  return async (ctx: Context) => {
+    const user = webState(ctx).user!;
+    const clientId = formFields(ctx).client_id ?? '';
+    let fresh: FreshKey;
+    try {
+      fresh = await regenerateApiKey(deps.db, user.id, clientId);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      await page(ctx, deps, { error: 'You have no such credential: no key was made.' });
+      ctx.status = 404; // after render, which reads a 404 as "no status set yet"
+      return;
+    }
+    await showFresh(ctx, deps, fresh, 200);
+  };
+}
+
+async function showFresh(ctx: Context, deps: WebDeps, fresh: FreshKey, status: number): Promise<void> {
+  await page(ctx, deps, { fresh });
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
 }
 
 /** POST /apiv2/apply/revoke/: revokes one of the user's credentials, then back to the list. */
@@ -91,7 +125,7 @@ async function page(
     errors?: CredentialFieldErrors;
     error?: string;
     notice?: string;
-    created?: string;
+    fresh?: FreshKey;
   },
 ): Promise<void> {
   const user = webState(ctx).user!;
@@ -100,17 +134,17 @@ async function page(
     createdIso: c.created.toISOString(),
     createdText: c.created.toLocaleDateString('en-GB', { year: 'numeric', month: 'short', day: 'numeric' }),
   }));
-  const created = view.created ? credentials.find((c) => c.client_id === view.created) : undefined;
+  const fresh = view.fresh;
   await render(ctx, 'apply', {
     credentials,
-    created,
+    fresh,
     form: view.form ?? { name: '', description: '', redirect_uri: '' },
     errors: view.errors ?? {},
     error: view.error,
-    notice: created
-      ? `Your credential “${created.name}” is ready: its client id and API key are in the table.`
+    notice: fresh
+      ? `The API key of “${fresh.name}” is in the table. Copy it now: it is shown this once, and only its first characters afterwards.`
       : view.notice,
     limits: CREDENTIAL_LIMITS,
-    permissionGrantedUrl: `${requestOrigin(ctx, deps.publicUrl)}${PERMISSION_GRANTED_PATH}`,
+    permissionGrantedUrl: `${requestOrigin(ctx, deps)}${PERMISSION_GRANTED_PATH}`,
   });
 }

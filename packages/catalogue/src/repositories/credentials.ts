@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiCredential, CredentialStatus, RateLimitLevel } from '../schema/database.ts';
 import { randomAlphanumeric } from './random-tokens.ts';
 import { type Db, inTransaction } from './shared.ts';
@@ -32,14 +33,43 @@ export function rateLimitLevelName(level: RateLimitLevel): RateLimitLevelName {
 // Upstream's sizes: a 20-character client id and a 40-character secret, which is also the API key.
 export const CLIENT_ID_LENGTH = 20;
 export const CLIENT_SECRET_LENGTH = 40;
+/** How many of a key's first characters the credentials page shows (migration `*-api-key-digests`). */
+const HINT_LENGTH = 4;
 
-export function createCredential(db: Db, input: NewCredential): Promise<ApiCredential> {
-  return db
+/**
+ * API keys are stored as SHA-256 digests (migration `*-api-key-digests`): the database never holds
+ * a usable key. The plain key exists only in the answer to the call that made it.
+ */
+export function apiKeyDigest(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Whether `given` is the credential's client secret (constant time over the digests). */
+export function credentialSecretMatches(credential: ApiCredential, given: string): boolean {
+  const a = Buffer.from(apiKeyDigest(given), 'hex');
+  const b = Buffer.from(credential.client_secret_digest, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A credential as just made (or given a new key): the only time its plain key is known. */
+export type IssuedCredential = ApiCredential & { client_secret: string };
+
+function newSecret() {
+  const secret = randomAlphanumeric(CLIENT_SECRET_LENGTH);
+  return {
+    secret,
+    columns: { client_secret_digest: apiKeyDigest(secret), client_secret_hint: secret.slice(0, HINT_LENGTH) },
+  };
+}
+
+export async function createCredential(db: Db, input: NewCredential): Promise<IssuedCredential> {
+  const { secret, columns } = newSecret();
+  const row = await db
     .insertInto('api_credentials')
     .values({
       user_id: input.userId,
       client_id: randomAlphanumeric(CLIENT_ID_LENGTH),
-      client_secret: randomAlphanumeric(CLIENT_SECRET_LENGTH),
+      ...columns,
       name: input.name,
       redirect_uri: input.redirectUri,
       description: input.description ?? '',
@@ -50,11 +80,38 @@ export function createCredential(db: Db, input: NewCredential): Promise<ApiCrede
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return { ...row, client_secret: secret };
+}
+
+/**
+ * Gives one of `userId`'s live credentials a new key (the old one is refused from now on: the
+ * api_credentials trigger moves the change version, which empties the API's key cache). Returns
+ * undefined when the user owns no such credential or it is revoked.
+ */
+export async function replaceCredentialSecret(
+  db: Db,
+  clientId: string,
+  userId: number,
+): Promise<IssuedCredential | undefined> {
+  const { secret, columns } = newSecret();
+  const row = await db
+    .updateTable('api_credentials')
+    .set(columns)
+    .where('client_id', '=', clientId)
+    .where('user_id', '=', userId)
+    .where('status', '<>', 'revoked')
+    .returningAll()
+    .executeTakeFirst();
+  return row && { ...row, client_secret: secret };
 }
 
 /** The credential whose API key (client secret) this is, whatever its status: callers check `status`. */
 export function findCredentialBySecret(db: Db, secret: string): Promise<ApiCredential | undefined> {
-  return db.selectFrom('api_credentials').selectAll().where('client_secret', '=', secret).executeTakeFirst();
+  return db
+    .selectFrom('api_credentials')
+    .selectAll()
+    .where('client_secret_digest', '=', apiKeyDigest(secret))
+    .executeTakeFirst();
 }
 
 export function findCredentialByClientId(db: Db, clientId: string): Promise<ApiCredential | undefined> {

@@ -43,8 +43,13 @@ export interface ApiCredentialsTable {
   id: Generated<number>;
   user_id: number;
   client_id: string;
-  /** Also the API key of the token strategy. */
-  client_secret: string;
+  /**
+   * SHA-256 digest (hex) of the client secret, which is also the API key of the token strategy;
+   * the key itself is shown once, when it is made, and never stored.
+   */
+  client_secret_digest: string;
+  /** The key's first characters, shown masked on the credentials page. */
+  client_secret_hint: Defaulted<string>;
   name: string;
   description: Defaulted<string>;
   url: Defaulted<string>;

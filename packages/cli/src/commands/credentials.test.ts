@@ -74,3 +74,37 @@ describe('earshot credentials: rate-limit levels', () => {
     expect(unknownClient.stderr).toContain("No credential has the client id 'nosuchclient'");
   }, 120_000);
 });
+
+describe('earshot credentials: keys shown once', () => {
+  it('prints the key at creation and a new one on regenerate; unknown clients are refused', async () => {
+    expect((await earshot('migrate')).status).toBe(0);
+    const created = await earshot('credentials', 'create', '--user', 'bea', '--name', 'app', '--json');
+    expect(created.status, created.stderr).toBe(0);
+    const credential = JSON.parse(created.stdout) as { client_id: string; client_secret: string };
+    expect(credential.client_secret).toMatch(/^[A-Za-z0-9]{40}$/);
+
+    const again = await earshot('credentials', 'regenerate', credential.client_id);
+    expect(again.status, again.stderr).toBe(0);
+    const fresh = /client_secret: ([A-Za-z0-9]{40}) /.exec(again.stdout)?.[1];
+    expect(fresh).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(fresh).not.toBe(credential.client_secret);
+    expect(again.stdout).toContain('shown this once');
+    // Only digests are stored: neither key is in the database's files.
+    const stored = readTree(env.DATA_DIR);
+    expect(stored.includes(Buffer.from(credential.client_secret))).toBe(false);
+    expect(stored.includes(Buffer.from(fresh!))).toBe(false);
+
+    const unknown = await earshot('credentials', 'regenerate', 'nosuchclient');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("No credential has the client id 'nosuchclient'");
+  }, 120_000);
+});
+
+/** Every file under `dir`, concatenated (the embedded database's pages included). */
+function readTree(dir: string): Buffer {
+  const parts: Buffer[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) parts.push(fs.readFileSync(path.join(entry.parentPath, entry.name)));
+  }
+  return Buffer.concat(parts);
+}

@@ -1,13 +1,15 @@
 import { type Catalogue, openCatalogue, RATE_LIMIT_LEVELS } from '@earshot/catalogue';
 import { type Config, createLogger, loadConfig } from '@earshot/common';
-import { createApiCredential, setApiCredentialLevel } from '@earshot/services';
+import { createApiCredential, regenerateApiKeyOf, setApiCredentialLevel } from '@earshot/services';
 import type { Command } from 'commander';
 
 const LEVELS = Object.keys(RATE_LIMIT_LEVELS).join(', ');
 
 /**
  * `earshot credentials create`: issue an API key (and OAuth2 client) for a user;
- * `earshot credentials level`: change the rate-limit level of an existing one.
+ * `earshot credentials level`: change the rate-limit level of an existing one;
+ * `earshot credentials regenerate`: give one a new key. Keys are stored as digests: the full key is
+ * printed once, by the command that makes it.
  */
 export function register(program: Command): void {
   const credentials = program.command('credentials').description('manage API credentials');
@@ -40,12 +42,24 @@ export function register(program: Command): void {
           } else {
             if (created.user_created) process.stdout.write(`created user ${created.username}\n`);
             process.stdout.write(
-              `client_id:     ${created.client_id}\nclient_secret: ${created.client_secret}  (the API key: token=${created.client_secret})\nredirect_uri:  ${created.redirect_uri}\nlevel:         ${created.rate_limit_level}\n`,
+              `client_id:     ${created.client_id}\nclient_secret: ${created.client_secret}  (the API key: token=${created.client_secret}; shown this once)\nredirect_uri:  ${created.redirect_uri}\nlevel:         ${created.rate_limit_level}\n`,
             );
           }
         });
       },
     );
+  credentials
+    .command('regenerate')
+    .description('give a credential a new API key (= client secret) and print it; the old key stops working')
+    .argument('<client_id>', 'the credential')
+    .action(async (clientId: string) => {
+      await withCatalogue('credentials regenerate', async (catalogue) => {
+        const made = await regenerateApiKeyOf(catalogue.db, clientId);
+        process.stdout.write(
+          `client_id:     ${made.client_id}\nclient_secret: ${made.client_secret}  (the API key: token=${made.client_secret}; shown this once)\n`,
+        );
+      });
+    });
   credentials
     .command('level')
     .description(`set the rate-limit level of a credential (${LEVELS})`)

@@ -1,7 +1,7 @@
 import { buildAppDeps, startServer } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { ensureDemoAccount, importDemoFixtures } from '@earshot/services';
+import { type DemoAccount, ensureDemoAccount, importDemoFixtures } from '@earshot/services';
 import { createJobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
 import { onShutdown } from '../shutdown.ts';
@@ -33,7 +33,7 @@ async function serve(): Promise<void> {
   await jobs.start();
   const server = await startServer(deps);
   const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? server.origin;
-  const demo = await ensureDemoAccount(catalogue.db, base);
+  const demo = await ensureDemoAccount(catalogue.db, base, config);
   logger.info(
     { origin: server.origin, database: catalogue.kind, dataDir: config.dataDir, version: VERSION },
     'earshot is serving',
@@ -42,10 +42,7 @@ async function serve(): Promise<void> {
     [
       '',
       `earshot ${VERSION} is serving on ${server.origin} (database: ${catalogue.kind}, data: ${config.dataDir})`,
-      `${demo.created ? 'Created the demo user' : 'Demo user'} "${demo.username}" with API key ${demo.apiKey}`,
-      'Try it:',
-      `  curl '${base}/health'`,
-      `  curl -H 'Authorization: Token ${demo.apiKey}' '${base}/apiv2/search/?query=drum'`,
+      ...demoLines(demo, base),
       '',
     ].join('\n'),
   );
@@ -69,6 +66,31 @@ async function serve(): Promise<void> {
     await deps.dispose();
     await catalogue.close();
   });
+}
+
+/**
+ * What to say about the demo account. Its key is stored as a digest, so the full key can be
+ * printed only on the start that created it; later starts name the masked key and how to get a
+ * new one.
+ */
+function demoLines(demo: DemoAccount | undefined, base: string): string[] {
+  const health = `  curl '${base}/health'`;
+  if (!demo) return ['Try it:', health];
+  if (demo.apiKey) {
+    return [
+      `Created the demo user "${demo.username}" with API key ${demo.apiKey} (shown this once: keep it)`,
+      'Try it:',
+      health,
+      `  curl -H 'Authorization: Token ${demo.apiKey}' '${base}/apiv2/search/?query=drum'`,
+    ];
+  }
+  return [
+    `Demo user "${demo.username}": API key ${demo.maskedKey} (shown in full only when it was created;`,
+    `  \`npx earshot credentials regenerate ${demo.clientId}\` prints a new one)`,
+    'Try it:',
+    health,
+    `  curl -H 'Authorization: Token <API key>' '${base}/apiv2/search/?query=drum'`,
+  ];
 }
 
 function debounce(fn: () => void, ms: number): () => void {

@@ -7,6 +7,7 @@ export type MediaErrorCode =
   | 'wrong_extension'
   | 'corrupt_file'
   | 'no_audio'
+  | 'too_many_channels'
   | 'timeout'
   | 'processing_failed';
 
@@ -16,6 +17,7 @@ const messages: Record<MediaErrorCode, string> = {
   wrong_extension: 'The file name extension does not match its content.',
   corrupt_file: 'The file is damaged or incomplete and cannot be decoded.',
   no_audio: 'The file contains no audio.',
+  too_many_channels: 'The file has more audio channels than we can turn into previews.',
   timeout: 'Processing the file took too long and was stopped.',
   processing_failed: 'The file could not be processed.',
 };

@@ -66,6 +66,13 @@ export interface ProbeOptions {
 
 const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
 
+/**
+ * The most channels a sound may have: 22.2 surround, the widest standard layout. ffmpeg mixes up
+ * to this many down to stereo even without a channel layout; from 32 on it cannot ("Rematrix is
+ * needed … but there is not enough information").
+ */
+export const MAX_CHANNELS = 24;
+
 export async function md5File(file: string): Promise<string> {
   const hash = createHash('md5');
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
@@ -131,6 +138,13 @@ export function interpretProbe(
   const samplerate = positive(stream.sample_rate) ?? 0;
   const channels = stream.channels ?? 0;
   if (samplerate === 0 || channels === 0) throw new MediaError('corrupt_file', undefined, { stream });
+  // Refused here, where the reason can still be told plainly and no retry follows (a 400 is a
+  // permanent job failure): ffmpeg cannot mix a file of more channels down to the previews' two.
+  if (channels > MAX_CHANNELS) {
+    throw new MediaError('too_many_channels', `It has ${channels}; at most ${MAX_CHANNELS} are accepted.`, {
+      channels,
+    });
+  }
   const duration = positive(stream.duration) ?? positive(raw.format?.duration);
   if (duration === undefined)
     throw new MediaError('no_audio', 'Its audio has no length.', { format: raw.format });

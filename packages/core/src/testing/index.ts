@@ -1,5 +1,5 @@
 // Test helpers of @earshot/core, imported as `@earshot/core/testing`; never re-exported from the
 // production index.ts.
-export { makeTempDir, synth } from './audio.ts';
+export { makeTempDir, synth, synthChannels } from './audio.ts';
 export { expectContractTypes } from './descriptors.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';

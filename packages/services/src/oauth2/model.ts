@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import {
   checkAccessToken,
   consumeGrant,
   consumeRefreshToken,
   createGrant,
+  credentialSecretMatches,
   type Db,
   findCredentialByClientId,
   findGrant,
@@ -54,7 +54,7 @@ export function catalogueModel({ db, now, checkSecret }: ModelOptions): OAuth2Mo
     async getClient(clientId: string, clientSecret: string | null | undefined) {
       const credential = await findCredentialByClientId(db, clientId);
       if (credential?.status !== 'approved') return false;
-      if (checkSecret && !(clientSecret && sameSecret(clientSecret, credential.client_secret))) return false;
+      if (checkSecret && !(clientSecret && credentialSecretMatches(credential, clientSecret))) return false;
       const client: ModelClient = {
         id: credential.client_id,
         credentialId: credential.id,
@@ -156,10 +156,4 @@ export function catalogueModel({ db, now, checkSecret }: ModelOptions): OAuth2Mo
       };
     },
   } as OAuth2Model;
-}
-
-function sameSecret(given: string, stored: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(stored);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
