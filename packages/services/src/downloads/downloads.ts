@@ -24,8 +24,6 @@ export interface PackArchive {
   filename: string;
   /** The zip, produced as it is read: one sound file open at a time, whatever the pack's size. */
   stream: Readable;
-  /** Sounds in the zip (a sound whose file is missing on disk is left out and named in the readme). */
-  sounds: number;
 }
 
 /**
@@ -66,8 +64,7 @@ export class Downloads {
       const file = this.inDataDir(f.original_path);
       return file ? [{ ...f, file, entryName: downloadName(f, f.original_filename || file) }] : [];
     });
-    const zip = await packZip({ pack, sounds, origin });
-    return { filename: `${pack.id}__${safeName(pack.name)}.zip`, stream: zip.stream, sounds: zip.included };
+    return { filename: `${pack.id}__${safeName(pack.name)}.zip`, stream: packZip({ pack, sounds, origin }) };
   }
 
   countPackDownload(packId: number, userId: number | null): Promise<void> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { LicenseName, PackView } from '@earshot/catalogue';
-import yazl from 'yazl';
+import ZipStream from 'zip-stream';
 
 export interface ZippedSound {
   id: number;
@@ -27,37 +27,39 @@ const READ_CHUNK = 1024 * 1024;
 
 /**
  * A pack as one zip, stored without compression (audio barely compresses, and deflating would cost
- * the CPU the throughput target leaves no room for). The files are stat'ed up front, so a missing
- * file is left out (and named in the readme) instead of breaking the stream halfway; then each is
- * opened only when its turn comes, so memory stays flat whatever the number of sounds.
+ * the CPU the throughput target leaves no room for). zip-stream writes each entry as its file is
+ * read, so the first bytes go out at once and one file is open at a time, whatever the number of
+ * sounds: memory stays flat. A file missing on disk is left out and named in the readme, which
+ * therefore comes last; a file that fails halfway breaks the stream, so the client sees an aborted
+ * download, never a zip that looks complete but is not.
  */
-export async function packZip(input: {
-  pack: PackView;
-  sounds: readonly ZippedSound[];
-  origin: string;
-}): Promise<{ stream: Readable; included: number }> {
-  const stats = await Promise.all(input.sounds.map((s) => fs.promises.stat(s.file).catch(() => undefined)));
-  const present = input.sounds.filter((_, i) => stats[i]?.isFile());
-  const missing = input.sounds.filter((_, i) => !stats[i]?.isFile());
-  const zip = new yazl.ZipFile();
-  zip.addBuffer(Buffer.from(readme(input.pack, present, missing, input.origin)), README_NAME, {
-    compress: false,
-  });
-  input.sounds.forEach((sound, i) => {
-    const stat = stats[i];
-    if (!stat?.isFile()) return;
-    zip.addReadStreamLazy(
-      sound.entryName,
-      { size: stat.size, mtime: stat.mtime, mode: 0o100644, compress: false },
-      (done) => done(null, fs.createReadStream(sound.file, { highWaterMark: READ_CHUNK })),
+export function packZip(input: { pack: PackView; sounds: readonly ZippedSound[]; origin: string }): Readable {
+  const zip = new ZipStream({ store: true });
+  const add = (source: Readable | Buffer, name: string) =>
+    new Promise<void>((resolve, reject) =>
+      zip.entry(source, { name, store: true }, (err) => (err ? reject(err) : resolve())),
     );
+  (async () => {
+    const missing: ZippedSound[] = [];
+    for (const sound of input.sounds) {
+      const source = await openFile(sound.file);
+      if (source) await add(source, sound.entryName);
+      else missing.push(sound);
+    }
+    const present = input.sounds.filter((s) => !missing.includes(s));
+    await add(Buffer.from(readme(input.pack, present, missing, input.origin)), README_NAME);
+    zip.finalize();
+  })().catch((err: Error) => zip.destroy(err));
+  return zip as unknown as Readable;
+}
+
+/** The file opened for reading, or undefined when it is not there (or not a file) any more. */
+function openFile(file: string): Promise<Readable | undefined> {
+  return new Promise((resolve) => {
+    const stream = fs.createReadStream(file, { highWaterMark: READ_CHUNK });
+    stream.once('ready', () => resolve(stream));
+    stream.once('error', () => resolve(undefined));
   });
-  // A file that vanishes after its stat breaks the stream: the client sees an aborted download,
-  // never a zip that looks complete but is not.
-  const stream = zip.outputStream as unknown as Readable;
-  zip.on('error', (err: Error) => stream.destroy(err));
-  zip.end();
-  return { stream, included: present.length };
 }
 
 function readme(
