@@ -308,3 +308,21 @@ describe('rules shared by the write resources', () => {
     expect((await get('/apiv2/me/bookmark_categories/', token)).status).toBe(200);
   });
 });
+
+describe('OpenAPI document', () => {
+  it('documents the write resources, the bookmark categories and the downloads', async () => {
+    const doc = (await (await fetch(`${s.origin}/apiv2/openapi.json`)).json()) as Json;
+    for (const what of ['rate', 'comment', 'bookmark']) {
+      expect(doc.paths[`/apiv2/sounds/{sound_id}/${what}/`]?.post, what).toBeDefined();
+    }
+    expect(doc.paths['/apiv2/sounds/{sound_id}/rate/'].post.responses['409']).toBeDefined();
+    for (const path of [
+      '/apiv2/me/bookmark_categories/',
+      '/apiv2/me/bookmark_categories/{bookmark_category_id}/sounds/',
+      '/apiv2/sounds/{sound_id}/download/',
+      '/apiv2/packs/{pack_id}/download/',
+    ]) {
+      expect(doc.paths[path]?.get, path).toBeDefined();
+    }
+  });
+});
