@@ -1,6 +1,6 @@
 // Pack download benchmark (issue 15 part B): the zip of a pack streamed by the API against the floor
 // of `zip -0` over the same files.
-//   npx earshot bench download [--runs 3] [--sounds 200] [--big 1000]
+//   npx earshot bench download [--runs 3] [--sounds 200] [--big 1000] [--database embedded|server]
 // The API serves in this process (embedded catalogue); curl, in its own process as a real client,
 // downloads the zip of a `--sounds` pack to /dev/null, as the floor writes its zip to /dev/null
 // (target ≥ 80% of its throughput). Also: the zip stream alone read in process (no HTTP), CPU per MB
@@ -16,15 +16,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAppDeps, startServer } from '@earshot/api';
 import { createUser, type Db, findOrCreatePack, openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
+import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
 import { ensureFixtures, fixture } from '@earshot/fixtures';
 import { createApiCredential, Downloads, OAuth2Service } from '@earshot/services';
+import pg from 'pg';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 const runs = Number(arg('runs', '3'));
+/** `embedded` (PGlite hosted in the API's process) or `server` (a PostgreSQL server, as at scale). */
+const database = arg('database', 'embedded');
 const packSounds = Number(arg('sounds', '200'));
 const bigSounds = Number(arg('big', '1000'));
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -214,12 +217,27 @@ const hasZip = spawnSync('zip', ['-v'], { stdio: 'ignore' }).status === 0;
 await ensureFixtures();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-download-'));
 const logger = createLogger('warn');
+/** A fresh database for the run on the PostgreSQL server (DATABASE_URL, else the local test server). */
+async function benchDatabase(): Promise<string> {
+  const base = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+  const name = 'earshot_download_bench';
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 const config = loadConfig({
   PORT: '0',
   DATA_DIR: dataDir,
   LOG_LEVEL: 'warn',
   // Plain http on 127.0.0.1: no TLS in front of this server.
   OAUTH2_HTTPS_ONLY: 'false',
+  ...(database === 'server' ? { DATABASE_URL: await benchDatabase() } : {}),
 });
 const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'download bench' });
 const lines: string[] = [];
@@ -234,7 +252,8 @@ try {
   const server = await startServer(deps);
   const url = (packId: number) => `${server.origin}/apiv2/packs/${packId}/download/`;
   try {
-    await curlDownload(url(main.id), token); // warm the page cache and the code paths
+    // Warm the page cache and the code paths (the first downloads after start run colder code).
+    for (let i = 0; i < 3; i++) await curlDownload(url(main.id), token);
     if (hasZip) await zipFloor(main.files);
     const ours: Download[] = [];
     const floor: Array<{ totalMs: number; cpuMs: number; bytes: number }> = [];
@@ -271,7 +290,7 @@ try {
     lines.push(
       '# Pack download',
       '',
-      `\`npx earshot bench download --runs ${runs} --sounds ${packSounds} --big ${bigSounds}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load average ${load} at the end, ${new Date().toISOString().slice(0, 16)}Z. Medians of ${runs} runs. The API serves over HTTP on 127.0.0.1 from an embedded catalogue; curl downloads the zip to /dev/null, as the floor \`zip -0 -j - <files>\` writes its zip to /dev/null. Zip entries are stored, as \`zip -0\` stores them. CPU rows count MB per CPU-second (server and curl together for the download; zip alone for the floor), which a busy machine disturbs less than wall time. The first byte is timed from a request made in the server's process.`,
+      `\`npx earshot bench download --runs ${runs} --sounds ${packSounds} --big ${bigSounds} --database ${database}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load average ${load} at the end, ${new Date().toISOString().slice(0, 16)}Z. Medians of ${runs} runs. The API serves over HTTP on 127.0.0.1 from ${database === 'server' ? 'a PostgreSQL server catalogue' : 'an embedded catalogue (PGlite hosted in the same process)'}; curl downloads the zip to /dev/null, as the floor \`zip -0 -j - <files>\` writes its zip to /dev/null. Zip entries are stored, as \`zip -0\` stores them. CPU rows count MB per CPU-second (server and curl together for the download; zip alone for the floor), which a busy machine disturbs less than wall time. The first byte is timed from a request made in the server's process.`,
       '',
       '| row | floor (zip -0) | earshot | ratio | target |',
       '| --- | --- | --- | --- | --- |',
