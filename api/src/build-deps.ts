@@ -9,7 +9,7 @@ import {
 } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
-import { OAuth2Service } from '@earshot/services';
+import { BookmarkCategories, Downloads, OAuth2Service, SoundFeedback } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
@@ -129,6 +129,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,
+      social: {
+        feedback: new SoundFeedback(db),
+        bookmarks: new BookmarkCategories(db),
+        downloads: new Downloads(db, config.dataDir),
+      },
     },
     authStrategies: [
       tokenStrategy(cachedCredentialLookup(credentialByKey(db), changes)),

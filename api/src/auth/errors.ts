@@ -54,3 +54,10 @@ export class CsrfFailed extends EarshotError {
     super('CSRF Failed: CSRF token missing or incorrect.', 'csrf_failed', 403);
   }
 }
+
+/** 401 for a token whose grant lacks the `write` scope on a write resource (upstream's wording). */
+export class NotAuthorized extends EarshotError {
+  constructor() {
+    super('Not authorized', 'not_authorized', 401);
+  }
+}

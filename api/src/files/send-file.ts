@@ -9,17 +9,24 @@ export interface SendFileOptions {
   maxAge: number;
   /** Only the requesting browser may keep it (a file shown to a moderator, not to the public). */
   private?: boolean;
+  /** The Content-Type; default: by the file's extension. */
+  mediaType?: string;
+}
+
+/** What was sent: `fromStart` when the body begins at the file's first byte (200, or 206 from 0). */
+export interface SentFile {
+  fromStart: boolean;
 }
 
 /**
  * Streams a stored file with validators (ETag, Last-Modified → 304) and single byte ranges
  * (`Range: bytes=a-b`, `a-`, `-n` → 206, unsatisfiable → 416), so audio players can seek.
  */
-export async function sendFile(ctx: Context, file: string, options: SendFileOptions): Promise<void> {
+export async function sendFile(ctx: Context, file: string, options: SendFileOptions): Promise<SentFile> {
   const stat = await statOrNotFound(file);
   const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
   const ext = path.extname(file).slice(1).toLowerCase();
-  ctx.set('Content-Type', MEDIA_TYPES[ext] ?? 'application/octet-stream');
+  ctx.set('Content-Type', options.mediaType ?? MEDIA_TYPES[ext] ?? 'application/octet-stream');
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
   ctx.set('Last-Modified', stat.mtime.toUTCString());
@@ -28,7 +35,7 @@ export async function sendFile(ctx: Context, file: string, options: SendFileOpti
   if (notModified(ctx, etag, stat.mtime)) {
     ctx.status = 304;
     ctx.body = null;
-    return;
+    return { fromStart: false };
   }
 
   const range = ctx.get('Range');
@@ -40,19 +47,20 @@ export async function sendFile(ctx: Context, file: string, options: SendFileOpti
       ctx.status = 416;
       ctx.set('Content-Range', `bytes */${stat.size}`);
       ctx.body = { detail: 'Requested range not satisfiable.' };
-      return;
+      return { fromStart: false };
     }
     if (parsed) {
       ctx.status = 206;
       ctx.set('Content-Range', `bytes ${parsed.start}-${parsed.end}/${stat.size}`);
       ctx.length = parsed.end - parsed.start + 1;
       ctx.body = fs.createReadStream(file, { start: parsed.start, end: parsed.end });
-      return;
+      return { fromStart: parsed.start === 0 };
     }
   }
   ctx.status = 200;
   ctx.length = stat.size;
   ctx.body = fs.createReadStream(file);
+  return { fromStart: true };
 }
 
 function notModified(ctx: Context, etag: string, mtime: Date): boolean {

@@ -2,6 +2,7 @@ import type { OAuth2Service } from '@earshot/services';
 import type { AnyRoute } from '../http/route.ts';
 import type { ApiServices } from '../services/index.ts';
 import { descriptorRoutes } from './descriptors.ts';
+import { downloadRoutes } from './downloads.ts';
 import { meRoutes } from './me.ts';
 import { mediaRoutes } from './media.ts';
 import { oauth2Routes } from './oauth2.ts';
@@ -9,6 +10,7 @@ import { openApiRoute } from './openapi.ts';
 import { peopleRoutes } from './people.ts';
 import { rootRoute } from './root.ts';
 import { searchRoutes } from './search.ts';
+import { socialRoutes } from './social.ts';
 import { soundRoutes } from './sounds.ts';
 
 /** Every route of the version 2 API, in one list: the router and the OpenAPI document share it. */
@@ -29,6 +31,8 @@ export function v2Routes(
     ...(services.variant === 'A' ? descriptorRoutes(services) : []),
     ...mediaRoutes(services, options.isVisible),
   ];
+  if (services.social)
+    routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));
   if (options.oauth2) routes.push(...oauth2Routes(options.oauth2, { httpsOnly: options.httpsOnly ?? true }));
   routes.push(
     openApiRoute(() => routes, options.version),

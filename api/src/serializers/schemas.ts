@@ -108,3 +108,17 @@ export const descriptorsSchema = z.object({
 });
 
 export const analysisSchema = z.record(z.string(), z.unknown()).describe('descriptor name → value');
+
+/** A bookmark category entry; `id` is 0 for the uncategorized bookmarks (docs/decisions.md). */
+export const bookmarkCategorySchema = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  name: z.string(),
+  num_sounds: z.number().int(),
+  sounds: z.string(),
+});
+
+export type BookmarkCategoryJson = z.infer<typeof bookmarkCategorySchema>;
+
+/** What the write resources (rate, comment, bookmark) answer on success. */
+export const detailSchema = z.object({ detail: z.string() });

@@ -5,6 +5,7 @@ import type { CatalogueReader, ClipAnalyzer, DescriptorReader, SearchEngine, Sou
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
+import { type SocialPorts, SocialService } from './social.ts';
 import { SoundPresenter } from './sound-presenter.ts';
 import { SoundService } from './sounds.ts';
 
@@ -22,6 +23,8 @@ export interface ApiPorts {
   changes?: ChangeVersion;
   /** Version of the in-memory similarity state search answers also depend on. */
   stateVersion?: () => string;
+  /** Ratings, comments, bookmarks and downloads; without them those routes are not served. */
+  social?: SocialPorts;
 }
 
 export interface ApiServices {
@@ -35,6 +38,7 @@ export interface ApiServices {
   renderedSounds: RenderedCache;
   /** Rendered search pages until the catalogue changes. */
   searchPages: SearchPageCache;
+  social?: SocialService;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -51,5 +55,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     files: ports.files,
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
+    social: ports.social && new SocialService(ports.social, presenter, ports.changes),
   };
 }

@@ -218,6 +218,9 @@ export async function seedCatalogue(
     const soundDir = path.join(dataDir, 'sounds', String(id % 1000), String(id));
     const mediaDir = path.join(soundDir, 'media');
     await fs.mkdir(soundDir, { recursive: true });
+    // The original is kept under DATA_DIR, as intake stores it (downloads serve nothing outside).
+    const original = path.join(soundDir, 'original.flac');
+    await fs.copyFile(input, original);
     const result = await processFile(input, mediaDir);
     const mediaPaths: Record<string, string> = {};
     for (const [kind, file] of Object.entries({ ...result.files.previews, ...result.files.images })) {
@@ -264,7 +267,7 @@ export async function seedCatalogue(
         duration: probe.duration,
         samplerate: probe.samplerate,
         md5: probe.md5,
-        original_path: path.relative(dataDir, input),
+        original_path: path.relative(dataDir, original),
       })
       .where('id', '=', id)
       .execute();

@@ -21,6 +21,9 @@ export {
   setApiCredentialLevel,
 } from './credentials.ts';
 export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './demo-account.ts';
+export { downloadName, originalMediaType } from './downloads/download-names.ts';
+export { Downloads, type OriginalFile, type PackArchive } from './downloads/downloads.ts';
+export { README_NAME } from './downloads/pack-zip.ts';
 export {
   collectFiles,
   type ImportOptions,
@@ -56,6 +59,15 @@ export {
   signInThrottle,
   type ThrottleScope,
 } from './sign-in-throttle.ts';
+export { BookmarkCategories } from './social/bookmark-categories.ts';
+export {
+  BOOKMARK_NAME_MAX,
+  COMMENT_MAX,
+  type FeedbackInput,
+  FieldErrors,
+  readRating,
+  SoundFeedback,
+} from './social/sound-feedback.ts';
 export { replaceFile, SoundStorage } from './sound-files.ts';
 export {
   endWebSession,

@@ -1,4 +1,6 @@
+import type { LicenseName } from '../schema/database.ts';
 import { type Db, inTransaction } from './shared.ts';
+import { isPublic } from './sounds.ts';
 
 /** Logs a download of a sound's original file and counts it on the sound. */
 export function recordSoundDownload(db: Db, soundId: number, userId: number | null): Promise<void> {
@@ -22,4 +24,34 @@ export function recordPackDownload(db: Db, packId: number, userId: number | null
       .where('id', '=', packId)
       .execute();
   });
+}
+
+/** What a pack's zip holds of one sound: its original file and what its attribution names. */
+export interface PackFile {
+  id: number;
+  name: string;
+  username: string;
+  license: LicenseName;
+  original_filename: string;
+  /** Relative to DATA_DIR. */
+  original_path: string;
+}
+
+/** The public sounds of a pack with their original files, in id order (one statement). */
+export function listPackFiles(db: Db, packId: number): Promise<PackFile[]> {
+  return db
+    .selectFrom('sounds')
+    .innerJoin('users', 'users.id', 'sounds.user_id')
+    .select([
+      'sounds.id',
+      'sounds.name',
+      'users.username',
+      'sounds.license',
+      'sounds.original_filename',
+      'sounds.original_path',
+    ])
+    .where('sounds.pack_id', '=', packId)
+    .where(isPublic)
+    .orderBy('sounds.id')
+    .execute();
 }

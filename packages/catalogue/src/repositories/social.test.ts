@@ -14,7 +14,7 @@ import {
   UNCATEGORIZED,
 } from './bookmarks.ts';
 import { addComment, listComments } from './comments.ts';
-import { recordPackDownload, recordSoundDownload } from './downloads.ts';
+import { listPackFiles, recordPackDownload, recordSoundDownload } from './downloads.ts';
 import { findOrCreatePack, getPack } from './packs.ts';
 import { AlreadyRatedError, getRating, rateSound } from './ratings.ts';
 import { userRecordByName } from './records.ts';
@@ -145,5 +145,28 @@ describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) 
       .where('user_id', '=', owner.id)
       .execute();
     expect(logged).toHaveLength(4);
+  });
+
+  it('lists the public sounds of a pack with their originals, in id order, for its zip', async () => {
+    const owner = await createUser(db(), { username: unique('owner') });
+    const pack = await findOrCreatePack(db(), owner.id, 'zip me');
+    const first = await publicSound(owner.id, pack.id);
+    const second = await publicSound(owner.id, pack.id);
+    const hidden = await publicSound(owner.id, pack.id);
+    await setModerationState(db(), hidden.id, 'pending_moderation', null);
+    const failed = await publicSound(owner.id, pack.id);
+    await setProcessingState(db(), failed.id, { state: 'Failed' });
+    await publicSound(owner.id, null);
+    expect(await listPackFiles(db(), pack.id)).toEqual(
+      [first, second].map((s) => ({
+        id: s.id,
+        name: s.name,
+        username: owner.username,
+        license: 'Attribution',
+        original_filename: 'x.wav',
+        original_path: 'x.wav',
+      })),
+    );
+    expect(await listPackFiles(db(), 2 ** 31 - 1)).toEqual([]);
   });
 });
