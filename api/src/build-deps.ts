@@ -8,7 +8,7 @@ import {
 } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
-import { OAuth2Service } from '@earshot/services';
+import { OAuth2Service, type ProcessingQueue } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
@@ -16,6 +16,7 @@ import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
+import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
 import { bearerStrategy } from './auth/bearer-strategy.ts';
 import { sessionStrategy } from './auth/session-strategy.ts';
@@ -47,6 +48,8 @@ export interface BuildAppDepsOptions {
   now?: () => Date;
   /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
   rateLimits?: RateLimitSettings;
+  /** The pipeline's queue uploads are submitted to; without it upload, describe and edit are not served. */
+  queue?: ProcessingQueue;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -123,6 +126,9 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,
+      writes: options.queue
+        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES)
+        : undefined,
     },
     authStrategies: [
       tokenStrategy(cachedCredentialLookup(credentialByKey(db), undefined, undefined, changes)),

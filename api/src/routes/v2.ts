@@ -10,6 +10,7 @@ import { peopleRoutes } from './people.ts';
 import { rootRoute } from './root.ts';
 import { searchRoutes } from './search.ts';
 import { soundRoutes } from './sounds.ts';
+import { uploadRoutes } from './uploads.ts';
 
 /** Every route of the version 2 API, in one list: the router and the OpenAPI document share it. */
 export function v2Routes(
@@ -23,6 +24,8 @@ export function v2Routes(
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...searchRoutes(services),
+    // Before the sound routes: `upload`, `describe` and `pending_uploads` are no sound ids.
+    ...(services.writes ? uploadRoutes(services.writes) : []),
     ...soundRoutes(services),
     ...peopleRoutes(services),
     ...meRoutes(services),

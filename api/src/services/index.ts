@@ -1,7 +1,7 @@
 import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
-import type { CatalogueReader, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
+import type { CatalogueReader, DescriptorReader, SearchEngine, SoundFiles, SoundWrites } from '../ports.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
@@ -20,6 +20,8 @@ export interface ApiPorts {
   changes?: ChangeVersion;
   /** Version of the in-memory similarity state search answers also depend on. */
   stateVersion?: () => string;
+  /** Upload, describe, pending uploads and edit; absent = those routes are not served. */
+  writes?: SoundWrites;
 }
 
 export interface ApiServices {
@@ -29,6 +31,7 @@ export interface ApiServices {
   people: PeopleService;
   engine: SearchEngine;
   files: SoundFiles;
+  writes?: SoundWrites;
   /** Recently rendered sound instances, by sound, origin and the query parameters that shape them. */
   renderedSounds: RenderedCache;
   /** Rendered search pages until the catalogue changes. */
@@ -47,6 +50,7 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     people: new PeopleService(ports.catalogue, presenter),
     engine: ports.search,
     files: ports.files,
+    writes: ports.writes,
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
   };

@@ -60,6 +60,8 @@ export interface ProbeOptions {
   /** The name the user gave the file (its extension is checked against the content); default: the path. */
   fileName?: string;
   timeoutMs?: number;
+  /** The file's md5 when the caller already has it (hashed while it streamed in): not read again. */
+  md5?: string;
 }
 
 const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
@@ -155,7 +157,10 @@ export async function probeFile(file: string, options: ProbeOptions = {}): Promi
   const stat = await fs.stat(file);
   if (stat.size === 0) throw new MediaError('empty_file');
   const fileName = options.fileName ?? path.basename(file);
-  const [md5, raw] = await Promise.all([md5File(file), runProbe(file, fileName, options.timeoutMs)]);
+  const [md5, raw] = await Promise.all([
+    options.md5 ?? md5File(file),
+    runProbe(file, fileName, options.timeoutMs),
+  ]);
   const probe = interpretProbe(raw, fileName, stat.size, md5);
   if (probe.type === 'wav' || probe.type === 'aif' || probe.type === 'aiff')
     await checkPcmLength(file, stat.size);

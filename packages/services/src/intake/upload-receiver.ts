@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { EarshotError } from '@earshot/common';
+
+/** A file that arrived whole: where it sits under the data folder, its size and md5. */
+export interface ReceivedFile {
+  /** Absolute path of the temporary file (under DATA_DIR/uploads/incoming). */
+  path: string;
+  /** The name the client gave it (no folders). */
+  filename: string;
+  size: number;
+  md5: string;
+}
+
+export class UploadTooLargeError extends EarshotError {
+  constructor(maxBytes: number) {
+    super(
+      `The audio file is larger than the ${formatBytes(maxBytes)} an upload may hold.`,
+      'upload_too_large',
+      413,
+      { audiofile: [`The audio file is larger than ${formatBytes(maxBytes)}.`] },
+    );
+  }
+}
+
+/**
+ * Streams an upload to a temporary file in the data folder (so that the sound's original is later
+ * one rename away), hashing and counting it on the way: memory stays a few chunks whatever the
+ * size. Anything that stops the stream (size limit, client gone, disk error) removes the partial
+ * file before the error goes on.
+ */
+export class UploadReceiver {
+  readonly incomingDir: string;
+
+  constructor(
+    readonly dataDir: string,
+    readonly maxBytes: number,
+  ) {
+    this.incomingDir = path.join(dataDir, 'uploads', 'incoming');
+  }
+
+  async receive(source: Readable, clientName: string): Promise<ReceivedFile> {
+    await fs.mkdir(this.incomingDir, { recursive: true });
+    const file = path.join(this.incomingDir, `${randomBytes(12).toString('hex')}.partial`);
+    const hash = createHash('md5');
+    let size = 0;
+    const maxBytes = this.maxBytes;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            size += chunk.length;
+            if (size > maxBytes) throw new UploadTooLargeError(maxBytes);
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        createWriteStream(file),
+      );
+    } catch (err) {
+      await fs.rm(file, { force: true });
+      throw err;
+    }
+    return { path: file, filename: safeFilename(clientName), size, md5: hash.digest('hex') };
+  }
+
+  /** Removes a received file that will not become a sound or a pending upload. */
+  async discard(file: ReceivedFile): Promise<void> {
+    await fs.rm(file.path, { force: true });
+  }
+
+  /** Removes partial files a crashed process left (older than `olderThanMs`). */
+  async sweep(olderThanMs = 24 * 3600_000): Promise<number> {
+    const names = await fs.readdir(this.incomingDir).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(this.incomingDir, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > olderThanMs) {
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
+
+/** The client's file name without any folder part or control characters (browsers send C:\…\a.wav). */
+export function safeFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return clean.slice(-200) || 'upload';
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3 && bytes % 1024 ** 3 === 0) return `${bytes / 1024 ** 3} GB`;
+  if (bytes >= 1024 ** 2) return `${Math.round(bytes / 1024 ** 2)} MB`;
+  return `${bytes} bytes`;
+}
