@@ -11,5 +11,6 @@ export {
 } from './ports.ts';
 export { serveRoutes } from './routes.ts';
 export { BASE_TIME, SEED_SOUNDS, type Seeded, type SeedSound, seedCatalogue } from './seed.ts';
+export { type ServeProcess, startServeProcess } from './serve-process.ts';
 export { startTestServer, type TestServer } from './server.ts';
 export { addWebUser, WEB_PASSWORD, WebClient, type WebResponse } from './web-client.ts';
