@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fixture, fixtureEntry } from '@earshot/fixtures';
-import { moderate } from '@earshot/services';
+import { moderate, SoundStorage } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerToken } from './testing/bearer.ts';
 import { type ServeProcess, startServeProcess } from './testing/serve-process.ts';
@@ -12,6 +13,16 @@ import { type ServeProcess, startServeProcess } from './testing/serve-process.ts
 type Json = Record<string, any>;
 let s: ServeProcess;
 let token: string;
+const approved = new Map<string, number>();
+const CLI_MAIN = new URL('../../packages/cli/src/main.ts', import.meta.url).pathname;
+
+/** `npx earshot …` against the running server's data folder (it joins the server's catalogue). */
+function earshot(args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, LOG_LEVEL: 'error' };
+  delete env.REDIS_URL;
+  delete env.DATABASE_URL;
+  return spawnSync(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], { env, encoding: 'utf8' });
+}
 
 beforeAll(async () => {
   s = await startServeProcess();
@@ -48,7 +59,8 @@ async function waitFor(done: (p: Json) => boolean, seen: Json[] = [], timeoutMs 
     seen.push(body);
     if (done(body)) return body;
     if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(body)}\n${s.output()}`);
-    await new Promise((r) => setTimeout(r, 200));
+    // Once a second: the credential's standard limit is 60 requests a minute.
+    await new Promise((r) => setTimeout(r, 1000));
   }
 }
 
@@ -119,9 +131,65 @@ describe('upload → describe → process → moderate → visible', () => {
     }
     const after = await get('/apiv2/sounds/pending_uploads/');
     expect(after.body.pending_moderation).toEqual([]);
+    for (const [name, id] of ids) approved.set(name, id);
   }, 300_000);
 
+  it('`earshot sounds delete` removes a sound and everything derived from it; only its owner’s', async () => {
+    token = (await bearerToken(s.catalogue.db, s.origin, 'roundtrip')).accessToken;
+    const id = approved.get('fmt-flac-16') as number;
+    const other = approved.get('fmt-ogg') as number;
+    const db = s.catalogue.db;
+    const n = (rows: unknown[]) => rows.length;
+    const derived = async () => ({
+      descriptors: n(
+        await db.selectFrom('sound_descriptors').select('sound_id').where('sound_id', '=', id).execute(),
+      ),
+      vectors: n(
+        await db
+          .selectFrom('sound_similarity_vectors')
+          .select('sound_id')
+          .where('sound_id', '=', id)
+          .execute(),
+      ),
+    });
+    /** The ids similar to `other`, once the server's similarity state has them (it refreshes after changes). */
+    const similarIds = async (until: (ids: number[]) => boolean) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const { status, body } = await get(`/apiv2/sounds/${other}/similar/?fields=id&page_size=150`);
+        const ids = status === 200 ? (body.results as Json[]).map((r) => r.id as number) : [];
+        if (until(ids)) return ids;
+        if (Date.now() > deadline) throw new Error(`similar: ${status} ${JSON.stringify(body)}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
+    const folder = new SoundStorage(s.dataDir).soundDir(id);
+    expect((await fs.readdir(folder)).length).toBeGreaterThan(1);
+    const before = await derived();
+    expect(before.descriptors).toBe(1);
+    expect(before.vectors).toBeGreaterThan(0);
+    expect(await similarIds((ids) => ids.includes(id))).toContain(id);
+
+    const refused = earshot(['sounds', 'delete', String(id), '--user', 'someone']);
+    expect(refused.status).not.toBe(0);
+    expect((await get(`/apiv2/sounds/${id}/?fields=id`)).status).toBe(200);
+
+    const done = earshot(['sounds', 'delete', String(id), '--user', 'roundtrip']);
+    expect(done.stdout + done.stderr).toContain(`deleted sound ${id}`);
+    expect(done.status).toBe(0);
+    expect((await get(`/apiv2/sounds/${id}/?fields=id`)).status).toBe(404);
+    const search = await get(`/apiv2/search/?filter=id:${id}&fields=id`);
+    expect(search.body.results).toEqual([]);
+    await expect(fs.stat(folder)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await derived()).toEqual({ descriptors: 0, vectors: 0 });
+    // The similarity state follows the catalogue's change (refreshed within a few seconds).
+    const afterIds = await similarIds((ids) => ids.length > 0 && !ids.includes(id));
+    expect(afterIds).not.toContain(id);
+    expect((await get(`/apiv2/sounds/${other}/?fields=id`)).status).toBe(200);
+  }, 120_000);
+
   it('a file that probes but cannot be decoded ends Failed in pending_processing, with its reason', async () => {
+    token = (await bearerToken(s.catalogue.db, s.origin, 'roundtrip')).accessToken;
     const { id } = await upload('bad-truncated-mp3', { ...DESCRIPTION, description: 'Cut short.' });
     const done = await waitFor((p) =>
       p.pending_processing.some((e: Json) => e.id === id && e.processing_state === 'Failed'),

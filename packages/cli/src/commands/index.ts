@@ -10,6 +10,7 @@ import * as moderate from './moderate.ts';
 import * as processCommand from './process.ts';
 import * as reprocess from './reprocess.ts';
 import * as serve from './serve.ts';
+import * as sounds from './sounds.ts';
 import * as users from './users.ts';
 import * as worker from './worker.ts';
 
@@ -28,6 +29,7 @@ export function registerCommands(program: Command): void {
   migrate.register(program);
   processCommand.register(program);
   serve.register(program);
+  sounds.register(program);
   importCommand.register(program);
   moderate.register(program);
   reprocess.register(program);
