@@ -20,7 +20,7 @@ export const DESCRIPTION_FIELDS = [
 export type DescriptionField = (typeof DESCRIPTION_FIELDS)[number];
 
 /** The fields as they arrive: text (a form), tags also as a list (a JSON sidecar). */
-export type RawDescription = Partial<Record<DescriptionField, string | undefined>> & {
+export type RawDescription = Partial<Record<Exclude<DescriptionField, 'tags'>, string | undefined>> & {
   tags?: string | readonly string[];
 };
 
