@@ -272,6 +272,28 @@ describe('files the upload refuses', () => {
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 
+  it('a file over 1 MiB is probed while it streams in; its length is still checked once whole', async () => {
+    // The head of the stereo music fixture: 1.5 MB of a WAV whose header promises 10.5 MB.
+    const music = await fs.readFile(fixture('music-mix-60s'));
+    const dataAt = music.indexOf('data') + 8;
+    const cut = Buffer.from(music.subarray(0, 1_500_000));
+    const dir = await fs.mkdtemp(path.join(s.dataDir, 'made-'));
+    await fs.writeFile(path.join(dir, 'cut.wav'), cut);
+    const refused = await upload(path.join(dir, 'cut.wav'));
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail.audiofile[0]).toContain('The file is damaged or incomplete');
+    // The same bytes with an honest header are taken.
+    cut.writeUInt32LE(cut.length - dataAt, dataAt - 4);
+    cut.writeUInt32LE(cut.length - 8, 4);
+    await fs.writeFile(path.join(dir, 'whole.wav'), cut);
+    const taken = await upload(path.join(dir, 'whole.wav'));
+    expect(taken.status).toBe(200);
+    expect(taken.body.detail).toBe(
+      'Audio file successfully uploaded (1500000 Bytes, now pending description).',
+    );
+    expect(await filesUnder('uploads/incoming')).toEqual([]);
+  });
+
   it('a file over UPLOAD_MAX_BYTES is a 413, and nothing is left', async () => {
     const { status, body } = await upload(fixture('music-mix-60s'));
     expect(status).toBe(413);

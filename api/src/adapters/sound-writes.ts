@@ -13,7 +13,7 @@ export function soundWrites(
   return {
     maxUploadBytes,
     checkFilename: (filename) => uploads.checkFilename(filename),
-    receive: (stream, filename) => uploads.receiver.receive(stream, filename),
+    receive: (stream, filename) => uploads.receive(stream, filename),
     discard: (file) => uploads.receiver.discard(file),
     upload: (userId, file, fields) => uploads.upload(userId, file, fields),
     describe: (userId, fields) => uploads.describe(userId, fields),

@@ -18,4 +18,10 @@ export {
   type Stage,
 } from './pipeline.ts';
 export { PREVIEW_KEYS, PREVIEWS, type PreviewKey } from './previews.ts';
-export { type FfprobeOutput, type ProbeOptions, type ProbeResult, probeFile } from './probe.ts';
+export {
+  checkProbedLength,
+  type FfprobeOutput,
+  type ProbeOptions,
+  type ProbeResult,
+  probeFile,
+} from './probe.ts';

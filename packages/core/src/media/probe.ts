@@ -62,6 +62,11 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** The file's md5 when the caller already has it (hashed while it streamed in): not read again. */
   md5?: string;
+  /**
+   * The file is still being written (an upload probed while it streams in): the WAV/AIFF length
+   * check is left to `checkProbedLength` once it is whole.
+   */
+  partial?: boolean;
 }
 
 const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
@@ -162,9 +167,14 @@ export async function probeFile(file: string, options: ProbeOptions = {}): Promi
     runProbe(file, fileName, options.timeoutMs),
   ]);
   const probe = interpretProbe(raw, fileName, stat.size, md5);
-  if (probe.type === 'wav' || probe.type === 'aif' || probe.type === 'aiff')
-    await checkPcmLength(file, stat.size);
+  if (!options.partial) await checkProbedLength(file, probe);
   return probe;
+}
+
+/** The length check `probeFile` makes, for a file probed while partial and now whole. */
+export async function checkProbedLength(file: string, probe: Pick<ProbeResult, 'type'>): Promise<void> {
+  if (probe.type === 'wav' || probe.type === 'aif' || probe.type === 'aiff')
+    await checkPcmLength(file, (await fs.stat(file)).size);
 }
 
 /** A WAV/AIFF whose data chunk promises more than the file holds was cut off (or lies): refuse it. */

@@ -10,6 +10,8 @@ import { EarshotError } from '@earshot/common';
 export interface ReceivedFile {
   /** Absolute path of the temporary file (under DATA_DIR/uploads/incoming). */
   path: string;
+  /** What `onPrefix` started on the file's first bytes while the rest streamed in (the early probe). */
+  early?: Promise<unknown>;
   /** The name the client gave it (no folders). */
   filename: string;
   size: number;
@@ -43,12 +45,23 @@ export class UploadReceiver {
     this.incomingDir = path.join(dataDir, 'uploads', 'incoming');
   }
 
-  async receive(source: Readable, clientName: string): Promise<ReceivedFile> {
+  /**
+   * `onPrefix` is called once the first `prefixBytes` are on disk, while the rest still streams
+   * in: work that needs only a file's head (probing it) then overlaps the transfer.
+   */
+  async receive(
+    source: Readable,
+    clientName: string,
+    options: { prefixBytes?: number; onPrefix?: (file: string) => Promise<unknown> } = {},
+  ): Promise<ReceivedFile> {
     await fs.mkdir(this.incomingDir, { recursive: true });
     const file = path.join(this.incomingDir, `${randomBytes(12).toString('hex')}.partial`);
     const hash = createHash('md5');
     let size = 0;
     const maxBytes = this.maxBytes;
+    const sink = createWriteStream(file, { highWaterMark: 1 << 20 });
+    const prefixBytes = options.prefixBytes ?? Number.POSITIVE_INFINITY;
+    let early: Promise<unknown> | undefined;
     try {
       await pipeline(
         source,
@@ -58,15 +71,20 @@ export class UploadReceiver {
             if (size > maxBytes) throw new UploadTooLargeError(maxBytes);
             hash.update(chunk);
             yield chunk;
+            if (!early && options.onPrefix && sink.bytesWritten >= prefixBytes) {
+              // Settles as a value or an error, never unhandled: the caller decides what it means.
+              early = options.onPrefix(file).catch((err: unknown) => err);
+            }
           }
         },
-        createWriteStream(file),
+        sink,
       );
     } catch (err) {
+      await early;
       await fs.rm(file, { force: true });
       throw err;
     }
-    return { path: file, filename: safeFilename(clientName), size, md5: hash.digest('hex') };
+    return { path: file, filename: safeFilename(clientName), size, md5: hash.digest('hex'), early };
   }
 
   /** Removes a received file that will not become a sound or a pending upload. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import {
   addPendingUpload,
   ConflictError,
@@ -13,7 +14,7 @@ import {
   takePendingUpload,
 } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
-import { MediaError, probeFile, typeFromExtension } from '@earshot/core';
+import { checkProbedLength, MediaError, type ProbeResult, probeFile, typeFromExtension } from '@earshot/core';
 import type { ProcessingQueue } from '../processing-queue.ts';
 import type { SoundStorage } from '../sound-files.ts';
 import {
@@ -33,6 +34,9 @@ export interface PendingUploadsRecord {
   pending_processing: SoundView[];
   pending_moderation: SoundView[];
 }
+
+/** How much of an upload must be on disk before it is probed (a header with room to spare). */
+const EARLY_PROBE_BYTES = 1024 * 1024;
 
 const DESCRIBED = 'Audio file successfully uploaded and described (now pending processing and moderation).';
 
@@ -54,6 +58,17 @@ export class SoundUploads {
   ) {
     this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes);
     this.intake = new SoundIntake(db, storage);
+  }
+
+  /**
+   * Streams an upload to the data folder (UploadReceiver), probing it as soon as its first MiB is
+   * there: ffprobe's start-up then overlaps the transfer instead of following it.
+   */
+  receive(stream: Readable, filename: string): Promise<ReceivedFile> {
+    return this.receiver.receive(stream, filename, {
+      prefixBytes: EARLY_PROBE_BYTES,
+      onPrefix: (file) => probeFile(file, { fileName: filename, md5: '', partial: true }),
+    });
   }
 
   /** Refuses a file by its name before a byte of it is stored (a name we would not take anyway). */
@@ -137,7 +152,12 @@ export class SoundUploads {
   private async checkAudio(file: ReceivedFile): Promise<void> {
     this.checkFilename(file.filename);
     try {
-      await probeFile(file.path, { fileName: file.filename, md5: file.md5 });
+      // The probe of the file's head, when it found audio, stands (the pipeline probes the whole
+      // file again); whatever it could not judge from the head alone (an m4a whose index is at the
+      // end) is probed again now that the file is whole.
+      const early = (await file.early) as ProbeResult | Error | undefined;
+      if (early && !(early instanceof Error)) await checkProbedLength(file.path, early);
+      else await probeFile(file.path, { fileName: file.filename, md5: file.md5 });
     } catch (err) {
       if (err instanceof MediaError) throw audiofileError(err);
       throw err;
