@@ -10,6 +10,8 @@ export function soundWrites(
   maxUploadBytes: number,
 ): SoundWrites {
   const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, { maxBytes: maxUploadBytes });
+  // Partial uploads a crashed process left behind (a request in flight is never a day old).
+  void uploads.receiver.sweep().catch(() => undefined);
   return {
     maxUploadBytes,
     checkFilename: (filename) => uploads.checkFilename(filename),
