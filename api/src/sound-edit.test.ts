@@ -1,3 +1,4 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { recordingQueue } from '@earshot/services/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerToken, startTestServer, type TestServer } from './testing/index.ts';
@@ -116,5 +117,16 @@ describe('POST /apiv2/sounds/<id>/edit/', () => {
     });
     expect(res.status).toBe(401);
     expect(((await res.json()) as Json).detail).toBe('Authentication credentials were not provided.');
+  });
+});
+
+describe('OpenAPI document with the write routes', () => {
+  it('validates and describes upload, describe, pending uploads and edit', async () => {
+    const doc = (await (await fetch(`${s.origin}/apiv2/openapi.json`)).json()) as Json;
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    expect(doc.paths['/apiv2/sounds/upload/']?.post).toBeDefined();
+    expect(doc.paths['/apiv2/sounds/describe/']?.post).toBeDefined();
+    expect(doc.paths['/apiv2/sounds/pending_uploads/']?.get).toBeDefined();
+    expect(doc.paths['/apiv2/sounds/{sound_id}/edit/']?.post).toBeDefined();
   });
 });
