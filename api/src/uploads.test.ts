@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { fixture } from '@earshot/fixtures';
+import { fixture, fixtureEntry } from '@earshot/fixtures';
 import { recordingQueue } from '@earshot/services/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerToken, startTestServer, type TestServer } from './testing/index.ts';
@@ -157,6 +158,8 @@ describe('POST /apiv2/sounds/upload/ with a description', () => {
       geotag_lon: 2.1734,
       geotag_zoom: 14,
       original_filename: 'fmt-wav-16.wav',
+      // Hashed while it streamed in: the fixture's md5.
+      md5: fixtureEntry('fmt-wav-16').md5,
       processing_state: 'Queued',
       moderation_state: 'pending_moderation',
       pack: 'Tones',

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EarshotError } from '@earshot/common';
+import { Md5Thread } from './md5-thread.ts';
 
 /** A file that arrived whole: where it sits under the data folder, its size and md5. */
 export interface ReceivedFile {
@@ -31,8 +32,8 @@ export class UploadTooLargeError extends EarshotError {
 
 /**
  * Streams an upload to a temporary file in the data folder (so that the sound's original is later
- * one rename away), hashing and counting it on the way: memory stays a few chunks whatever the
- * size. Anything that stops the stream (size limit, client gone, disk error) removes the partial
+ * one rename away), hashing (on a worker thread) and counting it on the way: memory stays a few
+ * chunks whatever the size. Anything that stops the stream (size limit, client gone, disk error) removes the partial
  * file before the error goes on.
  */
 export class UploadReceiver {
@@ -56,7 +57,8 @@ export class UploadReceiver {
   ): Promise<ReceivedFile> {
     await fs.mkdir(this.incomingDir, { recursive: true });
     const file = path.join(this.incomingDir, `${randomBytes(12).toString('hex')}.partial`);
-    const hash = createHash('md5');
+    // Hashed on a worker thread while this thread parses and writes (see md5-thread.ts).
+    const hash = new Md5Thread();
     let size = 0;
     const maxBytes = this.maxBytes;
     const sink = createWriteStream(file, { highWaterMark: 1 << 20 });
@@ -69,8 +71,9 @@ export class UploadReceiver {
           for await (const chunk of chunks) {
             size += chunk.length;
             if (size > maxBytes) throw new UploadTooLargeError(maxBytes);
-            hash.update(chunk);
+            const backlog = hash.update(chunk);
             yield chunk;
+            if (backlog) await backlog;
             if (!early && options.onPrefix && sink.bytesWritten >= prefixBytes) {
               // Settles as a value or an error, never unhandled: the caller decides what it means.
               early = options.onPrefix(file).catch((err: unknown) => err);
@@ -80,11 +83,12 @@ export class UploadReceiver {
         sink,
       );
     } catch (err) {
+      hash.drop();
       await early;
       await fs.rm(file, { force: true });
       throw err;
     }
-    return { path: file, filename: safeFilename(clientName), size, md5: hash.digest('hex'), early };
+    return { path: file, filename: safeFilename(clientName), size, md5: await hash.digest(), early };
   }
 
   /** Removes a received file that will not become a sound or a pending upload. */
