@@ -294,6 +294,13 @@ describe('files the upload refuses', () => {
     expect(taken.body.detail).toBe(
       'Audio file successfully uploaded (1500000 Bytes, now pending description).',
     );
+    // The md5 taken on the way (on the hashing thread, chunk by chunk) is the file's.
+    const row = await s.catalogue.db
+      .selectFrom('pending_uploads')
+      .select('md5')
+      .where('filename', '=', taken.body.filename)
+      .executeTakeFirstOrThrow();
+    expect(row.md5).toBe(createHash('md5').update(cut).digest('hex'));
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 
