@@ -9,7 +9,13 @@ import {
 } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
-import { BookmarkCategories, Downloads, OAuth2Service, SoundFeedback } from '@earshot/services';
+import {
+  BookmarkCategories,
+  Downloads,
+  OAuth2Service,
+  type ProcessingQueue,
+  SoundFeedback,
+} from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
@@ -17,6 +23,7 @@ import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
+import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
 import { bearerStrategy } from './auth/bearer-strategy.ts';
 import { sessionStrategy } from './auth/session-strategy.ts';
@@ -50,6 +57,8 @@ export interface BuildAppDepsOptions {
   now?: () => Date;
   /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
   rateLimits?: RateLimitSettings;
+  /** The pipeline's queue uploads are submitted to; without it upload, describe and edit are not served. */
+  queue?: ProcessingQueue;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -134,6 +143,9 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
         bookmarks: new BookmarkCategories(db),
         downloads: new Downloads(db, config.dataDir),
       },
+      writes: options.queue
+        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES)
+        : undefined,
     },
     authStrategies: [
       tokenStrategy(cachedCredentialLookup(credentialByKey(db), changes)),

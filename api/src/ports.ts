@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream';
 import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
 import type { AnalysisTree, AnalyzeClipOptions, ClipAnalysis } from '@earshot/core';
+import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
 
 /**
  * What the HTTP layer reads from the rest of the system, as narrow interfaces. Services depend on
@@ -121,4 +123,24 @@ export type FileKind =
 
 export interface SoundFiles {
   locate(soundId: number, kind: FileKind): Promise<string | undefined>;
+}
+
+/**
+ * The write side of sounds for the OAuth2 user (upload, describe, pending uploads, edit): the
+ * services' use cases, bound to the catalogue, the data folder and the pipeline's queue.
+ */
+export interface SoundWrites {
+  /** UPLOAD_MAX_BYTES. */
+  readonly maxUploadBytes: number;
+  /** Throws when the file's name already says it is no audio we take. */
+  checkFilename(filename: string): void;
+  receive(stream: Readable, filename: string): Promise<ReceivedFile>;
+  discard(file: ReceivedFile): Promise<void>;
+  upload(userId: number, file: ReceivedFile, fields: RawDescription): Promise<UploadOutcome>;
+  describe(
+    userId: number,
+    fields: RawDescription & { upload_filename?: string },
+  ): Promise<{ detail: string; id: number }>;
+  pending(userId: number): Promise<PendingUploadsRecord>;
+  edit(userId: number, soundId: number, fields: RawDescription): Promise<{ detail: string }>;
 }

@@ -2,12 +2,15 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  analysesPublishedAfter,
   type Db,
   newestAnalysisUpdate,
+  newestPublication,
   publicAnalysesUpdatedAfter,
   publicAnalysisBatch,
   publicVectorBatch,
   publicVectorsUpdatedAfter,
+  vectorsPublishedAfter,
 } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import {
@@ -47,12 +50,15 @@ export class SimilarityState {
 
   /** Newest `updated` seen in the vector and descriptor tables; later rows are applied by `refresh`. */
   private since: Date | undefined;
+  /** Newest moment a sound became public (approved, processed) seen; later ones are applied by `refresh`. */
+  private publishedSince = new Date(0);
 
   /** Full load the first time; afterwards only what changed since the last load is applied. */
   async refresh(): Promise<void> {
     if (this.since) return this.applyChanges(this.since);
     const started = Date.now();
     const mark = await newestAnalysisUpdate(this.db);
+    const published = await newestPublication(this.db);
     const indexes = new Map<string, SimilarityIndex>();
     for (const space of listSimilaritySpaces()) {
       indexes.set(space.name, await this.loadSpace(space.name, space.dimension));
@@ -62,6 +68,7 @@ export class SimilarityState {
     this.table = table;
     this.generation++;
     this.since = mark;
+    this.publishedSince = published;
     this.logger.info(
       {
         ms: Date.now() - started,
@@ -73,17 +80,27 @@ export class SimilarityState {
   }
 
   private async applyChanges(since: Date): Promise<void> {
-    const mark = await newestAnalysisUpdate(this.db);
-    if (mark <= since) return;
-    const vectors = await publicVectorsUpdatedAfter(this.db, since);
+    const [mark, published] = await Promise.all([newestAnalysisUpdate(this.db), newestPublication(this.db)]);
+    const analysed = mark > since;
+    // A sound analysed while pending moderation is only taken in once it is approved.
+    const newlyPublic = published > this.publishedSince;
+    if (!analysed && !newlyPublic) return;
+    const vectors = [
+      ...(analysed ? await publicVectorsUpdatedAfter(this.db, since) : []),
+      ...(newlyPublic ? await vectorsPublishedAfter(this.db, this.publishedSince) : []),
+    ];
     for (const row of vectors) {
       const index = this.indexes.get(row.space);
       if (index && row.vector.length === index.space.dimension) index.upsert(row.id, row.vector.map(Number));
     }
-    const analyses = await publicAnalysesUpdatedAfter(this.db, since);
+    const analyses = [
+      ...(analysed ? await publicAnalysesUpdatedAfter(this.db, since) : []),
+      ...(newlyPublic ? await analysesPublishedAfter(this.db, this.publishedSince) : []),
+    ];
     for (const row of analyses) this.table.upsertAnalysis(row.id, row.analysis_a);
     if (vectors.length > 0) this.generation++;
     this.since = mark;
+    this.publishedSince = published;
     this.logger.debug({ vectors: vectors.length, analyses: analyses.length }, 'similarity state updated');
   }
 

@@ -12,6 +12,7 @@ import { rootRoute } from './root.ts';
 import { searchRoutes } from './search.ts';
 import { socialRoutes } from './social.ts';
 import { soundRoutes } from './sounds.ts';
+import { uploadRoutes } from './uploads.ts';
 
 /** Every route of the version 2 API, in one list: the router and the OpenAPI document share it. */
 export function v2Routes(
@@ -25,6 +26,8 @@ export function v2Routes(
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...searchRoutes(services),
+    // Before the sound routes: `upload`, `describe` and `pending_uploads` are no sound ids.
+    ...(services.writes ? uploadRoutes(services.writes) : []),
     ...soundRoutes(services),
     ...peopleRoutes(services),
     ...meRoutes(services),

@@ -1,7 +1,14 @@
 import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
-import type { CatalogueReader, ClipAnalyzer, DescriptorReader, SearchEngine, SoundFiles } from '../ports.ts';
+import type {
+  CatalogueReader,
+  ClipAnalyzer,
+  DescriptorReader,
+  SearchEngine,
+  SoundFiles,
+  SoundWrites,
+} from '../ports.ts';
 import type { Variant } from '../serializers/sound-fields.ts';
 import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
@@ -25,6 +32,8 @@ export interface ApiPorts {
   stateVersion?: () => string;
   /** Ratings, comments, bookmarks and downloads; without them those routes are not served. */
   social?: SocialPorts;
+  /** Upload, describe, pending uploads and edit; absent = those routes are not served. */
+  writes?: SoundWrites;
 }
 
 export interface ApiServices {
@@ -34,6 +43,7 @@ export interface ApiServices {
   people: PeopleService;
   engine: SearchEngine;
   files: SoundFiles;
+  writes?: SoundWrites;
   /** Recently rendered sound instances, by sound, origin and the query parameters that shape them. */
   renderedSounds: RenderedCache;
   /** Rendered search pages until the catalogue changes. */
@@ -53,6 +63,7 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     people: new PeopleService(ports.catalogue, presenter),
     engine: ports.search,
     files: ports.files,
+    writes: ports.writes,
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
     social: ports.social && new SocialService(ports.social, presenter, ports.changes),

@@ -19,11 +19,11 @@ export interface TestServer extends RunningServer {
  * A real server on an embedded catalogue in a temporary folder, seeded with processed sounds.
  * `now` is the clock OAuth2 expiry is decided by; `rateLimits` gives the rate limiter a clock the
  * test moves (counters in Redis when env has REDIS_URL). `log` receives every log line (level info)
- * for tests of what is logged; without it the server logs nothing.
+ * for tests of what is logged; without it the server logs nothing. `queue` serves the upload routes.
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: Pick<BuildAppDepsOptions, 'now' | 'rateLimits'> & { log?: (line: string) => void } = {},
+  options: Pick<BuildAppDepsOptions, 'now' | 'rateLimits' | 'queue'> & { log?: (line: string) => void } = {},
 ): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-api-test-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
@@ -41,6 +41,7 @@ export async function startTestServer(
     similarityRefreshMs: 0,
     now: options.now,
     rateLimits: options.rateLimits,
+    queue: options.queue,
   });
   const server = await startServer(deps);
   return {

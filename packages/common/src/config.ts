@@ -56,6 +56,11 @@ export const configSchema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DEMO_IMPORT: bool.default(true),
   SIGNUP_ENABLED: bool.default(false),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1024 ** 3),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -114,4 +119,6 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'import the demo fixtures on the first start with an empty data folder and make the demo user and its API key (default true; 0: no demo user, no key)',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
+  UPLOAD_MAX_BYTES:
+    'largest audio file `POST /apiv2/sounds/upload/` accepts, in bytes (default 1073741824, 1 GiB)',
 };

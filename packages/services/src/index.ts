@@ -33,8 +33,23 @@ export {
   waitForSounds,
 } from './intake/bulk-import.ts';
 export { type DemoImportOptions, importDemoFixtures } from './intake/demo.ts';
+export {
+  DESCRIPTION_FIELDS,
+  DescriptionError,
+  type DescriptionField,
+  type RawDescription,
+  type SoundDescription,
+  validateDescription,
+} from './intake/description-fields.ts';
 export { readSidecar, type SidecarMetadata } from './intake/sidecar.ts';
-export { assertLicense, type NewSoundInput, SoundIntake } from './intake/sound-intake.ts';
+export {
+  assertLicense,
+  DuplicateUploadError,
+  type NewSoundInput,
+  SoundIntake,
+} from './intake/sound-intake.ts';
+export { type ReceivedFile, UploadReceiver, UploadTooLargeError } from './intake/upload-receiver.ts';
+export { type PendingUploadsRecord, SoundUploads, type UploadOutcome } from './intake/uploads.ts';
 export {
   listPendingModeration,
   MODERATION_REASON_MAX,
@@ -69,6 +84,8 @@ export {
   SoundFeedback,
 } from './social/sound-feedback.ts';
 export { replaceFile, SoundStorage } from './sound-files.ts';
+export { NotYourSoundToDeleteError, removeSound, SoundBusyError } from './sounds/delete-sound.ts';
+export { editOwnSound, NotYourSoundError } from './sounds/edit-sound.ts';
 export {
   endWebSession,
   type ResumedWebSession,

@@ -65,6 +65,14 @@ export class SoundStorage {
     return target;
   }
 
+  /** Moves a file of the data folder in as the sound's original (one rename on the same filesystem). */
+  async moveOriginal(soundId: number, sourcePath: string, originalName: string): Promise<string> {
+    const target = this.originalPath(soundId, originalName);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rename(sourcePath, target);
+    return target;
+  }
+
   /**
    * Gives `write` a fresh empty folder, then swaps it in as the stage's output folder. Leftovers of
    * an earlier attempt of the same stage (a worker killed mid-job) are removed first: the queue's

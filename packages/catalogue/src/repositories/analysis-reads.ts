@@ -77,6 +77,42 @@ export function publicVectorsUpdatedAfter(
     .execute();
 }
 
+/**
+ * Newest moment a sound became public: approved by a moderator, or processed when already approved
+ * (a trusted uploader's). Its analysis was stored earlier, while the sound was not public, so the
+ * `updated` marks above miss it; the epoch when no sound is public.
+ */
+export async function newestPublication(db: Db): Promise<Date> {
+  const row = await publicSounds(db)
+    .select(sql<Date | null>`max(greatest(s.moderated_at, s.processing_updated))`.as('t'))
+    .executeTakeFirst();
+  return row?.t ? new Date(row.t) : new Date(0);
+}
+
+/** Vectors of the sounds that became public after `since` (see newestPublication), every space. */
+export function vectorsPublishedAfter(
+  db: Db,
+  since: Date,
+): Promise<{ id: number; space: string; vector: number[] }[]> {
+  return publicSounds(db)
+    .where((eb) => eb.or([eb('s.moderated_at', '>', since), eb('s.processing_updated', '>', since)]))
+    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
+    .select(['s.id', 'v.space', 'v.vector'])
+    .execute();
+}
+
+/** Analysis trees of the sounds that became public after `since`. */
+export function analysesPublishedAfter(
+  db: Db,
+  since: Date,
+): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
+  return publicSounds(db)
+    .where((eb) => eb.or([eb('s.moderated_at', '>', since), eb('s.processing_updated', '>', since)]))
+    .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
+    .select(['s.id', 'd.analysis_a'])
+    .execute();
+}
+
 /** Analysis trees of public sounds stored after `since`. */
 export function publicAnalysesUpdatedAfter(
   db: Db,

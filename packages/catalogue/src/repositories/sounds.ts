@@ -85,6 +85,14 @@ export function isPublic(eb: ExpressionBuilder<Database, 'sounds'>) {
   ]);
 }
 
+/** `isPublic` of a row already read. */
+export function isPublicState(sound: Pick<Sound, 'moderation_state' | 'processing_state'>): boolean {
+  return (
+    sound.moderation_state === PUBLIC_SOUND.moderation_state &&
+    sound.processing_state === PUBLIC_SOUND.processing_state
+  );
+}
+
 /**
  * `isPublic` over the sounds table under an alias, as two `where` clauses with parameters
  * (`selectFrom('sounds as s').$call(wherePublic('s'))`): the statements the API's reads always sent.

@@ -4,7 +4,7 @@ import { ConflictError, type Db, isUniqueViolation } from './shared.ts';
 /** Records an uploaded file that still awaits its description. */
 export async function addPendingUpload(
   db: Db,
-  input: { userId: number; filename: string; storedPath: string; filesize: number },
+  input: { userId: number; filename: string; storedPath: string; filesize: number; md5?: string | null },
 ): Promise<PendingUpload> {
   try {
     return await db
@@ -14,6 +14,7 @@ export async function addPendingUpload(
         filename: input.filename,
         stored_path: input.storedPath,
         filesize: input.filesize,
+        md5: input.md5 ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -47,4 +48,20 @@ export function takePendingUpload(
     .where('filename', '=', filename)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Puts a taken pending file back (its description failed after it was taken). */
+export async function restorePendingUpload(db: Db, upload: PendingUpload): Promise<void> {
+  await db
+    .insertInto('pending_uploads')
+    .values({
+      user_id: upload.user_id,
+      filename: upload.filename,
+      stored_path: upload.stored_path,
+      filesize: upload.filesize,
+      md5: upload.md5,
+      created: upload.created,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }

@@ -93,6 +93,8 @@ export interface PendingUploadsTable {
   stored_path: string;
   filesize: number;
   created: CreatedAt;
+  /** Migration 20261126010000; null for files pending before it. */
+  md5: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PacksTable {

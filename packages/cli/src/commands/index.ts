@@ -11,6 +11,7 @@ import * as processCommand from './process.ts';
 import * as reprocess from './reprocess.ts';
 import * as serve from './serve.ts';
 import * as similar from './similar.ts';
+import * as sounds from './sounds.ts';
 import * as users from './users.ts';
 import * as worker from './worker.ts';
 
@@ -30,6 +31,7 @@ export function registerCommands(program: Command): void {
   processCommand.register(program);
   serve.register(program);
   similar.register(program);
+  sounds.register(program);
   importCommand.register(program);
   moderate.register(program);
   reprocess.register(program);

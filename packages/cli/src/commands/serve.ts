@@ -19,7 +19,6 @@ async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve' });
-  const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION });
   // Without Redis the jobs run in this process; with Redis this process only queues them.
   const jobs = createJobRunner({
     config,
@@ -27,6 +26,7 @@ async function serve(): Promise<void> {
     catalogue,
     onSimilarityVectors: () => refreshSoon(),
   });
+  const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION, queue: jobs.pipeline });
   const refreshSoon = debounce(() => {
     deps.similarity.refresh().catch((err) => logger.error({ err }, 'similarity refresh failed'));
   }, 3000);

@@ -4,7 +4,7 @@ export { FfmpegProcessError } from '../ffmpeg/errors.ts';
 export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';
 export { ANALYSIS_SAMPLE_RATE, type DecodedSignal, type DecodeOptions, decodeMono } from './decode.ts';
 export { MediaError, type MediaErrorCode } from './errors.ts';
-export { ACCEPTED_TYPES, type SoundType } from './formats.ts';
+export { ACCEPTED_TYPES, type SoundType, typeFromExtension } from './formats.ts';
 export { IMAGE_FILES, IMAGE_SIZES, type ImageKey, type MonoSignal, renderImages } from './images.ts';
 export { type AudiowaveformJson, audiowaveformPeaks, PEAKS_SAMPLES_PER_PIXEL } from './peaks.ts';
 export {
@@ -18,4 +18,10 @@ export {
   type Stage,
 } from './pipeline.ts';
 export { PREVIEW_KEYS, PREVIEWS, type PreviewKey } from './previews.ts';
-export { type FfprobeOutput, type ProbeOptions, type ProbeResult, probeFile } from './probe.ts';
+export {
+  checkProbedLength,
+  type FfprobeOutput,
+  type ProbeOptions,
+  type ProbeResult,
+  probeFile,
+} from './probe.ts';

@@ -60,8 +60,16 @@ export interface ProbeOptions {
   /** The name the user gave the file (its extension is checked against the content); default: the path. */
   fileName?: string;
   timeoutMs?: number;
-  /** false: skip the md5 (a file that is analyzed and thrown away, such as a search clip, needs none). */
-  md5?: boolean;
+  /**
+   * The file's md5 when the caller already has it (hashed while it streamed in): not read again;
+   * false: none (a file that is analyzed and thrown away, such as a search clip, needs none).
+   */
+  md5?: string | false;
+  /**
+   * The file is still being written (an upload probed while it streams in): the WAV/AIFF length
+   * check is left to `checkProbedLength` once it is whole.
+   */
+  partial?: boolean;
 }
 
 const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
@@ -172,13 +180,18 @@ export async function probeFile(file: string, options: ProbeOptions = {}): Promi
   if (stat.size === 0) throw new MediaError('empty_file');
   const fileName = options.fileName ?? path.basename(file);
   const [md5, raw] = await Promise.all([
-    options.md5 === false ? '' : md5File(file),
+    options.md5 === false ? '' : (options.md5 ?? md5File(file)),
     runProbe(file, fileName, options.timeoutMs),
   ]);
   const probe = interpretProbe(raw, fileName, stat.size, md5);
-  if (probe.type === 'wav' || probe.type === 'aif' || probe.type === 'aiff')
-    await checkPcmLength(file, stat.size);
+  if (!options.partial) await checkProbedLength(file, probe);
   return probe;
+}
+
+/** The length check `probeFile` makes, for a file probed while partial and now whole. */
+export async function checkProbedLength(file: string, probe: Pick<ProbeResult, 'type'>): Promise<void> {
+  if (probe.type === 'wav' || probe.type === 'aif' || probe.type === 'aiff')
+    await checkPcmLength(file, (await fs.stat(file)).size);
 }
 
 /** A WAV/AIFF whose data chunk promises more than the file holds was cut off (or lies): refuse it. */

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { type Db, listSettledSounds } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
 import type { ProcessingQueue } from '../processing-queue.ts';
+import { DescriptionError, validateDescription } from './description-fields.ts';
 import { readSidecar, type SidecarMetadata } from './sidecar.ts';
-import { assertLicense, type SoundIntake } from './sound-intake.ts';
+import type { SoundIntake } from './sound-intake.ts';
 
 const AUDIO_EXTENSIONS = new Set(['.wav', '.aif', '.aiff', '.flac', '.ogg', '.mp3', '.m4a']);
 
@@ -53,15 +54,18 @@ export async function queueImports(
   const csvCache = new Map();
   for (const file of files) {
     const meta = { ...options.describe?.(file), ...(await readSidecar(file, csvCache)) };
+    const d = checkSidecar(file, meta);
     const soundId = await intake.create({
       userId: options.userId,
       file,
-      name: meta.name,
-      tags: meta.tags,
-      description: meta.description,
-      license: meta.license ? assertLicense(meta.license) : undefined,
-      category: meta.category,
-      subcategory: meta.subcategory,
+      name: d.name,
+      tags: d.tags,
+      description: d.description,
+      license: d.license,
+      // A taxonomy code wins over names given in the sidecar's category/subcategory columns.
+      category: d.category ?? meta.category,
+      subcategory: d.category ? d.subcategory : meta.subcategory,
+      geotag: d.geotag,
       packName: options.packName,
       approve: options.approve,
     });
@@ -70,6 +74,26 @@ export async function queueImports(
     options.onQueued?.(file, soundId);
   }
   return queued;
+}
+
+/** A sidecar's fields through the upload's validator (import mode: no minimum tag count). */
+function checkSidecar(file: string, meta: SidecarMetadata) {
+  try {
+    return validateDescription(
+      {
+        name: meta.name,
+        tags: meta.tags,
+        description: meta.description,
+        license: meta.license,
+        bst_category: meta.bst_category,
+        geotag: meta.geotag,
+      },
+      'import',
+    );
+  } catch (err) {
+    if (err instanceof DescriptionError) throw new ValidationError(`${file}: ${err.message}`, err.fields);
+    throw err;
+  }
 }
 
 export interface ImportOutcome extends QueuedFile {

@@ -9,6 +9,10 @@ export interface SidecarMetadata {
   license?: string;
   category?: string;
   subcategory?: string;
+  /** A Broad Sound Taxonomy subcategory code (`fx-a`), as the upload takes it. */
+  bst_category?: string;
+  /** `lat,lon,zoom`, as the upload takes it. */
+  geotag?: string;
 }
 
 const CSV_NAMES = ['metadata.csv', 'sounds.csv'];
@@ -16,7 +20,8 @@ const CSV_NAMES = ['metadata.csv', 'sounds.csv'];
 /**
  * Reads what the uploader wrote about a file: `<file>.json` or `<stem>.json` beside it, else a row of
  * `metadata.csv` / `sounds.csv` in its folder (column `filename`, plus name, tags, description,
- * license, category, subcategory; tags separated by spaces or commas).
+ * license, category, subcategory, bst_category, geotag; tags separated by spaces or commas). The
+ * values are checked by the upload's own field rules when the sound is created.
  */
 export async function readSidecar(
   file: string,
@@ -71,6 +76,8 @@ function fromRecord(r: Record<string, unknown>): SidecarMetadata {
     license: str(r.license) ?? str(r.licence),
     category: str(r.category),
     subcategory: str(r.subcategory),
+    bst_category: str(r.bst_category),
+    geotag: str(r.geotag),
   };
 }
 

@@ -2,9 +2,12 @@ import path from 'node:path';
 import {
   createSound,
   type Db,
+  DuplicateSoundFileError,
   deleteSound,
   findOrCreatePack,
+  findSoundIdByMd5,
   findUserByName,
+  type Geotag,
   LICENSES,
   type LicenseName,
   setOriginalPath,
@@ -26,8 +29,22 @@ export interface NewSoundInput {
   category?: string | null;
   subcategory?: string | null;
   packName?: string;
+  geotag?: Geotag | null;
+  /** The file's md5 when known (hashed as it streamed in): a file the catalogue holds is refused at once. */
+  md5?: string;
+  filesize?: number;
+  /** Move the file in (it sits in the data folder already: an upload) instead of copying it. */
+  move?: boolean;
   /** Approved at once (moderation skipped). */
   approve?: boolean;
+}
+
+/** A file the catalogue already holds, naming the sound that holds it (upstream answers 400). */
+export class DuplicateUploadError extends DuplicateSoundFileError {
+  constructor(readonly soundId: number) {
+    super();
+    this.message = `Sound could not be created because the uploaded file is already part of the catalogue (sound ${soundId}).`;
+  }
 }
 
 /**
@@ -53,6 +70,9 @@ export class SoundIntake {
     const pack = input.packName ? await findOrCreatePack(this.db, input.userId, input.packName) : undefined;
     const { id } = await createSound(this.db, {
       userId: input.userId,
+      geotag: input.geotag ?? null,
+      md5: input.md5 ?? null,
+      filesize: input.filesize ?? null,
       packId: pack?.id ?? null,
       name: input.name?.trim() || path.parse(originalFilename).name,
       description: input.description ?? '',
@@ -65,9 +85,15 @@ export class SoundIntake {
       originalPath: '',
       // Trusted uploaders are approved when processing finishes (the lifecycle's `finish`).
       moderationState: input.approve ? 'ok' : 'pending_moderation',
+    }).catch(async (err) => {
+      const holder =
+        input.md5 && err instanceof DuplicateSoundFileError && (await findSoundIdByMd5(this.db, input.md5));
+      throw holder ? new DuplicateUploadError(holder) : err;
     });
     try {
-      const stored = await this.storage.storeOriginal(id, input.file, originalFilename);
+      const stored = input.move
+        ? await this.storage.moveOriginal(id, input.file, originalFilename)
+        : await this.storage.storeOriginal(id, input.file, originalFilename);
       await setOriginalPath(this.db, id, this.storage.relative(stored));
     } catch (err) {
       await deleteSound(this.db, id);

@@ -1,0 +1,25 @@
+import type { Db } from '@earshot/catalogue';
+import { editOwnSound, type ProcessingQueue, SoundStorage, SoundUploads } from '@earshot/services';
+import type { SoundWrites } from '../ports.ts';
+
+/** The write use cases of `@earshot/services` behind the API's SoundWrites port. */
+export function soundWrites(
+  db: Db,
+  dataDir: string,
+  queue: ProcessingQueue,
+  maxUploadBytes: number,
+): SoundWrites {
+  const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, { maxBytes: maxUploadBytes });
+  // Partial uploads a crashed process left behind (a request in flight is never a day old).
+  void uploads.receiver.sweep().catch(() => undefined);
+  return {
+    maxUploadBytes,
+    checkFilename: (filename) => uploads.checkFilename(filename),
+    receive: (stream, filename) => uploads.receive(stream, filename),
+    discard: (file) => uploads.receiver.discard(file),
+    upload: (userId, file, fields) => uploads.upload(userId, file, fields),
+    describe: (userId, fields) => uploads.describe(userId, fields),
+    pending: (userId) => uploads.pending(userId),
+    edit: (userId, soundId, fields) => editOwnSound(db, userId, soundId, fields),
+  };
+}

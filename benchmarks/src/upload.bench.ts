@@ -1,0 +1,317 @@
+// Upload benchmark (issue 15): `POST /apiv2/sounds/upload/` of large WAV files against a bare
+// node:http handler that copies the same request bytes to the same data folder (the floor), the
+// upload server's peak memory growth per upload, and the wall time from upload to "pending
+// moderation" of a 66-second stereo music file with one in-process worker, stage by stage.
+// `npx earshot bench upload [--sizes 50,200] [--runs 5]`. Results: benchmarks/results/upload.md.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { bearerGrant } from '@earshot/api/testing';
+import { openCatalogue } from '@earshot/catalogue';
+import { createLogger } from '@earshot/common';
+import { fixture } from '@earshot/fixtures';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const resultsFile = path.join(here, '..', 'results', 'upload.md');
+const cliMain = path.join(here, '../../packages/cli/src/main.ts');
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+/** A WAV of `seconds` of the 60-second stereo music fixture (looped), its last byte set to `tag`. */
+function musicWav(file: string, seconds: number, tag: number): number {
+  const source = fs.readFileSync(fixture('music-mix-60s'));
+  const dataAt = source.indexOf('data') + 8;
+  const header = Buffer.from(source.subarray(0, dataAt));
+  const pcm = source.subarray(dataAt);
+  const rate = header.readUInt32LE(28); // byte rate
+  const want = Math.floor((seconds * rate) / 4) * 4;
+  header.writeUInt32LE(want, dataAt - 4);
+  header.writeUInt32LE(want + dataAt - 8, 4);
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, header);
+  for (let left = want; left > 0; ) {
+    const part = pcm.subarray(0, Math.min(left, pcm.length));
+    fs.writeSync(fd, part);
+    left -= part.length;
+  }
+  fs.writeSync(fd, Buffer.from([tag & 0xff]), 0, 1, dataAt + want - 1);
+  fs.closeSync(fd);
+  return header.length + want;
+}
+
+/** POSTs `file` as multipart `audiofile` (plus fields), streamed from disk; resolves with status, body and seconds. */
+function postMultipart(
+  url: string,
+  file: string,
+  auth: string | undefined,
+  fields: Record<string, string> = {},
+): Promise<{ status: number; body: string; seconds: number }> {
+  const boundary = `----earshot${randomBytes(8).toString('hex')}`;
+  const text = Object.entries(fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join('');
+  const head = Buffer.from(
+    `${text}--${boundary}\r\nContent-Disposition: form-data; name="audiofile"; filename="${path.basename(file)}"\r\nContent-Type: audio/wav\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const length = head.length + fs.statSync(file).size + tail.length;
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(length),
+        ...(auth ? { Authorization: auth } : {}),
+      },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body,
+          seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        }),
+      );
+    });
+    req.write(head);
+    const stream = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+    stream.on('error', reject);
+    stream.on('end', () => req.end(tail));
+    stream.pipe(req, { end: false });
+  });
+}
+
+/** Resident memory of a process in bytes, from /proc. */
+function rssOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+/** Samples a process's RSS every 5 ms while `work` runs; returns its result and the peak. */
+async function withPeakRss<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; before: number; peak: number }> {
+  const before = rssOf(pid);
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssOf(pid));
+  }, 5);
+  try {
+    const result = await work();
+    peak = Math.max(peak, rssOf(pid));
+    return { result, before, peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const look = (d: Buffer) => {
+      out += d.toString();
+      const match = ready.exec(out);
+      if (match) resolve({ child, match });
+    };
+    child.stdout?.on('data', look);
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const mb = (bytes: number) => bytes / 1024 ** 2;
+
+async function main(): Promise<void> {
+  const sizes = arg('sizes', '50,200').split(',').map(Number);
+  const runs = Number(arg('runs', '5'));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-upload-'));
+  const dataDir = path.join(work, 'data');
+  fs.mkdirSync(path.join(dataDir, 'bare'), { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    DEMO_IMPORT: 'false',
+    OAUTH2_HTTPS_ONLY: 'false',
+    LOG_LEVEL: 'warn',
+    WORKER_CONCURRENCY: '1',
+  };
+  delete env.REDIS_URL;
+  delete env.DATABASE_URL;
+  // `earshot serve` as `npm start` runs it: API, embedded catalogue, one in-process worker.
+  const serve = await startChild([cliMain, 'serve'], env, /is serving on (http:\/\/\S+)/);
+  const origin = serve.match[1];
+  const bare = await startChild(
+    [fileURLToPath(import.meta.url), '--bare', '--dir', path.join(dataDir, 'bare')],
+    env,
+    /bare on (\d+)/,
+  );
+  const bareUrl = `http://127.0.0.1:${bare.match[1]}/`;
+  const catalogue = await openCatalogue({
+    config: { dataDir },
+    logger: createLogger('silent'),
+    role: 'command',
+    description: 'upload bench',
+  });
+  const lines: string[] = [];
+  try {
+    // 1. Throughput and memory, audiofile only (pending description: no processing runs).
+    const rows: string[] = [];
+    let tag = 0;
+    for (const size of sizes) {
+      const seconds = (size * 1024 ** 2) / (44100 * 4);
+      const token = (await bearerGrant(catalogue.db, origin, `bench${size}`)).accessToken;
+      const earshot: number[] = [];
+      const floor: number[] = [];
+      let growth = 0;
+      let bytes = 0;
+      for (let i = 0; i <= runs; i++) {
+        const file = path.join(work, `take-${size}.wav`);
+        bytes = musicWav(file, seconds, ++tag);
+        const b = await postMultipart(bareUrl, file, undefined);
+        if (b.status !== 200) throw new Error(`bare: ${b.status} ${b.body}`);
+        const e = await withPeakRss(serve.child.pid as number, () =>
+          postMultipart(`${origin}/apiv2/sounds/upload/`, file, `Bearer ${token}`),
+        );
+        if (e.result.status !== 200) throw new Error(`upload: ${e.result.status} ${e.result.body}`);
+        if (i === 0) continue; // warm-up
+        earshot.push(e.result.seconds);
+        floor.push(b.seconds);
+        growth = Math.max(growth, e.peak - e.before);
+        fs.rmSync(path.join(dataDir, 'bare'), { recursive: true, force: true });
+        fs.mkdirSync(path.join(dataDir, 'bare'));
+      }
+      const ratio = median(floor) / median(earshot);
+      rows.push(
+        `| ${mb(bytes).toFixed(0)} MB WAV | ${runs} | ${(mb(bytes) / median(earshot)).toFixed(0)} MB/s (${(median(earshot) * 1000).toFixed(0)} ms) | ${(mb(bytes) / median(floor)).toFixed(0)} MB/s (${(median(floor) * 1000).toFixed(0)} ms) | **${(ratio * 100).toFixed(0)} %** ${ratio >= 0.8 ? '✓' : '✗'} | **${mb(growth).toFixed(1)} MB** ${mb(growth) <= 32 ? '✓' : '✗'} |`,
+      );
+      process.stdout.write(`${rows[rows.length - 1]}\n`);
+    }
+
+    // 2. Upload → pending moderation of a 66-second stereo music file, one in-process worker.
+    const token = (await bearerGrant(catalogue.db, origin, 'bench-music')).accessToken;
+    const music = path.join(work, 'music-66s.wav');
+    musicWav(music, 66, 0x5a);
+    const stages: { stage: string; at: number }[] = [];
+    const started = Date.now();
+    const upload = await postMultipart(`${origin}/apiv2/sounds/upload/`, music, `Bearer ${token}`, {
+      name: 'Sixty-six seconds',
+      bst_category: 'm-m',
+      tags: 'music stereo benchmark',
+      description: 'A 66-second stereo music file.',
+      license: 'Creative Commons 0',
+    });
+    const uploaded = Date.now();
+    if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.body}`);
+    const id = (JSON.parse(upload.body) as { id: number }).id;
+    let last = '';
+    for (;;) {
+      const row = await catalogue.db
+        .selectFrom('sounds')
+        .select(['processing_state', 'processing_stage', 'moderation_state'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const now = `${row.processing_state}:${row.processing_stage ?? '-'}`;
+      if (now !== last) {
+        stages.push({ stage: now, at: Date.now() });
+        last = now;
+      }
+      if (row.processing_state === 'Processed' || row.processing_state === 'Failed') break;
+      if (Date.now() - started > 120_000) throw new Error('processing took over 2 minutes');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const wall = (stages[stages.length - 1].at - started) / 1000;
+    const stageRows = [`| upload (request) | ${((uploaded - started) / 1000).toFixed(2)} |`];
+    for (let i = 0; i < stages.length - 1; i++) {
+      stageRows.push(`| ${stages[i].stage} | ${((stages[i + 1].at - stages[i].at) / 1000).toFixed(2)} |`);
+    }
+    stageRows.push(`| ${stages[stages.length - 1].stage} (pending moderation) | — |`);
+    process.stdout.write(
+      `66 s stereo: ${wall.toFixed(2)} s to pending moderation\n${stageRows.join('\n')}\n`,
+    );
+
+    lines.push(
+      '# Upload benchmark',
+      '',
+      `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}\``,
+      '',
+      `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} at the end (the machine is shared; ratios within the run are what counts).`,
+      '',
+      '## Upload speed and memory',
+      '',
+      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming` with md5 and size on the way, ffprobe of the file, duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
+      '',
+      '| file | runs | earshot upload | floor: bare node:http copy | speed vs floor (≥ 80 %) | peak memory growth (≤ 32 MB) |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...rows,
+      '',
+      '## 66-second stereo music: upload to pending moderation',
+      '',
+      `One upload with its description to \`earshot serve\` (one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue), then the sound's processing state read from the catalogue every 20 ms. **${wall.toFixed(2)} s** from the start of the request to pending moderation (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+      '',
+      '| stage (state:stage as recorded) | seconds |',
+      '|---|---:|',
+      ...stageRows,
+      '',
+    );
+    fs.writeFileSync(resultsFile, lines.join('\n'));
+    process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)}\n`);
+  } finally {
+    await catalogue.close();
+    bare.child.kill('SIGTERM');
+    serve.child.kill('SIGTERM');
+    await new Promise((r) => serve.child.once('exit', r));
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// Child mode: the floor, a bare node:http server streaming each request body to a file.
+if (process.argv.includes('--bare')) {
+  const dir = arg('dir', os.tmpdir());
+  const server = http.createServer((req, res) => {
+    const file = path.join(dir, `${randomBytes(8).toString('hex')}.partial`);
+    pipeline(req, fs.createWriteStream(file)).then(
+      () => res.end('{"detail":"stored"}'),
+      () => res.destroy(),
+    );
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`bare on ${(server.address() as AddressInfo).port}\n`);
+  });
+} else {
+  await main();
+}

@@ -1,0 +1,249 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  addPendingUpload,
+  ConflictError,
+  type Db,
+  findSoundIdByMd5,
+  listPendingSounds,
+  listPendingUploads,
+  restorePendingUpload,
+  type SoundView,
+  takePendingUpload,
+} from '@earshot/catalogue';
+import { EarshotError } from '@earshot/common';
+import { checkProbedLength, MediaError, type ProbeResult, probeFile, typeFromExtension } from '@earshot/core';
+import type { ProcessingQueue } from '../processing-queue.ts';
+import type { SoundStorage } from '../sound-files.ts';
+import {
+  DescriptionError,
+  hasDescription,
+  type RawDescription,
+  type SoundDescription,
+  validateDescription,
+} from './description-fields.ts';
+import { DuplicateUploadError, SoundIntake } from './sound-intake.ts';
+import { type ReceivedFile, UploadReceiver } from './upload-receiver.ts';
+
+export type UploadOutcome = { detail: string; filename: string } | { detail: string; id: number };
+
+export interface PendingUploadsRecord {
+  pending_description: string[];
+  pending_processing: SoundView[];
+  pending_moderation: SoundView[];
+}
+
+/** How much of an upload must be on disk before it is probed (a header with room to spare). */
+const EARLY_PROBE_BYTES = 1024 * 1024;
+
+const DESCRIBED = 'Audio file successfully uploaded and described (now pending processing and moderation).';
+
+/**
+ * The uploads of the API (upload, describe, pending uploads): files that arrived through
+ * UploadReceiver become pending descriptions or sounds through the one SoundIntake the import
+ * uses, with the one field validator (description-fields.ts), and go to the pipeline through the
+ * ProcessingQueue port.
+ */
+export class SoundUploads {
+  readonly receiver: UploadReceiver;
+  private readonly intake: SoundIntake;
+
+  constructor(
+    private readonly db: Db,
+    private readonly storage: SoundStorage,
+    private readonly queue: ProcessingQueue,
+    options: { maxBytes: number },
+  ) {
+    this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes);
+    this.intake = new SoundIntake(db, storage);
+  }
+
+  /**
+   * Streams an upload to the data folder (UploadReceiver), probing it as soon as its first MiB is
+   * there: ffprobe's start-up then overlaps the transfer instead of following it.
+   */
+  receive(stream: Readable, filename: string): Promise<ReceivedFile> {
+    return this.receiver.receive(stream, filename, {
+      prefixBytes: EARLY_PROBE_BYTES,
+      onPrefix: (file) => probeFile(file, { fileName: filename, md5: '', partial: true }),
+    });
+  }
+
+  /** Refuses a file by its name before a byte of it is stored (a name we would not take anyway). */
+  checkFilename(filename: string): void {
+    if (path.extname(filename) !== '' && !typeFromExtension(filename))
+      throw audiofileError(new MediaError('unsupported_format'));
+  }
+
+  /**
+   * Takes in a received file: with a description (any of its fields given) it becomes a sound and
+   * is queued; alone it waits for `describe`. The file is checked (not empty, audio we take, not
+   * in the catalogue already) before anything is recorded; on any refusal it is removed.
+   */
+  async upload(userId: number, file: ReceivedFile, fields: RawDescription): Promise<UploadOutcome> {
+    try {
+      const described = hasDescription(fields);
+      const description = described ? validateDescription(fields, 'describe') : undefined;
+      await this.checkAudio(file);
+      if (!description) return await this.keepPending(userId, file);
+      const id = await this.createSound(userId, file.path, file.filename, description, file);
+      return { detail: DESCRIBED, id };
+    } finally {
+      // Moved into place on success; whatever is left is a refused file.
+      await this.receiver.discard(file);
+    }
+  }
+
+  /** Describes a file pending description: it becomes a sound, queued for processing. */
+  async describe(
+    userId: number,
+    fields: RawDescription & { upload_filename?: string },
+  ): Promise<{ detail: string; id: number }> {
+    const uploadName = fields.upload_filename?.trim();
+    let description: SoundDescription | undefined;
+    let problems: Record<string, string[]> = {};
+    try {
+      description = validateDescription(fields, 'describe');
+    } catch (err) {
+      if (!(err instanceof DescriptionError)) throw err;
+      problems = err.fields;
+    }
+    if (!uploadName) problems = { upload_filename: ['This field is required.'], ...problems };
+    if (Object.keys(problems).length || !description || !uploadName) throw new DescriptionError(problems);
+    // Taking the row is the claim: of two describes of one file, one gets it.
+    const pending = await takePendingUpload(this.db, userId, uploadName);
+    if (!pending) {
+      throw new DescriptionError({
+        upload_filename: [
+          `Upload filename (${uploadName}) must match with a filename from 'Pending Uploads' resource.`,
+        ],
+      });
+    }
+    try {
+      const id = await this.createSound(
+        userId,
+        this.storage.absolute(pending.stored_path),
+        pending.filename,
+        description,
+        {
+          md5: pending.md5 ?? undefined,
+          size: Number(pending.filesize),
+        },
+      );
+      await fs.rm(path.dirname(this.storage.absolute(pending.stored_path)), { recursive: true, force: true });
+      return { detail: 'Sound successfully described (now pending processing and moderation).', id };
+    } catch (err) {
+      await restorePendingUpload(this.db, pending);
+      throw err;
+    }
+  }
+
+  /** What the user uploaded that is not public yet (failed processing included, with its reason). */
+  async pending(userId: number): Promise<PendingUploadsRecord> {
+    const [files, sounds] = await Promise.all([
+      listPendingUploads(this.db, userId),
+      listPendingSounds(this.db, userId),
+    ]);
+    return { pending_description: files.map((f) => f.filename), ...sounds };
+  }
+
+  private async checkAudio(file: ReceivedFile): Promise<void> {
+    this.checkFilename(file.filename);
+    try {
+      // The probe of the file's head, when it found audio, stands (the pipeline probes the whole
+      // file again); whatever it could not judge from the head alone (an m4a whose index is at the
+      // end) is probed again now that the file is whole.
+      const early = (await file.early) as ProbeResult | Error | undefined;
+      if (early && !(early instanceof Error)) await checkProbedLength(file.path, early);
+      else await probeFile(file.path, { fileName: file.filename, md5: file.md5 });
+    } catch (err) {
+      if (err instanceof MediaError) throw audiofileError(err);
+      throw err;
+    }
+    const holder = await findSoundIdByMd5(this.db, file.md5);
+    if (holder !== undefined) throw new DuplicateUploadError(holder);
+  }
+
+  /** Moves the file to the user's pending folder under a name no other pending file of theirs has. */
+  private async keepPending(userId: number, file: ReceivedFile): Promise<UploadOutcome> {
+    const dir = path.join(
+      this.storage.dataDir,
+      'uploads',
+      'pending',
+      String(userId),
+      randomBytes(8).toString('hex'),
+    );
+    await fs.mkdir(dir, { recursive: true });
+    const stored = path.join(
+      dir,
+      `file${path
+        .extname(file.filename)
+        .toLowerCase()
+        .replace(/[^.a-z0-9]/g, '')}`,
+    );
+    await fs.rename(file.path, stored);
+    try {
+      for (let n = 1; ; n++) {
+        const filename = n === 1 ? file.filename : numbered(file.filename, n);
+        try {
+          await addPendingUpload(this.db, {
+            userId,
+            filename,
+            storedPath: this.storage.relative(stored),
+            filesize: file.size,
+            md5: file.md5,
+          });
+          return {
+            detail: `Audio file successfully uploaded (${file.size} Bytes, now pending description).`,
+            filename,
+          };
+        } catch (err) {
+          if (!(err instanceof ConflictError) || n >= 1000) throw err;
+        }
+      }
+    } catch (err) {
+      await fs.rm(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  private async createSound(
+    userId: number,
+    filePath: string,
+    filename: string,
+    d: SoundDescription,
+    file: { md5?: string; size?: number },
+  ): Promise<number> {
+    const id = await this.intake.create({
+      userId,
+      file: filePath,
+      originalFilename: filename,
+      name: d.name,
+      tags: d.tags,
+      description: d.description,
+      license: d.license,
+      category: d.category,
+      subcategory: d.subcategory,
+      packName: d.packName ?? undefined,
+      geotag: d.geotag,
+      md5: file.md5,
+      filesize: file.size,
+      move: true,
+    });
+    await this.queue.submit(id);
+    return id;
+  }
+}
+
+/** `take.wav` → `take (2).wav`: a second pending file of the same name. */
+function numbered(filename: string, n: number): string {
+  const ext = path.extname(filename);
+  return `${filename.slice(0, filename.length - ext.length)} (${n})${ext}`;
+}
+
+/** A refused audio file, as the contract's per-field detail. */
+function audiofileError(err: MediaError): EarshotError {
+  return new EarshotError(err.message, err.code, 400, { audiofile: [err.message] });
+}
