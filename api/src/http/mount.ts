@@ -22,6 +22,11 @@ export interface MountOptions {
   httpsOnly?: boolean;
   /** Counts every credentialed request; absent = no limits. */
   rateLimiter?: RateLimiter;
+  /**
+   * Version 1: the trailing slash is optional, and the API key may come as this query parameter
+   * (`api_key`) as well as version 2's `token`.
+   */
+  legacy?: { keyParameter: string };
 }
 
 /**
@@ -33,37 +38,42 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
   const router = newRouter();
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
-      const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
-      // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
-      let body: Promise<Record<string, string>> | undefined;
-      const readBody = () => {
-        body ??= readBodyParams(ctx);
-        return body;
-      };
-      // The credential is read from the query string and headers only (a session's CSRF token may
-      // come in the form), before any other part of the body is read.
-      const principal = await authorise(route, ctx, queryString, options, readBody);
-      // Throttles come right after authentication, before anything else is read or checked.
-      if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
-      const rawQuery = route.bodyParams ? { ...queryString, ...(await readBody()) } : queryString;
-      // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
-      if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
-      const params = parseParams(route.params, ctx.params);
-      const query = parseQuery(route.query, rawQuery);
-      const result = await route.handler({
-        query,
-        params,
-        rawQuery,
-        origin: requestOrigin(ctx, options.publicUrl),
-        path: ctx.path,
-        principal,
-        ctx,
-      });
-      if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
-      ctx.status = 200;
-      ctx.body = result;
-    });
+    router[method](
+      route.operationId,
+      toRouterPath(route.path, options.legacy !== undefined),
+      async (ctx: Context) => {
+        const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
+        // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
+        let body: Promise<Record<string, string>> | undefined;
+        const readBody = () => {
+          body ??= readBodyParams(ctx);
+          return body;
+        };
+        // The credential is read from the query string and headers only (a session's CSRF token may
+        // come in the form), before any other part of the body is read.
+        const principal = await authorise(route, ctx, queryString, options, readBody);
+        // Throttles come right after authentication, before anything else is read or checked.
+        if (principal && options.rateLimiter) await throttle(route, ctx, principal, options.rateLimiter);
+        const rawQuery = route.bodyParams ? { ...queryString, ...(await readBody()) } : queryString;
+        // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
+        if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
+        const params = parseParams(route.params, ctx.params);
+        const query = parseQuery(route.query, rawQuery);
+        const result = await route.handler({
+          query,
+          params,
+          rawQuery,
+          origin: requestOrigin(ctx, options.publicUrl),
+          path: ctx.path,
+          principal,
+          ctx,
+        });
+        if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true)
+          return;
+        ctx.status = 200;
+        ctx.body = result;
+      },
+    );
   }
   return router;
 }
@@ -76,9 +86,14 @@ async function authorise(
   readBody: () => Promise<Record<string, string>>,
 ): Promise<Principal | null> {
   if (route.auth === 'public') return null;
+  const keyParameter = options.legacy?.keyParameter;
+  const query =
+    keyParameter && rawQuery[keyParameter] !== undefined && rawQuery.token === undefined
+      ? { ...rawQuery, token: rawQuery[keyParameter] }
+      : rawQuery;
   const principal = await authenticate(options.strategies, {
     authorization: ctx.get('Authorization') || undefined,
-    query: rawQuery,
+    query,
     secure: ctx.secure,
     method: ctx.method,
     sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,

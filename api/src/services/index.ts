@@ -7,6 +7,8 @@ import { PeopleService } from './people.ts';
 import { SearchService } from './search.ts';
 import { SoundPresenter } from './sound-presenter.ts';
 import { SoundService } from './sounds.ts';
+import { createLegacyServices, type LegacyServices } from './v1/index.ts';
+import type { LegacyReader } from './v1/ports.ts';
 
 /** The read model the version 2 routes stand on. */
 export interface ApiPorts {
@@ -20,6 +22,8 @@ export interface ApiPorts {
   changes?: ChangeVersion;
   /** Version of the in-memory similarity state search answers also depend on. */
   stateVersion?: () => string;
+  /** The reads only version 1 needs; without them `/api/` is not served. */
+  legacy?: LegacyReader;
 }
 
 export interface ApiServices {
@@ -33,6 +37,8 @@ export interface ApiServices {
   renderedSounds: RenderedCache;
   /** Rendered search pages until the catalogue changes. */
   searchPages: SearchPageCache;
+  /** The version 1 interface's use cases, over the same ports. */
+  v1?: LegacyServices;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -49,5 +55,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     files: ports.files,
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
+    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }),
   };
 }

@@ -214,6 +214,9 @@ export async function seedCatalogue(
     const mediaDir = path.join(soundDir, 'media');
     await fs.mkdir(soundDir, { recursive: true });
     const result = await processFile(input, mediaDir);
+    // The stored original lives under DATA_DIR as an upload's does (file resources refuse others).
+    const original = path.join(soundDir, `original-${spec.sample}.flac`);
+    await fs.copyFile(input, original);
     const mediaPaths: Record<string, string> = {};
     for (const [kind, file] of Object.entries({ ...result.files.previews, ...result.files.images })) {
       mediaPaths[kind] = path.relative(dataDir, file);
@@ -259,7 +262,7 @@ export async function seedCatalogue(
         duration: probe.duration,
         samplerate: probe.samplerate,
         md5: probe.md5,
-        original_path: path.relative(dataDir, input),
+        original_path: path.relative(dataDir, original),
       })
       .where('id', '=', id)
       .execute();

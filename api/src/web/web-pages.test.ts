@@ -177,7 +177,11 @@ describe('web pages (black box)', () => {
   });
 
   it('signs out on a GET from our own pages or a client that names no site, with a 302 as upstream', async () => {
-    const cases: Record<string, string>[] = [{ 'Sec-Fetch-Site': 'same-origin' }, { 'Sec-Fetch-Site': 'none' }, {}];
+    const cases: Record<string, string>[] = [
+      { 'Sec-Fetch-Site': 'same-origin' },
+      { 'Sec-Fetch-Site': 'none' },
+      {},
+    ];
     for (const headers of cases) {
       const browser = new WebClient(server.origin);
       await browser.signIn('carol');
