@@ -66,7 +66,7 @@ export function createApp(
       // Version 1 under /api/: its own routes over the same services, the same credentials and
       // the same per-credential limits.
       routers.push(
-        mountRoutes(v1Routes(services.v1, { version: deps.version }), {
+        mountRoutes(v1Routes(services.v1, services, { version: deps.version }), {
           strategies: deps.authStrategies ?? [],
           publicUrl: deps.config.PUBLIC_URL,
           httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,

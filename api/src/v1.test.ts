@@ -504,6 +504,27 @@ describe('errors, authentication and limits (version 1)', () => {
   });
 });
 
+describe('rendered answers (version 1)', () => {
+  it('answers repeats from the caches exactly as the first time, and still checks the key', async () => {
+    for (const path of [
+      `/api/sounds/${ids.tabla_ke1}`,
+      `/api/sounds/${ids.tabla_ke1}/`,
+      '/api/sounds/search/',
+    ]) {
+      // The sound instance's hot path takes only api_key/token/format: no other parameter.
+      const params: Record<string, string> = path.includes('search') ? { q: 'tabla' } : {};
+      const first = await (await fetch(url(path, params))).text();
+      const again = await (await fetch(url(path, params))).text();
+      expect(again).toBe(first);
+      expect(JSON.parse(first)).not.toHaveProperty('detail');
+      const wrong = new URL(`${s.origin}${path}`);
+      for (const [k, v] of Object.entries(params)) wrong.searchParams.set(k, v);
+      wrong.searchParams.set('api_key', 'wrong');
+      await expectV1Error(fetch(wrong), 401, 'Supplied api_key does not exist');
+    }
+  });
+});
+
 describe('OpenAPI document (version 1)', () => {
   it('is valid, beside version 2, and lists every version 1 path with api_key', async () => {
     const doc = await json('/api/openapi.json');

@@ -3,11 +3,15 @@ import { buildOpenApi } from '../../http/openapi.ts';
 import { type AnyRoute, defineRoute } from '../../http/route.ts';
 import type { LegacyServices } from '../../services/v1/index.ts';
 import { v1PeopleRoutes } from './people.ts';
-import { v1SoundRoutes } from './sounds.ts';
+import { type RenderedAnswers, v1SoundRoutes } from './sounds.ts';
 
 /** Every route of the version 1 interface under `/api/`, and its OpenAPI document. */
-export function v1Routes(s: LegacyServices, options: { version: string }): AnyRoute[] {
-  const routes: AnyRoute[] = [...v1SoundRoutes(s), ...v1PeopleRoutes(s)];
+export function v1Routes(
+  s: LegacyServices,
+  cache: RenderedAnswers,
+  options: { version: string },
+): AnyRoute[] {
+  const routes: AnyRoute[] = [...v1SoundRoutes(s, cache), ...v1PeopleRoutes(s)];
   let document: Record<string, unknown> | undefined;
   routes.push(
     defineRoute({

@@ -3,7 +3,9 @@ import { attachmentDisposition } from '../../files/attachment.ts';
 import { sendFile } from '../../files/send-file.ts';
 import { idParam } from '../../http/params.ts';
 import { type AnyRoute, defineRoute } from '../../http/route.ts';
+import { v1SoundInstanceKey } from '../../http/sound-instance-key.ts';
 import { v1AnalysisSchema, v1SoundPageSchema, v1SoundSchema } from '../../serializers/v1/schemas.ts';
+import type { ApiServices } from '../../services/index.ts';
 import type { LegacyServices } from '../../services/v1/index.ts';
 import { v1ListRequest } from './list-request.ts';
 import {
@@ -25,7 +27,10 @@ const restOfPath = z
 
 const TRUE = new Set(['1', 'true', 'True']);
 
-export function v1SoundRoutes(s: LegacyServices): AnyRoute[] {
+/** The caches version 2 keeps rendered answers in: version 1 keeps its own there, keyed apart. */
+export type RenderedAnswers = Pick<ApiServices, 'renderedSounds' | 'searchPages'>;
+
+export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -36,7 +41,9 @@ export function v1SoundRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       query: v1SearchQuery,
       response: v1SoundPageSchema,
-      handler: (input) => s.search.search(input.query, v1ListRequest(input)),
+      // Kept until the catalogue changes, like version 2's pages; the hot path serves repeats.
+      handler: (input) =>
+        cache.searchPages.answer(input, () => s.search.search(input.query, v1ListRequest(input))),
     }),
     defineRoute({
       method: 'GET',
@@ -47,7 +54,8 @@ export function v1SoundRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       query: v1ContentSearchQuery,
       response: v1SoundPageSchema,
-      handler: (input) => s.search.content(input.query, v1ListRequest(input)),
+      handler: (input) =>
+        cache.searchPages.answer(input, () => s.search.content(input.query, v1ListRequest(input))),
     }),
     defineRoute({
       method: 'GET',
@@ -69,7 +77,17 @@ export function v1SoundRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       params: soundParams,
       response: v1SoundSchema,
-      handler: ({ params, origin }) => s.sounds.instance(params.sound_id, origin),
+      handler: async ({ params, origin }) => {
+        const key = v1SoundInstanceKey(params.sound_id, origin);
+        const cached = cache.renderedSounds.get(key);
+        if (cached) return cached;
+        const generation = cache.renderedSounds.generation;
+        return cache.renderedSounds.remember(
+          key,
+          await s.sounds.instance(params.sound_id, origin),
+          generation,
+        );
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -97,7 +115,10 @@ export function v1SoundRoutes(s: LegacyServices): AnyRoute[] {
       params: soundParams,
       query: v1SimilarQuery,
       response: v1SoundPageSchema,
-      handler: (input) => s.sounds.similar(input.params.sound_id, input.query, v1ListRequest(input)),
+      handler: (input) =>
+        cache.searchPages.answer(input, () =>
+          s.sounds.similar(input.params.sound_id, input.query, v1ListRequest(input)),
+        ),
     }),
     defineRoute({
       method: 'GET',
