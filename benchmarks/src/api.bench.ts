@@ -188,6 +188,8 @@ interface Scenario {
    * about the same time and one computation answers them all.
    */
   distinct?: boolean;
+  /** The row this one is held against (version 1 rows: within 10% of version 2's req/s). */
+  versus?: string;
 }
 
 interface Row {
@@ -300,6 +302,20 @@ const TEXT_SEARCHES: Array<Record<string, string>> = [
   { query: 'rain', filter: 'license:"Creative Commons 0"', sort: 'created_desc' },
 ];
 
+/** A version 2 text search in version 1's parameters (`q`, `f`, `s`; v1 field names). */
+function v1Search(q: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { sounds_per_page: '15' };
+  if (q.query !== undefined) out.q = q.query;
+  if (q.filter !== undefined) out.f = q.filter;
+  if (q.sort !== undefined) out.s = q.sort;
+  if (q.fields !== undefined)
+    out.fields = q.fields
+      .split(',')
+      .map((f) => (f === 'name' ? 'original_filename' : f === 'username' ? 'user' : f))
+      .join(',');
+  return out;
+}
+
 const COMBINED_SEARCHES: Array<Record<string, string>> = [
   {
     target: 'lowlevel.spectral_centroid.mean:1200',
@@ -373,6 +389,14 @@ async function main(): Promise<void> {
       target: '≥ 50% of floor req/s',
     },
     {
+      // Version 1's sound resource, keyed as old clients send it (`api_key` in the query).
+      name: 'v1 sound instance',
+      origin: () => apiOrigin,
+      paths: ids.map((id) => `/api/sounds/${id}/?api_key=${key}`),
+      target: '≥ 90% of sound instance req/s',
+      versus: 'sound instance',
+    },
+    {
       // The same route without the caches' help: a different sound on (almost) every request.
       name: 'sound instance, 20k distinct ids (cold caches)',
       origin: () => apiOrigin,
@@ -385,6 +409,14 @@ async function main(): Promise<void> {
       origin: () => apiOrigin,
       paths: TEXT_SEARCHES.map((q) => `/apiv2/search/${query(q)}`),
       target: 'p99 ≤ 100 ms',
+    },
+    {
+      // The same four searches in version 1's language, 15 a page like version 2's default.
+      name: 'v1 sound search (the 4 text queries)',
+      origin: () => apiOrigin,
+      paths: TEXT_SEARCHES.map((q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`),
+      target: '≥ 90% of text search req/s',
+      versus: 'text search (4 queries)',
     },
     {
       // Every request a different search (query × page × page size): no result cache can help, so
@@ -468,6 +500,15 @@ async function main(): Promise<void> {
   console.log('[4/4] results');
   const verdict = (row: Row) => {
     if (row.total === 0) return row.target === '—' ? '' : 'missed (no answers)';
+    const versus = scenarios.find((sc) => sc.name === row.name)?.versus;
+    if (versus) {
+      const other = rows.find((r) => r.name === versus);
+      if (!other) return 'not compared (its row did not run)';
+      const ratio = `${((row.rps / other.rps) * 100).toFixed(0)}% of it`;
+      return row.rps >= other.rps * 0.9 && row.errors + row.non2xx === 0
+        ? `met (${ratio})`
+        : `missed (${ratio})`;
+    }
     if (row.target.startsWith('≥'))
       return row.rps >= floorRps * 0.5 && row.errors + row.non2xx === 0 ? 'met' : 'missed';
     if (row.target.startsWith('p99'))
