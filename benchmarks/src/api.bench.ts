@@ -3,7 +3,7 @@
 // process, a bare node:http server returning the same precomputed sound JSON (the floor) in
 // another, and autocannon in this process as the load generator.
 //   npx earshot bench api [--sounds 100000] [--duration 8] [--connections 50] [--reseed]
-//     [--only word,word] [--no-split]   (short runs while iterating; they do not write the results)
+//     [--only word,word] [--no-split] [--rounds 3]   (short runs while iterating; they do not write the results)
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,6 +36,9 @@ const only = arg('only', '')
   .map((w) => w.trim())
   .filter(Boolean);
 const split = !process.argv.includes('--no-split');
+// A row held against another (`versus`) is measured in this many alternating rounds with it, on a
+// shared machine the only fair comparison: the verdict is the median of the per-round ratios.
+const rounds = Number(arg('rounds', '3'));
 const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 const dbName = `earshot_api_bench_${sounds}`;
 const dbUrl = (() => {
@@ -202,6 +205,28 @@ interface Row {
   /** Answers received in the measured window (0 means nothing came back in time). */
   total: number;
   target: string;
+  /** Rows held against another: req/s over the other's in each alternating round. */
+  ratios?: number[];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * `rounds` alternating runs of the row and the row it is held against: the row's median run (by
+ * req/s) with the per-round ratios, so load from other work falls on both alike.
+ */
+async function alternate(scenario: Scenario, against: Scenario, key: string): Promise<Row> {
+  const runs: Row[] = [];
+  const ratios: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const other = await load(against, key);
+    const mine = await load(scenario, key);
+    runs.push(mine);
+    ratios.push(mine.rps / other.rps);
+  }
+  const mid = median(runs.map((run) => run.rps));
+  const row = runs.find((run) => run.rps === mid) as Row;
+  return { ...row, ratios };
 }
 
 async function load(scenario: Scenario, key: string): Promise<Row> {
@@ -479,11 +504,12 @@ async function main(): Promise<void> {
     console.log(`[3/4] load: ${connections} connections, ${duration} s per scenario`);
     for (const [i, scenario] of chosen.entries()) {
       process.stdout.write(`  (${i + 1}/${chosen.length}) ${scenario.name}… `);
-      const row = await load(scenario, key);
+      const against = scenario.versus && chosen.find((sc) => sc.name === scenario.versus);
+      const row = against ? await alternate(scenario, against, key) : await load(scenario, key);
       if (i === 0) floorRps = row.rps;
       rows.push(row);
       console.log(
-        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`,
+        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}${row.ratios ? `, ratios ${row.ratios.map((r) => r.toFixed(2)).join(' ')}` : ''}`,
       );
     }
   } finally {
@@ -524,7 +550,7 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(table);
-  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${loadAtStart
+  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections} --rounds ${rounds}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${loadAtStart
     .map((l) => l.toFixed(1))
     .join(' / ')} at the start and ${os
     .loadavg()
