@@ -11,10 +11,12 @@ import type { AnyRoute } from './http/route.ts';
 import { type BodyLimitOverride, bodyLimit } from './middleware/body-limit.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { legacyErrors } from './middleware/legacy-errors.ts';
 import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
+import { v1Routes } from './routes/v1/index.ts';
 import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
 import { serveStylesheet } from './web/assets.ts';
@@ -38,6 +40,7 @@ export function createApp(
   let apiRoutes: readonly AnyRoute[] = [];
   if (deps.web) app.use(browseableApi({ db: deps.web.db, routes: () => apiRoutes }));
   app.use(errorHandler());
+  app.use(legacyErrors());
   app.use(cors());
   app.use(refuseNulBytes());
   // The routes that take files allow larger bodies; they are known once the routes are built below.
@@ -69,6 +72,19 @@ export function createApp(
         rateLimiter: deps.rateLimiter,
       }),
     );
+    if (services.v1) {
+      // Version 1 under /api/: its own routes over the same services, the same credentials and
+      // the same per-credential limits.
+      routers.push(
+        mountRoutes(v1Routes(services.v1, services, { version: deps.version }), {
+          strategies: deps.authStrategies ?? [],
+          publicUrl: deps.config.PUBLIC_URL,
+          httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
+          rateLimiter: deps.rateLimiter,
+          legacy: { keyParameter: 'api_key' },
+        }),
+      );
+    }
   }
   for (const router of routers) {
     app.use(router.routes());

@@ -20,6 +20,7 @@ import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
+import { legacyReader } from './adapters/legacy-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
@@ -135,6 +136,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       search: cachedSearchEngine(searchEngine(db, similarity, changes), changes, stateVersion),
       files: soundFiles(db, config.dataDir),
       clips,
+      legacy: legacyReader(db, config.dataDir),
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,

@@ -8,7 +8,7 @@ import { linkOrigin } from './http/origin.ts';
 import { readRawQuery } from './http/raw-query.ts';
 import { negotiate, wantsHtml } from './http/render.ts';
 import { API_CSP, CONTENT_TYPE_OPTIONS, FRAME_OPTIONS, REFERRER_POLICY } from './http/security-headers.ts';
-import { soundInstanceKey } from './http/sound-instance-key.ts';
+import { soundInstanceKey, v1SoundInstanceKey } from './http/sound-instance-key.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 
@@ -34,6 +34,10 @@ const SOUND_INSTANCE = /^\/apiv2\/sounds\/(\d{1,15})\/$/;
 /** Query keys the sound instance reads; anything else goes the full way. */
 const INSTANCE_KEYS = new Set(['fields', 'descriptors', 'normalized', 'token', 'format']);
 const SIMILAR_SOUNDS = /^\/apiv2\/sounds\/\d{1,15}\/similar\/$/;
+/** Version 1's sound and sound search, with or without the trailing slash, keyed by `api_key` too. */
+const V1_SOUND_INSTANCE = /^\/api\/sounds\/(\d{1,15})\/?$/;
+const V1_INSTANCE_KEYS = new Set(['api_key', 'token', 'format']);
+const V1_SEARCH_PATHS = new Set(['/api/sounds/search/', '/api/sounds/search']);
 /** Search paths (and similar sounds) whose pages are kept whole: the page key is the whole query string, so any keys. */
 const SEARCH_PATHS = new Set([
   '/apiv2/search/',
@@ -57,11 +61,15 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     if (req.method !== 'GET' || req.url === undefined) return false;
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
-    const search = options.searchPages !== undefined && (SEARCH_PATHS.has(path) || SIMILAR_SOUNDS.test(path));
-    const match = search ? null : SOUND_INSTANCE.exec(path);
+    const v1 = path.startsWith('/api/');
+    const search =
+      options.searchPages !== undefined &&
+      (v1 ? V1_SEARCH_PATHS.has(path) : SEARCH_PATHS.has(path) || SIMILAR_SOUNDS.test(path));
+    const match = search ? null : (v1 ? V1_SOUND_INSTANCE : SOUND_INSTANCE).exec(path);
     if (!search && !match) return false;
     const query = readRawQuery(q < 0 ? '' : req.url.slice(q + 1));
-    if (match) for (const key in query) if (!INSTANCE_KEYS.has(key)) return false;
+    const instanceKeys = v1 ? V1_INSTANCE_KEYS : INSTANCE_KEYS;
+    if (match) for (const key in query) if (!instanceKeys.has(key)) return false;
     // JSON only: the browseable API's pages (and XML, YAML) are the application's.
     if (
       query.format !== undefined
@@ -79,14 +87,22 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       req.socket.localPort,
     );
     const body = match
-      ? options.renderedSounds.get(soundInstanceKey(Number(match[1]), origin, query))
+      ? options.renderedSounds.get(
+          v1
+            ? v1SoundInstanceKey(Number(match[1]), origin)
+            : soundInstanceKey(Number(match[1]), origin, query),
+        )
       : await options.searchPages?.peek({ origin, path, rawQuery: query });
     if (!body) return false;
     let principal: Principal | null;
     try {
       principal = await authenticate(options.strategies, {
         authorization: req.headers.authorization || undefined,
-        query,
+        // Version 1's `api_key` is the same key as `token` (the application does the same).
+        query:
+          v1 && query.api_key !== undefined && query.token === undefined
+            ? { ...query, token: query.api_key }
+            : query,
         secure: false,
       });
     } catch {
@@ -97,7 +113,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     // Counted here and only here: from now on this request is not handed to the application.
     const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
     const status = verdict && !verdict.allowed ? 429 : 200;
-    const json = status === 429 ? JSON.stringify({ detail: verdict?.detail }) : body.json;
+    const json = status === 429 ? JSON.stringify(throttledBody(verdict?.detail, v1)) : body.json;
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(status, {
       // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
@@ -120,6 +136,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     }
     return true;
   };
+}
+
+/** The 429 body, in version 1's error form on its paths (as `legacyErrors` answers). */
+function throttledBody(detail: string | undefined, v1: boolean) {
+  if (!v1) return { detail };
+  return { detail, error: true, type: 'Throttled', status_code: 429, explanation: detail };
 }
 
 function header(value: string | string[] | undefined): string | undefined {

@@ -3,7 +3,7 @@
 // process, a bare node:http server returning the same precomputed sound JSON (the floor) in
 // another, and autocannon in this process as the load generator.
 //   npx earshot bench api [--sounds 100000] [--duration 8] [--connections 50] [--reseed]
-//     [--only word,word] [--no-split]   (short runs while iterating; they do not write the results)
+//     [--only word,word] [--no-split] [--rounds 3]   (short runs while iterating; they do not write the results)
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +34,9 @@ const only = arg('only', '')
   .map((w) => w.trim())
   .filter(Boolean);
 const split = !process.argv.includes('--no-split');
+// A row held against another (`versus`) is measured in this many alternating rounds with it, on a
+// shared machine the only fair comparison: the verdict is the median of the per-round ratios.
+const rounds = Number(arg('rounds', '3'));
 const { dbName, dbUrl } = apiBenchDatabase(sounds);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'api.md');
@@ -108,6 +111,8 @@ interface Scenario {
    * about the same time and one computation answers them all.
    */
   distinct?: boolean;
+  /** The row this one is held against (version 1 rows: within 10% of version 2's req/s). */
+  versus?: string;
 }
 
 interface Row {
@@ -120,6 +125,28 @@ interface Row {
   /** Answers received in the measured window (0 means nothing came back in time). */
   total: number;
   target: string;
+  /** Rows held against another: req/s over the other's in each alternating round. */
+  ratios?: number[];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * `rounds` alternating runs of the row and the row it is held against: the row's median run (by
+ * req/s) with the per-round ratios, so load from other work falls on both alike.
+ */
+async function alternate(scenario: Scenario, against: Scenario, key: string): Promise<Row> {
+  const runs: Row[] = [];
+  const ratios: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const other = await load(against, key);
+    const mine = await load(scenario, key);
+    runs.push(mine);
+    ratios.push(mine.rps / other.rps);
+  }
+  const mid = median(runs.map((run) => run.rps));
+  const row = runs.find((run) => run.rps === mid) as Row;
+  return { ...row, ratios };
 }
 
 async function load(scenario: Scenario, key: string): Promise<Row> {
@@ -220,6 +247,20 @@ const TEXT_SEARCHES: Array<Record<string, string>> = [
   { query: 'rain', filter: 'license:"Creative Commons 0"', sort: 'created_desc' },
 ];
 
+/** A version 2 text search in version 1's parameters (`q`, `f`, `s`; v1 field names). */
+function v1Search(q: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { sounds_per_page: '15' };
+  if (q.query !== undefined) out.q = q.query;
+  if (q.filter !== undefined) out.f = q.filter;
+  if (q.sort !== undefined) out.s = q.sort;
+  if (q.fields !== undefined)
+    out.fields = q.fields
+      .split(',')
+      .map((f) => (f === 'name' ? 'original_filename' : f === 'username' ? 'user' : f))
+      .join(',');
+  return out;
+}
+
 const COMBINED_SEARCHES: Array<Record<string, string>> = [
   {
     target: 'lowlevel.spectral_centroid.mean:1200',
@@ -293,6 +334,14 @@ async function main(): Promise<void> {
       target: '≥ 50% of floor req/s',
     },
     {
+      // Version 1's sound resource, keyed as old clients send it (`api_key` in the query).
+      name: 'v1 sound instance',
+      origin: () => apiOrigin,
+      paths: ids.map((id) => `/api/sounds/${id}/?api_key=${key}`),
+      target: '≥ 90% of sound instance req/s',
+      versus: 'sound instance',
+    },
+    {
       // The same route without the caches' help: a different sound on (almost) every request.
       name: 'sound instance, 20k distinct ids (cold caches)',
       origin: () => apiOrigin,
@@ -305,6 +354,14 @@ async function main(): Promise<void> {
       origin: () => apiOrigin,
       paths: TEXT_SEARCHES.map((q) => `/apiv2/search/${query(q)}`),
       target: 'p99 ≤ 100 ms',
+    },
+    {
+      // The same four searches in version 1's language, 15 a page like version 2's default.
+      name: 'v1 sound search (the 4 text queries)',
+      origin: () => apiOrigin,
+      paths: TEXT_SEARCHES.map((q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`),
+      target: '≥ 90% of text search req/s',
+      versus: 'text search (4 queries)',
     },
     {
       // Every request a different search (query × page × page size): no result cache can help, so
@@ -367,11 +424,12 @@ async function main(): Promise<void> {
     console.log(`[3/4] load: ${connections} connections, ${duration} s per scenario`);
     for (const [i, scenario] of chosen.entries()) {
       process.stdout.write(`  (${i + 1}/${chosen.length}) ${scenario.name}… `);
-      const row = await load(scenario, key);
+      const against = scenario.versus && chosen.find((sc) => sc.name === scenario.versus);
+      const row = against ? await alternate(scenario, against, key) : await load(scenario, key);
       if (i === 0) floorRps = row.rps;
       rows.push(row);
       console.log(
-        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`,
+        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}${row.ratios ? `, ratios ${row.ratios.map((r) => r.toFixed(2)).join(' ')}` : ''}`,
       );
     }
   } finally {
@@ -388,6 +446,12 @@ async function main(): Promise<void> {
   console.log('[4/4] results');
   const verdict = (row: Row) => {
     if (row.total === 0) return row.target === '—' ? '' : 'missed (no answers)';
+    if (row.ratios) {
+      const ratio = median(row.ratios);
+      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds`;
+      return ratio >= 0.9 && row.errors + row.non2xx === 0 ? `met (${text})` : `missed (${text})`;
+    }
+    if (scenarios.find((sc) => sc.name === row.name)?.versus) return 'not compared (its row did not run)';
     if (row.target.startsWith('≥'))
       return row.rps >= floorRps * 0.5 && row.errors + row.non2xx === 0 ? 'met' : 'missed';
     if (row.target.startsWith('p99'))
@@ -403,7 +467,7 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(table);
-  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${loadAtStart
+  const header = `# API load benchmark\n\n\`npx earshot bench api --sounds ${sounds} --duration ${duration} --connections ${connections} --rounds ${rounds}\`\n\nRun ${new Date().toISOString()}, ${sounds} sounds in the PostgreSQL server, ${connections} concurrent connections, autocannon in a separate process from both servers. ${os.cpus().length} cores, load average ${loadAtStart
     .map((l) => l.toFixed(1))
     .join(' / ')} at the start and ${os
     .loadavg()

@@ -26,6 +26,12 @@ export const MEDIA_TYPES: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',
   json: 'application/json',
+  // Originals (served by version 1's `serve`).
+  wav: 'audio/wav',
+  flac: 'audio/flac',
+  aif: 'audio/aiff',
+  aiff: 'audio/aiff',
+  m4a: 'audio/mp4',
 };
 
 export function fileUrl(origin: string, soundId: number, kind: FileKind): string {

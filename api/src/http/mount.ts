@@ -25,6 +25,11 @@ export interface MountOptions {
   httpsOnly?: boolean;
   /** Counts every credentialed request; absent = no limits. */
   rateLimiter?: RateLimiter;
+  /**
+   * Version 1: the trailing slash is optional, and the API key may come as this query parameter
+   * (`api_key`) as well as version 2's `token`.
+   */
+  legacy?: { keyParameter: string };
 }
 
 /**
@@ -36,40 +41,44 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
   const router = newRouter();
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](route.operationId, toRouterPath(route.path), async (ctx: Context) => {
-      const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
-      // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
-      let body: Promise<BodyContent> | undefined;
-      const readBody = () => {
-        body ??= readRequestBody(ctx, route.files);
-        return body;
-      };
-      // The credential is read from the query string and headers only (a session's CSRF token may
-      // come in the form), before any other part of the body is read.
-      const principal = await authorize(
-        route,
-        ctx,
-        queryString,
-        options,
-        async () => (await readBody()).params,
-      );
-      // Throttles come right after authentication, before anything else is read or checked.
-      if (principal && options.rateLimiter)
-        await throttle(route.rateLimit ?? 'standard', ctx, principal, options.rateLimiter);
-      try {
-        await answer(
+    router[method](
+      route.operationId,
+      toRouterPath(route.path, options.legacy !== undefined),
+      async (ctx: Context) => {
+        const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
+        // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
+        let body: Promise<BodyContent> | undefined;
+        const readBody = () => {
+          body ??= readRequestBody(ctx, route.files);
+          return body;
+        };
+        // The credential is read from the query string and headers only (a session's CSRF token may
+        // come in the form), before any other part of the body is read.
+        const principal = await authorize(
           route,
           ctx,
           queryString,
-          principal,
           options,
-          route.bodyParams ? await readBody() : undefined,
+          async () => (await readBody()).params,
         );
-      } finally {
-        // Temporary upload files never outlive their request, whatever the answer.
-        if (body) await (await body.catch(() => undefined))?.cleanup();
-      }
-    });
+        // Throttles come right after authentication, before anything else is read or checked.
+        if (principal && options.rateLimiter)
+          await throttle(route.rateLimit ?? 'standard', ctx, principal, options.rateLimiter);
+        try {
+          await answer(
+            route,
+            ctx,
+            queryString,
+            principal,
+            options,
+            route.bodyParams ? await readBody() : undefined,
+          );
+        } finally {
+          // Temporary upload files never outlive their request, whatever the answer.
+          if (body) await (await body.catch(() => undefined))?.cleanup();
+        }
+      },
+    );
   }
   return router;
 }
@@ -116,9 +125,14 @@ async function authorize(
   readBody: () => Promise<Record<string, string>>,
 ): Promise<Principal | null> {
   if (route.auth === 'public') return null;
+  const keyParameter = options.legacy?.keyParameter;
+  const query =
+    keyParameter && rawQuery[keyParameter] !== undefined && rawQuery.token === undefined
+      ? { ...rawQuery, token: rawQuery[keyParameter] }
+      : rawQuery;
   const principal = await authenticate(options.strategies, {
     authorization: ctx.get('Authorization') || undefined,
-    query: rawQuery,
+    query,
     secure: ctx.secure,
     method: ctx.method,
     sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { FORMATS } from './render.ts';
-import type { AnyRoute } from './route.ts';
+import { type AnyRoute, toOpenApiPath } from './route.ts';
 
 export interface OpenApiInfo {
   title: string;
   version: string;
   description?: string;
+  /** The query parameter that carries an API key (`token`; version 1 also reads `api_key`). */
+  keyParameters?: string[];
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -33,14 +35,20 @@ const ERROR_TEXT: Record<number, string> = {
  */
 export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  const { keyParameters = ['token'], ...rest } = info;
+  const keySchemes = keyParameters.map((name) => (name === 'token' ? 'apiKeyQuery' : `apiKeyQuery_${name}`));
   for (const route of routes) {
-    paths[route.path] ??= {};
-    const item = paths[route.path];
-    item[route.method.toLowerCase()] = operation(route);
+    const path = toOpenApiPath(route.path);
+    paths[path] ??= {};
+    const item = paths[path];
+    item[route.method.toLowerCase()] = operation(route, keySchemes);
   }
+  const querySchemes = Object.fromEntries(
+    keyParameters.map((name, i) => [keySchemes[i], { type: 'apiKey', in: 'query', name }]),
+  );
   return {
     openapi: '3.0.3',
-    info,
+    info: rest,
     servers: [{ url: '/' }],
     paths,
     components: {
@@ -51,7 +59,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
           name: 'Authorization',
           description: 'the API key as `Token <API_KEY>`',
         },
-        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'token' },
+        ...querySchemes,
         oauth2: { type: 'http', scheme: 'bearer', description: 'OAuth2 access token' },
       },
       schemas: { Error: errorSchema },
@@ -59,7 +67,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
   };
 }
 
-function operation(route: AnyRoute): JsonSchema {
+function operation(route: AnyRoute, keySchemes: string[]): JsonSchema {
   const parameters = [
     ...objectParameters(route.params, 'path'),
     ...objectParameters(route.query, 'query'),
@@ -95,7 +103,7 @@ function operation(route: AnyRoute): JsonSchema {
       ? []
       : route.auth === 'oauth2'
         ? [{ oauth2: [] }]
-        : [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { oauth2: [] }];
+        : [{ apiKeyHeader: [] }, ...keySchemes.map((name) => ({ [name]: [] })), { oauth2: [] }];
   return op;
 }
 

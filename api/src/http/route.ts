@@ -90,7 +90,19 @@ export function defineRoute<Q extends z.ZodType, P extends z.ZodType, R extends 
 
 export type AnyRoute = RouteDef<any, any, any>;
 
-/** `/apiv2/sounds/{sound_id}/` → `/apiv2/sounds/:sound_id/` for @koa/router. */
-export function toRouterPath(path: string): string {
-  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+/**
+ * `/apiv2/sounds/{sound_id}/` → `/apiv2/sounds/:sound_id/` for @koa/router. A last parameter
+ * written `/{name...}` takes the rest of the path, slashes included, and may be absent.
+ * `optionalSlash` makes the trailing slash optional (version 1 answers with and without it).
+ */
+export function toRouterPath(path: string, optionalSlash = false): string {
+  const routerPath = path
+    .replace(/\/\{([A-Za-z0-9_]+)\.\.\.\}$/, '{/*$1}')
+    .replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+  return optionalSlash && routerPath.endsWith('/') ? `${routerPath.slice(0, -1)}{/}` : routerPath;
+}
+
+/** The OpenAPI form of a route's path: a rest-of-path parameter is a plain `{name}`. */
+export function toOpenApiPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\.\.\.\}/g, '{$1}');
 }

@@ -9,3 +9,8 @@ export function soundInstanceKey(
 ): string {
   return JSON.stringify([soundId, origin, query.fields, query.descriptors, query.normalized]);
 }
+
+/** The rendered-cache key of a version 1 sound (its body depends on the sound and the origin only). */
+export function v1SoundInstanceKey(soundId: number, origin: string): string {
+  return JSON.stringify(['v1', soundId, origin]);
+}

@@ -20,22 +20,9 @@ export function errorHandler() {
       if (ctx.status === 401 && !ctx.response.get('WWW-Authenticate'))
         ctx.set('WWW-Authenticate', CHALLENGES.any);
     } catch (err) {
-      if (err instanceof EarshotError) {
-        ctx.status = err.status;
-        ctx.body = { detail: isFieldMap(err.details) ? err.details : err.message };
-        if (err.status === 401) ctx.set('WWW-Authenticate', challengeOf(err));
-        return;
-      }
-      const status = (err as { status?: number; expose?: boolean }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        // Koa/http-errors raised by body parsing and the like: the message is meant for the client.
-        ctx.status = status;
-        ctx.body = { detail: (err as Error).message };
-        return;
-      }
-      ctx.state.log?.error({ err }, 'unhandled error');
-      ctx.status = 500;
-      ctx.body = { detail: 'Internal server error.' };
+      const answer = errorAnswer(err, ctx);
+      ctx.status = answer.status;
+      ctx.body = { detail: answer.detail };
     }
   };
 }
@@ -45,6 +32,25 @@ function challengeOf(err: EarshotError): string {
   return typeof challenge === 'string' ? challenge : CHALLENGES.any;
 }
 
+/**
+ * The status and `detail` an error is answered with: a user-facing error keeps its message, an
+ * http-error from Koa its status; anything else is logged and becomes a generic 500. A 401 gets
+ * its `WWW-Authenticate` challenge here.
+ */
+export function errorAnswer(err: unknown, ctx: Context): { status: number; detail: unknown } {
+  if (err instanceof EarshotError) {
+    if (err.status === 401) ctx.set('WWW-Authenticate', challengeOf(err));
+    return { status: err.status, detail: isFieldMap(err.details) ? err.details : err.message };
+  }
+  const status = (err as { status?: number; expose?: boolean }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Koa/http-errors raised by body parsing and the like: the message is meant for the client.
+    return { status, detail: (err as Error).message };
+  }
+  ctx.state.log?.error({ err }, 'unhandled error');
+  return { status: 500, detail: 'Internal server error.' };
+}
+
 /** Per-field validation messages (`{"rating": ["…"]}`) are shown as they are; other details stay in logs. */
 function isFieldMap(details: unknown): details is Record<string, string[]> {
   if (details === null || typeof details !== 'object' || Array.isArray(details)) return false;
@@ -52,7 +58,7 @@ function isFieldMap(details: unknown): details is Record<string, string[]> {
   return values.length > 0 && values.every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
 }
 
-function defaultDetail(status: number, method: string): string {
+export function defaultDetail(status: number, method: string): string {
   if (status === 404) return 'Not found.';
   if (status === 405) return `Method "${method}" not allowed.`;
   return http.STATUS_CODES[status] ?? 'Error';

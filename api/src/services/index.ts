@@ -15,6 +15,8 @@ import { SearchService } from './search.ts';
 import { type SocialPorts, SocialService } from './social.ts';
 import { SoundPresenter } from './sound-presenter.ts';
 import { SoundService } from './sounds.ts';
+import { createLegacyServices, type LegacyServices } from './v1/index.ts';
+import type { LegacyReader } from './v1/ports.ts';
 
 /** The read model the version 2 routes stand on. */
 export interface ApiPorts {
@@ -34,6 +36,8 @@ export interface ApiPorts {
   social?: SocialPorts;
   /** Upload, describe, pending uploads and edit; absent = those routes are not served. */
   writes?: SoundWrites;
+  /** The reads only version 1 needs; without them `/api/` is not served. */
+  legacy?: LegacyReader;
 }
 
 export interface ApiServices {
@@ -49,6 +53,8 @@ export interface ApiServices {
   /** Rendered search pages until the catalogue changes. */
   searchPages: SearchPageCache;
   social?: SocialService;
+  /** The version 1 interface's use cases, over the same ports. */
+  v1?: LegacyServices;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -67,5 +73,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
     social: ports.social && new SocialService(ports.social, presenter, ports.changes),
+    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }),
   };
 }
