@@ -2,6 +2,7 @@
 // (database earshot_api_bench_<n>, kept between runs and shared by the benchmarks that need it),
 // with a random freesound_classic vector and a small variant-A tree per sound.
 
+import { buildAppDeps, startServer } from '@earshot/api';
 import { loadSyntheticCatalogue, openCatalogue } from '@earshot/catalogue';
 import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
 import { createApiCredential } from '@earshot/services';
@@ -95,4 +96,21 @@ export async function ensureApiBenchCatalogue(sounds: number, reseed: boolean): 
   } finally {
     await catalogue.close();
   }
+}
+
+/**
+ * The API server of a benchmark's child process, on the bench catalogue: prints its origin as a
+ * JSON line on stdout for the parent, which reads it to aim its load.
+ */
+export async function runApiBenchServer(dbUrl: string, dataDir: string): Promise<void> {
+  const config = loadConfig({ PORT: '0', DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', DATA_DIR: dataDir });
+  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
+  const deps = await buildAppDeps({
+    config,
+    logger: createLogger('silent'),
+    catalogue,
+    similarityRefreshMs: 0,
+  });
+  const server = await startServer(deps);
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
 }

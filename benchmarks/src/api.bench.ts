@@ -13,11 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { buildAppDeps, filterSetsFromCatalogue, startServer } from '@earshot/api';
+import { filterSetsFromCatalogue } from '@earshot/api';
 import { openCatalogue, searchSounds } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
 import autocannon from 'autocannon';
-import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,25 +41,6 @@ const { dbName, dbUrl } = apiBenchDatabase(sounds);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'api.md');
 const logger = createLogger('warn');
-
-// ---------------------------------------------------------------- child: the API server
-async function runApiServer(): Promise<void> {
-  const config = loadConfig({
-    PORT: '0',
-    DATABASE_URL: dbUrl,
-    LOG_LEVEL: 'warn',
-    DATA_DIR: '/tmp/earshot-api-bench',
-  });
-  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
-  const deps = await buildAppDeps({
-    config,
-    logger: createLogger('silent'),
-    catalogue,
-    similarityRefreshMs: 0,
-  });
-  const server = await startServer(deps);
-  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
-}
 
 // ---------------------------------------------------------------- child: the floor
 async function runFloor(): Promise<void> {
@@ -482,6 +463,6 @@ async function main(): Promise<void> {
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
 }
 
-if (role === 'api-server') await runApiServer();
+if (role === 'api-server') await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
 else if (role === 'floor') await runFloor();
 else await main();

@@ -20,6 +20,7 @@ import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/co
 import { ensureFixtures, fixture } from '@earshot/fixtures';
 import { createApiCredential, Downloads, OAuth2Service } from '@earshot/services';
 import pg from 'pg';
+import { accessToken } from './access-token.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -91,17 +92,7 @@ async function bearer(db: Db, userId: number, username: string): Promise<string>
     redirectUri: 'http://127.0.0.1/cb',
     level: 'unlimited',
   });
-  const request = { client_id: app.client_id, response_type: 'code' };
-  const outcome = await oauth.grant(userId, request);
-  if (outcome.kind !== 'redirect') throw new Error(`no code: ${JSON.stringify(outcome)}`);
-  const code = new URL(outcome.redirectUrl).searchParams.get('code') as string;
-  const answer = await oauth.exchangeCode({
-    client_id: app.client_id,
-    client_secret: app.client_secret,
-    code,
-  });
-  if (answer.status !== 200) throw new Error(`no token: ${JSON.stringify(answer)}`);
-  return (answer.body as { access_token: string }).access_token;
+  return accessToken(oauth, app, userId);
 }
 
 const clockTicks = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;

@@ -11,13 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { buildAppDeps, startServer } from '@earshot/api';
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
 import { analyzeClip } from '@earshot/core';
 import { fixture } from '@earshot/fixtures';
 import autocannon from 'autocannon';
-import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,19 +34,6 @@ const resultsFile = path.join(here, '..', 'results', 'example.md');
 const work = '/tmp/earshot-example-bench';
 
 // ---------------------------------------------------------------- child: the API server
-async function runApiServer(): Promise<void> {
-  const config = loadConfig({ PORT: '0', DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', DATA_DIR: work });
-  const logger = createLogger('warn');
-  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
-  const deps = await buildAppDeps({
-    config,
-    logger: createLogger('silent'),
-    catalogue,
-    similarityRefreshMs: 0,
-  });
-  const server = await startServer(deps);
-  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
-}
 
 function spawnApiServer() {
   const child = spawn(
@@ -246,5 +230,5 @@ async function main(): Promise<void> {
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
 }
 
-if (role === 'api-server') await runApiServer();
+if (role === 'api-server') await runApiBenchServer(dbUrl, work);
 else await main();
