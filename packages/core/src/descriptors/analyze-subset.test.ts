@@ -7,7 +7,9 @@ import { exampleAnalysisNeeds } from '../similarity/example-query.ts';
 import { FREESOUND_CLASSIC } from '../similarity/spaces/freesound-classic.ts';
 import { similarityVectorFromAnalysis } from '../similarity/spaces/registry.ts';
 import { analyzeSignal } from './analyze.ts';
+import { analyzeClip } from './analyze-clip.ts';
 import { analyzeSubset, planSubset } from './analyze-subset.ts';
+import { ClipAnalysisPool } from './clip-pool.ts';
 import type { VariantATree } from './types.ts';
 import { ENVELOPE_SFX, LOWLEVEL_SCALARS, LOWLEVEL_VECTORS } from './variant-a.ts';
 
@@ -28,12 +30,14 @@ interface Decoded {
 }
 
 const decoded: Decoded[] = [];
+let padFile: string;
 
 beforeAll(async () => {
   const byName = new Map(realSamples().map((s: RealSample) => [s.name, s]));
   for (const name of NAMES) {
     const sample = byName.get(name);
     if (!sample) throw new Error(`real sample ${name} is missing`);
+    if (name === 'tbd_pad_1') padFile = sample.file;
     // At most 10 s, like a search-by-example clip (the amen loop is longer than that).
     const signal = await decodeMono(sample.file, { maxSeconds: 10 });
     const full = (await analyzeSignal(signal.samples, signal.sampleRate)).variantA;
@@ -111,5 +115,27 @@ describe('lean analysis for search by example', () => {
     expect(() => analyzeSubset(samples, sampleRate, plan)).toThrow(/tonal\.hpcp\.mean, rhythm\.bpm/);
     // The descriptor fallback's own names are all within the lean analysis.
     expect(planSubset(DEFAULT_SOUND_TARGET_DESCRIPTORS).unsupported).toEqual([]);
+  });
+});
+
+describe('analyzeClip with needs', () => {
+  it('runs the lean analysis in this thread and in the pool, and the whole one when a need is outside it', async () => {
+    const needs = exampleAnalysisNeeds();
+    const pad = decoded[0];
+    const expected = analyzeSubset(pad.samples, pad.sampleRate, planSubset(needs));
+    const here = await analyzeClip(padFile, { needs, maxSeconds: 10 });
+    expect(here.lean).toBe(true);
+    expect(here.tree).toEqual(expected);
+    const pool = new ClipAnalysisPool(1);
+    try {
+      const inPool = await pool.analyze(padFile, { needs, maxSeconds: 10 });
+      expect(inPool.lean).toBe(true);
+      expect(inPool.tree).toEqual(expected);
+    } finally {
+      await pool.close();
+    }
+    const whole = await analyzeClip(padFile, { needs: ['tonal.hpcp.mean'], maxSeconds: 10 });
+    expect(whole.lean).toBe(false);
+    expect(whole.tree).toEqual(pad.full);
   });
 });
