@@ -1,5 +1,5 @@
 import { EarshotError, ValidationError } from '@earshot/common';
-import { CLIP_MAX_SECONDS, parseAnalysisFile } from '@earshot/core';
+import { CLIP_MAX_SECONDS, exampleAnalysisNeeds, parseAnalysisFile } from '@earshot/core';
 import type { ClipAnalyzer, SearchExample } from '../ports.ts';
 
 /**
@@ -47,7 +47,13 @@ export async function resolveExample(
   }
   if (!clips) throw new AudioSearchUnavailable();
   const audio = input.audioFile as { path: string; fileName: string };
-  const clip = await clips.analyze(audio.path, { fileName: audio.fileName, maxSeconds: CLIP_MAX_SECONDS });
+  // Only what the comparison reads is computed (an unknown space is a 400 before any decoding).
+  const needs = exampleAnalysisNeeds(space);
+  const clip = await clips.analyze(audio.path, {
+    fileName: audio.fileName,
+    maxSeconds: CLIP_MAX_SECONDS,
+    needs,
+  });
   const seconds = Math.round(clip.analyzedSeconds * 100) / 100;
   return {
     example: { tree: clip.tree, space },

@@ -5,6 +5,7 @@ import {
   analyzeClip,
   DEFAULT_SIMILARITY_SPACE,
   DescriptorTable,
+  exampleAnalysisNeeds,
   exampleTarget,
   exampleVector,
   getSimilaritySpace,
@@ -42,10 +43,14 @@ const BATCH = 5_000;
 /** Reads the example: `.json` files as analysis files, anything else as audio. */
 export async function readExample(
   file: string,
+  space?: string,
 ): Promise<{ tree: AnalysisTree; clip?: ExampleSearchResult['clip'] }> {
   if (file.toLowerCase().endsWith('.json')) return { tree: parseAnalysisFile(await fs.readFile(file)).tree };
-  const { tree, ...clip } = await analyzeClip(file);
-  return { tree, clip };
+  // A clip is analysed only for what the comparison reads (see exampleAnalysisNeeds).
+  const { tree, analyzedSeconds, duration, truncated } = await analyzeClip(file, {
+    needs: exampleAnalysisNeeds(space),
+  });
+  return { tree, clip: { analyzedSeconds, duration, truncated } };
 }
 
 export async function searchByExample(
@@ -54,7 +59,7 @@ export async function searchByExample(
   options: { space?: string; n?: number } = {},
 ): Promise<ExampleSearchResult> {
   const n = options.n ?? 15;
-  const { tree, clip } = await readExample(file);
+  const { tree, clip } = await readExample(file, options.space);
   let ranked: Array<{ id: number; score: number }>;
   let comparedBy: string;
   const vector = spaceVector(tree, options.space);

@@ -1,6 +1,7 @@
 import { decodeMono } from '../media/decode.ts';
 import { probeFile } from '../media/probe.ts';
 import { analyzeSignal } from './analyze.ts';
+import { analyzeSubset, planSubset } from './analyze-subset.ts';
 import type { VariantATree } from './types.ts';
 
 /** How much of a search-by-example clip is analyzed: longer clips are cut to their first 30 s. */
@@ -15,6 +16,8 @@ export interface ClipAnalysis {
   duration: number;
   /** True when the clip was longer than `maxSeconds` and only its beginning was analyzed. */
   truncated: boolean;
+  /** True when only the `needs` were computed (false: the whole analysis ran). */
+  lean: boolean;
 }
 
 export interface AnalyzeClipOptions {
@@ -22,6 +25,12 @@ export interface AnalyzeClipOptions {
   /** The name the user gave the file (its extension is checked against the content). */
   fileName?: string;
   timeoutMs?: number;
+  /**
+   * Variant-A paths the caller reads (`exampleAnalysisNeeds(space)`): only these are computed, with
+   * the same values the full analysis gives them. Without it, or when one of them is outside what
+   * the lean analysis computes (tonal, rhythm, loudness), the whole analysis runs.
+   */
+  needs?: readonly string[];
 }
 
 /**
@@ -37,9 +46,15 @@ export async function analyzeClip(file: string, options: AnalyzeClipOptions = {}
     md5: false,
   });
   const signal = await decodeMono(file, { probe, maxSeconds, timeoutMs: options.timeoutMs });
-  const result = await analyzeSignal(signal.samples, signal.sampleRate);
+  const plan = options.needs ? planSubset(options.needs) : undefined;
+  const lean = plan !== undefined && plan.unsupported.length === 0;
+  const tree =
+    plan && lean
+      ? analyzeSubset(signal.samples, signal.sampleRate, plan)
+      : (await analyzeSignal(signal.samples, signal.sampleRate)).variantA;
   return {
-    tree: result.variantA,
+    lean,
+    tree,
     analyzedSeconds: signal.duration,
     duration: probe.duration,
     truncated: probe.duration > maxSeconds + 0.01,

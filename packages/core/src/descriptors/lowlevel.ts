@@ -101,7 +101,51 @@ function planFor(sampleRate: number): LowLevelPlan {
   return plan;
 }
 
-export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLevelResult {
+/**
+ * The series a caller may ask for by name (`wanted` of lowLevelFrames): every scalar and vector the
+ * loop writes, plus `average_power` for `LowLevelResult.averagePower`.
+ */
+export type LowLevelWanted = ReadonlySet<string>;
+
+/**
+ * Computes the low-level frame series; with `wanted`, only those series (others are absent from the
+ * result) and only the per-frame work they need, e.g. no YIN without a pitch series, no ERB bank
+ * without ERB or GFCC series. A series computed in a subset run is the same code on the same
+ * spectrum as in the full run, so it holds the same values.
+ */
+export function lowLevelFrames(
+  signal: Float32Array,
+  sampleRate: number,
+  wanted?: LowLevelWanted,
+): LowLevelResult {
+  const want = (name: string) => wanted === undefined || wanted.has(name);
+  const wantAny = (...names: string[]) => names.some(want);
+  const shapeNames = (prefix: string) =>
+    ['crest', 'flatness_db', 'kurtosis', 'skewness', 'spread'].map((stat) => `${prefix}_${stat}`);
+  const needOnset = want('onset_strength');
+  const needAveragePower = want('average_power');
+  const needBeatBands = want('beat_band_energy');
+  const needEnergyBands = wantAny(...ENERGY_BANDS.map(([name]) => name));
+  const needBark = wantAny('barkbands', ...shapeNames('barkbands'));
+  const needMelShape = wantAny(...shapeNames('melbands'));
+  const needMel40 = needMelShape || wantAny('melbands', 'mfcc');
+  const needMel96 = want('melbands96');
+  const needErbShape = wantAny(...shapeNames('erbbands'));
+  const needErb18 = needErbShape || want('erbbands');
+  const needMfcc = want('mfcc');
+  const needGfcc = want('gfcc');
+  const needContrast = wantAny('spectral_contrast_coeffs', 'spectral_contrast_valleys');
+  const needHarmonic = wantAny('inharmonicity', 'oddtoevenharmonicenergyratio', 'tristimulus');
+  const needPeaks = needHarmonic || want('dissonance');
+  const needComplexity = want('spectral_complexity');
+  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence', 'pitch_salience');
+  const needRolloff = want('spectral_rolloff');
+  const needDecrease = want('spectral_decrease');
+  const needCrest = want('spectral_crest');
+  const needFlatness = want('spectral_flatness_db');
+  const needStrongPeak = want('spectral_strongpeak');
+  const needEntropy = want('spectral_entropy');
+
   const plan = planFor(sampleRate);
   const { beatBank, contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
@@ -125,7 +169,20 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
   const peaks = createPeaks(100);
   const complexityPeaks = createPeaks(1024);
 
-  const s = (name: string) => out.scalar(name);
+  // Series nobody asked for are written to a scratch array the result does not hold (cheap
+  // per-frame values are computed anyway; the costly ones are skipped with the need* flags).
+  const discard = new Float32Array(frames);
+  const s = (name: string) => (want(name) ? out.scalar(name) : discard);
+  const scratchVectors = new Map<string, Float32Array>();
+  const v = (name: string, dims: number) => {
+    if (want(name)) return out.vector(name, dims);
+    let scratch = scratchVectors.get(name);
+    if (!scratch) {
+      scratch = new Float32Array(frames * dims);
+      scratchVectors.set(name, scratch);
+    }
+    return scratch;
+  };
   const centroid = s('spectral_centroid');
   const spread = s('spectral_spread');
   const skewness = s('spectral_skewness');
@@ -165,16 +222,16 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
   const barkShape = shapeOf('barkbands');
   const melShape = shapeOf('melbands');
   const erbShape = shapeOf('erbbands');
-  const barkV = out.vector('barkbands', plan.bark.bands);
-  const mel40V = out.vector('melbands', 40);
-  const mel96V = out.vector('melbands96', 96);
-  const erb18V = out.vector('erbbands', 18);
-  const mfccV = out.vector('mfcc', 13);
-  const gfccV = out.vector('gfcc', 13);
-  const contrastV = out.vector('spectral_contrast_coeffs', 6);
-  const valleysV = out.vector('spectral_contrast_valleys', 6);
-  const tristimulusV = out.vector('tristimulus', 3);
-  const beatBandsV = out.vector('beat_band_energy', 6);
+  const barkV = v('barkbands', plan.bark.bands);
+  const mel40V = v('melbands', 40);
+  const mel96V = v('melbands96', 96);
+  const erb18V = v('erbbands', 18);
+  const mfccV = v('mfcc', 13);
+  const gfccV = v('gfcc', 13);
+  const contrastV = v('spectral_contrast_coeffs', 6);
+  const valleysV = v('spectral_contrast_valleys', 6);
+  const tristimulusV = v('tristimulus', 3);
+  const beatBandsV = v('beat_band_energy', 6);
   const nyquist = sampleRate / 2;
 
   const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array) => {
@@ -213,14 +270,18 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
       h += k * p;
       const d = mag[k] - previousMag[k];
       fluxSum += d * d;
-      // Onset strength: half-wave rectified flux of log-compressed magnitudes (robust to level).
-      logMag[k] = Math.log1p(1000 * mag[k]);
-      const up = logMag[k] - previousLogMag[k];
-      if (up > 0) rise += up;
     }
-    // Frame 0 rises from silence, so a sound that starts at once still gets its onset.
-    onsetStrength[i] = rise;
-    previousLogMag.set(logMag);
+    if (needOnset) {
+      // Onset strength: half-wave rectified flux of log-compressed magnitudes (robust to level).
+      for (let k = 0; k < bins; k++) {
+        logMag[k] = Math.log1p(1000 * mag[k]);
+        const up = logMag[k] - previousLogMag[k];
+        if (up > 0) rise += up;
+      }
+      // Frame 0 rises from silence, so a sound that starts at once still gets its onset.
+      onsetStrength[i] = rise;
+      previousLogMag.set(logMag);
+    }
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);
     hfc[i] = h;
@@ -232,55 +293,65 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
     spread[i] = m.spread;
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
-    rolloffS[i] = rolloff(power, plan.binHz);
-    decreaseS[i] = decrease(power, nyquist);
-    crestS[i] = crest(mag);
-    flatness[i] = flatnessDb(mag);
-    strongpeak[i] = strongPeak(mag);
-    entropyS[i] = entropy(power);
+    if (needRolloff) rolloffS[i] = rolloff(power, plan.binHz);
+    if (needDecrease) decreaseS[i] = decrease(power, nyquist);
+    if (needCrest) crestS[i] = crest(mag);
+    if (needFlatness) flatness[i] = flatnessDb(mag);
+    if (needStrongPeak) strongpeak[i] = strongPeak(mag);
+    if (needEntropy) entropyS[i] = entropy(power);
 
-    for (let k = 0; k < bins; k++) averagePower[k] += power[k];
-    applyFilterBank(beatBank, power, beatBands);
-    beatBandsV.set(beatBands, i * 6);
-    applyFilterBank(plan.energyBands, power, energyBands);
-    for (let b = 0; b < 4; b++) bandSeries[b][i] = energyBands[b];
-    applyFilterBank(plan.bark, power, bark);
-    applyFilterBank(plan.mel40, power, mel40);
-    applyFilterBank(plan.mel96, power, mel96);
-    applyFilterBank(plan.erb18, power, erb18);
-    applyFilterBank(plan.erb40, power, erb40);
-    barkV.set(bark, i * bark.length);
-    mel40V.set(mel40, i * 40);
-    mel96V.set(mel96, i * 96);
-    erb18V.set(erb18, i * 18);
-    shape(barkShape, i, bark);
-    shape(melShape, i, mel40);
-    shape(erbShape, i, erb18);
+    if (needAveragePower) for (let k = 0; k < bins; k++) averagePower[k] += power[k];
+    if (needBeatBands) {
+      applyFilterBank(beatBank, power, beatBands);
+      beatBandsV.set(beatBands, i * 6);
+    }
+    if (needEnergyBands) {
+      applyFilterBank(plan.energyBands, power, energyBands);
+      for (let b = 0; b < 4; b++) bandSeries[b][i] = energyBands[b];
+    }
+    if (needBark) {
+      applyFilterBank(plan.bark, power, bark);
+      barkV.set(bark, i * bark.length);
+      shape(barkShape, i, bark);
+    }
+    if (needMel40) {
+      applyFilterBank(plan.mel40, power, mel40);
+      mel40V.set(mel40, i * 40);
+      if (needMelShape) shape(melShape, i, mel40);
+    }
+    if (needMel96) {
+      applyFilterBank(plan.mel96, power, mel96);
+      mel96V.set(mel96, i * 96);
+    }
+    if (needErb18) {
+      applyFilterBank(plan.erb18, power, erb18);
+      erb18V.set(erb18, i * 18);
+      if (needErbShape) shape(erbShape, i, erb18);
+    }
+    if (needGfcc) applyFilterBank(plan.erb40, power, erb40);
 
     // MFCC/GFCC: DCT-II of the band energies in dB (Essentia's log type "dbamp" on power bands).
-    for (let b = 0; b < 40; b++) {
-      logMel[b] = 20 * log10Floor(mel40[b]);
-      logErb[b] = 20 * log10Floor(erb40[b]);
+    if (needMfcc) {
+      for (let b = 0; b < 40; b++) logMel[b] = 20 * log10Floor(mel40[b]);
+      dct13(plan.dct13x40, logMel, mfccV, i * 13);
     }
-    for (let c = 0; c < 13; c++) {
-      const row = plan.dct13x40[c];
-      let a = 0;
-      let g = 0;
-      for (let b = 0; b < 40; b++) {
-        a += row[b] * logMel[b];
-        g += row[b] * logErb[b];
-      }
-      mfccV[i * 13 + c] = a;
-      gfccV[i * 13 + c] = g;
+    if (needGfcc) {
+      for (let b = 0; b < 40; b++) logErb[b] = 20 * log10Floor(erb40[b]);
+      dct13(plan.dct13x40, logErb, gfccV, i * 13);
     }
 
-    contrast.compute(mag, contrastV, valleysV, i * 6);
+    if (needContrast) contrast.compute(mag, contrastV, valleysV, i * 6);
 
-    findPeaks(mag, plan.binHz, 1e-5, 20, 5000, peaks);
-    dissonanceS[i] = dissonance(peaks);
-    findPeaks(mag, plan.binHz, 0.005, 0, nyquist, complexityPeaks);
-    complexity[i] = complexityPeaks.count;
+    if (needPeaks) {
+      findPeaks(mag, plan.binHz, 1e-5, 20, 5000, peaks);
+      dissonanceS[i] = dissonance(peaks);
+    }
+    if (needComplexity) {
+      findPeaks(mag, plan.binHz, 0.005, 0, nyquist, complexityPeaks);
+      complexity[i] = complexityPeaks.count;
+    }
 
+    if (!needPitch) continue;
     let estimate = plan.pitch.estimate(frame);
     // Only a frame whose spectrum sits low can hold a note below 43 Hz; noise and clicks skip the costly retry.
     if (!estimate.clear && estimate.confidence > 0 && m.centroid < 1500) {
@@ -292,6 +363,7 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
     pitchConfidence[i] = estimate.confidence;
     pitchSalience[i] = estimate.salience;
 
+    if (!needHarmonic) continue;
     const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
     inharmonicity[i] = harmonic.inharmonicity;
     oddToEven[i] = harmonic.oddToEven;
@@ -299,8 +371,18 @@ export function lowLevelFrames(signal: Float32Array, sampleRate: number): LowLev
     tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];
     tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
   }
-  if (frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
+  if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
   return { series: out, averagePower, binHz: plan.binHz };
+}
+
+/** The first 13 DCT-II coefficients of 40 log band energies, written at `offset`. */
+function dct13(matrix: Float64Array[], logBands: Float64Array, out: Float32Array, offset: number) {
+  for (let c = 0; c < 13; c++) {
+    const row = matrix[c];
+    let a = 0;
+    for (let b = 0; b < 40; b++) a += row[b] * logBands[b];
+    out[offset + c] = a;
+  }
 }
 
 /**

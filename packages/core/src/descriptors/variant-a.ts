@@ -94,11 +94,11 @@ export const LOWLEVEL_VECTORS = [
   'spectral_contrast_valleys',
 ] as const;
 
-function stats(series: FrameSeries, name: string) {
+export function stats(series: FrameSeries, name: string) {
   return scalarStats(series.scalar(name));
 }
 
-function vstats(series: FrameSeries, name: string) {
+export function vstats(series: FrameSeries, name: string) {
   const v = series.vectors.get(name);
   if (!v) throw new Error(`missing frame vector ${name}`);
   return vectorStats(v.data, v.dims);
@@ -154,6 +154,42 @@ function countPeaks(x: number[]): number {
   return n;
 }
 
+/** The `sfx.*` values read off the amplitude envelope alone (ENVELOPE_SFX names them). */
+export function envelopeSfx(envelope: EnvelopeDescriptors): VariantATree {
+  return {
+    der_av_after_max: finite(envelope.derAvAfterMax),
+    effective_duration: finite(envelope.effectiveDuration),
+    flatness: finite(envelope.flatness),
+    logattacktime: finite(envelope.logAttackTime),
+    max_der_before_max: finite(envelope.maxDerBeforeMax),
+    max_to_total: finite(envelope.maxToTotal),
+    strongdecay: finite(envelope.strongDecay),
+    tc_to_total: finite(envelope.temporalCentroid),
+    temporal_centroid: finite(envelope.temporalCentroid),
+    temporal_decrease: finite(envelope.temporalDecrease),
+    temporal_kurtosis: finite(envelope.temporalKurtosis),
+    temporal_skewness: finite(envelope.temporalSkewness),
+    temporal_spread: finite(envelope.temporalSpread),
+  };
+}
+
+/** Names of the `sfx.*` values envelopeSfx gives. */
+export const ENVELOPE_SFX: readonly string[] = [
+  'der_av_after_max',
+  'effective_duration',
+  'flatness',
+  'logattacktime',
+  'max_der_before_max',
+  'max_to_total',
+  'strongdecay',
+  'tc_to_total',
+  'temporal_centroid',
+  'temporal_decrease',
+  'temporal_kurtosis',
+  'temporal_skewness',
+  'temporal_spread',
+];
+
 export function buildVariantA(parts: AnalysisParts): VariantATree {
   const { lowlevel, tonal, beatGrid, loudness, envelope } = parts;
   const low: VariantATree = {};
@@ -208,29 +244,19 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
     ...chordDescriptors(parts.chords, parts.chordStrength),
   };
 
-  const sfx: VariantATree = {
-    der_av_after_max: finite(envelope.derAvAfterMax),
+  const sfxParts: VariantATree = {
+    ...envelopeSfx(envelope),
     duration: finite(parts.duration),
-    effective_duration: finite(envelope.effectiveDuration),
-    flatness: finite(envelope.flatness),
     inharmonicity: stats(lowlevel, 'inharmonicity'),
-    logattacktime: finite(envelope.logAttackTime),
-    max_der_before_max: finite(envelope.maxDerBeforeMax),
-    max_to_total: finite(envelope.maxToTotal),
     oddtoevenharmonicenergyratio: stats(lowlevel, 'oddtoevenharmonicenergyratio'),
     pitch_after_max_to_before_max_energy_ratio: finite(parts.pitchSfx.afterMaxToBeforeMaxEnergyRatio),
     pitch_centroid: finite(parts.pitchSfx.centroid),
     pitch_max_to_total: finite(parts.pitchSfx.maxToTotal),
     pitch_min_to_total: finite(parts.pitchSfx.minToTotal),
-    strongdecay: finite(envelope.strongDecay),
-    tc_to_total: finite(envelope.temporalCentroid),
-    temporal_centroid: finite(envelope.temporalCentroid),
-    temporal_decrease: finite(envelope.temporalDecrease),
-    temporal_kurtosis: finite(envelope.temporalKurtosis),
-    temporal_skewness: finite(envelope.temporalSkewness),
-    temporal_spread: finite(envelope.temporalSpread),
     tristimulus: vstats(lowlevel, 'tristimulus'),
   };
+  // Alphabetical, as the tree has always been written (the envelope values come in one block).
+  const sfx = Object.fromEntries(Object.entries(sfxParts).sort(([a], [b]) => (a < b ? -1 : 1)));
 
   return {
     lowlevel: low,

@@ -9,7 +9,11 @@ import { type AnalysisTree, readDescriptor } from './analysis-tree.ts';
 import { DEFAULT_SOUND_TARGET_DESCRIPTORS, type DescriptorTarget } from './descriptor-target.ts';
 import { IncompleteAnalysisError } from './errors.ts';
 import type { NearestOptions, Neighbour, SimilarityIndex } from './similarity-index.ts';
-import { similarityVectorFromAnalysis } from './spaces/registry.ts';
+import {
+  DEFAULT_SIMILARITY_SPACE,
+  getSimilaritySpace,
+  similarityVectorFromAnalysis,
+} from './spaces/registry.ts';
 
 /**
  * Search by example: the query comes from an analysis of a sound that is not in the catalogue (a
@@ -58,6 +62,21 @@ export function exampleVector(space: string, tree: AnalysisTree): Float32Array {
   }
 }
 
+/**
+ * The descriptors an analysed clip must hold to be compared as an example: the inputs of the
+ * named space, or, when none is named, those of the default space plus the descriptors content
+ * search compares (the fallback when the space does not apply). A clip analysis given these as
+ * `needs` computes nothing else. An unknown space is a 400 here, before any audio is analysed.
+ */
+export function exampleAnalysisNeeds(space?: string): string[] {
+  if (space !== undefined && space !== '') return [...getSimilaritySpace(space).inputs];
+  const needs = new Set([
+    ...getSimilaritySpace(DEFAULT_SIMILARITY_SPACE).inputs,
+    ...DEFAULT_SOUND_TARGET_DESCRIPTORS,
+  ]);
+  return [...needs];
+}
+
 /** An example given as a parsed descriptor file (any layout earshot writes) or as its tree. */
 export type AnalysisInput = AnalysisExample | AnalysisTree;
 
@@ -89,6 +108,9 @@ export async function similarToAudio(
   file: string,
   options: NearestOptions & AnalyzeClipOptions = {},
 ): Promise<{ neighbours: Neighbour[]; clip: Omit<ClipAnalysis, 'tree'> }> {
-  const { tree, ...clip } = await analyzeClip(file, options);
+  const { tree, ...clip } = await analyzeClip(file, {
+    needs: exampleAnalysisNeeds(index.space.name),
+    ...options,
+  });
   return { neighbours: similarToAnalysis(index, tree, options), clip };
 }

@@ -28,6 +28,7 @@ export * from './errors.ts';
 export { exactNearest } from './exact-search.ts';
 export {
   type AnalysisInput,
+  exampleAnalysisNeeds,
   exampleTarget,
   exampleVector,
   similarToAnalysis,

@@ -17,6 +17,7 @@ export const freesoundClassic: SimilaritySpace = {
   name: FREESOUND_CLASSIC,
   dimension: CLASSIC_FEATURES.length,
   description: 'Acoustic: 100 standardised low-level spectral, timbral and temporal statistics',
+  inputs: [...new Set(CLASSIC_FEATURES.map((feature) => feature.path))],
   fromAnalysis(analysis: AnalysisTree): Float32Array {
     const { values, missing } = transformedClassicInputs(analysis);
     if (missing.length > 0) throw new IncompleteAnalysisError(FREESOUND_CLASSIC, missing);

@@ -9,6 +9,11 @@ export interface SimilaritySpace {
   readonly name: string;
   readonly dimension: number;
   readonly description: string;
+  /**
+   * The variant-A descriptor paths `fromAnalysis` reads (`lowlevel.mfcc.mean`, …), so a clip
+   * analysed only to be compared in this space computes nothing else (analyzeClip's `needs`).
+   */
+  readonly inputs: readonly string[];
   /** Raw (not yet L2-normalized) vector; throws IncompleteAnalysisError when inputs are missing. */
   fromAnalysis(analysis: AnalysisTree): Float32Array;
 }
