@@ -92,18 +92,17 @@ export function redisReservations(
     limits: readonly number[],
     ws: number[],
   ): Promise<void> {
-    const takes = ws.map((w) => {
+    const takes: number[] = [];
+    const entries = ws.map((w): ReserveEntry => {
       const r = held[w].get(key);
-      return slotsToTake(limits[w], r && r.index === indices[w] ? r.last + r.previous : 0);
-    });
-    const entries = ws.map((w, i): ReserveEntry => {
-      const r = held[w].get(key);
+      const take = slotsToTake(limits[w], r && r.index === indices[w] ? r.last + r.previous : 0);
+      takes.push(take);
       // Moving on to a new bucket: the old one's unused slots go back in the same call.
       const giveBack = r && r.index < indices[w] ? unused(r) : 0;
       return {
         base: `${windows[w].prefix}:${key}`,
         bucket: indices[w],
-        take: takes[i],
+        take,
         back: r ? r.index : 0,
         give: giveBack,
         // A bucket must outlive its window by another window to be read as the previous one.

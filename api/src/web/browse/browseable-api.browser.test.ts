@@ -10,8 +10,6 @@ import {
   WEB_PASSWORD,
 } from '../../testing/index.ts';
 
-/** Kept for the README and docs/web.md. */
-
 describe.skipIf(!chromiumAvailable())('browseable API in a browser', () => {
   let server: TestServer;
   let browser: Browser;
