@@ -2,6 +2,11 @@
 // earshot_api_bench_<n>, reused between runs; --reseed rebuilds it), the API server in one child
 // process, a bare node:http server returning the same precomputed sound JSON (the floor) in
 // another, and autocannon in this process as the load generator.
+// The realistic rows (issue 18, realistic-workload.ts) ask what real traffic asks — uniform sound ids,
+// Zipf-distributed searches over 10,000 distinct ones made of the catalogue's words, uniform similar
+// and combined targets — each beside a bare node:http server running only the SQL a minimal
+// implementation needs for the same answer (sql-floor.ts), in alternating rounds; `↳ … PostgreSQL
+// alone` rows give the database's own throughput for those statements. `--only realistic` runs them.
 //   npx earshot bench api [--sounds 100000] [--duration 8] [--connections 50] [--reseed]
 //     [--only word,word] [--no-split] [--rounds 3]   (short runs while iterating; they do not write the results)
 
