@@ -7,7 +7,7 @@
   if (!form || !bar || !status || !window.FormData || !window.XMLHttpRequest) return;
   form.addEventListener('submit', (event) => {
     const file = form.querySelector('input[type=file]');
-    if (!file || !file.files || file.files.length === 0) return; // the server says what is missing
+    if (!file?.files || file.files.length === 0) return; // the server says what is missing
     event.preventDefault();
     const button = form.querySelector('button[type=submit]');
     if (button) button.disabled = true;
