@@ -21,6 +21,7 @@ import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
 import { serveStylesheet } from './web/assets.ts';
 import { browseableApi } from './web/browse/browse-page.ts';
+import { webUploadBodyLimit } from './web/pages/upload.ts';
 import { webRoutes } from './web/routes.ts';
 
 /** Builds the Koa application: cross-cutting middleware first, then each route group. */
@@ -51,7 +52,7 @@ export function createApp(
   const routers = [healthRoutes(deps)];
   if (deps.web) {
     app.use(serveStylesheet());
-    routers.push(webRoutes(deps.web));
+    routers.push(webRoutes(deps.web, services));
   }
   if (deps.api && services) {
     const catalogue = deps.api.catalogue;
@@ -63,6 +64,8 @@ export function createApp(
     });
     apiRoutes = routes;
     bodyLimits = bodyLimitOverrides(routes);
+    // The web upload form takes the same files as the API's upload resource.
+    if (deps.web && services.writes) bodyLimits.push(webUploadBodyLimit(services.writes.maxUploadBytes));
     routers.push(
       mountRoutes(routes, {
         strategies: deps.authStrategies ?? [],

@@ -23,4 +23,4 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /** The web pages: their one stylesheet and nothing else (they have no scripts); forms post here only. */
 export const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data:; media-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

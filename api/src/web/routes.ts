@@ -1,6 +1,7 @@
 import { EarshotError } from '@earshot/common';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
+import type { ApiServices } from '../services/index.ts';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
 import { requireHttps } from './https-only.ts';
@@ -8,9 +9,19 @@ import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
+import { showPack, showUser } from './pages/people.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
 import { showSignUp, submitSignUp } from './pages/sign-up.ts';
+import { downloadSound, submitSoundAction } from './pages/sound-actions.ts';
+import {
+  pendingJson,
+  showDescribe,
+  showPending,
+  showUpload,
+  submitDescribe,
+  submitUpload,
+} from './pages/upload.ts';
 import { renderError } from './render.ts';
 import { requireModerator } from './require-moderator.ts';
 import { requireSignedIn } from './require-signed-in.ts';
@@ -20,9 +31,9 @@ import { webSessions } from './session.ts';
  * The web pages. Each route runs: HTML error pages → session (ctx.state.user) → CSRF check on
  * unsafe methods → the page. A later page is one more `page(...)` line here (docs/web.md).
  */
-export function webRoutes(deps: WebDeps): Router {
+export function webRoutes(deps: WebDeps, services?: ApiServices): Router {
   const router = new Router();
-  const common: Middleware[] = [htmlErrors(), webSessions(deps.db), csrfProtection()];
+  const common = webPageChain(deps);
   const page = (method: 'get' | 'post', path: string, ...handlers: Middleware[]) => {
     // Both spellings answer, as upstream's trailing slashes are optional on its pages.
     router[method]([path, path.replace(/\/$/, '')], ...common, ...handlers);
@@ -41,6 +52,7 @@ export function webRoutes(deps: WebDeps): Router {
   page('post', '/apiv2/moderation/', requireSignedIn(), requireModerator(), submitModeration(deps));
   // Not behind requireSignedIn: a visitor gets the same 404 as a non-moderator.
   router.get('/apiv2/moderation/sounds/:id/:file', ...common, moderationFile(deps));
+  if (services) peoplePages(router, deps, services);
   if (deps.oauth2) {
     const https = requireHttps(deps.oauth2HttpsOnly ?? true);
     oauth2Pages(router, deps.oauth2, [htmlErrors(), https, webSessions(deps.db), csrfProtection()]);
@@ -54,6 +66,40 @@ export function webRoutes(deps: WebDeps): Router {
     router.post(paths, signUpDisabled());
   }
   return router;
+}
+
+/** Error pages → session → CSRF check on unsafe methods: what runs before every page. */
+export function webPageChain(deps: WebDeps): Middleware[] {
+  return [htmlErrors(), webSessions(deps.db), csrfProtection()];
+}
+
+/**
+ * The pages of people, packs and sounds under upstream's addresses (the API's `url` fields), and
+ * the upload pages: clients of the same use cases as the API's resources.
+ */
+function peoplePages(router: Router, deps: WebDeps, services: ApiServices): void {
+  const common = webPageChain(deps);
+  const signedIn = requireSignedIn();
+  const sound = '/people/:username/sounds/:id';
+  router.get(['/people/:username/', '/people/:username'], ...common, showUser(deps, services));
+  router.get(
+    ['/people/:username/packs/:id/', '/people/:username/packs/:id'],
+    ...common,
+    showPack(deps, services),
+  );
+  for (const action of ['rate', 'bookmark', 'comment'] as const) {
+    router.post(`${sound}/${action}/`, ...common, signedIn, submitSoundAction(services, action));
+  }
+  router.get(`${sound}/download/`, ...common, signedIn, downloadSound(services));
+  const writes = services.writes;
+  if (!writes) return;
+  router.get(['/upload/', '/upload'], ...common, signedIn, showUpload());
+  // The CSRF token of a multipart upload is read with the file (pages/upload.ts), not before it.
+  router.post(['/upload/', '/upload'], htmlErrors(), webSessions(deps.db), signedIn, submitUpload(writes));
+  router.get('/upload/describe/', ...common, signedIn, showDescribe(writes));
+  router.post('/upload/describe/', ...common, signedIn, submitDescribe(writes));
+  router.get('/upload/pending/', ...common, signedIn, showPending(writes));
+  router.get('/upload/pending.json', ...common, signedIn, pendingJson(deps, writes));
 }
 
 /** With SIGNUP_ENABLED off the page does not exist: a 404, without checking the form's token. */

@@ -82,6 +82,7 @@ export {
   FieldErrors,
   readRating,
   SoundFeedback,
+  type UserFeedback,
 } from './social/sound-feedback.ts';
 export { replaceFile, SoundStorage } from './sound-files.ts';
 export { NotYourSoundToDeleteError, removeSound, SoundBusyError } from './sounds/delete-sound.ts';

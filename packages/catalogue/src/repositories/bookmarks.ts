@@ -131,3 +131,19 @@ export async function listBookmarkedSounds(
   ]);
   return { count: Number(count), items };
 }
+
+/** The user's bookmark of one sound (its name and category name; null category = uncategorized). */
+export async function getBookmark(
+  db: Db,
+  userId: number,
+  soundId: number,
+): Promise<{ name: string; category: string | null } | undefined> {
+  const row = await db
+    .selectFrom('bookmarks')
+    .leftJoin('bookmark_categories', 'bookmark_categories.id', 'bookmarks.category_id')
+    .select(['bookmarks.name as name', 'bookmark_categories.name as category'])
+    .where('bookmarks.user_id', '=', userId)
+    .where('bookmarks.sound_id', '=', soundId)
+    .executeTakeFirst();
+  return row ? { name: row.name, category: row.category ?? null } : undefined;
+}

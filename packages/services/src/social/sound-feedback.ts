@@ -2,7 +2,9 @@ import {
   addComment,
   bookmarkSound,
   type Db,
+  getBookmark,
   getPublicSound,
+  getRating,
   rateSound,
   type SoundView,
 } from '@earshot/catalogue';
@@ -26,6 +28,11 @@ export class FieldErrors extends ValidationError {
       fields,
     );
   }
+}
+
+export interface UserFeedback {
+  rating?: number;
+  bookmark?: { name: string; category: string | null };
 }
 
 const REQUIRED = 'This field is required.';
@@ -76,6 +83,15 @@ export class SoundFeedback {
       category: (category as string | undefined) || undefined,
     });
     return `Successfully bookmarked sound ${soundId}.`;
+  }
+
+  /** What this user has given the sound so far: their rating and their bookmark (for a sound page). */
+  async mine(userId: number, soundId: number): Promise<UserFeedback> {
+    const [rating, bookmark] = await Promise.all([
+      getRating(this.db, soundId, userId),
+      getBookmark(this.db, userId, soundId),
+    ]);
+    return { rating, bookmark };
   }
 
   private async publicSound(soundId: number): Promise<SoundView> {
