@@ -1,7 +1,7 @@
 import type { AnalysisTree } from '../analysis-tree.ts';
 import { IncompleteAnalysisError } from '../errors.ts';
 import { CLASSIC_CONSTANTS } from './freesound-classic.constants.ts';
-import { CLASSIC_CLIP, CLASSIC_FEATURES } from './freesound-classic.features.ts';
+import { CLASSIC_CLIP, CLASSIC_FEATURES, CLASSIC_PATHS } from './freesound-classic.features.ts';
 import { transformedClassicInputs } from './freesound-classic.raw.ts';
 import type { SimilaritySpace } from './space.ts';
 
@@ -17,7 +17,7 @@ export const freesoundClassic: SimilaritySpace = {
   name: FREESOUND_CLASSIC,
   dimension: CLASSIC_FEATURES.length,
   description: 'Acoustic: 100 standardised low-level spectral, timbral and temporal statistics',
-  inputs: [...new Set(CLASSIC_FEATURES.map((feature) => feature.path))],
+  inputs: CLASSIC_PATHS,
   fromAnalysis(analysis: AnalysisTree): Float32Array {
     const { values, missing } = transformedClassicInputs(analysis);
     if (missing.length > 0) throw new IncompleteAnalysisError(FREESOUND_CLASSIC, missing);
