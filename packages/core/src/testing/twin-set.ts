@@ -26,7 +26,8 @@ export const TWIN_BASES: readonly TwinBase[] = [
   ...['80', '100', '128', '170'].map((bpm) => base(`drums-${bpm}bpm`)),
   ...['90', '150'].map((bpm) => base(`clicks-${bpm}bpm`)),
   ...['noise-pink', 'noise-white', 'noise-pink-burst', 'noise-white-burst'].map((name) => base(name)),
-  ...[0, 10, 20, 30, 40, 50].map((offset) => base('music-mix-60s', offset)),
+  // Two far-apart parts only: the mix repeats its material, so nearby parts are the same recording.
+  ...[0, 30].map((offset) => base('music-mix-60s', offset)),
   base('loop-seamless-120bpm'),
 ];
 
@@ -45,6 +46,8 @@ export const DISTRACTOR_TEMPO = 1.2;
 export interface TwinFiles {
   base: TwinBase;
   original: string;
+  /** 3 dB quieter only (the level half of the twin). */
+  quieter: string;
   twin: string;
   otherKey: string;
   otherTempo: string;
@@ -63,6 +66,7 @@ export function makeTwinSet(dir: string, bases: readonly TwinBase[] = TWIN_BASES
     const files: TwinFiles = {
       base: b,
       original: `${stem}.wav`,
+      quieter: `${stem}.quieter.wav`,
       twin: `${stem}.twin.mp3`,
       otherKey: `${stem}.key.wav`,
       otherTempo: `${stem}.tempo.wav`,
@@ -71,6 +75,9 @@ export function makeTwinSet(dir: string, bases: readonly TwinBase[] = TWIN_BASES
     if (!fs.existsSync(files.original)) {
       const cut = ['-ss', String(b.offset), '-t', String(TWIN_CLIP_SECONDS)];
       ffmpeg([...cut, '-i', fixture(b.fixture), ...wav, files.original]);
+    }
+    if (!fs.existsSync(files.quieter)) {
+      ffmpeg(['-i', files.original, '-af', `volume=${TWIN_GAIN_DB}dB`, ...wav, files.quieter]);
     }
     if (!fs.existsSync(files.twin)) {
       const lossy = ['-c:a', 'libmp3lame', '-b:a', TWIN_MP3_BITRATE];
