@@ -20,7 +20,6 @@ export function transformedClassicInputs(analysis: AnalysisTree): {
   const cache = new Map<string, number | number[] | undefined>();
   const energy = readDescriptor(analysis, LEVEL_PATH);
   const needsLevel = CLASSIC_FEATURES.some((feature) => feature.level);
-  if (needsLevel && typeof energy !== 'number') missing.push(LEVEL_PATH);
   CLASSIC_FEATURES.forEach((feature, i) => {
     if (!cache.has(feature.path)) cache.set(feature.path, readDescriptor(analysis, feature.path));
     const value = cache.get(feature.path);
@@ -34,5 +33,7 @@ export function transformedClassicInputs(analysis: AnalysisTree): {
       removeLevel(feature, raw, typeof energy === 'number' ? energy : 0),
     );
   });
+  // The level is named after the inputs, which say more about what the analysis lacks.
+  if (needsLevel && typeof energy !== 'number') missing.push(LEVEL_PATH);
   return { values, missing };
 }
