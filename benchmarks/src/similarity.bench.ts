@@ -2,6 +2,7 @@
 // descriptor-target search. `npx earshot bench similarity [--sizes 100000,1000000] [--queries 200]
 // [--build-only] [--rebuild]`. Graphs are built once in a worker and cached as snapshots under
 // benchmarks/.cache/similarity/ (gitignored); later runs load them.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -163,12 +164,18 @@ interface BuildRecord {
   seconds: number;
   parameters: unknown;
   builtAt: string;
+  /** sha1 of the vectors the graph holds: a cached graph of other vectors (the space changed) is rebuilt. */
+  vectorsDigest?: string;
 }
 
 async function ensureGraph(n: number, vectors: Float32Array): Promise<BuildRecord> {
   const dir = path.join(cacheRoot, String(n));
   const recordFile = path.join(dir, 'build.json');
-  if (!rebuild && fs.existsSync(recordFile)) return JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+  const vectorsDigest = createHash('sha1').update(vectors).digest('hex');
+  if (!rebuild && fs.existsSync(recordFile)) {
+    const cached = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as BuildRecord;
+    if (cached.vectorsDigest === vectorsDigest) return cached;
+  }
   fs.rmSync(dir, { recursive: true, force: true });
   const ids = Uint32Array.from({ length: n }, (_, i) => i + 1);
   const t = performance.now();
@@ -184,6 +191,7 @@ async function ensureGraph(n: number, vectors: Float32Array): Promise<BuildRecor
     seconds: (performance.now() - t) / 1000,
     parameters: index.parameters,
     builtAt: new Date().toISOString(),
+    vectorsDigest,
   };
   fs.writeFileSync(recordFile, JSON.stringify(record));
   return record;

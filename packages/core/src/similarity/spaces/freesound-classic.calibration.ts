@@ -1,5 +1,5 @@
 import { type AnalysisTree, readDescriptor } from '../analysis-tree.ts';
-import { CLASSIC_FEATURES, featureLabel } from './freesound-classic.features.ts';
+import { CLASSIC_FEATURES, CLASSIC_PATHS, featureLabel } from './freesound-classic.features.ts';
 import { transformedClassicInputs } from './freesound-classic.raw.ts';
 
 export interface ClassicConstants {
@@ -66,10 +66,10 @@ export function renderConstantsModule(constants: ClassicConstants, source: strin
 /** Keeps only the paths freesound_classic reads, so the committed extract stays small. */
 export function extractClassicInputs(analysis: AnalysisTree): AnalysisTree {
   const out: AnalysisTree = {};
-  for (const feature of CLASSIC_FEATURES) {
-    const value = readDescriptor(analysis, feature.path);
+  for (const featurePath of CLASSIC_PATHS) {
+    const value = readDescriptor(analysis, featurePath);
     if (value === undefined) continue;
-    const keys = feature.path.split('.');
+    const keys = featurePath.split('.');
     let node = out as Record<string, unknown>;
     for (const key of keys.slice(0, -1)) {
       node[key] ??= {};

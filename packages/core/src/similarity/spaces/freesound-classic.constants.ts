@@ -2,7 +2,7 @@
 // changing these moves every stored freesound_classic vector (re-index after regenerating).
 /** [centre, scale] per freesound_classic input, in CLASSIC_FEATURES order. */
 export const CLASSIC_CONSTANTS: ReadonlyArray<readonly [number, number]> = [
-  [-861.841, 221.214], // lowlevel.mfcc.mean[0]
+  [-652.064, 191.538], // lowlevel.mfcc.mean[0]
   [100.294, 95.7577], // lowlevel.mfcc.mean[1]
   [18.373, 41.191], // lowlevel.mfcc.mean[2]
   [28.2705, 36.3301], // lowlevel.mfcc.mean[3]
@@ -28,33 +28,33 @@ export const CLASSIC_CONSTANTS: ReadonlyArray<readonly [number, number]> = [
   [1.65085, 0.291585], // lowlevel.mfcc.var[10]
   [1.67486, 0.376297], // lowlevel.mfcc.var[11]
   [1.51655, 0.363519], // lowlevel.mfcc.var[12]
-  [-4.12993, 2.19881], // lowlevel.barkbands.mean[0]
-  [-3.20143, 2.40024], // lowlevel.barkbands.mean[1]
-  [-3.13353, 1.93745], // lowlevel.barkbands.mean[2]
-  [-3.3631, 1.5535], // lowlevel.barkbands.mean[3]
-  [-2.96527, 1.40267], // lowlevel.barkbands.mean[4]
-  [-3.25499, 1.38285], // lowlevel.barkbands.mean[5]
-  [-3.70236, 1.21727], // lowlevel.barkbands.mean[6]
-  [-3.91466, 1.18689], // lowlevel.barkbands.mean[7]
-  [-3.71298, 1.14115], // lowlevel.barkbands.mean[8]
-  [-3.8501, 0.887354], // lowlevel.barkbands.mean[9]
-  [-3.98538, 1.14862], // lowlevel.barkbands.mean[10]
-  [-4.0532, 1.25279], // lowlevel.barkbands.mean[11]
-  [-4.05536, 1.07422], // lowlevel.barkbands.mean[12]
-  [-3.94036, 1.0529], // lowlevel.barkbands.mean[13]
-  [-3.98803, 1.11932], // lowlevel.barkbands.mean[14]
-  [-3.8133, 1.37904], // lowlevel.barkbands.mean[15]
-  [-3.88237, 1.18732], // lowlevel.barkbands.mean[16]
-  [-3.91631, 1.44644], // lowlevel.barkbands.mean[17]
-  [-3.86249, 1.2668], // lowlevel.barkbands.mean[18]
-  [-3.85364, 1.56533], // lowlevel.barkbands.mean[19]
-  [-3.91991, 1.97482], // lowlevel.barkbands.mean[20]
-  [-3.96339, 2.28333], // lowlevel.barkbands.mean[21]
-  [-3.86803, 2.5778], // lowlevel.barkbands.mean[22]
-  [-4.12161, 2.65073], // lowlevel.barkbands.mean[23]
-  [-4.50864, 2.78082], // lowlevel.barkbands.mean[24]
-  [-4.68987, 2.59199], // lowlevel.barkbands.mean[25]
-  [-5.50144, 2.7491], // lowlevel.barkbands.mean[26]
+  [-2.82338, 1.93288], // lowlevel.barkbands.mean[0]
+  [-1.53341, 2.19692], // lowlevel.barkbands.mean[1]
+  [-1.60368, 1.77035], // lowlevel.barkbands.mean[2]
+  [-2.01959, 1.52385], // lowlevel.barkbands.mean[3]
+  [-1.78707, 1.27762], // lowlevel.barkbands.mean[4]
+  [-2.32778, 1.35851], // lowlevel.barkbands.mean[5]
+  [-2.49031, 1.31439], // lowlevel.barkbands.mean[6]
+  [-2.55507, 1.10246], // lowlevel.barkbands.mean[7]
+  [-2.43167, 1.17557], // lowlevel.barkbands.mean[8]
+  [-2.43714, 1.14426], // lowlevel.barkbands.mean[9]
+  [-2.71431, 1.29995], // lowlevel.barkbands.mean[10]
+  [-2.79643, 1.36726], // lowlevel.barkbands.mean[11]
+  [-2.81162, 1.27441], // lowlevel.barkbands.mean[12]
+  [-2.70908, 1.20545], // lowlevel.barkbands.mean[13]
+  [-2.52842, 1.38402], // lowlevel.barkbands.mean[14]
+  [-2.46373, 1.47353], // lowlevel.barkbands.mean[15]
+  [-2.75559, 1.42622], // lowlevel.barkbands.mean[16]
+  [-2.70135, 1.62175], // lowlevel.barkbands.mean[17]
+  [-2.49173, 1.65775], // lowlevel.barkbands.mean[18]
+  [-2.51179, 1.8248], // lowlevel.barkbands.mean[19]
+  [-2.60312, 2.13661], // lowlevel.barkbands.mean[20]
+  [-2.75046, 2.31798], // lowlevel.barkbands.mean[21]
+  [-2.76636, 2.57364], // lowlevel.barkbands.mean[22]
+  [-2.92988, 2.54716], // lowlevel.barkbands.mean[23]
+  [-3.48496, 2.63288], // lowlevel.barkbands.mean[24]
+  [-3.75698, 2.77154], // lowlevel.barkbands.mean[25]
+  [-4.18937, 2.65448], // lowlevel.barkbands.mean[26]
   [-0.65759, 0.245942], // lowlevel.spectral_contrast_coeffs.mean[0]
   [-0.825346, 0.0960906], // lowlevel.spectral_contrast_coeffs.mean[1]
   [-0.832896, 0.0850787], // lowlevel.spectral_contrast_coeffs.mean[2]
@@ -76,30 +76,30 @@ export const CLASSIC_CONSTANTS: ReadonlyArray<readonly [number, number]> = [
   [7.15658, 2.8596], // lowlevel.spectral_entropy.mean
   [1.11138, 0.259567], // lowlevel.spectral_crest.mean
   [2.67182, 1.28393], // lowlevel.spectral_complexity.mean
-  [-1.02445, 0.342226], // lowlevel.spectral_flux.mean
+  [-0.292727, 0.200355], // lowlevel.spectral_flux.mean
   [-1.25257, 0.764652], // lowlevel.zerocrossingrate.mean
   [0.444051, 0.0730225], // lowlevel.dissonance.mean
   [0.52969, 0.266191], // lowlevel.pitch_salience.mean
-  [1.71963, 0.781227], // lowlevel.hfc.mean
-  [-0.114137, 0.529394], // lowlevel.spectral_strongpeak.mean
-  [-9.10345e-9, 1.5669e-8], // lowlevel.spectral_decrease.mean
+  [2.85444, 0.913625], // lowlevel.hfc.mean
+  [0.447012, 0.584631], // lowlevel.spectral_strongpeak.mean
+  [-2.47766e-7, 6.76972e-8], // lowlevel.spectral_decrease.mean
   [1.03314, 2.04922], // lowlevel.barkbands_skewness.mean
   [3.35087, 2.25763], // lowlevel.barkbands_kurtosis.mean
   [1.00485, 0.742997], // lowlevel.barkbands_spread.mean
   [0.520804, 0.189416], // lowlevel.pitch_instantaneous_confidence.mean
-  [1, 0.07297], // lowlevel.silence_rate_20dB.mean
-  [0.868116, 0.232841], // lowlevel.silence_rate_30dB.mean
   [0.357026, 0.320627], // lowlevel.silence_rate_60dB.mean
+  [13.6674, 0.785469], // lowlevel.spectral_spread.var
+  [-2.33339, 0.468298], // lowlevel.spectral_flatness_db.var
   [5.84642, 2.13464], // lowlevel.spectral_centroid.var
-  [-2.25544, 1.22061], // lowlevel.spectral_energy.var
-  [-1.96494, 0.538685], // lowlevel.spectral_flux.var
+  [0.385199, 0.411734], // lowlevel.spectral_energy.var
+  [-0.634986, 0.41278], // lowlevel.spectral_flux.var
   [-2.63308, 1.93095], // lowlevel.zerocrossingrate.var
   [-1.86525, 0.480541], // lowlevel.pitch_salience.var
   [1.58656, 1.18419], // lowlevel.spectral_complexity.var
   [2.35889, 0.854836], // lowlevel.spectral_centroid.dmean
-  [-1.6278, 0.469716], // lowlevel.spectral_energy.dmean
+  [-0.287486, 0.328005], // lowlevel.spectral_energy.dmean
   [2.52203, 0.950659], // lowlevel.spectral_rolloff.dmean
   [-1.72912, 0.836934], // lowlevel.zerocrossingrate.dmean
-  [1.34537, 0.934339], // lowlevel.hfc.dmean
-  [-1.44805, 0.473634], // lowlevel.spectral_flux.dmean
+  [2.66532, 1.18147], // lowlevel.hfc.dmean
+  [-0.780547, 0.372579], // lowlevel.spectral_flux.dmean
 ];
