@@ -7,7 +7,11 @@ export interface RunningServer {
   server: http.Server;
   /** Origin the server answers on, e.g. http://127.0.0.1:8000 */
   origin: string;
-  close: () => Promise<void>;
+  /**
+   * Stops accepting connections and lets in-flight requests finish; after `graceMs` (default 10 s)
+   * the connections still open are cut. Resolves when the last connection is gone.
+   */
+  close: (graceMs?: number) => Promise<void>;
 }
 
 /** Starts the HTTP server on HOST:PORT (PORT 0 picks a free port, used by tests). */
@@ -31,9 +35,17 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
   return {
     server,
     origin,
-    close: () =>
+    close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Keep-alive connections that finish their request while draining go idle: close them as
+        // they do, so that a busy client cannot keep the process alive with new requests.
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
+        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };
