@@ -73,7 +73,7 @@ describe('operations endpoints', () => {
     const origin = await start({ TRUST_PROXY: 'true', METRICS_TOKEN: token }, { metrics: new Metrics() });
     const refused = await fetch(`${origin}/metrics`);
     expect(refused.status).toBe(403);
-    expect((await refused.json()).detail).toMatch(/METRICS_TOKEN/);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/METRICS_TOKEN/);
     const wrong = await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${token}x` } });
     expect(wrong.status).toBe(403);
     const ok = await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
