@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
+import { drainable } from './http/drain.ts';
 
 export interface RunningServer {
   server: http.Server;
@@ -21,7 +22,9 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
       'OAUTH2_HTTPS_ONLY=false: OAuth2 tokens are accepted over plain http. Never do this in production.',
     );
   }
-  const server = http.createServer(createRequestListener(deps));
+  const server = http.createServer();
+  const { listener, drain } = drainable(server, createRequestListener(deps));
+  server.on('request', listener);
   // Slow clients must not hold sockets forever; keep-alive a little longer than common proxies' timeouts.
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 120_000;
@@ -35,18 +38,6 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
   return {
     server,
     origin,
-    close: (graceMs = 10_000) =>
-      new Promise<void>((resolve) => {
-        // Keep-alive connections that finish their request while draining go idle: close them as
-        // they do, so that a busy client cannot keep the process alive with new requests.
-        const sweep = setInterval(() => server.closeIdleConnections(), 100);
-        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearInterval(sweep);
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
+    close: (graceMs = 10_000) => drain(graceMs),
   };
 }
