@@ -37,6 +37,21 @@ describe('SIGTERM during a load of requests', () => {
   }, 120_000);
   afterAll(() => serve?.stop());
 
+  it('is ready, and serves its metrics with the queue and the processing counts to loopback', async () => {
+    const ready = await fetch(`${serve.origin}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ checks: { database: 'ok', similarity: 'ok' } });
+    const res = await fetch(`${serve.origin}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(
+      /earshot_http_request_duration_seconds_count\{pid="\d+",route="\/ready",method="GET",status_class="2xx"\} 1/,
+    );
+    expect(text).toMatch(/earshot_queue_jobs\{state="waiting",pid="\d+"\} 0/);
+    // A fresh data folder without the demo import: no sounds, so no processing state is counted.
+    expect(text).toContain('# TYPE earshot_sounds gauge');
+  });
+
   it('answers every accepted request in full and exits 0 within the limit', async () => {
     const outcomes: Outcome[] = [];
     let stopped = false;
