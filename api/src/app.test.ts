@@ -19,16 +19,23 @@ describe('HTTP skeleton', () => {
   });
   afterAll(() => server.close());
 
-  it('answers the health endpoint with the database state', async () => {
-    const ok = await fetch(`${server.origin}/health`);
+  it('answers /health while alive and /ready with the database state', async () => {
+    const ok = await fetch(`${server.origin}/ready`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ status: 'ok', database: 'ok' });
+    expect(await ok.json()).toMatchObject({ status: 'ready', checks: { database: 'ok' } });
     databaseUp = false;
-    const down = await fetch(`${server.origin}/health`);
+    const alive = await fetch(`${server.origin}/health`);
+    expect(alive.status).toBe(200);
+    expect(await alive.json()).toMatchObject({ status: 'ok' });
+    const down = await fetch(`${server.origin}/ready`);
     expect(down.status).toBe(503);
     // The database's own words stay in the log: a public endpoint must not show them (issue 19).
     const body = await down.text();
-    expect(JSON.parse(body)).toMatchObject({ status: 'degraded', database: 'unavailable' });
+    expect(JSON.parse(body)).toMatchObject({
+      status: 'not ready',
+      detail: 'Not ready: database.',
+      checks: { database: 'unavailable' },
+    });
     expect(body).not.toMatch(/connection refused/);
     databaseUp = true;
   });

@@ -6,6 +6,7 @@ import { bodyLimitOverrides } from './http/body-limits.ts';
 import { mountRoutes } from './http/mount.ts';
 import { allowedLinkHosts } from './http/origin.ts';
 import { renderer } from './http/render.ts';
+import { labelKoaRoutes, labelRoute, measureRequests } from './http/request-metrics.ts';
 import { underRequestVersion } from './http/request-version.ts';
 import type { AnyRoute } from './http/route.ts';
 import { type BodyLimitOverride, bodyLimit } from './middleware/body-limit.ts';
@@ -34,6 +35,7 @@ export function createApp(
   const app = new Koa();
   app.proxy = deps.config.TRUST_PROXY;
   app.silent = true; // errors are logged by the error handler with the request id
+  if (deps.metrics) app.use(labelKoaRoutes());
   app.use(requestContext(deps.logger));
   app.use(securityHeaders());
   app.use(renderer());
@@ -102,6 +104,11 @@ export function createApp(
  * origin comes from forwarded headers, which only the application reads, so there is no hot path.
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
+  const listener = routedRequestListener(deps);
+  return deps.metrics ? measureRequests(deps.metrics, listener) : listener;
+}
+
+function routedRequestListener(deps: AppDeps): RequestListener {
   const services = deps.api ? createServices(deps.api, deps.config.API_VARIANT) : undefined;
   const app = createApp(deps, services).callback();
   if (!services || deps.config.TRUST_PROXY) return app;
@@ -121,6 +128,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
       hot(req, res).then(
         (served) => {
           if (!served) app(req, res);
+          else labelRoute(res, 'hot path');
         },
         () => app(req, res),
       ),

@@ -13,6 +13,7 @@ import {
   BookmarkCategories,
   Downloads,
   OAuth2Service,
+  ProcessingCounts,
   type ProcessingQueue,
   SoundFeedback,
 } from '@earshot/services';
@@ -21,6 +22,7 @@ import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
+import { Metrics } from './adapters/metrics.ts';
 import { searchEngine } from './adapters/search-engine.ts';
 import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
@@ -64,6 +66,7 @@ export interface BuildAppDepsOptions {
 
 export interface WiredAppDeps extends AppDeps {
   similarity: SimilarityState;
+  metrics: Metrics;
   /** Stops the refresh timer and frees the similarity state (the catalogue is the caller's). */
   dispose: () => Promise<void>;
 }
@@ -158,6 +161,9 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     oauth2,
     web: { ...web.deps, oauth2 },
     rateLimiter: limits.limiter,
+    // Operations (/metrics, /ready): the serve command adds the queue's sources.
+    metrics: operationsMetrics(db),
+    readiness: { redis: limits.redisReady, similarity: () => similarity.generation > 0 },
     similarity,
     dispose: async () => {
       await web.close();
@@ -169,6 +175,14 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       await clips.close();
     },
   };
+}
+
+/** The metrics every API process has: requests, and sounds by processing state. */
+function operationsMetrics(db: BuildAppDepsOptions['catalogue']['db']): Metrics {
+  const metrics = new Metrics();
+  const counts = new ProcessingCounts(db);
+  metrics.use({ processing: () => counts.byState() });
+  return metrics;
 }
 
 /** Leaves a core to the event loop: a clip search must not slow the other requests down. */

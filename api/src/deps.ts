@@ -1,5 +1,6 @@
 import type { Config, Logger } from '@earshot/common';
 import type { OAuth2Service } from '@earshot/services';
+import type { Metrics } from './adapters/metrics.ts';
 import type { AuthStrategy } from './auth/principal.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 import type { ApiPorts } from './services/index.ts';
@@ -22,4 +23,13 @@ export interface AppDeps {
   web?: WebDeps;
   /** Per-credential rate limits on every credentialed request (hot path included); absent = none. */
   rateLimiter?: RateLimiter;
+  /** Request durations and the gauges /metrics serves; absent = no /metrics, nothing measured. */
+  metrics?: Metrics;
+  /** What /ready checks besides the database; an absent check is not part of readiness. */
+  readiness?: {
+    /** True while the Redis connection (rate-limit counters) is up; set only when REDIS_URL is. */
+    redis?: () => boolean;
+    /** True once the similarity indexes are loaded. */
+    similarity?: () => boolean;
+  };
 }

@@ -1,3 +1,4 @@
+export { type MetricSources, Metrics } from './adapters/metrics.ts';
 export * from './app.ts';
 export * from './build-deps.ts';
 export { filterSetsFromCatalogue } from './caches/filter-sets.ts';

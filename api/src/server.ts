@@ -2,12 +2,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
+import { drainable } from './http/drain.ts';
 
 export interface RunningServer {
   server: http.Server;
   /** Origin the server answers on, e.g. http://127.0.0.1:8000 */
   origin: string;
-  close: () => Promise<void>;
+  /**
+   * Stops accepting connections and lets in-flight requests finish; after `graceMs` (default 10 s)
+   * the connections still open are cut. Resolves when the last connection is gone.
+   */
+  close: (graceMs?: number) => Promise<void>;
 }
 
 /** Starts the HTTP server on HOST:PORT (PORT 0 picks a free port, used by tests). */
@@ -17,7 +22,9 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
       'OAUTH2_HTTPS_ONLY=false: OAuth2 tokens are accepted over plain http. Never do this in production.',
     );
   }
-  const server = http.createServer(createRequestListener(deps));
+  const server = http.createServer();
+  const { listener, drain } = drainable(server, createRequestListener(deps));
+  server.on('request', listener);
   // Slow clients must not hold sockets forever; keep-alive a little longer than common proxies' timeouts.
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 120_000;
@@ -31,10 +38,6 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
   return {
     server,
     origin,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    close: (graceMs = 10_000) => drain(graceMs),
   };
 }

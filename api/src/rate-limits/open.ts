@@ -12,7 +12,7 @@ export async function openRateLimiter(
   config: Config,
   logger: Logger,
   settings: RateLimitSettings = {},
-): Promise<{ limiter: RateLimiter; close: () => Promise<void> }> {
+): Promise<{ limiter: RateLimiter; close: () => Promise<void>; redisReady?: () => boolean }> {
   if (!config.REDIS_URL) return { limiter: createRateLimiter(settings), close: async () => {} };
   // No offline queue: while Redis is away a request must not wait for it; the limiter then counts
   // in memory (its insurance) until the connection is back.
@@ -33,6 +33,7 @@ export async function openRateLimiter(
   const limiter = createRateLimiter({ ...settings, redis });
   return {
     limiter,
+    redisReady: () => redis.status === 'ready',
     close: async () => {
       await limiter.close();
       redis.disconnect();

@@ -17,6 +17,10 @@ export interface ServeProcess {
   /** What the process printed so far (for failure messages). */
   output: () => string;
   stop: () => Promise<void>;
+  /** The server's process id. */
+  pid: number;
+  /** SIGTERM, and how the process ended: its exit code and the milliseconds it took to exit. */
+  terminate: () => Promise<{ code: number | null; ms: number }>;
 }
 
 /**
@@ -69,13 +73,27 @@ export async function startServeProcess(env: Record<string, string> = {}): Promi
     role: 'command',
     description: 'serve-process test',
   });
+  let joined = true;
+  const leave = async () => {
+    if (joined) await catalogue.close();
+    joined = false;
+  };
   return {
     origin,
     dataDir,
     catalogue,
     output: () => out,
+    pid: child.pid ?? 0,
+    terminate: async () => {
+      await leave();
+      const started = Date.now();
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      const code = await exited;
+      return { code, ms: Date.now() - started };
+    },
     stop: async () => {
-      await catalogue.close();
+      await leave();
       await stopChild(child);
       await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -52,6 +52,7 @@ export const configSchema = z.object({
         .filter(Boolean),
     ),
   TRUST_PROXY: bool.default(false),
+  METRICS_TOKEN: z.string().min(16).optional(),
   OAUTH2_HTTPS_ONLY: bool.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DEMO_IMPORT: bool.default(true),
@@ -112,6 +113,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
   ALLOWED_HOSTS:
     'comma-separated host names (optionally host:port) whose Host header links may be built from when PUBLIC_URL is unset; localhost, 127.0.0.1, [::1] and HOST always are; any other Host gets links to the address the request arrived at',
   TRUST_PROXY: 'honour X-Forwarded-Proto/Host (set when behind a reverse proxy; default false)',
+  METRICS_TOKEN:
+    'bearer token (16+ characters) that lets a scraper read /metrics from another host; unset = /metrics only from loopback',
   OAUTH2_HTTPS_ONLY:
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',

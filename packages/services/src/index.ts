@@ -58,6 +58,7 @@ export {
   moderate,
 } from './moderation.ts';
 export * from './oauth2/index.ts';
+export { ProcessingCounts } from './processing-counts.ts';
 export type { ProcessingQueue } from './processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
 export {

@@ -13,6 +13,7 @@ export * from './lifecycle/transitions.ts';
 export * from './oauth.ts';
 export * from './packs.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';
+export * from './processing-counts.ts';
 export * from './ratings.ts';
 export * from './records.ts';
 export * from './shared.ts';

@@ -1,8 +1,8 @@
-import { buildAppDeps, startServer } from '@earshot/api';
+import { buildAppDeps, type MetricSources, startServer } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
 import { type DemoAccount, ensureDemoAccount, importDemoFixtures } from '@earshot/services';
-import { createJobRunner } from '@earshot/workers';
+import { createJobRunner, type JobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
 import { onShutdown } from '../shutdown.ts';
 import { VERSION } from '../version.ts';
@@ -31,6 +31,7 @@ async function serve(): Promise<void> {
     deps.similarity.refresh().catch((err) => logger.error({ err }, 'similarity refresh failed'));
   }, 3000);
   await jobs.start();
+  deps.metrics.use(pipelineSources(jobs.runner));
   const server = await startServer(deps);
   const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? server.origin;
   const demo = await ensureDemoAccount(catalogue.db, base, config);
@@ -61,11 +62,30 @@ async function serve(): Promise<void> {
   }
 
   onShutdown(logger, async () => {
-    await server.close();
-    await jobs.close(10_000);
+    // In-flight requests get 10 s while the in-process jobs finish or are handed back (theirs too).
+    await Promise.all([server.close(10_000), jobs.close(10_000)]);
     await deps.dispose();
     await catalogue.close();
   });
+}
+
+/** /metrics reads the queue's depths and recent job outcomes per stage from the job runner. */
+function pipelineSources(runner: JobRunner): MetricSources {
+  return {
+    queue: async () => ({ ...(await runner.counts()) }),
+    jobOutcomes: async () => {
+      const [durations, failures] = await Promise.all([runner.recentDurations(), runner.recentFailures()]);
+      const rows = Object.entries(durations).map(([stage, runs]) => ({
+        stage,
+        outcome: 'completed',
+        count: runs.length,
+      }));
+      const failed = new Map<string, number>();
+      for (const f of failures) failed.set(f.name, (failed.get(f.name) ?? 0) + 1);
+      for (const [stage, count] of failed) rows.push({ stage, outcome: 'failed', count });
+      return rows;
+    },
+  };
 }
 
 /**
