@@ -16,6 +16,7 @@ export { hashPassword, verifyPassword } from './passwords.ts';
 export * from './ratings.ts';
 export * from './records.ts';
 export * from './shared.ts';
+export * from './sound-leases.ts';
 export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';
 export * from './uploads.ts';
