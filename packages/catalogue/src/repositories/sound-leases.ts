@@ -47,14 +47,14 @@ export async function renewSoundLease(db: Db, lease: SoundLease, ttlMs: number):
   return rows.length === 1;
 }
 
-/** Gives the lease up (a no-op when it was taken over meanwhile). */
+/**
+ * Gives the lease up (a no-op when it was taken over meanwhile). The row stays, expired, so that the
+ * next acquisition's epoch is still higher than every earlier one (a deleted row would start at 1 again).
+ */
 export async function releaseSoundLease(db: Db, lease: SoundLease): Promise<void> {
-  await db
-    .deleteFrom('sound_leases')
-    .where('sound_id', '=', lease.soundId)
-    .where('owner', '=', lease.owner)
-    .where('epoch', '=', lease.epoch)
-    .execute();
+  await sql`
+    UPDATE sound_leases SET expires_at = '-infinity'
+    WHERE sound_id = ${lease.soundId} AND owner = ${lease.owner} AND epoch = ${lease.epoch}`.execute(db);
 }
 
 /**
