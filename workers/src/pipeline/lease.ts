@@ -4,6 +4,7 @@ import os from 'node:os';
 import {
   acquireSoundLease,
   type Db,
+  getProcessingRecord,
   releaseSoundLease,
   renewSoundLease,
   type SoundLease,
@@ -11,7 +12,7 @@ import {
 } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import { JobDroppedError, type JobGuard, sleep } from '../jobs/execute.ts';
-import { isStage } from './stages.ts';
+import { asStage, isStage } from './stages.ts';
 
 export interface LeaseOptions {
   /** How long a lease lives without renewal: how soon a dead process's sounds are taken over. */
@@ -64,6 +65,20 @@ export function soundLeaseGuard(
     if (!isStage(job.name)) return run();
     const lease = await acquire(job.soundId);
     if (!lease) throw new JobDroppedError(`sound ${job.soundId} is leased by another process`);
+    // Under the lease, the record cannot move; it must still await this stage. A job queued twice
+    // (by two processes' reconcilers, say) finds the stage done by the other and stops here.
+    const record = await getProcessingRecord(db, job.soundId).catch(async (err) => {
+      await releaseSoundLease(db, lease).catch(() => {});
+      throw err;
+    });
+    if (
+      !record ||
+      asStage(record.stage) !== job.name ||
+      (record.state !== 'Queued' && record.state !== 'Processing')
+    ) {
+      await releaseSoundLease(db, lease);
+      throw new JobDroppedError(`sound ${job.soundId} no longer awaits ${job.name}`);
+    }
     let lost = false;
     let renewedAt = Date.now();
     const heartbeat = setInterval(async () => {
