@@ -36,7 +36,7 @@ export interface JobRunnerServiceOptions {
    * Default 15 s with BullMQ, 3 s in-process.
    */
   reconcileIntervalMs?: number;
-  /** The sound's processing lease (default: 30 s, renewed every 10 s). */
+  /** The sound's processing lease (default: `lockDurationMs`, else 30 s; renewed every third of it). */
   lease?: LeaseOptions;
   policies?: Partial<Record<StageName, Partial<StagePolicy>>>;
   analyzer?: SoundAnalyzer;
@@ -75,7 +75,12 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
     options.policies,
   );
   const hooks = pipelineHooks(store);
-  const guard = soundLeaseGuard(catalogue.db, logger, options.lease);
+  // A lease as long as BullMQ's lock: a dead worker's sound is taken over as soon as its job is.
+  const guard = soundLeaseGuard(
+    catalogue.db,
+    logger,
+    options.lease ?? (options.lockDurationMs ? { ttlMs: options.lockDurationMs } : {}),
+  );
   const runner: JobRunner = config.REDIS_URL
     ? new BullmqRunner({
         registry,
