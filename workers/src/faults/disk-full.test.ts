@@ -109,7 +109,7 @@ describe.skipIf(!postgresUrl || !dataDir)('a full disk while writing previews', 
         what: 'the sound to fail on the full disk',
       },
     );
-    // Whichever stage first needs to write fails (probe did in some runs, media in others); the reason
+    // Whichever stage first needs to write fails (probe, in the runs here); the reason
     // is the retriable one and the detail names the cause.
     expect(['probe', 'media']).toContain(failed.processing_stage);
     expect(failed.processing_error?.split('\n')[0]).toMatch(
