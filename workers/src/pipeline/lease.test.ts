@@ -22,9 +22,18 @@ function countingTools(counts: Map<string, number>): MediaTools {
   const count = (what: string, file: string) =>
     counts.set(`${what} ${file}`, (counts.get(`${what} ${file}`) ?? 0) + 1);
   return {
-    probe: (file, name) => (count('probe', file), real.probe(file, name)),
-    renderMedia: (file, out, o) => (count('media', file), real.renderMedia(file, out, o)),
-    analyze: (file, out, o) => (count('analyze', file), real.analyze(file, out, o)),
+    probe(file, name) {
+      count('probe', file);
+      return real.probe(file, name);
+    },
+    renderMedia(file, out, o) {
+      count('media', file);
+      return real.renderMedia(file, out, o);
+    },
+    analyze(file, out, o) {
+      count('analyze', file);
+      return real.analyze(file, out, o);
+    },
     similarityVectors: (a) => real.similarityVectors(a),
   };
 }
