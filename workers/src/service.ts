@@ -7,6 +7,7 @@ import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
 import { pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
 import type { StageDeps } from './pipeline/handlers.ts';
+import { type LeaseOptions, soundLeaseGuard } from './pipeline/lease.ts';
 import { pipelineHooks } from './pipeline/lifecycle.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import type { StageName } from './pipeline/stages.ts';
@@ -29,8 +30,14 @@ export interface JobRunnerServiceOptions {
   queuePrefix?: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
-  /** How often a consuming process re-queues sounds whose jobs the queue lost (BullMQ only). */
+  /**
+   * How often a consuming process queues unfinished sounds nobody works on: lost by the queue, queued
+   * by another process (`import --no-wait`), or left by a dead process whose lease expired.
+   * Default 15 s with BullMQ, 3 s in-process.
+   */
   reconcileIntervalMs?: number;
+  /** The sound's processing lease (default: `lockDurationMs`, else 30 s; renewed every third of it). */
+  lease?: LeaseOptions;
   policies?: Partial<Record<StageName, Partial<StagePolicy>>>;
   analyzer?: SoundAnalyzer;
   /**
@@ -68,17 +75,24 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
     options.policies,
   );
   const hooks = pipelineHooks(store);
+  // A lease as long as BullMQ's lock: a dead worker's sound is taken over as soon as its job is.
+  const guard = soundLeaseGuard(
+    catalogue.db,
+    logger,
+    options.lease ?? (options.lockDurationMs ? { ttlMs: options.lockDurationMs } : {}),
+  );
   const runner: JobRunner = config.REDIS_URL
     ? new BullmqRunner({
         registry,
         hooks,
+        guard,
         logger,
         redisUrl: config.REDIS_URL,
         prefix: options.queuePrefix,
         lockDurationMs: options.lockDurationMs,
         stalledIntervalMs: options.stalledIntervalMs,
       })
-    : new InProcessRunner({ registry, hooks, logger });
+    : new InProcessRunner({ registry, hooks, guard, logger });
   const pipeline = new Pipeline(store, runner, logger);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
@@ -91,8 +105,9 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
       if (!consumes) return;
       await runner.startWorkers(concurrency);
       logger.info({ runner: runner.kind, concurrency }, 'pipeline: workers started');
-      if (runner.kind === 'bullmq') pipeline.startReconciler(options.reconcileIntervalMs ?? 15_000);
-      else await pipeline.reconcile();
+      if (runner.kind === 'in-process') await pipeline.reconcile();
+      // Continuous in both runners: what another process queued or abandoned is picked up here too.
+      pipeline.startReconciler(options.reconcileIntervalMs ?? (runner.kind === 'bullmq' ? 15_000 : 3_000));
     },
     metrics: () => pipelineMetrics(runner),
     close: (graceMs) => pipeline.close(graceMs),

@@ -33,6 +33,28 @@ export interface JobHooks {
   failed?(job: JobRef, failure: { error: unknown; final: boolean; durationMs: number }): Promise<void>;
 }
 
+/**
+ * Runs a job's attempt (`run`) on the guard's terms: a guard may refuse to run it (JobDroppedError)
+ * or stop it midway with `abort`. The pipeline's guard is the sound's lease (pipeline/lease.ts).
+ */
+export type JobGuard = (
+  job: JobRef,
+  run: () => Promise<JobResult>,
+  abort: (reason: Error) => void,
+) => Promise<JobResult>;
+
+/**
+ * The attempt was not this process's to run (another process owns the sound): neither a success
+ * nor a failure. The runners drop the job without retrying; the owner, or a reconciler once the
+ * owner's lease expires, carries the sound on.
+ */
+export class JobDroppedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'JobDroppedError';
+  }
+}
+
 export interface JobResult {
   /** The whole attempt: hooks included. */
   durationMs: number;
@@ -67,7 +89,7 @@ const SETTLE_AFTER_ABORT_MS = 5_000;
 export async function executeJob(
   def: JobDefinition,
   job: JobRef,
-  deps: { hooks: JobHooks; enqueue: Enqueue; logger: Logger; signal?: AbortSignal },
+  deps: { hooks: JobHooks; enqueue: Enqueue; logger: Logger; signal?: AbortSignal; guard?: JobGuard },
 ): Promise<JobResult> {
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(deps.signal?.reason);
@@ -85,6 +107,22 @@ export async function executeJob(
       await deps.hooks.progress?.(job, Math.max(0, Math.min(100, percent)));
     },
   };
+  const attempt = () => runAttempt(def, job, ctx, controller, deps, logger);
+  try {
+    return await (deps.guard ? deps.guard(job, attempt, (reason) => controller.abort(reason)) : attempt());
+  } finally {
+    deps.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+async function runAttempt(
+  def: JobDefinition,
+  job: JobRef,
+  ctx: JobContext,
+  controller: AbortController,
+  deps: { hooks: JobHooks; enqueue: Enqueue },
+  logger: Logger,
+): Promise<JobResult> {
   const startedAt = performance.now();
   try {
     await deps.hooks.started?.(job);
@@ -113,8 +151,6 @@ export async function executeJob(
       logger.error({ err: hookError }, 'could not record a job failure');
     }
     throw new JobFailedError(error, permanent, final, recorded);
-  } finally {
-    deps.signal?.removeEventListener('abort', onOuterAbort);
   }
 }
 

@@ -17,10 +17,12 @@ import {
   setProbe,
   setSimilarityVector,
   startStage,
+  withSoundLease,
 } from '@earshot/catalogue';
 import type { ProbeResult, VariantATree } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
+import { leaseInScope } from './lease.ts';
 import { asStage, STAGES, type StageName } from './stages.ts';
 import type { AnalysisToSave, MediaFiles, PipelineStore, SoundToProcess } from './store.ts';
 
@@ -48,20 +50,29 @@ export class CatalogueStore implements PipelineStore {
     return getProcessingRecord(this.db, soundId);
   }
 
+  /**
+   * Runs a write under the running job's lease of the sound when there is one (fencing: refused with
+   * SoundLeaseLostError once another process took the sound over); as is outside a job (the reconciler).
+   */
+  private fenced<T>(soundId: number, write: (db: Db) => Promise<T>): Promise<T> {
+    const lease = leaseInScope();
+    return lease?.soundId === soundId ? withSoundLease(this.db, lease, write) : write(this.db);
+  }
+
   recordStart(soundId: number, attempt: StageAdvance<StageName> & { attempts: number }) {
-    return startStage(this.db, soundId, attempt);
+    return this.fenced(soundId, (db) => startStage(db, soundId, attempt));
   }
 
   recordProgress(soundId: number, update: StageAdvance<StageName>) {
-    return reportProgress(this.db, soundId, update);
+    return this.fenced(soundId, (db) => reportProgress(db, soundId, update));
   }
 
   recordAdvance(soundId: number, next: StageAdvance<StageName>) {
-    return advanceStage(this.db, soundId, next);
+    return this.fenced(soundId, (db) => advanceStage(db, soundId, next));
   }
 
   recordFailure(soundId: number, failure: ProcessingFailure<StageName>): Promise<void> {
-    return failProcessing(this.db, soundId, failure);
+    return this.fenced(soundId, (db) => failProcessing(db, soundId, failure));
   }
 
   async saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance<StageName>): Promise<void> {
@@ -69,11 +80,11 @@ export class CatalogueStore implements PipelineStore {
     const twin = await findSoundIdByMd5(this.db, probe.md5, soundId);
     if (twin !== undefined)
       throw new PermanentJobError(`This file is already in the catalogue (sound ${twin}).`);
-    await setProbe(this.db, soundId, probe, advance);
+    await this.fenced(soundId, (db) => setProbe(db, soundId, probe, advance));
   }
 
   async saveMedia(soundId: number, files: MediaFiles, advance?: StageAdvance<StageName>): Promise<void> {
-    await setMediaPaths(this.db, soundId, files, advance);
+    await this.fenced(soundId, (db) => setMediaPaths(db, soundId, files, advance));
   }
 
   async saveAnalysis(
@@ -81,17 +92,19 @@ export class CatalogueStore implements PipelineStore {
     saved: AnalysisToSave,
     advance?: StageAdvance<StageName>,
   ): Promise<void> {
-    await setAnalysis(this.db, soundId, saved.analysis);
-    await setMediaPaths(
-      this.db,
-      soundId,
-      {
-        ...saved.otherPaths,
-        analysis_stats: saved.analysisPath,
-        ...(saved.framesPath ? { analysis_frames: saved.framesPath } : {}),
-      },
-      advance,
-    );
+    await this.fenced(soundId, async (db) => {
+      await setAnalysis(db, soundId, saved.analysis);
+      await setMediaPaths(
+        db,
+        soundId,
+        {
+          ...saved.otherPaths,
+          analysis_stats: saved.analysisPath,
+          ...(saved.framesPath ? { analysis_frames: saved.framesPath } : {}),
+        },
+        advance,
+      );
+    });
   }
 
   loadAnalysis(soundId: number): Promise<VariantATree | undefined> {
@@ -99,11 +112,11 @@ export class CatalogueStore implements PipelineStore {
   }
 
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void> {
-    return setSimilarityVector(this.db, soundId, space, Array.from(vector));
+    return this.fenced(soundId, (db) => setSimilarityVector(db, soundId, space, Array.from(vector)));
   }
 
   finishProcessing(soundId: number): Promise<'pending_moderation' | 'approved'> {
-    return finishProcessing(this.db, soundId, LAST_STAGE);
+    return this.fenced(soundId, (db) => finishProcessing(db, soundId, LAST_STAGE));
   }
 
   async unfinished(limit: number): Promise<Array<{ id: number; stage: StageName }>> {

@@ -1,4 +1,4 @@
-import { IllegalTransitionError } from '@earshot/catalogue';
+import { IllegalTransitionError, SoundLeaseLostError } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import {
   errorMessage,
@@ -49,7 +49,8 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
       await enqueue(next, job.soundId, { front: true });
     },
     async failed(job, { error, final }) {
-      if (!isStage(job.name) || !final) return;
+      // A lost lease is not the sound's failure: its new owner carries it on.
+      if (!isStage(job.name) || !final || error instanceof SoundLeaseLostError) return;
       try {
         await store.recordFailure(job.soundId, {
           stage: job.name,

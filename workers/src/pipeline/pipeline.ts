@@ -83,7 +83,9 @@ export class Pipeline implements ProcessingQueue {
         failed++;
         continue;
       }
-      if (failure) await this.runner.forget(stage, id);
+      // A job the queue holds as finished while the record still awaits its stage was dropped (its
+      // sound was leased by a process that then died): forgotten, so that its id can be queued again.
+      await this.runner.forget(stage, id);
       await this.runner.enqueue(stage, id);
       queued++;
     }

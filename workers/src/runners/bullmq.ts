@@ -1,7 +1,14 @@
 import os from 'node:os';
 import type { Logger } from '@earshot/common';
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks } from '../jobs/execute.ts';
+import {
+  type EnqueueOptions,
+  executeJob,
+  JobDroppedError,
+  JobFailedError,
+  type JobGuard,
+  type JobHooks,
+} from '../jobs/execute.ts';
 import { type JobPayload, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { FinalFailure, JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
@@ -35,6 +42,7 @@ export class BullmqRunner implements JobRunner {
   readonly prefix: string;
   private readonly registry: JobRegistry;
   private readonly hooks: JobHooks;
+  private readonly guard: JobGuard | undefined;
   private readonly logger: Logger;
   private readonly connection: ConnectionOptions;
   private readonly options: BullmqRunnerOptions;
@@ -44,6 +52,7 @@ export class BullmqRunner implements JobRunner {
     this.options = options;
     this.registry = options.registry;
     this.hooks = options.hooks ?? {};
+    this.guard = options.guard;
     this.logger = options.logger;
     // maxRetriesPerRequest: null lets commands wait through a Redis restart instead of failing.
     this.connection = { url: options.redisUrl, maxRetriesPerRequest: null };
@@ -172,6 +181,7 @@ export class BullmqRunner implements JobRunner {
           enqueue: (name, id, options) => this.enqueue(name, id, options),
           logger: this.logger,
           signal,
+          guard: this.guard,
         },
       );
       return {
@@ -181,6 +191,9 @@ export class BullmqRunner implements JobRunner {
         childCpuMs: round1(handlerCpu.childrenMs),
       };
     } catch (err) {
+      // Another process owns the sound (it got the job when this worker lost BullMQ's lock, say): the
+      // job ends here; that owner, or the reconciler once its lease expires, carries the sound on.
+      if (err instanceof JobDroppedError) return { handlerMs: 0, hooksMs: 0, cpuMs: 0, childCpuMs: 0 };
       if (err instanceof JobFailedError && err.permanent) throw new UnrecoverableError(err.message);
       throw err instanceof JobFailedError ? toError(err.error) : err;
     }

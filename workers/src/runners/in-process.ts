@@ -1,5 +1,12 @@
 import type { Logger } from '@earshot/common';
-import { type EnqueueOptions, executeJob, JobFailedError, type JobHooks } from '../jobs/execute.ts';
+import {
+  type EnqueueOptions,
+  executeJob,
+  JobDroppedError,
+  JobFailedError,
+  type JobGuard,
+  type JobHooks,
+} from '../jobs/execute.ts';
 import { backoffDelay, type JobRegistry, jobIdFor } from '../jobs/registry.ts';
 import type { JobRunner, JobRunnerOptions, QueueCounts } from './types.ts';
 
@@ -20,6 +27,7 @@ export class InProcessRunner implements JobRunner {
   readonly kind = 'in-process' as const;
   private readonly registry: JobRegistry;
   private readonly hooks: JobHooks;
+  private readonly guard: JobGuard | undefined;
   private readonly logger: Logger;
   private readonly waiting: QueuedJob[] = [];
   private readonly delayed = new Map<string, NodeJS.Timeout>();
@@ -36,6 +44,7 @@ export class InProcessRunner implements JobRunner {
   constructor(options: JobRunnerOptions & { logger: Logger }) {
     this.registry = options.registry;
     this.hooks = options.hooks ?? {};
+    this.guard = options.guard;
     this.logger = options.logger;
   }
 
@@ -158,6 +167,7 @@ export class InProcessRunner implements JobRunner {
           enqueue: (name, soundId, options) => this.enqueue(name, soundId, options),
           logger: this.logger,
           signal: this.abortOnClose.signal,
+          guard: this.guard,
         },
       );
       this.completedCount++;
@@ -166,6 +176,11 @@ export class InProcessRunner implements JobRunner {
       if (list.length > KEEP_RECENT) list.shift();
       this.durations.set(job.name, list);
     } catch (err) {
+      // Another process owns the sound: nothing to retry or count here.
+      if (err instanceof JobDroppedError) {
+        this.logger.debug({ job: job.name, soundId: job.soundId, reason: err.message }, 'job dropped');
+        return;
+      }
       // A failure the catalogue did not hear of would leave the sound "Processing" for good: the
       // job runs again later (its final attempt again), until the outcome can be recorded.
       const unrecorded = err instanceof JobFailedError && err.final && !err.recorded;

@@ -1,4 +1,4 @@
-import type { EnqueueOptions, JobHooks } from '../jobs/execute.ts';
+import type { EnqueueOptions, JobGuard, JobHooks } from '../jobs/execute.ts';
 import type { JobRegistry } from '../jobs/registry.ts';
 
 export interface QueueCounts {
@@ -22,6 +22,8 @@ export interface FinalFailure {
 export interface JobRunnerOptions {
   registry: JobRegistry;
   hooks?: JobHooks;
+  /** Wraps each attempt (the pipeline's: the sound's lease in the catalogue). */
+  guard?: JobGuard;
 }
 
 /**

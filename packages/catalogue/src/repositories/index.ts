@@ -17,6 +17,7 @@ export * from './processing-counts.ts';
 export * from './ratings.ts';
 export * from './records.ts';
 export * from './shared.ts';
+export * from './sound-leases.ts';
 export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';
 export * from './uploads.ts';

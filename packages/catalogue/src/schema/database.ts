@@ -265,6 +265,14 @@ export interface WebSessionsTable {
   expires_at: Date;
 }
 
+/** Who runs a sound's processing now (one process at a time; see the sound-leases migration). */
+export interface SoundLeasesTable {
+  sound_id: number;
+  owner: string;
+  epoch: number;
+  expires_at: Date;
+}
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -286,6 +294,7 @@ export interface Database {
   sound_similarity_vectors: SoundSimilarityVectorsTable;
   descriptor_ranges: DescriptorRangesTable;
   web_sessions: WebSessionsTable;
+  sound_leases: SoundLeasesTable;
 }
 
 export type User = Selectable<UsersTable>;

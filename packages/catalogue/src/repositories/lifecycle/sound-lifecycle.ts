@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, UpdateObject } from 'kysely';
+import { type ExpressionBuilder, sql, type UpdateObject } from 'kysely';
 import type { Database, ModerationState, ProcessingState } from '../../schema/database.ts';
 import { type Db, inTransaction } from '../shared.ts';
 import {
@@ -278,19 +278,36 @@ export async function getProcessingRecord(db: Db, soundId: number): Promise<Proc
   );
 }
 
-/** Sounds whose processing has not ended (described ones only), least recently touched first. */
+/**
+ * Sounds whose processing has not ended (described ones only) and that no process holds a live
+ * lease on, least recently touched first. The partial index on processing_state keeps it cheap
+ * enough to run every few seconds.
+ */
 export function listUnfinishedSounds(
   db: Db,
   limit: number,
 ): Promise<Array<{ id: number; stage: string | null }>> {
-  return db
-    .selectFrom('sounds')
-    .select(['id', 'processing_stage as stage'])
-    .where('processing_state', 'in', ['Queued', 'Processing'])
-    .where('moderation_state', '<>', 'pending_description')
-    .orderBy('processing_updated')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('sounds')
+      .select(['id', 'processing_stage as stage'])
+      .where('processing_state', 'in', ['Queued', 'Processing'])
+      .where('moderation_state', '<>', 'pending_description')
+      // A sound another process holds a live lease on is being worked on there (sound-leases.ts).
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('sound_leases')
+              .select('sound_leases.sound_id')
+              .whereRef('sound_leases.sound_id', '=', 'sounds.id')
+              .where('sound_leases.expires_at', '>', sql<Date>`now()`),
+          ),
+        ),
+      )
+      .orderBy('processing_updated')
+      .limit(limit)
+      .execute()
+  );
 }
 
 export async function listFailedSoundIds(db: Db): Promise<number[]> {
