@@ -3,24 +3,51 @@ import { readFileSync } from 'node:fs';
 import type { Context, Next } from 'koa';
 
 /**
- * The one stylesheet of the web pages. Its address carries a digest of its content, so browsers
- * may keep it for a year: a changed file is a new address.
+ * The static files of the web pages (one stylesheet, one small script). Each address carries a
+ * digest of the file's content, so browsers may keep it for a year: a changed file is a new address.
+ * Scripts live in files (never inline) so the pages' CSP can say `script-src 'self'`.
  */
-const css = readFileSync(new URL('./static/earshot.css', import.meta.url));
-const digest = createHash('sha256').update(css).digest('hex').slice(0, 12);
+interface Asset {
+  path: string;
+  type: string;
+  body: Buffer;
+  digest: string;
+}
 
-export const STYLESHEET_PATH = '/web-assets/earshot.css';
-export const stylesheetUrl = `${STYLESHEET_PATH}?v=${digest}`;
+function asset(file: string, type: string): Asset {
+  const body = readFileSync(new URL(`./static/${file}`, import.meta.url));
+  const digest = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  return { path: `/web-assets/${file}`, type, body, digest };
+}
+
+const ASSETS = [
+  asset('earshot.css', 'text/css; charset=utf-8'),
+  asset('sound-page.js', 'text/javascript; charset=utf-8'),
+];
+const BY_PATH = new Map(ASSETS.map((a) => [a.path, a]));
+
+const versioned = (a: Asset) => `${a.path}?v=${a.digest}`;
+
+export const STYLESHEET_PATH = ASSETS[0].path;
+export const stylesheetUrl = versioned(ASSETS[0]);
+/** The waveform and players of the sound, search and home pages. */
+export const soundScriptUrl = versioned(ASSETS[1]);
+
+/** Bytes of each asset, for the page-weight budget (docs/web.md). */
+export const assetSizes: Readonly<Record<string, number>> = Object.fromEntries(
+  ASSETS.map((a) => [a.path, a.body.length]),
+);
 
 export function serveStylesheet() {
   return async (ctx: Context, next: Next) => {
-    if (ctx.path !== STYLESHEET_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    const found = BY_PATH.get(ctx.path);
+    if (!found || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.set(
       'Cache-Control',
-      ctx.query.v === digest ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+      ctx.query.v === found.digest ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
     );
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = 'text/css; charset=utf-8';
-    ctx.body = css;
+    ctx.type = found.type;
+    ctx.body = found.body;
   };
 }

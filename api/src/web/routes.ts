@@ -8,6 +8,7 @@ import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
+import { showHome, showSearch, showSound } from './pages/reading.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
 import { showSignUp, submitSignUp } from './pages/sign-up.ts';
@@ -28,6 +29,13 @@ export function webRoutes(deps: WebDeps): Router {
     router[method]([path, path.replace(/\/$/, '')], ...common, ...handlers);
   };
 
+  if (deps.api) {
+    // The reading pages: plain addresses outside /apiv2/ and /api/ (the sound page at the `url`
+    // the API gives each sound).
+    router.get('/', ...common, showHome(deps.api));
+    page('get', '/search/', showSearch(deps.api));
+    page('get', '/people/:username/sounds/:id/', showSound(deps.api));
+  }
   page('get', '/apiv2/login/', showSignIn(deps));
   page('post', '/apiv2/login/', submitSignIn(deps));
   page('get', '/apiv2/logout/', showSignOut());
