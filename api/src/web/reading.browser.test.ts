@@ -8,6 +8,17 @@ import {
   type TestServer,
 } from '../testing/index.ts';
 
+/** What the test reads of an <audio> element (the DOM types are not in this package's lib). */
+interface Media {
+  readyState: number;
+  duration: number;
+  currentTime: number;
+  preload: string;
+  play(): Promise<void>;
+  pause(): void;
+  load(): void;
+}
+
 describe.skipIf(!chromiumAvailable())('reading pages in a browser', () => {
   let server: TestServer;
   let browser: Browser;
@@ -52,38 +63,40 @@ describe.skipIf(!chromiumAvailable())('reading pages in a browser', () => {
     const wave = page.getByRole('slider', { name: 'Position in Kick 808' });
     await wave.waitFor();
     // Play: the element loads the preview (metadata and data), and time moves.
-    await audio.evaluate((el) => (el as HTMLAudioElement).play().catch(() => undefined));
+    await audio.evaluate((el) => (el as unknown as Media).play().catch(() => undefined));
     await expect
       .poll(() =>
         audio.evaluate((el) => {
-          const a = el as HTMLAudioElement;
+          const a = el as unknown as Media;
           return a.readyState >= 2 && a.duration > 0;
         }),
       )
       .toBe(true);
-    await audio.evaluate((el) => (el as HTMLAudioElement).pause());
-    const duration = await audio.evaluate((el) => (el as HTMLAudioElement).duration);
+    await audio.evaluate((el) => (el as unknown as Media).pause());
+    const duration = await audio.evaluate((el) => (el as unknown as Media).duration);
 
     // Click at three quarters of the waveform: the player moves there.
     const box = await wave.boundingBox();
     if (!box) throw new Error('the waveform has no box');
     await page.mouse.click(box.x + box.width * 0.75, box.y + box.height / 2);
     await expect
-      .poll(() => audio.evaluate((el, d) => (el as HTMLAudioElement).currentTime / d, duration))
+      .poll(() => audio.evaluate((el, d) => (el as unknown as Media).currentTime / d, duration))
       .toBeCloseTo(0.75, 1);
     // The keyboard seeks too: Home to the start, then one step right (a twentieth).
     await wave.focus();
     await page.keyboard.press('Home');
-    await expect.poll(() => audio.evaluate((el) => (el as HTMLAudioElement).currentTime)).toBe(0);
+    await expect.poll(() => audio.evaluate((el) => (el as unknown as Media).currentTime)).toBe(0);
     await page.keyboard.press('ArrowRight');
     await expect
-      .poll(() => audio.evaluate((el, d) => (el as HTMLAudioElement).currentTime / d, duration))
+      .poll(() => audio.evaluate((el, d) => (el as unknown as Media).currentTime / d, duration))
       .toBeCloseTo(0.05, 2);
     expect(await wave.getAttribute('aria-valuetext')).toMatch(/^0:00\.\d of 0:00\.\d$/);
     // The spectrogram is loaded and described.
     await expect
       .poll(() =>
-        page.getByAltText(/^Spectrogram of Kick 808/).evaluate((el) => (el as HTMLImageElement).naturalWidth),
+        page
+          .getByAltText(/^Spectrogram of Kick 808/)
+          .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
       )
       .toBeGreaterThan(0);
     await saveScreenshot(page, 'sound', { fullPage: true });
@@ -93,11 +106,11 @@ describe.skipIf(!chromiumAvailable())('reading pages in a browser', () => {
     const name = (await similar.locator('.sound-name').textContent()) ?? '';
     const small = similar.locator('audio');
     await small.evaluate((el) => {
-      const a = el as HTMLAudioElement;
+      const a = el as unknown as Media;
       a.preload = 'auto';
       a.load();
     });
-    await expect.poll(() => small.evaluate((el) => (el as HTMLAudioElement).duration > 0)).toBe(true);
+    await expect.poll(() => small.evaluate((el) => (el as unknown as Media).duration > 0)).toBe(true);
     await similar.locator('.sound-name').click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
     expect(name).not.toBe('Kick 808');
