@@ -54,7 +54,7 @@ export function createApp(
   const routers = [healthRoutes(deps)];
   if (deps.web) {
     app.use(serveStylesheet());
-    routers.push(webRoutes(deps.web, services));
+    routers.push(webRoutes({ ...deps.web, api: deps.web.api ?? services }));
   }
   if (deps.api && services) {
     const catalogue = deps.api.catalogue;

@@ -119,7 +119,9 @@ export type FileKind =
   | 'spectral_m'
   | 'spectral_l'
   | 'analysis_frames'
-  | 'analysis_stats';
+  | 'analysis_stats'
+  /** Min/max pairs in audiowaveform's JSON format, for the sound page's interactive waveform. */
+  | 'peaks';
 
 export interface SoundFiles {
   locate(soundId: number, kind: FileKind): Promise<string | undefined>;

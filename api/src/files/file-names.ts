@@ -12,6 +12,7 @@ export const FILE_NAMES: Record<FileKind, string> = {
   spectral_l: 'spectral_l.jpg',
   analysis_frames: 'analysis-frames.json',
   analysis_stats: 'analysis-stats.json',
+  peaks: 'peaks.json',
 };
 
 const KIND_BY_NAME = new Map(Object.entries(FILE_NAMES).map(([kind, name]) => [name, kind as FileKind]));

@@ -21,6 +21,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** API answers, media files and errors: nothing to load, nothing to run. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-/** The web pages: their one stylesheet and nothing else (they have no scripts); forms post here only. */
+/** The web pages: this site's stylesheet, scripts (files only, none inline), media and peaks; forms post here only. */
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

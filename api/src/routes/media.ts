@@ -20,7 +20,7 @@ export function mediaRoutes(s: ApiServices, isVisible: (soundId: number) => Prom
       operationId: 'soundFile',
       summary: 'A preview, waveform or spectrogram image, or analysis file of a sound',
       description:
-        'file is one of preview-hq.mp3, preview-lq.mp3, preview-hq.ogg, preview-lq.ogg, waveform_m.png, waveform_l.png, spectral_m.jpg, spectral_l.jpg, analysis-frames.json, analysis-stats.json. Supports Range, ETag and If-Modified-Since.',
+        'file is one of preview-hq.mp3, preview-lq.mp3, preview-hq.ogg, preview-lq.ogg, waveform_m.png, waveform_l.png, spectral_m.jpg, spectral_l.jpg, analysis-frames.json, analysis-stats.json, peaks.json (min/max pairs in the audiowaveform JSON format). Supports Range, ETag and If-Modified-Since.',
       tags: ['files'],
       auth: 'public',
       params: z.object({ sound_id: idParam, file: z.string().describe('file name') }),

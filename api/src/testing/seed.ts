@@ -226,6 +226,7 @@ export async function seedCatalogue(
     for (const [kind, file] of Object.entries({ ...result.files.previews, ...result.files.images })) {
       mediaPaths[kind] = path.relative(dataDir, file);
     }
+    mediaPaths.peaks = path.relative(dataDir, result.files.peaks);
     if (!spec.unanalyzed) {
       const tree = JSON.parse(
         await fs.readFile(path.join(REFERENCE_DIR, `${spec.sample}.json`), 'utf8'),

@@ -3,43 +3,57 @@ import { readFileSync } from 'node:fs';
 import type { Context, Next } from 'koa';
 
 /**
- * The static files of the web pages: the stylesheet and a few small scripts (the CSP allows only
- * this site's). Each address carries a digest of the file's content, so browsers may keep it for a
- * year: a changed file is a new address.
+ * The static files of the web pages (one stylesheet, a few small scripts). Each address carries a
+ * digest of the file's content, so browsers may keep it for a year: a changed file is a new address.
+ * Scripts live in files (never inline) so the pages' CSP can say `script-src 'self'`.
  */
 interface Asset {
+  path: string;
+  type: string;
   body: Buffer;
   digest: string;
-  type: string;
 }
 
-const ASSET_PREFIX = '/web-assets/';
-const assets = new Map<string, Asset>();
-
-function load(name: string, type: string): string {
-  const body = readFileSync(new URL(`./static/${name}`, import.meta.url));
+function asset(file: string, type: string): Asset {
+  const body = readFileSync(new URL(`./static/${file}`, import.meta.url));
   const digest = createHash('sha256').update(body).digest('hex').slice(0, 12);
-  assets.set(`${ASSET_PREFIX}${name}`, { body, digest, type });
-  return `${ASSET_PREFIX}${name}?v=${digest}`;
+  return { path: `/web-assets/${file}`, type, body, digest };
 }
 
-export const STYLESHEET_PATH = `${ASSET_PREFIX}earshot.css`;
-export const stylesheetUrl = load('earshot.css', 'text/css; charset=utf-8');
+const ASSETS = [
+  asset('earshot.css', 'text/css; charset=utf-8'),
+  asset('sound-page.js', 'text/javascript; charset=utf-8'),
+  asset('upload.js', 'text/javascript; charset=utf-8'),
+  asset('pending.js', 'text/javascript; charset=utf-8'),
+];
+const BY_PATH = new Map(ASSETS.map((a) => [a.path, a]));
+
+const versioned = (a: Asset) => `${a.path}?v=${a.digest}`;
+
+export const STYLESHEET_PATH = ASSETS[0].path;
+export const stylesheetUrl = versioned(ASSETS[0]);
+/** The waveform and players of the sound, search and home pages. */
+export const soundScriptUrl = versioned(ASSETS[1]);
 /** Upload progress (XHR upload events) on the upload page. */
-export const uploadScriptUrl = load('upload.js', 'text/javascript; charset=utf-8');
+export const uploadScriptUrl = versioned(ASSETS[2]);
 /** Polls the pending uploads record on the processing page. */
-export const pendingScriptUrl = load('pending.js', 'text/javascript; charset=utf-8');
+export const pendingScriptUrl = versioned(ASSETS[3]);
+
+/** Bytes of each asset, for the page-weight budget (docs/web.md). */
+export const assetSizes: Readonly<Record<string, number>> = Object.fromEntries(
+  ASSETS.map((a) => [a.path, a.body.length]),
+);
 
 export function serveStylesheet() {
   return async (ctx: Context, next: Next) => {
-    const asset = assets.get(ctx.path);
-    if (!asset || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    const found = BY_PATH.get(ctx.path);
+    if (!found || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.set(
       'Cache-Control',
-      ctx.query.v === asset.digest ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+      ctx.query.v === found.digest ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
     );
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
+    ctx.type = found.type;
+    ctx.body = found.body;
   };
 }

@@ -10,6 +10,7 @@ import { showAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
 import { showPack, showUser } from './pages/people.ts';
+import { showHome, showSearch, showSound } from './pages/reading.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
 import { showSignUp, submitSignUp } from './pages/sign-up.ts';
@@ -31,7 +32,7 @@ import { webSessions } from './session.ts';
  * The web pages. Each route runs: HTML error pages → session (ctx.state.user) → CSRF check on
  * unsafe methods → the page. A later page is one more `page(...)` line here (docs/web.md).
  */
-export function webRoutes(deps: WebDeps, services?: ApiServices): Router {
+export function webRoutes(deps: WebDeps): Router {
   const router = new Router();
   const common = webPageChain(deps);
   const page = (method: 'get' | 'post', path: string, ...handlers: Middleware[]) => {
@@ -39,6 +40,13 @@ export function webRoutes(deps: WebDeps, services?: ApiServices): Router {
     router[method]([path, path.replace(/\/$/, '')], ...common, ...handlers);
   };
 
+  if (deps.api) {
+    // The reading pages: plain addresses outside /apiv2/ and /api/ (the sound page at the `url`
+    // the API gives each sound).
+    router.get('/', ...common, showHome(deps.api));
+    page('get', '/search/', showSearch(deps.api));
+    page('get', '/people/:username/sounds/:id/', showSound(deps.api));
+  }
   page('get', '/apiv2/login/', showSignIn(deps));
   page('post', '/apiv2/login/', submitSignIn(deps));
   page('get', '/apiv2/logout/', showSignOut());
@@ -52,7 +60,7 @@ export function webRoutes(deps: WebDeps, services?: ApiServices): Router {
   page('post', '/apiv2/moderation/', requireSignedIn(), requireModerator(), submitModeration(deps));
   // Not behind requireSignedIn: a visitor gets the same 404 as a non-moderator.
   router.get('/apiv2/moderation/sounds/:id/:file', ...common, moderationFile(deps));
-  if (services) peoplePages(router, deps, services);
+  if (deps.api) peoplePages(router, deps, deps.api);
   if (deps.oauth2) {
     const https = requireHttps(deps.oauth2HttpsOnly ?? true);
     oauth2Pages(router, deps.oauth2, [htmlErrors(), https, webSessions(deps.db), csrfProtection()]);

@@ -1,0 +1,160 @@
+import { EarshotError, NotFoundError } from '@earshot/common';
+import type { Context } from 'koa';
+import { fileUrl } from '../../files/file-names.ts';
+import type { ApiServices } from '../../services/index.ts';
+import { soundScriptUrl } from '../assets.ts';
+import { renderPage } from '../render.ts';
+import { webState } from '../state.ts';
+import {
+  DURATIONS,
+  FILE_TYPES,
+  KEYS,
+  LICENSES,
+  readSearchPage,
+  SORTS,
+  searchFilter,
+  searchHref,
+} from './search-params.ts';
+import { soundActions } from './sound-actions.ts';
+import {
+  cardSelection,
+  licenseLink,
+  type SoundCard,
+  soundPageSelection,
+  toCard,
+  toCards,
+  webListRequest,
+} from './sound-listing.ts';
+import { describeSound } from './sound-words.ts';
+
+/**
+ * The reading pages: home, search and a sound. Each is a client of the API's use cases (search
+ * and sound services), never of the catalogue. Visitors get no session here (nothing to post),
+ * so reading costs no database write.
+ */
+const HOME_SIZE = 8;
+const SEARCH_PAGE_SIZE = 15;
+const SIMILAR_SIZE = 6;
+
+/** GET /: the newest and the most downloaded sounds, and a search box. */
+export function showHome(api: ApiServices) {
+  const selection = cardSelection(api.variant);
+  return async (ctx: Context) => {
+    const req = webListRequest('/', 1, HOME_SIZE, selection);
+    const [recent, popular] = await Promise.all([
+      api.search.text({ sort: 'created_desc' }, req),
+      api.search.text({ sort: 'downloads_desc' }, req),
+    ]);
+    renderPage(ctx, 200, 'home', {
+      title: 'Find, hear and share sounds',
+      recent: toCards(recent.results),
+      popular: toCards(popular.results),
+      count: recent.count,
+      script: soundScriptUrl,
+    });
+  };
+}
+
+/** GET /search/: the query box, facets as links and boxes, sorting and pages; a plain GET form. */
+export function showSearch(api: ApiServices) {
+  const selection = cardSelection(api.variant);
+  return async (ctx: Context) => {
+    const params = readSearchPage(ctx.query);
+    const data: Record<string, unknown> = {
+      title: params.q ? `“${params.q}” · search` : 'Search sounds',
+      params,
+      options: { licenses: LICENSES, types: FILE_TYPES, durations: DURATIONS, keys: KEYS, sorts: SORTS },
+      href: (change: Parameters<typeof searchHref>[1]) => searchHref(params, change),
+      script: soundScriptUrl,
+      results: [] as SoundCard[],
+      count: 0,
+    };
+    let status = 200;
+    try {
+      const found = await api.search.text(
+        { query: params.q, filter: searchFilter(params), sort: params.sort || undefined },
+        webListRequest('/search/', params.page, SEARCH_PAGE_SIZE, selection),
+      );
+      const results = toCards(found.results);
+      Object.assign(data, {
+        results,
+        count: found.count,
+        pages: Math.max(1, Math.ceil(found.count / SEARCH_PAGE_SIZE)),
+        tagFacet: commonTags(results, params.tags),
+      });
+    } catch (err) {
+      // A page past the end or a range the engine refuses: the form again, with the reason.
+      if (!(err instanceof EarshotError) || err.status >= 500) throw err;
+      status = err.status === 404 ? 404 : 400;
+      data.error =
+        err.status === 404 ? 'There is no such page of results; go back to the first page.' : err.message;
+    }
+    renderPage(ctx, status, 'search', data);
+  };
+}
+
+/** The tags most shown in these results (those already chosen left out), as links that narrow. */
+function commonTags(results: SoundCard[], chosen: string[]): Array<{ tag: string; count: number }> {
+  const counts = new Map<string, number>();
+  for (const r of results)
+    for (const t of r.tags) if (!chosen.includes(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, 15)
+    .map(([tag, count]) => ({ tag, count }));
+}
+
+/**
+ * GET /people/<username>/sounds/<id>/: the address the API gives as a sound's `url`. Another
+ * user's name in it is answered with a redirect to the right one (upstream does the same).
+ */
+export function showSound(api: ApiServices) {
+  const selection = soundPageSelection(api.variant);
+  const similarSelection = cardSelection(api.variant);
+  return async (ctx: Context) => {
+    const id = /^\d{1,9}$/.test(ctx.params.id ?? '') ? Number(ctx.params.id) : 0;
+    if (id <= 0) throw new NotFoundError('No sound has this address.');
+    const sound = (await api.sounds.instance(id, '', selection)) as Record<string, unknown>;
+    const card = toCard(sound as never);
+    if (card.username !== ctx.params.username) {
+      ctx.status = 301;
+      ctx.redirect(card.url);
+      return;
+    }
+    let similar: SoundCard[] = [];
+    try {
+      const page = await api.sounds.similar(
+        id,
+        {},
+        webListRequest(card.url, 1, SIMILAR_SIZE, similarSelection),
+      );
+      similar = toCards(page.results);
+    } catch (err) {
+      // Not analyzed for similarity (yet): the page simply has no similar sounds.
+      if (!(err instanceof EarshotError) || err.status >= 500) throw err;
+    }
+    const previews = (sound.previews ?? {}) as Record<string, string>;
+    const images = (sound.images ?? {}) as Record<string, string>;
+    renderPage(ctx, 200, 'sound', {
+      title: card.name,
+      sound: card,
+      description: String(sound.description ?? ''),
+      created: String(sound.created ?? '').slice(0, 10),
+      pack: sound.pack_name ?? undefined,
+      downloads: sound.num_downloads,
+      rating: sound.num_ratings ? { avg: sound.avg_rating, count: sound.num_ratings } : undefined,
+      details: describeSound(sound),
+      licenseUrl: licenseLink(card.license),
+      player: { mp3: previews['preview-hq-mp3'], ogg: previews['preview-hq-ogg'] },
+      waveform: images.waveform_l,
+      spectrogram: images.spectral_l,
+      peaks: fileUrl('', id, 'peaks'),
+      durationSeconds: typeof sound.duration === 'number' ? sound.duration : 0,
+      similar,
+      // Rate, bookmark, comment, download (pages/sound-actions.ts); comments for everyone.
+      actions: await soundActions(ctx, api, { id, username: card.username }),
+      signedIn: webState(ctx).user !== undefined,
+      script: soundScriptUrl,
+    });
+  };
+}
