@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import {
   type Catalogue,
   CatalogueChangeFeed,
@@ -42,6 +43,15 @@ export interface BuildAppDepsOptions {
   logger: Logger;
   catalogue: Catalogue;
   version?: string;
+  /**
+   * Start from (and write) similarity snapshots in `<dataDir>/similarity` (default true). The
+   * first load no longer holds up the start when `similarityInBackground` is set: similarity
+   * answers are 503 until it is done (`similarity.isReady()`).
+   */
+  similaritySnapshots?: boolean;
+  similarityInBackground?: boolean;
+  /** How often a process that holds the snapshot lock writes fresh snapshots after changes (default 10 min; 0 = never). */
+  similaritySnapshotEveryMs?: number;
   /** How often the similarity state reloads from the catalogue (default 60 s; 0 = never). */
   similarityRefreshMs?: number;
   /** How long sound records (and rendered sound instances) are reused (default 5 s; 0 = always read). */
@@ -72,8 +82,15 @@ export interface WiredAppDeps extends AppDeps {
 export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredAppDeps> {
   const { config, logger, catalogue } = options;
   const db = catalogue.db;
-  const similarity = new SimilarityState(db, logger);
-  await similarity.refresh();
+  const similarity = new SimilarityState(db, logger, {
+    snapshotDir: options.similaritySnapshots === false ? undefined : similaritySnapshotDir(config.dataDir),
+  });
+  const firstLoad = similarity.refresh();
+  if (options.similarityInBackground) {
+    firstLoad.catch((err) => logger.error({ err }, 'similarity load failed; retried at the next refresh'));
+  } else {
+    await firstLoad;
+  }
   const refreshMs = options.similarityRefreshMs ?? 60_000;
   let refreshing = false;
   let again = false;
@@ -96,6 +113,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   };
   const timer = refreshMs > 0 ? setInterval(refreshSimilarity, refreshMs) : undefined;
   timer?.unref();
+  const snapshotTimer = startSnapshotWriter(similarity, logger, options);
   const changes: ChangeVersion = await followChanges(options);
   const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
@@ -163,12 +181,50 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       await web.close();
       await limits.close();
       if (timer) clearInterval(timer);
+      if (snapshotTimer) clearInterval(snapshotTimer);
       if (soon) clearTimeout(soon);
       await changes.close();
       await similarity.close();
       await clips.close();
     },
   };
+}
+
+/** Where similarity snapshots live in a data folder (`earshot index snapshot` writes there too). */
+export function similaritySnapshotDir(dataDir: string): string {
+  return path.join(dataDir, 'similarity');
+}
+
+/**
+ * Every `similaritySnapshotEveryMs` (when the indexes changed since the last one) this process
+ * writes snapshots, unless another process holds the catalogue-wide snapshot lock: of N API
+ * processes one writes, and a restart then starts from a recent picture.
+ */
+function startSnapshotWriter(
+  similarity: SimilarityState,
+  logger: Logger,
+  options: BuildAppDepsOptions,
+): NodeJS.Timeout | undefined {
+  const every = options.similaritySnapshotEveryMs ?? 600_000;
+  if (options.similaritySnapshots === false || every <= 0) return undefined;
+  let written = -1;
+  let writing = false;
+  const timer = setInterval(() => {
+    if (writing || !similarity.isReady() || similarity.generation === written) return;
+    const generation = similarity.generation;
+    writing = true;
+    similarity
+      .writeSnapshots()
+      .then((wrote) => {
+        if (wrote) written = generation;
+      })
+      .catch((err) => logger.error({ err }, 'similarity snapshot failed'))
+      .finally(() => {
+        writing = false;
+      });
+  }, every);
+  timer.unref();
+  return timer;
 }
 
 /** Leaves a core to the event loop: a clip search must not slow the other requests down. */

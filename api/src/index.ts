@@ -1,3 +1,4 @@
+export { SimilarityState } from './adapters/similarity-state.ts';
 export * from './app.ts';
 export * from './build-deps.ts';
 export { filterSetsFromCatalogue } from './caches/filter-sets.ts';

@@ -9,21 +9,50 @@ import {
   publicAnalysesUpdatedAfter,
   publicAnalysisBatch,
   publicVectorBatch,
+  publicVectorIds,
   publicVectorsUpdatedAfter,
+  runExclusiveTask,
   vectorsPublishedAfter,
 } from '@earshot/catalogue';
-import type { Logger } from '@earshot/common';
+import { EarshotError, type Logger } from '@earshot/common';
 import {
   buildSimilarityIndexInWorker,
   DescriptorTable,
   listSimilaritySpaces,
   SimilarityIndex,
+  type SnapshotPosition,
 } from '@earshot/core';
 
 /** Rows read per round trip while loading, so 100k sounds never sit in one result set. */
 const BATCH = 5000;
 /** Below this many vectors the graph is built on the event loop; it takes milliseconds. */
 const WORKER_BUILD_THRESHOLD = 2000;
+
+/** What a similarity answer gets while the indexes are still loading or being rebuilt. */
+export class SimilarityLoading extends EarshotError {
+  constructor() {
+    super('The similarity index is loading; similarity search answers again in a moment', 'unavailable', 503);
+  }
+}
+
+export interface SimilarityStateOptions {
+  /**
+   * Folder of the snapshots (`<dir>/<space>/meta.json` + graph). With it the first load starts
+   * from each space's snapshot and catches up from the catalogue; without it, or when a snapshot
+   * is missing, corrupt or of another dimension, the space is rebuilt from the catalogue.
+   */
+  snapshotDir?: string;
+  /** Scratch folder of worker-thread builds. */
+  workDir?: string;
+  /**
+   * Finding deleted (or hidden) sounds costs a scan of every public id of a space, so after
+   * changes it runs at most this often (default 5 s). 0: on every refresh.
+   */
+  vanishedCheckMs?: number;
+}
+
+/** The catalogue-wide lock name: one process at a time writes snapshots into a data folder. */
+const SNAPSHOT_TASK = 'earshot:similarity-snapshot';
 
 /**
  * The in-memory similarity state the API queries: one HNSW index per space and the descriptor
@@ -42,11 +71,37 @@ export class SimilarityState {
     return `${this.generation}:${this.table.version}`;
   }
 
+  private readonly workDir: string;
+  private readonly snapshotDir: string | undefined;
+  private readonly vanishedCheckMs: number;
+  private lastVanishedCheck = 0;
+  private firstLoad: Promise<void> | undefined;
+  private ready = false;
+
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
-    private readonly workDir = path.join(os.tmpdir(), `earshot-api-similarity-${process.pid}`),
-  ) {}
+    options: SimilarityStateOptions = {},
+  ) {
+    this.workDir = options.workDir ?? path.join(os.tmpdir(), `earshot-api-similarity-${process.pid}`);
+    this.snapshotDir = options.snapshotDir;
+    this.vanishedCheckMs = options.vanishedCheckMs ?? 5_000;
+  }
+
+  /** True once every space's index answers (what /ready reports as "similarity loaded"). */
+  isReady(): boolean {
+    return this.ready;
+  }
+
+  /** Throws the 503 a similarity answer gets while the indexes load. */
+  assertReady(): void {
+    if (!this.ready) throw new SimilarityLoading();
+  }
+
+  /** As `assertReady`, for answers from the descriptor table (loaded after the indexes). */
+  assertDescriptorsReady(): void {
+    if (!this.since) throw new SimilarityLoading();
+  }
 
   /** Newest `updated` seen in the vector and descriptor tables; later rows are applied by `refresh`. */
   private since: Date | undefined;
@@ -56,22 +111,39 @@ export class SimilarityState {
   /** Full load the first time; afterwards only what changed since the last load is applied. */
   async refresh(): Promise<void> {
     if (this.since) return this.applyChanges(this.since);
+    // One first load at a time; a refresh asked for meanwhile waits for it.
+    this.firstLoad ??= this.loadAll().finally(() => {
+      this.firstLoad = undefined;
+    });
+    return this.firstLoad;
+  }
+
+  private async loadAll(): Promise<void> {
     const started = Date.now();
+    // Read before the rows: whatever is stored later is applied by the next refresh.
     const mark = await newestAnalysisUpdate(this.db);
     const published = await newestPublication(this.db);
     const indexes = new Map<string, SimilarityIndex>();
+    const sources: string[] = [];
     for (const space of listSimilaritySpaces()) {
-      indexes.set(space.name, await this.loadSpace(space.name, space.dimension));
+      const fromSnapshot = await this.openSnapshot(space.name);
+      sources.push(`${space.name}:${fromSnapshot ? 'snapshot' : 'rebuild'}`);
+      indexes.set(space.name, fromSnapshot ?? (await this.loadSpace(space.name, space.dimension)));
     }
-    const table = await this.loadDescriptors();
+    // Similar sounds answer from here on; the descriptor table follows.
     this.indexes = indexes;
-    this.table = table;
     this.generation++;
+    this.ready = true;
+    const indexMs = Date.now() - started;
+    const table = await this.loadDescriptors();
+    this.table = table;
     this.since = mark;
     this.publishedSince = published;
     this.logger.info(
       {
         ms: Date.now() - started,
+        indexMs,
+        sources,
         spaces: [...indexes].map(([n, i]) => `${n}:${i.size}`),
         descriptors: table.size,
       },
@@ -79,11 +151,104 @@ export class SimilarityState {
     );
   }
 
+  /**
+   * The space's snapshot brought up to date from the catalogue, or undefined (logged) when there
+   * is none usable: then the caller rebuilds.
+   */
+  private async openSnapshot(space: string): Promise<SimilarityIndex | undefined> {
+    if (!this.snapshotDir) return undefined;
+    const started = Date.now();
+    try {
+      const { index, meta } = await SimilarityIndex.loadWithMeta(path.join(this.snapshotDir, space));
+      if (meta.space !== space) throw new Error(`the snapshot is of space ${meta.space}`);
+      if (!meta.position) throw new Error('the snapshot has no catalogue position');
+      const loadedMs = Date.now() - started;
+      const caught = await this.catchUp(index, meta.position);
+      this.logger.info(
+        { space, size: index.size, savedAt: meta.savedAt, loadedMs, ms: Date.now() - started, ...caught },
+        'similarity index loaded from its snapshot',
+      );
+      return index;
+    } catch (err) {
+      this.logger.warn(
+        { err, space },
+        'similarity snapshot not usable; rebuilding the index from the catalogue',
+      );
+      return undefined;
+    }
+  }
+
+  /** Applies what the catalogue stored after the snapshot's position, and drops what it no longer shows. */
+  private async catchUp(
+    index: SimilarityIndex,
+    position: SnapshotPosition,
+  ): Promise<{ upserted: number; removed: number }> {
+    const analysedUpTo = new Date(position.analysedUpTo);
+    const publishedUpTo = new Date(position.publishedUpTo);
+    if (Number.isNaN(analysedUpTo.getTime()) || Number.isNaN(publishedUpTo.getTime())) {
+      throw new Error('the snapshot position is not a pair of dates');
+    }
+    const rows = [
+      ...(await publicVectorsUpdatedAfter(this.db, analysedUpTo)),
+      ...(await vectorsPublishedAfter(this.db, publishedUpTo)),
+    ];
+    let upserted = 0;
+    for (const row of rows) {
+      if (row.space !== index.space.name || row.vector.length !== index.space.dimension) continue;
+      index.upsert(row.id, row.vector.map(Number));
+      upserted++;
+    }
+    const removed = await this.dropVanished(index);
+    return { upserted, removed };
+  }
+
+  /** Removes the sounds the catalogue no longer shows (deleted, hidden, vector gone); how many. */
+  private async dropVanished(index: SimilarityIndex): Promise<number> {
+    const shown = new Set(await publicVectorIds(this.db, index.space.name));
+    let removed = 0;
+    for (const id of index.ids()) {
+      if (!shown.has(id) && index.remove(id)) removed++;
+    }
+    return removed;
+  }
+
+  /**
+   * Writes each space's snapshot with the catalogue position it covers, unless another process
+   * holds the catalogue-wide snapshot lock (then answers false). The files are written atomically.
+   */
+  async writeSnapshots(): Promise<boolean> {
+    const snapshotDir = this.snapshotDir;
+    if (!snapshotDir) throw new Error('no snapshot folder configured');
+    if (!this.since) await this.refresh();
+    const since = this.since;
+    if (!since) throw new Error('the similarity state is not loaded');
+    const position: SnapshotPosition = {
+      analysedUpTo: since.toISOString(),
+      publishedUpTo: this.publishedSince.toISOString(),
+    };
+    const indexes = [...this.indexes.values()];
+    const wrote = await runExclusiveTask(this.db, SNAPSHOT_TASK, async () => {
+      for (const index of indexes) await index.snapshot(path.join(snapshotDir, index.space.name), position);
+      return true;
+    });
+    return wrote ?? false;
+  }
+
   private async applyChanges(since: Date): Promise<void> {
     const [mark, published] = await Promise.all([newestAnalysisUpdate(this.db), newestPublication(this.db)]);
     const analysed = mark > since;
     // A sound analysed while pending moderation is only taken in once it is approved.
     const newlyPublic = published > this.publishedSince;
+    // A deletion moves no mark; the id scan that finds it runs at most every vanishedCheckMs.
+    if (Date.now() - this.lastVanishedCheck >= this.vanishedCheckMs) {
+      this.lastVanishedCheck = Date.now();
+      let removed = 0;
+      for (const index of this.indexes.values()) removed += await this.dropVanished(index);
+      if (removed > 0) {
+        this.generation++;
+        this.logger.debug({ removed }, 'similarity state dropped vanished sounds');
+      }
+    }
     if (!analysed && !newlyPublic) return;
     const vectors = [
       ...(analysed ? await publicVectorsUpdatedAfter(this.db, since) : []),

@@ -158,3 +158,17 @@ export function publicAnalysisBatch(
 function publicSounds(db: Db) {
   return db.selectFrom('sounds as s').$call(wherePublic('s')).where(sql<boolean>`true`);
 }
+
+/**
+ * Ids of the public sounds that have a vector in `space`, ascending. A loaded index compares its
+ * own ids with these to drop sounds deleted or hidden since (deletion leaves no row to follow).
+ */
+export async function publicVectorIds(db: Db, space: string): Promise<number[]> {
+  const rows = await publicSounds(db)
+    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
+    .where('v.space', '=', space)
+    .select('s.id')
+    .orderBy('s.id')
+    .execute();
+  return rows.map((row) => row.id);
+}
