@@ -1,5 +1,4 @@
 import os from 'node:os';
-import path from 'node:path';
 import {
   type Catalogue,
   CatalogueChangeFeed,
@@ -15,7 +14,9 @@ import {
   Downloads,
   OAuth2Service,
   type ProcessingQueue,
+  SimilarityState,
   SoundFeedback,
+  similaritySnapshotDir,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
@@ -23,7 +24,6 @@ import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
 import { searchEngine } from './adapters/search-engine.ts';
-import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
@@ -188,11 +188,6 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       await clips.close();
     },
   };
-}
-
-/** Where similarity snapshots live in a data folder (`earshot index snapshot` writes there too). */
-export function similaritySnapshotDir(dataDir: string): string {
-  return path.join(dataDir, 'similarity');
 }
 
 /**

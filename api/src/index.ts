@@ -1,4 +1,3 @@
-export { SimilarityState } from './adapters/similarity-state.ts';
 export * from './app.ts';
 export * from './build-deps.ts';
 export { filterSetsFromCatalogue } from './caches/filter-sets.ts';

@@ -13,6 +13,7 @@ import {
   searchDescriptorTarget,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from '@earshot/core';
+import type { SimilarityState } from '@earshot/services';
 import {
   type FilterSets,
   filterSetsFromCatalogue,
@@ -28,7 +29,6 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import type { SimilarityState } from './similarity-state.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
 const FILTER_ID_LIMIT = 1_000_000;

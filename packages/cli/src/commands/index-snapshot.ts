@@ -1,6 +1,6 @@
-import { SimilarityState, similaritySnapshotDir } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
+import { SimilarityState, similaritySnapshotDir } from '@earshot/services';
 import type { Command } from 'commander';
 
 /**

@@ -51,6 +51,11 @@ export interface SimilarityStateOptions {
   vanishedCheckMs?: number;
 }
 
+/** Where similarity snapshots live in a data folder (the API and `earshot index snapshot` agree on it). */
+export function similaritySnapshotDir(dataDir: string): string {
+  return path.join(dataDir, 'similarity');
+}
+
 /** The catalogue-wide lock name: one process at a time writes snapshots into a data folder. */
 const SNAPSHOT_TASK = 'earshot:similarity-snapshot';
 
