@@ -1,12 +1,19 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { deleteSound, getSimilarityVector, setSimilarityVector } from '@earshot/catalogue';
+import {
+  type Catalogue,
+  deleteSound,
+  getSimilarityVector,
+  openCatalogue,
+  setSimilarityVector,
+} from '@earshot/catalogue';
 import { createTestDatabase } from '@earshot/catalogue/testing';
-import { createLogger } from '@earshot/common';
+import { createLogger, loadConfig } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import { DEFAULT_SIMILARITY_SPACE } from '@earshot/core';
 import { moderate, SimilarityLoading, SimilarityState, similaritySnapshotDir } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAppDeps, type WiredAppDeps } from './build-deps.ts';
 import { startTestServer, type TestServer } from './testing/server.ts';
 
 /**
@@ -138,4 +145,65 @@ describe.each(BACKENDS)('%s: similarity snapshots', (backend) => {
     expect(state.indexes.get(SPACE)?.size).toBe(s.deps.similarity.indexes.get(SPACE)?.size);
     await state.close();
   });
+});
+
+describe.runIf(postgresUrl)('postgres: two API processes on one catalogue', () => {
+  let s: TestServer;
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  const others: Array<{ deps: WiredAppDeps; catalogue: Catalogue }> = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase(postgresUrl as string);
+    s = await startTestServer({ DATABASE_URL: database.url });
+    // Two more "processes": own connections, own change feed, own similarity state.
+    for (let i = 0; i < 2; i++) {
+      const config = loadConfig({
+        PORT: '0',
+        DATA_DIR: s.dataDir,
+        DATABASE_URL: database.url,
+        LOG_LEVEL: 'silent',
+      });
+      const logger = createLogger('silent');
+      const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'second api' });
+      const deps = await buildAppDeps({
+        config,
+        logger,
+        catalogue,
+        version: 'test',
+        similarityRefreshMs: 60_000,
+      });
+      others.push({ deps, catalogue });
+    }
+  }, 180_000);
+  afterAll(async () => {
+    for (const o of others) {
+      await o.deps.dispose();
+      await o.catalogue.close();
+    }
+    await s?.stop();
+    await database?.drop();
+  });
+
+  it('a sound made public reaches both indexes within 5 s, and a deleted one leaves them', async () => {
+    const approved = s.seeded.ids.hat_sci;
+    for (const o of others) expect(o.deps.similarity.indexes.get(SPACE)?.has(approved)).toBe(false);
+    const started = Date.now();
+    await moderate(s.catalogue.db, [approved], 'approve');
+    const everyIndexHas = (id: number, present: boolean) =>
+      others.every((o) => o.deps.similarity.indexes.get(SPACE)?.has(id) === present);
+    while (!everyIndexHas(approved, true) && Date.now() - started < 5_000) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(everyIndexHas(approved, true)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    // A deletion moves no mark; the throttled id scan (every 5 s) finds it at a later change.
+    const deleted = s.seeded.ids.bd_klub;
+    await deleteSound(s.catalogue.db, deleted);
+    const deletedAt = Date.now();
+    while (!everyIndexHas(deleted, false) && Date.now() - deletedAt < 12_000) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(everyIndexHas(deleted, false)).toBe(true);
+  }, 30_000);
 });

@@ -80,6 +80,7 @@ export class SimilarityState {
   private readonly snapshotDir: string | undefined;
   private readonly vanishedCheckMs: number;
   private lastVanishedCheck = 0;
+  private vanishedTimer: NodeJS.Timeout | undefined;
   private firstLoad: Promise<void> | undefined;
   private ready = false;
 
@@ -239,21 +240,37 @@ export class SimilarityState {
     return wrote ?? false;
   }
 
+  /**
+   * A deletion moves no mark, so every refresh looks for vanished sounds (an id scan), at most
+   * every vanishedCheckMs; a check that is due then runs when that time is up.
+   */
+  private async checkVanished(): Promise<void> {
+    const wait = this.lastVanishedCheck + this.vanishedCheckMs - Date.now();
+    if (wait > 0) {
+      this.vanishedTimer ??= setTimeout(() => {
+        this.vanishedTimer = undefined;
+        this.checkVanished().catch((err) =>
+          this.logger.error({ err }, 'similarity: finding deleted sounds failed'),
+        );
+      }, wait);
+      this.vanishedTimer.unref();
+      return;
+    }
+    this.lastVanishedCheck = Date.now();
+    let removed = 0;
+    for (const index of this.indexes.values()) removed += await this.dropVanished(index);
+    if (removed > 0) {
+      this.generation++;
+      this.logger.debug({ removed }, 'similarity state dropped vanished sounds');
+    }
+  }
+
   private async applyChanges(since: Date): Promise<void> {
     const [mark, published] = await Promise.all([newestAnalysisUpdate(this.db), newestPublication(this.db)]);
     const analysed = mark > since;
     // A sound analysed while pending moderation is only taken in once it is approved.
     const newlyPublic = published > this.publishedSince;
-    // A deletion moves no mark; the id scan that finds it runs at most every vanishedCheckMs.
-    if (Date.now() - this.lastVanishedCheck >= this.vanishedCheckMs) {
-      this.lastVanishedCheck = Date.now();
-      let removed = 0;
-      for (const index of this.indexes.values()) removed += await this.dropVanished(index);
-      if (removed > 0) {
-        this.generation++;
-        this.logger.debug({ removed }, 'similarity state dropped vanished sounds');
-      }
-    }
+    await this.checkVanished();
     if (!analysed && !newlyPublic) return;
     const vectors = [
       ...(analysed ? await publicVectorsUpdatedAfter(this.db, since) : []),
@@ -314,6 +331,7 @@ export class SimilarityState {
   }
 
   async close(): Promise<void> {
+    if (this.vanishedTimer) clearTimeout(this.vanishedTimer);
     await fs.rm(this.workDir, { recursive: true, force: true });
   }
 }
