@@ -5,6 +5,7 @@ import {
   analysesPublishedAfter,
   type Db,
   newestAnalysisUpdate,
+  newestMarksExact,
   newestPublication,
   publicAnalysesUpdatedAfter,
   publicAnalysisBatch,
@@ -14,7 +15,7 @@ import {
   runExclusiveTask,
   vectorsPublishedAfter,
 } from '@earshot/catalogue';
-import { EarshotError, type Logger } from '@earshot/common';
+import { EarshotError, type Logger, NotFoundError } from '@earshot/common';
 import {
   buildSimilarityIndexInWorker,
   DescriptorTable,
@@ -113,6 +114,8 @@ export class SimilarityState {
   private since: Date | undefined;
   /** Newest moment a sound became public (approved, processed) seen; later ones are applied by `refresh`. */
   private publishedSince = new Date(0);
+  /** The marks of the last load or refresh to the microsecond: what a snapshot written now covers. */
+  private position: SnapshotPosition | undefined;
 
   /** Full load the first time; afterwards only what changed since the last load is applied. */
   async refresh(): Promise<void> {
@@ -129,6 +132,7 @@ export class SimilarityState {
     // Read before the rows: whatever is stored later is applied by the next refresh.
     const mark = await newestAnalysisUpdate(this.db);
     const published = await newestPublication(this.db);
+    const exact = await newestMarksExact(this.db);
     const indexes = new Map<string, SimilarityIndex>();
     const sources: string[] = [];
     for (const space of listSimilaritySpaces()) {
@@ -145,6 +149,7 @@ export class SimilarityState {
     this.table = table;
     this.since = mark;
     this.publishedSince = published;
+    this.position = { analysedUpTo: exact.analysed, publishedUpTo: exact.published };
     this.logger.info(
       {
         ms: Date.now() - started,
@@ -176,10 +181,14 @@ export class SimilarityState {
       );
       return index;
     } catch (err) {
-      this.logger.warn(
-        { err, space },
-        'similarity snapshot not usable; rebuilding the index from the catalogue',
-      );
+      // No snapshot yet is the normal first start; anything else deserves a warning.
+      if (err instanceof NotFoundError)
+        this.logger.info({ space }, 'no similarity snapshot; building the index');
+      else
+        this.logger.warn(
+          { err, space },
+          'similarity snapshot not usable; rebuilding the index from the catalogue',
+        );
       return undefined;
     }
   }
@@ -189,11 +198,12 @@ export class SimilarityState {
     index: SimilarityIndex,
     position: SnapshotPosition,
   ): Promise<{ upserted: number; removed: number }> {
-    const analysedUpTo = new Date(position.analysedUpTo);
-    const publishedUpTo = new Date(position.publishedUpTo);
-    if (Number.isNaN(analysedUpTo.getTime()) || Number.isNaN(publishedUpTo.getTime())) {
-      throw new Error('the snapshot position is not a pair of dates');
+    const { analysedUpTo, publishedUpTo } = position;
+    if (Number.isNaN(Date.parse(analysedUpTo)) || Number.isNaN(Date.parse(publishedUpTo))) {
+      throw new Error('the snapshot position is not a pair of timestamps');
     }
+    // The exact (microsecond) text goes back to the database: a Date would re-read every row
+    // stored in the position's last millisecond (all of them after a bulk load).
     const rows = [
       ...(await publicVectorsUpdatedAfter(this.db, analysedUpTo)),
       ...(await vectorsPublishedAfter(this.db, publishedUpTo)),
@@ -226,12 +236,8 @@ export class SimilarityState {
     const snapshotDir = this.snapshotDir;
     if (!snapshotDir) throw new Error('no snapshot folder configured');
     if (!this.since) await this.refresh();
-    const since = this.since;
-    if (!since) throw new Error('the similarity state is not loaded');
-    const position: SnapshotPosition = {
-      analysedUpTo: since.toISOString(),
-      publishedUpTo: this.publishedSince.toISOString(),
-    };
+    const position = this.position;
+    if (!position) throw new Error('the similarity state is not loaded');
     const indexes = [...this.indexes.values()];
     const wrote = await runExclusiveTask(this.db, SNAPSHOT_TASK, async () => {
       for (const index of indexes) await index.snapshot(path.join(snapshotDir, index.space.name), position);
@@ -266,7 +272,11 @@ export class SimilarityState {
   }
 
   private async applyChanges(since: Date): Promise<void> {
-    const [mark, published] = await Promise.all([newestAnalysisUpdate(this.db), newestPublication(this.db)]);
+    const [mark, published, exact] = await Promise.all([
+      newestAnalysisUpdate(this.db),
+      newestPublication(this.db),
+      newestMarksExact(this.db),
+    ]);
     const analysed = mark > since;
     // A sound analysed while pending moderation is only taken in once it is approved.
     const newlyPublic = published > this.publishedSince;
@@ -288,6 +298,7 @@ export class SimilarityState {
     if (vectors.length > 0) this.generation++;
     this.since = mark;
     this.publishedSince = published;
+    this.position = { analysedUpTo: exact.analysed, publishedUpTo: exact.published };
     this.logger.debug({ vectors: vectors.length, analyses: analyses.length }, 'similarity state updated');
   }
 
