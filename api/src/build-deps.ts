@@ -15,7 +15,9 @@ import {
   OAuth2Service,
   ProcessingCounts,
   type ProcessingQueue,
+  SimilarityState,
   SoundFeedback,
+  similaritySnapshotDir,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
@@ -24,7 +26,6 @@ import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
 import { Metrics } from './adapters/metrics.ts';
 import { searchEngine } from './adapters/search-engine.ts';
-import { SimilarityState } from './adapters/similarity-state.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
@@ -44,6 +45,15 @@ export interface BuildAppDepsOptions {
   logger: Logger;
   catalogue: Catalogue;
   version?: string;
+  /**
+   * Start from (and write) similarity snapshots in `<dataDir>/similarity` (default true). The
+   * first load no longer holds up the start when `similarityInBackground` is set: similarity
+   * answers are 503 until it is done (`similarity.isReady()`).
+   */
+  similaritySnapshots?: boolean;
+  similarityInBackground?: boolean;
+  /** How often a process that holds the snapshot lock writes fresh snapshots after changes (default 10 min; 0 = never). */
+  similaritySnapshotEveryMs?: number;
   /** How often the similarity state reloads from the catalogue (default 60 s; 0 = never). */
   similarityRefreshMs?: number;
   /** How long sound records (and rendered sound instances) are reused (default 5 s; 0 = always read). */
@@ -75,8 +85,15 @@ export interface WiredAppDeps extends AppDeps {
 export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredAppDeps> {
   const { config, logger, catalogue } = options;
   const db = catalogue.db;
-  const similarity = new SimilarityState(db, logger);
-  await similarity.refresh();
+  const similarity = new SimilarityState(db, logger, {
+    snapshotDir: options.similaritySnapshots === false ? undefined : similaritySnapshotDir(config.dataDir),
+  });
+  const firstLoad = similarity.refresh();
+  if (options.similarityInBackground) {
+    firstLoad.catch((err) => logger.error({ err }, 'similarity load failed; retried at the next refresh'));
+  } else {
+    await firstLoad;
+  }
   const refreshMs = options.similarityRefreshMs ?? 60_000;
   let refreshing = false;
   let again = false;
@@ -99,6 +116,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   };
   const timer = refreshMs > 0 ? setInterval(refreshSimilarity, refreshMs) : undefined;
   timer?.unref();
+  const snapshotTimer = startSnapshotWriter(similarity, logger, options);
   const changes: ChangeVersion = await followChanges(options);
   const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
@@ -163,12 +181,13 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     rateLimiter: limits.limiter,
     // Operations (/metrics, /ready): the serve command adds the queue's sources.
     metrics: operationsMetrics(db),
-    readiness: { redis: limits.redisReady, similarity: () => similarity.generation > 0 },
+    readiness: { redis: limits.redisReady, similarity: () => similarity.isReady() },
     similarity,
     dispose: async () => {
       await web.close();
       await limits.close();
       if (timer) clearInterval(timer);
+      if (snapshotTimer) clearInterval(snapshotTimer);
       if (soon) clearTimeout(soon);
       await changes.close();
       await similarity.close();
@@ -183,6 +202,38 @@ function operationsMetrics(db: BuildAppDepsOptions['catalogue']['db']): Metrics 
   const counts = new ProcessingCounts(db);
   metrics.use({ processing: () => counts.byState() });
   return metrics;
+}
+
+/**
+ * Every `similaritySnapshotEveryMs` (when the indexes changed since the last one) this process
+ * writes snapshots, unless another process holds the catalogue-wide snapshot lock: of N API
+ * processes one writes, and a restart then starts from a recent picture.
+ */
+function startSnapshotWriter(
+  similarity: SimilarityState,
+  logger: Logger,
+  options: BuildAppDepsOptions,
+): NodeJS.Timeout | undefined {
+  const every = options.similaritySnapshotEveryMs ?? 600_000;
+  if (options.similaritySnapshots === false || every <= 0) return undefined;
+  let written = -1;
+  let writing = false;
+  const timer = setInterval(() => {
+    if (writing || !similarity.isReady() || similarity.generation === written) return;
+    const generation = similarity.generation;
+    writing = true;
+    similarity
+      .writeSnapshots()
+      .then((wrote) => {
+        if (wrote) written = generation;
+      })
+      .catch((err) => logger.error({ err }, 'similarity snapshot failed'))
+      .finally(() => {
+        writing = false;
+      });
+  }, every);
+  timer.unref();
+  return timer;
 }
 
 /** Leaves a core to the event loop: a clip search must not slow the other requests down. */

@@ -13,6 +13,7 @@ import {
   searchDescriptorTarget,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from '@earshot/core';
+import type { SimilarityState } from '@earshot/services';
 import {
   type FilterSets,
   filterSetsFromCatalogue,
@@ -28,7 +29,6 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../ports.ts';
-import type { SimilarityState } from './similarity-state.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
 const FILTER_ID_LIMIT = 1_000_000;
@@ -58,6 +58,7 @@ export function searchEngine(
   };
 
   function indexOf(space: string): SimilarityIndex {
+    state.assertReady(); // 503 while the indexes load from their snapshot or are rebuilt
     const index = state.indexes.get(space);
     if (!index) throw new Error(`similarity space ${space} is not loaded`);
     return index;
@@ -133,6 +134,7 @@ export function searchEngine(
         return { count, items: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
       }
       if (req.example) {
+        state.assertDescriptorsReady();
         const table = state.table;
         const target = exampleTarget(req.example.tree, (name) => {
           try {
@@ -157,6 +159,7 @@ export function searchEngine(
           items: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
         };
       }
+      state.assertDescriptorsReady();
       const result = searchDescriptorTarget(state.table, parseDescriptorTarget(req.target), {
         k: req.limit,
         offset: req.offset,

@@ -75,6 +75,12 @@ export {
   signInThrottle,
   type ThrottleScope,
 } from './sign-in-throttle.ts';
+export {
+  SimilarityLoading,
+  SimilarityState,
+  type SimilarityStateOptions,
+  similaritySnapshotDir,
+} from './similarity-state.ts';
 export { BookmarkCategories } from './social/bookmark-categories.ts';
 export {
   BOOKMARK_NAME_MAX,

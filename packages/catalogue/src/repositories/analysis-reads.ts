@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './shared.ts';
-import { wherePublic } from './sounds.ts';
+import { publicSoundSql, wherePublic } from './sounds.ts';
 
 /**
  * What the read API and its in-memory similarity state read of the analyses: single columns of
@@ -57,6 +57,11 @@ export function soundVectors(db: Db, soundId: number): Promise<{ space: string; 
     .execute();
 }
 
+/** A moment as a Date or as PostgreSQL's exact text (see newestMarksExact). */
+function at(moment: Date | string) {
+  return typeof moment === 'string' ? sql<Date>`${moment}::timestamptz` : moment;
+}
+
 /** Newest `updated` of the vector and descriptor tables (the epoch when both are empty). */
 export async function newestAnalysisUpdate(db: Db): Promise<Date> {
   const row = await sql<{ t: Date | null }>`select greatest(
@@ -68,11 +73,11 @@ export async function newestAnalysisUpdate(db: Db): Promise<Date> {
 /** Vectors of public sounds stored after `since`, every space. */
 export function publicVectorsUpdatedAfter(
   db: Db,
-  since: Date,
+  since: Date | string,
 ): Promise<{ id: number; space: string; vector: number[] }[]> {
   return publicSounds(db)
     .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
-    .where('v.updated', '>', since)
+    .where('v.updated', '>', at(since))
     .select(['s.id', 'v.space', 'v.vector'])
     .execute();
 }
@@ -92,10 +97,10 @@ export async function newestPublication(db: Db): Promise<Date> {
 /** Vectors of the sounds that became public after `since` (see newestPublication), every space. */
 export function vectorsPublishedAfter(
   db: Db,
-  since: Date,
+  since: Date | string,
 ): Promise<{ id: number; space: string; vector: number[] }[]> {
   return publicSounds(db)
-    .where((eb) => eb.or([eb('s.moderated_at', '>', since), eb('s.processing_updated', '>', since)]))
+    .where((eb) => eb.or([eb('s.moderated_at', '>', at(since)), eb('s.processing_updated', '>', at(since))]))
     .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
     .select(['s.id', 'v.space', 'v.vector'])
     .execute();
@@ -104,10 +109,10 @@ export function vectorsPublishedAfter(
 /** Analysis trees of the sounds that became public after `since`. */
 export function analysesPublishedAfter(
   db: Db,
-  since: Date,
+  since: Date | string,
 ): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
   return publicSounds(db)
-    .where((eb) => eb.or([eb('s.moderated_at', '>', since), eb('s.processing_updated', '>', since)]))
+    .where((eb) => eb.or([eb('s.moderated_at', '>', at(since)), eb('s.processing_updated', '>', at(since))]))
     .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
     .select(['s.id', 'd.analysis_a'])
     .execute();
@@ -116,11 +121,11 @@ export function analysesPublishedAfter(
 /** Analysis trees of public sounds stored after `since`. */
 export function publicAnalysesUpdatedAfter(
   db: Db,
-  since: Date,
+  since: Date | string,
 ): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
   return publicSounds(db)
     .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
-    .where('d.updated', '>', since)
+    .where('d.updated', '>', at(since))
     .select(['s.id', 'd.analysis_a'])
     .execute();
 }
@@ -157,4 +162,32 @@ export function publicAnalysisBatch(
 
 function publicSounds(db: Db) {
   return db.selectFrom('sounds as s').$call(wherePublic('s')).where(sql<boolean>`true`);
+}
+
+/**
+ * Ids of the public sounds that have a vector in `space`, ascending. A loaded index compares its
+ * own ids with these to drop sounds deleted or hidden since (deletion leaves no row to follow).
+ */
+export async function publicVectorIds(db: Db, space: string): Promise<number[]> {
+  const rows = await publicSounds(db)
+    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
+    .where('v.space', '=', space)
+    .select('s.id')
+    .orderBy('s.id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * `newestAnalysisUpdate` and `newestPublication` as PostgreSQL's own text, to the microsecond (a
+ * Date keeps milliseconds, so rows stored in the same millisecond would all look newer): what a
+ * snapshot records as its position, and what the `…After` reads above accept back.
+ */
+export async function newestMarksExact(db: Db): Promise<{ analysed: string; published: string }> {
+  const row = await sql<{ analysed: string; published: string }>`select
+      coalesce(greatest((select max(updated) from sound_similarity_vectors),
+        (select max(updated) from sound_descriptors)), 'epoch'::timestamptz)::text as analysed,
+      coalesce((select max(greatest(s.moderated_at, s.processing_updated)) from sounds s
+        where ${publicSoundSql('s')}), 'epoch'::timestamptz)::text as published`.execute(db);
+  return row.rows[0];
 }

@@ -7,6 +7,7 @@ export * from './comments.ts';
 export * from './credentials.ts';
 export * from './descriptor-ranges.ts';
 export * from './downloads.ts';
+export * from './exclusive-task.ts';
 export * from './legacy-reads.ts';
 export * from './lifecycle/sound-lifecycle.ts';
 export * from './lifecycle/transitions.ts';

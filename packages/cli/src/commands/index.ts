@@ -5,6 +5,7 @@ import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
 import * as fixtures from './fixtures.ts';
 import * as importCommand from './import.ts';
+import * as indexSnapshot from './index-snapshot.ts';
 import * as migrate from './migrate.ts';
 import * as moderate from './moderate.ts';
 import * as processCommand from './process.ts';
@@ -33,6 +34,7 @@ export function registerCommands(program: Command): void {
   similar.register(program);
   sounds.register(program);
   importCommand.register(program);
+  indexSnapshot.register(program);
   moderate.register(program);
   reprocess.register(program);
   users.register(program);

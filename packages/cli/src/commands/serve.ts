@@ -26,7 +26,15 @@ async function serve(): Promise<void> {
     catalogue,
     onSimilarityVectors: () => refreshSoon(),
   });
-  const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION, queue: jobs.pipeline });
+  const deps = await buildAppDeps({
+    config,
+    logger,
+    catalogue,
+    version: VERSION,
+    queue: jobs.pipeline,
+    // Everything else answers at once; similar sounds answer 503 until the indexes are loaded.
+    similarityInBackground: true,
+  });
   const refreshSoon = debounce(() => {
     deps.similarity.refresh().catch((err) => logger.error({ err }, 'similarity refresh failed'));
   }, 3000);

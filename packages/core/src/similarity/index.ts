@@ -42,7 +42,7 @@ export {
   type SimilarityIndexOptions,
   type SoundFilter,
 } from './similarity-index.ts';
-export type { SnapshotMeta } from './snapshot.ts';
+export type { SnapshotMeta, SnapshotPosition } from './snapshot.ts';
 export { FREESOUND_CLASSIC } from './spaces/freesound-classic.ts';
 export {
   DEFAULT_SIMILARITY_SPACE,

@@ -1,7 +1,7 @@
 import { ValidationError } from '@earshot/common';
 import { SoundNotIndexedError } from './errors.ts';
 import { DEFAULT_GRAPH_PARAMETERS, type GraphParameters, HnswGraph } from './hnsw-graph.ts';
-import { readSnapshot, type SnapshotMeta, writeSnapshot } from './snapshot.ts';
+import { readSnapshot, type SnapshotMeta, type SnapshotPosition, writeSnapshot } from './snapshot.ts';
 import { getSimilaritySpace } from './spaces/registry.ts';
 import type { SimilaritySpace } from './spaces/space.ts';
 import { TopK } from './top-k.ts';
@@ -86,6 +86,14 @@ export class SimilarityIndex {
     dir: string,
     options: Omit<SimilarityIndexOptions, 'space'> = {},
   ): Promise<SimilarityIndex> {
+    return (await SimilarityIndex.loadWithMeta(dir, options)).index;
+  }
+
+  /** As `load`, with the snapshot's meta (its catalogue position among others). */
+  static async loadWithMeta(
+    dir: string,
+    options: Omit<SimilarityIndexOptions, 'space'> = {},
+  ): Promise<{ index: SimilarityIndex; meta: SnapshotMeta }> {
     const { meta, graph } = await readSnapshot(dir);
     const space = getSimilaritySpace(meta.space);
     if (space.dimension !== meta.dimension) {
@@ -95,7 +103,7 @@ export class SimilarityIndex {
     }
     const index = new SimilarityIndex(space, graph, meta.parameters, options);
     index.adoptGraph(graph, meta);
-    return index;
+    return { index, meta };
   }
 
   /** Sounds currently answerable (removed ones excluded). */
@@ -152,9 +160,9 @@ export class SimilarityIndex {
   }
 
   /** Writes an atomic snapshot (graph + meta) to `dir`; mutations wait until it is on disk. */
-  async snapshot(dir: string): Promise<SnapshotMeta> {
+  async snapshot(dir: string, position?: SnapshotPosition): Promise<SnapshotMeta> {
     while (this.busy) await this.busy;
-    return this.runExclusive(() => this.writeTo(dir));
+    return this.runExclusive(() => this.writeTo(dir, position));
   }
 
   /**
@@ -173,7 +181,7 @@ export class SimilarityIndex {
     });
   }
 
-  private writeTo(dir: string): Promise<SnapshotMeta> {
+  private writeTo(dir: string, position?: SnapshotPosition): Promise<SnapshotMeta> {
     const deleted = this.graph.labels().filter((label) => !this.live.has(label));
     return writeSnapshot(dir, this.graph, {
       space: this.space.name,
@@ -181,6 +189,7 @@ export class SimilarityIndex {
       parameters: this.parameters,
       liveCount: this.live.size,
       deleted,
+      ...(position ? { position } : {}),
     });
   }
 

@@ -11,6 +11,16 @@ const FORMAT = 1;
  * mapping is the identity; what the binary file cannot tell us back is which labels are
  * marked deleted, so that list is kept here.
  */
+/**
+ * How far into the catalogue a snapshot reaches: every vector stored (`analysedUpTo`) and every
+ * sound made public (`publishedUpTo`) up to these moments is in it. A loader catches up with the
+ * rows after them; the catalogue stays the source of truth.
+ */
+export interface SnapshotPosition {
+  analysedUpTo: string;
+  publishedUpTo: string;
+}
+
 export interface SnapshotMeta {
   format: number;
   space: string;
@@ -20,6 +30,8 @@ export interface SnapshotMeta {
   liveCount: number;
   deleted: number[];
   savedAt: string;
+  /** Absent in snapshots written for a build or bulk insert (those are not catalogue snapshots). */
+  position?: SnapshotPosition;
 }
 
 export interface LoadedSnapshot {
@@ -61,7 +73,12 @@ export async function readSnapshotMeta(dir: string): Promise<SnapshotMeta> {
   } catch {
     throw new NotFoundError(`No similarity index snapshot in ${dir}`);
   }
-  const meta = JSON.parse(text) as SnapshotMeta;
+  let meta: SnapshotMeta;
+  try {
+    meta = JSON.parse(text) as SnapshotMeta;
+  } catch {
+    throw new Error(`Unreadable similarity snapshot meta in ${dir}`);
+  }
   if (meta.format !== FORMAT)
     throw new Error(`Unsupported similarity snapshot format ${meta.format} in ${dir}`);
   return meta;
