@@ -255,7 +255,16 @@ function combine(rng: Rng, pool: readonly string[], joiner: string): string {
 }
 
 function text(value: string): UrlValue {
-  return { raw: encodeURIComponent(value).replace(/%20/g, '+') };
+  return { raw: percentEncode(value).replace(/%20/g, '+') };
+}
+
+/** encodeURIComponent, but a lone surrogate (which it refuses) goes out as its replacement character. */
+function percentEncode(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return [...Buffer.from(value, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  }
 }
 
 /** A value for a path parameter: a real id most of the time, or one of the hostile ones. */
@@ -267,7 +276,7 @@ export function pathValueFor(name: string, rng: Rng, valid: ValidValues): UrlVal
   }
   if (rng.chance(0.15)) return { raw: rng.pick(BROKEN_ENCODINGS) };
   const v = rng.chance(0.6) ? rng.pick(HOSTILE_NUMBERS) : rng.pick(HOSTILE_TEXT);
-  return { raw: encodeURIComponent(v) };
+  return text(v);
 }
 
 /** Which `{name}` slots are ids: the only thing a path parameter can be in this API besides a name or file. */
