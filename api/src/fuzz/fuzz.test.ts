@@ -67,6 +67,10 @@ describe.each(backends)('the fuzz suite on $name', ({ env }) => {
   it(`answers ${ONLY === undefined ? COUNT : 1} seeded requests with no 5xx, every 4xx explained, nothing leaked`, async () => {
     const before = process.memoryUsage().rss;
     const started = Date.now();
+    // An 'error' event nobody listens to would end a real server: the suite fails on one too.
+    const uncaught: string[] = [];
+    const onUncaught = (err: Error) => uncaught.push(err.stack ?? String(err));
+    process.on('uncaughtException', onUncaught);
     const result = await runFuzz({
       origin: s.origin,
       seed: SEED,
@@ -85,7 +89,9 @@ describe.each(backends)('the fuzz suite on $name', ({ env }) => {
       onProgress: (done, failures) =>
         process.stderr.write(`fuzz seed ${SEED}: ${done}/${COUNT} sent, ${failures} failing, ${Math.round((Date.now() - started) / 1000)} s\n`),
     });
+    process.off('uncaughtException', onUncaught);
     process.stderr.write(`fuzz seed ${SEED}: statuses ${JSON.stringify(result.byStatus)}\n`);
+    expect(uncaught, 'uncaught exceptions during the run').toEqual([]);
     expect(result.failures.slice(0, 20).join('\n\n'), `${result.failures.length} failing requests`).toBe('');
     // Alive at the end: a plain request still answers.
     const alive = await fetch(`${s.origin}/apiv2/sounds/${s.seeded.ids.bd_808}/?token=${creds.apiKey}`);
