@@ -14,7 +14,12 @@ const LEAKS: [string, RegExp][] = [
  * Why a response breaks the rules of issue 19, or undefined: no 5xx, no hang, every 4xx of a JSON
  * route explains itself with `detail`, no stack trace or secret in any body.
  */
-export function violation(req: FuzzRequest, res: FuzzResponse, kind: FuzzTarget['kind'], secrets: string[]): string | undefined {
+export function violation(
+  req: FuzzRequest,
+  res: FuzzResponse,
+  kind: FuzzTarget['kind'],
+  secrets: string[],
+): string | undefined {
   if (res.status === 0 && /timeout/.test(res.body)) return 'no answer within the time limit';
   if (res.status >= 500) return `status ${res.status}`;
   for (const [what, pattern] of LEAKS) if (pattern.test(res.body)) return `the body holds ${what}`;
@@ -28,7 +33,9 @@ export function violation(req: FuzzRequest, res: FuzzResponse, kind: FuzzTarget[
 
 /** How to send the failing request again, by hand or with the suite. */
 export function describeFailure(seed: number, req: FuzzRequest, res: FuzzResponse, why: string): string {
-  const body = req.body ? ` body(${req.body.length} B)=${JSON.stringify(req.body.subarray(0, 300).toString('latin1'))}` : '';
+  const body = req.body
+    ? ` body(${req.body.length} B)=${JSON.stringify(req.body.subarray(0, 300).toString('latin1'))}`
+    : '';
   return [
     `${why} — seed ${seed}, request ${req.index} (replay: FUZZ_SEED=${seed} FUZZ_ONLY=${req.index})`,
     `  route ${req.target}`,

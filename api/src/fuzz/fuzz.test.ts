@@ -5,7 +5,7 @@ import { bearerGrant } from '../testing/bearer.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 import { webRoutes } from '../web/routes.ts';
 import { runFuzz } from './run.ts';
-import { type FuzzTarget, targetsFromOpenApi, targetsFromRouter } from './targets.ts';
+import { type FuzzTarget, type OpenApiDocument, targetsFromOpenApi, targetsFromRouter } from './targets.ts';
 
 /**
  * The standing fuzz suite (issue 19): seeded requests mixing valid and hostile values over every
@@ -19,9 +19,10 @@ const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.en
 const postgres = await testService('postgres');
 const redis = await testService('redis');
 
-const backends: { name: string; env: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> }> }[] = [
-  { name: 'embedded PGlite', env: async () => ({ env: {}, drop: async () => {} }) },
-];
+const backends: {
+  name: string;
+  env: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> }>;
+}[] = [{ name: 'embedded PGlite', env: async () => ({ env: {}, drop: async () => {} }) }];
 // FUZZ_BACKENDS=pglite runs only the embedded one (quicker when replaying a failure by hand).
 if (postgres && process.env.FUZZ_BACKENDS !== 'pglite') {
   backends.push({
@@ -47,9 +48,14 @@ describe.each(backends)('the fuzz suite on $name', ({ env }) => {
     const grant = await bearerGrant(s.catalogue.db, s.origin, 'bob', { level: 'unlimited' });
     creds = { apiKey: grant.apiKey, accessToken: grant.accessToken };
     const documents = await Promise.all(
-      ['/apiv2/openapi.json', '/api/openapi.json'].map(async (p) => (await fetch(`${s.origin}${p}`)).json()),
+      ['/apiv2/openapi.json', '/api/openapi.json'].map(
+        async (p) => (await fetch(`${s.origin}${p}`)).json() as Promise<OpenApiDocument>,
+      ),
     );
-    targets = [...documents.flatMap((d) => targetsFromOpenApi(d)), ...targetsFromRouter(webRoutes(s.deps.web))];
+    targets = [
+      ...documents.flatMap((d) => targetsFromOpenApi(d)),
+      ...(s.deps.web ? targetsFromRouter(webRoutes(s.deps.web)) : []),
+    ];
   }, 120_000);
   afterAll(async () => {
     await s?.stop();
@@ -58,7 +64,12 @@ describe.each(backends)('the fuzz suite on $name', ({ env }) => {
 
   it('covers every declared route: version 2, version 1, media, OAuth2 and the pages', () => {
     const paths = new Set(targets.map((t) => t.path));
-    for (const p of ['/apiv2/sounds/{sound_id}/', '/api/sounds/search/', '/apiv2/oauth2/access_token/', '/apiv2/login/'])
+    for (const p of [
+      '/apiv2/sounds/{sound_id}/',
+      '/api/sounds/search/',
+      '/apiv2/oauth2/access_token/',
+      '/apiv2/login/',
+    ])
       expect(paths, p).toContain(p);
     expect([...paths].some((p) => p.startsWith('/media/'))).toBe(true);
     expect(targets.length).toBeGreaterThan(60);
@@ -87,7 +98,9 @@ describe.each(backends)('the fuzz suite on $name', ({ env }) => {
       // The seed's own key is never sent, so it must never come back; nor the data folder's path.
       secrets: [s.seeded.apiKey, s.dataDir],
       onProgress: (done, failures) =>
-        process.stderr.write(`fuzz seed ${SEED}: ${done}/${COUNT} sent, ${failures} failing, ${Math.round((Date.now() - started) / 1000)} s\n`),
+        process.stderr.write(
+          `fuzz seed ${SEED}: ${done}/${COUNT} sent, ${failures} failing, ${Math.round((Date.now() - started) / 1000)} s\n`,
+        ),
     });
     process.off('uncaughtException', onUncaught);
     process.stderr.write(`fuzz seed ${SEED}: statuses ${JSON.stringify(result.byStatus)}\n`);

@@ -11,7 +11,12 @@ export interface FuzzResponse {
  * Sends a request as written, raw path bytes included (node:http sends characters up to U+00FF as
  * single bytes), with no client-side cleaning; a reset or timeout is answered as status 0.
  */
-export function send(origin: URL, req: FuzzRequest, agent: http.Agent, timeoutMs = 30_000): Promise<FuzzResponse> {
+export function send(
+  origin: URL,
+  req: FuzzRequest,
+  agent: http.Agent,
+  timeoutMs = 30_000,
+): Promise<FuzzResponse> {
   return new Promise((resolve) => {
     let r: http.ClientRequest;
     try {
@@ -21,7 +26,11 @@ export function send(origin: URL, req: FuzzRequest, agent: http.Agent, timeoutMs
           port: origin.port,
           method: req.method,
           path: req.path,
-          headers: { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}), ...pick(req.headers, 'content-length') },
+          headers: {
+            ...req.headers,
+            ...(req.body ? { 'content-length': String(req.body.length) } : {}),
+            ...pick(req.headers, 'content-length'),
+          },
           agent,
           timeout: timeoutMs,
           setHost: !('host' in req.headers),
@@ -35,7 +44,11 @@ export function send(origin: URL, req: FuzzRequest, agent: http.Agent, timeoutMs
             size += c.length;
           });
           res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }),
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
           );
           res.on('error', () => resolve({ status: 0, contentType: '', body: 'response error' }));
         },

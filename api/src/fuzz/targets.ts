@@ -11,8 +11,11 @@ export interface FuzzTarget {
   kind: 'api' | 'page';
 }
 
-interface OpenApiDocument {
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>>;
+export interface OpenApiDocument {
+  paths: Record<
+    string,
+    Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>
+  >;
 }
 
 /**
@@ -47,7 +50,14 @@ export function targetsFromRouter(router: Router): FuzzTarget[] {
     const pathParams = [...template.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
     for (const method of layer.methods) {
       if (method === 'HEAD') continue;
-      targets.push({ method, path: template, pathParams, queryParams: PAGE_QUERY, multipart: false, kind: 'page' });
+      targets.push({
+        method,
+        path: template,
+        pathParams,
+        queryParams: PAGE_QUERY,
+        multipart: false,
+        kind: 'page',
+      });
     }
   }
   return targets;

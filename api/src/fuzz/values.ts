@@ -71,7 +71,7 @@ export const HOSTILE_TEXT = [
   ']]>',
   '\u0001\u0002\u001f',
   '\r\nX-Injected: 1',
-  '${x}',
+  '$'.concat('{x}'), // a template placeholder, written so it is not one here
   '{{x}}',
   'null',
   'undefined',
@@ -240,7 +240,13 @@ function typedValue(name: string, rng: Rng, valid: ValidValues): string {
     case 'client_id':
       return rng.pick(valid.clientIds);
     case 'next':
-      return rng.pick(['/apiv2/', '//evil.example', 'https://evil.example/', 'javascript:alert(1)', '/\\evil']);
+      return rng.pick([
+        '/apiv2/',
+        '//evil.example',
+        'https://evil.example/',
+        'javascript:alert(1)',
+        '/\\evil',
+      ]);
     case 'response_type':
       return rng.pick(['code', 'token', '']);
     default:
@@ -263,7 +269,9 @@ function percentEncode(value: string): string {
   try {
     return encodeURIComponent(value);
   } catch {
-    return [...Buffer.from(value, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    return [...Buffer.from(value, 'utf8')]
+      .map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join('');
   }
 }
 

@@ -19,8 +19,42 @@ const NOW = new Date(Date.UTC(2025, 0, 1));
 const filterNoise = fc
   .array(
     fc.oneof(
-      fc.constantFrom('tag', 'duration', 'username', 'created', 'pack', 'id', 'geotag', 'license', '.lowlevel.mfcc.mean[1]', 'rhythm.bpm'),
-      fc.constantFrom(':', '[', ']', '{', '}', '(', ')', '"', ' TO ', ' AND ', ' OR ', 'NOT ', '*', '-', '+', '\\', ' ', '=', ',', 'NOW-1DAY', '1e999', 'NaN'),
+      fc.constantFrom(
+        'tag',
+        'duration',
+        'username',
+        'created',
+        'pack',
+        'id',
+        'geotag',
+        'license',
+        '.lowlevel.mfcc.mean[1]',
+        'rhythm.bpm',
+      ),
+      fc.constantFrom(
+        ':',
+        '[',
+        ']',
+        '{',
+        '}',
+        '(',
+        ')',
+        '"',
+        ' TO ',
+        ' AND ',
+        ' OR ',
+        'NOT ',
+        '*',
+        '-',
+        '+',
+        '\\',
+        ' ',
+        '=',
+        ',',
+        'NOW-1DAY',
+        '1e999',
+        'NaN',
+      ),
       fc.string({ maxLength: 6 }),
       fc.integer().map(String),
       fc.double().map(String),
@@ -44,15 +78,18 @@ function expectParsedOrSyntaxError(run: () => unknown, text: string): void {
 }
 
 describe('filter parser', () => {
-  it.each(['filter', 'descriptors'] as const)('answers a filter or a SearchSyntaxError for any text (%s mode)', (mode) => {
-    fc.assert(
-      fc.property(fc.oneof(filterNoise, fc.string({ maxLength: 200, unit: 'binary' })), (text) => {
-        const parameter = mode === 'filter' ? 'filter' : 'descriptors_filter';
-        expectParsedOrSyntaxError(() => parseFilter(text, { mode, parameter, now: NOW }), text);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  it.each(['filter', 'descriptors'] as const)(
+    'answers a filter or a SearchSyntaxError for any text (%s mode)',
+    (mode) => {
+      fc.assert(
+        fc.property(fc.oneof(filterNoise, fc.string({ maxLength: 200, unit: 'binary' })), (text) => {
+          const parameter = mode === 'filter' ? 'filter' : 'descriptors_filter';
+          expectParsedOrSyntaxError(() => parseFilter(text, { mode, parameter, now: NOW }), text);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+  );
 
   it('refuses anything longer than its limit, quickly, whatever it holds', () => {
     fc.assert(
@@ -78,7 +115,11 @@ describe('filter parser', () => {
     fc.assert(
       fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: 0, max: 1e6 }), (low, width) => {
         const tree = parseFilter(`duration:[${low} TO ${low + width}]`, { now: NOW });
-        expect(tree).toMatchObject({ kind: 'range', lower: { value: low, inclusive: true }, upper: { value: low + width } });
+        expect(tree).toMatchObject({
+          kind: 'range',
+          lower: { value: low, inclusive: true },
+          upper: { value: low + width },
+        });
       }),
       { numRuns: RUNS },
     );
@@ -100,7 +141,12 @@ function grammarFilter(depth: number): fc.Arbitrary<string> {
   const sub = grammarFilter(depth - 1);
   return fc.oneof(
     { weight: 3, arbitrary: leaf },
-    { weight: 1, arbitrary: fc.tuple(sub, fc.constantFrom(' AND ', ' OR ', ' '), sub).map(([a, op, b]) => `${a}${op}${b}`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(sub, fc.constantFrom(' AND ', ' OR ', ' '), sub)
+        .map(([a, op, b]) => `${a}${op}${b}`),
+    },
     { weight: 1, arbitrary: sub.map((s) => `(${s})`) },
     { weight: 1, arbitrary: sub.map((s) => `NOT (${s})`) },
   );
@@ -127,7 +173,15 @@ function printFilter(node: FilterNode): string {
       if (node.field.kind !== 'field') throw new Error('analysis fields are not printed');
       const v = node.value;
       const text =
-        v.type === 'text' ? (v.phrase ? `"${v.text}"` : v.text) : v.type === 'string' ? `"${v.value}"` : v.type === 'number' || v.type === 'bool' ? String(v.value) : undefined;
+        v.type === 'text'
+          ? v.phrase
+            ? `"${v.text}"`
+            : v.text
+          : v.type === 'string'
+            ? `"${v.value}"`
+            : v.type === 'number' || v.type === 'bool'
+              ? String(v.value)
+              : undefined;
       if (text === undefined) throw new Error(`value ${v.type} is not printed`);
       return `${node.field.def.name}:${text}`;
     }
@@ -139,9 +193,12 @@ function printFilter(node: FilterNode): string {
 describe('text query parser', () => {
   it('answers clauses or a SearchSyntaxError for any text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ maxLength: 100, unit: 'binary' })), (text) => {
-        expectParsedOrSyntaxError(() => parseTextQuery(text), text);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 300 }), fc.string({ maxLength: 100, unit: 'binary' })),
+        (text) => {
+          expectParsedOrSyntaxError(() => parseTextQuery(text), text);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -165,9 +222,19 @@ describe('text query parser', () => {
     });
     fc.assert(
       fc.property(fc.array(clause, { maxLength: QUERY_LIMITS.maxClauses }), (clauses) => {
-        const expected = clauses.map((c) => ({ occur: c.occur, phrase: c.phrase, text: c.phrase ? c.words.join(' ') : c.words[0] }));
-        const text = expected.map((c) => `${c.occur === 'not' ? '-' : ''}${c.phrase ? `"${c.text}"` : c.text}`).join(' ');
-        const parsed = parseTextQuery(text).clauses.map(({ occur, phrase, text }) => ({ occur, phrase, text }));
+        const expected = clauses.map((c) => ({
+          occur: c.occur,
+          phrase: c.phrase,
+          text: c.phrase ? c.words.join(' ') : c.words[0],
+        }));
+        const text = expected
+          .map((c) => `${c.occur === 'not' ? '-' : ''}${c.phrase ? `"${c.text}"` : c.text}`)
+          .join(' ');
+        const parsed = parseTextQuery(text).clauses.map(({ occur, phrase, text }) => ({
+          occur,
+          phrase,
+          text,
+        }));
         expect(parsed).toEqual(expected);
       }),
       { numRuns: RUNS },

@@ -12,7 +12,23 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
 const noise = fc
   .array(
     fc.oneof(
-      fc.constantFrom('lowlevel.mfcc.mean', '.rhythm.bpm', 'x[3]', ':', ',', ' ', '[', ']', '-', '+', 'e', '.', '1e999', 'NaN', 'Infinity'),
+      fc.constantFrom(
+        'lowlevel.mfcc.mean',
+        '.rhythm.bpm',
+        'x[3]',
+        ':',
+        ',',
+        ' ',
+        '[',
+        ']',
+        '-',
+        '+',
+        'e',
+        '.',
+        '1e999',
+        'NaN',
+        'Infinity',
+      ),
       fc.integer().map(String),
       fc.double().map(String),
       fc.string({ maxLength: 5 }),
@@ -27,9 +43,12 @@ describe('target parser', () => {
       fc.property(fc.oneof(noise, fc.string({ maxLength: 100, unit: 'binary' })), (text) => {
         try {
           const target = parseDescriptorTarget(text);
-          if (target.kind === 'sound') expect(Number.isSafeInteger(target.soundId) && target.soundId >= 1).toBe(true);
+          if (target.kind === 'sound')
+            expect(Number.isSafeInteger(target.soundId) && target.soundId >= 1).toBe(true);
           // Every value of a target is a number a distance can be computed with.
-          else for (const term of target.terms) for (const v of term.values) expect(Number.isFinite(v)).toBe(true);
+          else
+            for (const term of target.terms)
+              for (const v of term.values) expect(Number.isFinite(v)).toBe(true);
         } catch (err) {
           expect(err).toBeInstanceOf(InvalidTargetError);
           expect((err as Error).message).toMatch(/^Invalid target/);
@@ -62,8 +81,13 @@ describe('target parser', () => {
     });
     fc.assert(
       fc.property(fc.array(term, { minLength: 1, maxLength: 5 }), (terms) => {
-        const text = terms.map((t) => `${t.descriptor}:${t.values.map((v) => String(v)).join(',')}`).join(' ');
-        const normalized = terms.map((t) => ({ descriptor: t.descriptor, values: t.values.map((v) => (Object.is(v, -0) ? -0 : v)) }));
+        const text = terms
+          .map((t) => `${t.descriptor}:${t.values.map((v) => String(v)).join(',')}`)
+          .join(' ');
+        const normalized = terms.map((t) => ({
+          descriptor: t.descriptor,
+          values: t.values.map((v) => (Object.is(v, -0) ? -0 : v)),
+        }));
         expect(parseDescriptorTarget(text)).toEqual({ kind: 'values', terms: normalized });
       }),
       { numRuns: RUNS },
