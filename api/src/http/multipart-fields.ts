@@ -115,6 +115,9 @@ export async function readMultipartFields(
   );
   parser.on('filesLimit', () => fail(new ValidationError('The body has too many files.')));
   parser.on('file', (name, stream, info) => {
+    // Listened to from the first moment: the body may end while the part waits for its temporary
+    // folder, and the part's 'Unexpected end of form' must not become an uncaught exception.
+    stream.on('error', fail);
     const spec = limits.files[name];
     if (failure || !spec) {
       if (!spec)

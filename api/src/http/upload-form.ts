@@ -69,6 +69,9 @@ export async function readUploadForm(ctx: Context, options: UploadFormOptions): 
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // The parser's own 'error' answers the request; this keeps the part's copy of it (a body
+      // ending inside the part) from being an uncaught exception while the receiver sets up.
+      stream.on('error', () => {});
       if (name !== options.fileField || receiving || refused) {
         drainPart(stream); // not ours (or already refused): drain, store nothing
         return;

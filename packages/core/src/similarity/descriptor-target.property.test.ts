@@ -84,9 +84,10 @@ describe('target parser', () => {
         const text = terms
           .map((t) => `${t.descriptor}:${t.values.map((v) => String(v)).join(',')}`)
           .join(' ');
+        // String(-0) is "0", so -0 comes back as 0.
         const normalized = terms.map((t) => ({
           descriptor: t.descriptor,
-          values: t.values.map((v) => (Object.is(v, -0) ? -0 : v)),
+          values: t.values.map((v) => (Object.is(v, -0) ? 0 : v)),
         }));
         expect(parseDescriptorTarget(text)).toEqual({ kind: 'values', terms: normalized });
       }),
