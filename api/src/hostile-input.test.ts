@@ -131,6 +131,22 @@ describe('methods', () => {
     });
     expect(code).toBe(405);
   });
+  it.each([
+    ['a path no route matches', '/apiv2/packs//download/'],
+    ['a page', '/apiv2/login/'],
+    ['nowhere at all', '/nothing/here'],
+  ])('TRACE on %s is a 4xx, not the 501 of a router that does not know the method', async (_, p) => {
+    const code = await new Promise<number | undefined>((resolve, reject) => {
+      const req = http.request(new URL(`${s.origin}${p}`), { method: 'TRACE' }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(code).toBeGreaterThanOrEqual(400);
+    expect(code).toBeLessThan(500);
+  });
 });
 
 describe('CORS preflight', () => {

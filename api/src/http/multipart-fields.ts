@@ -62,6 +62,16 @@ function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
 }
 
+/**
+ * Reads a file part nobody wants to its end. Its error listener matters: a body that stops inside
+ * the part makes busboy destroy the part's stream with 'Unexpected end of form', and an 'error' no
+ * one listens to is an uncaught exception that ends the process (the parser's own error answers).
+ */
+export function drainPart(stream: Readable): void {
+  stream.on('error', () => {});
+  stream.resume();
+}
+
 export async function readMultipartFields(
   req: Readable & { headers: IncomingHttpHeaders },
   limits: MultipartLimits,
@@ -105,13 +115,16 @@ export async function readMultipartFields(
   );
   parser.on('filesLimit', () => fail(new ValidationError('The body has too many files.')));
   parser.on('file', (name, stream, info) => {
+    // Listened to from the first moment: the body may end while the part waits for its temporary
+    // folder, and the part's 'Unexpected end of form' must not become an uncaught exception.
+    stream.on('error', fail);
     const spec = limits.files[name];
     if (failure || !spec) {
       if (!spec)
         fail(
           new ValidationError(`File parameters are not accepted here ('${name}'); send parameters as text.`),
         );
-      stream.resume();
+      drainPart(stream);
       return;
     }
     const part = { field: name, fileName: info.filename ?? '', mimeType: info.mimeType };

@@ -3,6 +3,7 @@ import { EarshotError, ValidationError } from '@earshot/common';
 import type { ReceivedFile } from '@earshot/services';
 import busboy from 'busboy';
 import type { Context } from 'koa';
+import { drainPart } from './multipart-fields.ts';
 
 /** A multipart upload read: its one file, already on disk, and its text fields. */
 export interface UploadForm {
@@ -68,8 +69,11 @@ export async function readUploadForm(ctx: Context, options: UploadFormOptions): 
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // The parser's own 'error' answers the request; this keeps the part's copy of it (a body
+      // ending inside the part) from being an uncaught exception while the receiver sets up.
+      stream.on('error', () => {});
       if (name !== options.fileField || receiving || refused) {
-        stream.resume(); // not ours (or already refused): drain, store nothing
+        drainPart(stream); // not ours (or already refused): drain, store nothing
         return;
       }
       const filename = info.filename ?? '';
@@ -77,7 +81,7 @@ export async function readUploadForm(ctx: Context, options: UploadFormOptions): 
         options.checkName(filename);
       } catch (err) {
         refused = err;
-        stream.resume();
+        drainPart(stream);
         return;
       }
       receiving = options.receive(stream, filename).catch((err) => {

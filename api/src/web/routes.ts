@@ -1,6 +1,7 @@
 import { EarshotError } from '@earshot/common';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
+import { newRouter } from '../http/router.ts';
 import type { ApiServices } from '../services/index.ts';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
@@ -33,7 +34,8 @@ import { webSessions } from './session.ts';
  * unsafe methods → the page. A later page is one more `page(...)` line here (docs/web.md).
  */
 export function webRoutes(deps: WebDeps): Router {
-  const router = new Router();
+  // Knows every method: a TRACE anywhere is a 405 or a 404, not the 501 of a router that never heard of it.
+  const router = newRouter();
   const common = webPageChain(deps);
   const page = (method: 'get' | 'post', path: string, ...handlers: Middleware[]) => {
     // Both spellings answer, as upstream's trailing slashes are optional on its pages.

@@ -55,7 +55,12 @@ export function parseDescriptorTarget(target: string | number): DescriptorTarget
             `Invalid target value "${raw}" for ${descriptor}: only numbers are allowed`,
           );
         }
-        return Number(raw);
+        const value = Number(raw);
+        // `1e999` is a well-formed number that JavaScript reads as Infinity: no distance to it means anything.
+        if (!Number.isFinite(value)) {
+          throw new InvalidTargetError(`Invalid target value "${raw}" for ${descriptor}: out of range`);
+        }
+        return value;
       });
     terms.push({ descriptor, values });
   }
