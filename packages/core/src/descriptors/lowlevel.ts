@@ -10,6 +10,7 @@ import {
 import { FrameSeries } from './frame-series.ts';
 import { createPeaks, dissonance, findPeaks, harmonicFeatures } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
+import { SpectralPitchSalience } from './pitch-salience.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 
@@ -48,6 +49,7 @@ class LowLevelPlan {
   readonly binHz: number;
   readonly beatBank: FilterBank;
   readonly contrast: SpectralContrast;
+  readonly salience: SpectralPitchSalience;
 
   constructor(readonly sampleRate: number) {
     const n = LOWLEVEL_FRAME;
@@ -68,6 +70,7 @@ class LowLevelPlan {
       n,
     );
     this.contrast = new SpectralContrast(sampleRate, n);
+    this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz);
   }
 }
 
@@ -138,7 +141,8 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('inharmonicity', 'oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence', 'pitch_salience');
+  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence');
+  const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
   const needDecrease = want('spectral_decrease');
   const needCrest = want('spectral_crest');
@@ -351,6 +355,8 @@ export function lowLevelFrames(
       complexity[i] = complexityPeaks.count;
     }
 
+    if (needSalience) pitchSalience[i] = plan.salience.compute(mag);
+
     if (!needPitch) continue;
     let estimate = plan.pitch.estimate(frame);
     // Only a frame whose spectrum sits low can hold a note below 43 Hz; noise and clicks skip the costly retry.
@@ -361,7 +367,6 @@ export function lowLevelFrames(
     }
     pitch[i] = estimate.pitch;
     pitchConfidence[i] = estimate.confidence;
-    pitchSalience[i] = estimate.salience;
 
     if (!needHarmonic) continue;
     const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
