@@ -31,6 +31,15 @@ const ENERGY_BANDS: [string, number, number][] = [
 
 const SILENCE_THRESHOLDS_DB = [20, 30, 60, 90];
 
+/**
+ * The instant-power limit below which a frame counts as silent for `silence_rate_<db>dB`, as the reference
+ * extractor configures its SilenceRate: db2lin(−db/2) = 10^(−db/20). The name's decibels are amplitude
+ * decibels compared with the frame's mean power, so "20 dB" is a mean power below 0.1.
+ */
+export function silenceRateLimit(db: number): number {
+  return 10 ** (-db / 20);
+}
+
 /** Six bands for the beat loudness ratios (Hz). */
 const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
 
@@ -215,7 +224,7 @@ export function lowLevelFrames(
   const previousLogMag = new Float32Array(bins);
   const bandSeries = ENERGY_BANDS.map(([name]) => s(name));
   const silence = SILENCE_THRESHOLDS_DB.map((db) => s(`silence_rate_${db}dB`));
-  const silenceLimits = SILENCE_THRESHOLDS_DB.map((db) => 10 ** (-db / 10));
+  const silenceLimits = SILENCE_THRESHOLDS_DB.map(silenceRateLimit);
   const shapeOf = (prefix: string) => ({
     crest: s(`${prefix}_crest`),
     flatness: s(`${prefix}_flatness_db`),
