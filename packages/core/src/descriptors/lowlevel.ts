@@ -1,3 +1,4 @@
+import { dissonance } from './dissonance.ts';
 import {
   applyFilterBank,
   BARK_EDGES,
@@ -8,7 +9,7 @@ import {
   rectangularBank,
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
-import { createPeaks, dissonance, findPeaks, harmonicFeatures } from './peaks.ts';
+import { createPeaks, findPeaks, harmonicFeatures } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
@@ -356,7 +357,8 @@ export function lowLevelFrames(
     if (needContrast) contrast.compute(mag, contrastV, valleysV, i * 6);
 
     if (needPeaks) {
-      findPeaks(mag, plan.binHz, 1e-5, 20, 5000, peaks);
+      // The reference's SpectralPeaks defaults: ≤ 100 peaks from 0 Hz to 5 kHz, any magnitude above 0.
+      findPeaks(mag, plan.binHz, 0, 0, 5000, peaks);
       dissonanceS[i] = dissonance(peaks);
     }
     if (needComplexity) {

@@ -1,4 +1,4 @@
-/** Spectral peak picking and the features computed from peaks (dissonance, harmonic peaks, tristimulus…). */
+/** Spectral peak picking and the features computed from peaks (harmonic peaks, tristimulus…; dissonance in dissonance.ts). */
 
 export interface Peaks {
   count: number;
@@ -54,31 +54,6 @@ export function findPeaks(
     }
   }
   out.count = count;
-}
-
-/**
- * Sensory dissonance after Plomp & Levelt as parametrised by Sethares: for each peak pair, the roughness
- * of two partials weighted by the product of their amplitudes, normalized by the sum of those products
- * (0 = consonant, ≈0.5 for dense inharmonic spectra).
- */
-export function dissonance(peaks: Peaks): number {
-  const n = peaks.count;
-  if (n < 2) return 0;
-  let total = 0;
-  let weight = 0;
-  const { frequencies: f, magnitudes: a } = peaks;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const lo = Math.min(f[i], f[j]);
-      const diff = Math.abs(f[j] - f[i]);
-      const s = 0.24 / (0.021 * lo + 19);
-      const d = Math.exp(-3.5 * s * diff) - Math.exp(-5.75 * s * diff);
-      const w = a[i] * a[j];
-      total += w * d;
-      weight += w;
-    }
-  }
-  return weight > 0 ? Math.min(1, Math.max(0, total / weight)) : 0;
 }
 
 export interface HarmonicFeatures {
