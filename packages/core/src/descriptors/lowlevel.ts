@@ -303,7 +303,8 @@ export function lowLevelFrames(
     previousMag.set(mag);
 
     const m = moments(mag, nyquist);
-    centroid[i] = m.centroid;
+    // The reference's centroid is of the power spectrum (its other moments are of the magnitudes).
+    centroid[i] = powerCentroid(e, h, nyquist, bins);
     spread[i] = m.spread;
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
@@ -312,7 +313,7 @@ export function lowLevelFrames(
     if (needCrest) crestS[i] = crest(mag);
     if (needFlatness) flatness[i] = flatnessDb(mag);
     if (needStrongPeak) strongpeak[i] = strongPeak(mag);
-    if (needEntropy) entropyS[i] = entropy(power);
+    if (needEntropy) entropyS[i] = entropy(mag); // the reference's Entropy reads the magnitudes
 
     if (needAveragePower) for (let k = 0; k < bins; k++) averagePower[k] += power[k];
     if (needBeatBands) {
@@ -389,6 +390,14 @@ export function lowLevelFrames(
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
   return { series: out, averagePower, binHz: plan.binHz };
+}
+
+/**
+ * Spectral centroid (Hz) of the power spectrum, as the reference's Centroid on the squared spectrum with
+ * range = Nyquist: Σ k·|X_k|² / Σ |X_k|² × Nyquist/(bins − 1). `energy` = Σ|X_k|², `weighted` = Σ k·|X_k|².
+ */
+export function powerCentroid(energy: number, weighted: number, nyquist: number, bins: number): number {
+  return energy > 0 ? (weighted / energy) * (nyquist / (bins - 1)) : 0;
 }
 
 /** The first 13 DCT-II coefficients of 40 log band energies, written at `offset`. */
