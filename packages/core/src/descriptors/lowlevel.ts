@@ -181,7 +181,7 @@ export function lowLevelFrames(
   const logMel = new Float64Array(40);
   const logErb = new Float64Array(40);
   const peaks = createPeaks(100);
-  const complexityPeaks = createPeaks(1024);
+  const complexityPeaks = createPeaks(100);
 
   // Series nobody asked for are written to a scratch array the result does not hold (cheap
   // per-frame values are computed anyway; the costly ones are skipped with the need* flags).
@@ -363,7 +363,8 @@ export function lowLevelFrames(
       dissonanceS[i] = dissonance(peaks);
     }
     if (needComplexity) {
-      findPeaks(mag, plan.binHz, 0.005, 0, nyquist, complexityPeaks);
+      // The reference's SpectralComplexity: peaks above 0.005 between 100 Hz and 5 kHz, at most 100.
+      findPeaks(mag, plan.binHz, 0.005, 100, 5000, complexityPeaks);
       complexity[i] = complexityPeaks.count;
     }
 

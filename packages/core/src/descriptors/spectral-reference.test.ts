@@ -55,4 +55,14 @@ describe('spectral centroid and entropy as the reference extractor defines them'
     );
     expect(quiet).toBeCloseTo(one, 3);
   });
+  it('counts spectral complexity as the peaks above 0.005 between 100 Hz and 5 kHz only', () => {
+    const partials: [number, number][] = [
+      [60, 0.3],
+      [7000, 0.3],
+      [9000, 0.3],
+    ];
+    for (let k = 1; k <= 10; k++) partials.push([400 * k, 0.05]);
+    const { series } = lowLevelFrames(tones(partials), SR, new Set(['spectral_complexity']));
+    expect(innerMean(series.scalar('spectral_complexity'))).toBe(10);
+  });
 });
