@@ -9,7 +9,7 @@ import {
   rectangularBank,
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
-import { createPeaks, findPeaks, harmonicFeatures } from './peaks.ts';
+import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
@@ -383,7 +383,8 @@ export function lowLevelFrames(
 
     if (!needHarmonic) continue;
     const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
-    inharmonicity[i] = harmonic.inharmonicity;
+    // The reference reads its harmonic peaks off every frame's pitch estimate, with no confidence gate.
+    inharmonicity[i] = referenceInharmonicity(peaks, estimate.pitch);
     oddToEven[i] = harmonic.oddToEven;
     tristimulusV[i * 3] = harmonic.tristimulus[0];
     tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];

@@ -73,7 +73,7 @@ const AT_TARGET = [
 const KNOWN_OPEN: Record<string, { rho: number; agreement: number }> = {
   'lowlevel.pitch_salience.mean': { rho: 0.991, agreement: 0.784 },
   'lowlevel.dissonance.mean': { rho: 0.951, agreement: 0.771 },
-  'sfx.inharmonicity.mean': { rho: 0.014, agreement: 0.142 },
+  'sfx.inharmonicity.mean': { rho: 0.286, agreement: 0.245 },
   'sfx.temporal_centroid': { rho: 0.761, agreement: 0.166 },
   'sfx.effective_duration': { rho: 0.95, agreement: 0.588 },
   'lowlevel.pitch.mean': { rho: 0.237, agreement: 0.232 },

@@ -69,6 +69,34 @@ const SILENT_HARMONICS: HarmonicFeatures = { inharmonicity: 0, oddToEven: 0, tri
  * inharmonicity = Σ|f_h − h·f0|·a_h² / (f0 · Σa_h²) (0…1); odd-to-even energy ratio (capped at 1000);
  * tristimulus (Pollard & Jansson) T1 = a1/Σa, T2 = (a2+a3+a4)/Σa, T3 = (a5…)/Σa.
  */
+/**
+ * Inharmonicity as the reference computes it (Essentia's HarmonicPeaks, tolerance 0.2 of a harmonic number,
+ * then Inharmonicity): per harmonic h the peak nearest h·f0 with |f/f0 − h| ≤ 0.2, then
+ * Σ_h |f_h − h·f0|·a_h² / (f0 · Σ_h a_h²), in [0, 1).
+ */
+export function referenceInharmonicity(peaks: Peaks, f0: number, maxHarmonics = 20): number {
+  if (!(f0 > 0)) return 0;
+  let num = 0;
+  let den = 0;
+  const { frequencies: f, magnitudes: a } = peaks;
+  for (let h = 1; h <= maxHarmonics; h++) {
+    let best = -1;
+    let bestGap = 0.2;
+    for (let i = 0; i < peaks.count; i++) {
+      const gap = Math.abs(f[i] / f0 - h);
+      if (gap <= bestGap) {
+        bestGap = gap;
+        best = i;
+      }
+    }
+    if (best < 0) continue;
+    const e = a[best] * a[best];
+    num += Math.abs(f[best] - h * f0) * e;
+    den += e;
+  }
+  return den > 0 ? num / (den * f0) : 0;
+}
+
 export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): HarmonicFeatures {
   if (!(f0 > 0) || peaks.count === 0) return SILENT_HARMONICS;
   const amps = new Float64Array(maxHarmonics + 1);
@@ -101,7 +129,7 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
   if (energy === 0) return SILENT_HARMONICS;
   const t2 = amps[2] + amps[3] + amps[4];
   return {
-    inharmonicity: Math.min(1, deviation / energy / 0.0293),
+    inharmonicity: referenceInharmonicity(peaks, f0, maxHarmonics),
     oddToEven:
       even > 0 ? Math.min(1000, (odd - amps[1] * amps[1]) / even) : odd > amps[1] * amps[1] ? 1000 : 0,
     tristimulus: [amps[1] / total, t2 / total, (total - amps[1] - t2) / total],
