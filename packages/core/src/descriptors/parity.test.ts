@@ -81,7 +81,7 @@ const KNOWN_OPEN: Record<string, { rho: number; agreement: number }> = {
   'lowlevel.erbbands_crest.mean': { rho: 0.596, agreement: 0.318 },
   'lowlevel.erbbands_flatness_db.mean': { rho: 0.365, agreement: 0.224 },
   'lowlevel.erbbands_spread.mean': { rho: 0.445, agreement: 0.328 },
-  'lowlevel.erbbands_skewness.mean': { rho: 0.707, agreement: 0.37 },
+  'lowlevel.erbbands_skewness.mean': { rho: 0.706, agreement: 0.37 },
   'lowlevel.erbbands_kurtosis.mean': { rho: 0.435, agreement: 0.339 },
   'lowlevel.gfcc.mean': { rho: 0.291, agreement: 0.14 },
   'sfx.temporal_spread': { rho: 0.046, agreement: 0.145 },

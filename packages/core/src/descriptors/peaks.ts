@@ -100,7 +100,6 @@ export function referenceInharmonicity(peaks: Peaks, f0: number, maxHarmonics = 
 export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): HarmonicFeatures {
   if (!(f0 > 0) || peaks.count === 0) return SILENT_HARMONICS;
   const amps = new Float64Array(maxHarmonics + 1);
-  const freqs = new Float64Array(maxHarmonics + 1);
   const { frequencies: f, magnitudes: a } = peaks;
   for (let i = 0; i < peaks.count; i++) {
     const h = Math.round(f[i] / f0);
@@ -109,11 +108,9 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
     if (Math.abs(f[i] - ideal) > ideal * 0.0293) continue;
     if (a[i] > amps[h]) {
       amps[h] = a[i];
-      freqs[h] = f[i];
     }
   }
   let energy = 0;
-  let deviation = 0;
   let odd = 0;
   let even = 0;
   let total = 0;
@@ -121,7 +118,6 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
     const e = amps[h] * amps[h];
     if (e === 0) continue;
     energy += e;
-    deviation += (Math.abs(freqs[h] - h * f0) / (h * f0)) * e;
     if (h % 2) odd += e;
     else even += e;
     total += amps[h];
