@@ -1,3 +1,4 @@
+import { dissonance } from './dissonance.ts';
 import {
   applyFilterBank,
   BARK_EDGES,
@@ -8,8 +9,9 @@ import {
   rectangularBank,
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
-import { createPeaks, dissonance, findPeaks, harmonicFeatures } from './peaks.ts';
+import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
+import { SpectralPitchSalience } from './pitch-salience.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 
@@ -30,6 +32,15 @@ const ENERGY_BANDS: [string, number, number][] = [
 
 const SILENCE_THRESHOLDS_DB = [20, 30, 60, 90];
 
+/**
+ * The instant-power limit below which a frame counts as silent for `silence_rate_<db>dB`, as the reference
+ * extractor configures its SilenceRate: db2lin(−db/2) = 10^(−db/20). The name's decibels are amplitude
+ * decibels compared with the frame's mean power, so "20 dB" is a mean power below 0.1.
+ */
+export function silenceRateLimit(db: number): number {
+  return 10 ** (-db / 20);
+}
+
 /** Six bands for the beat loudness ratios (Hz). */
 const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
 
@@ -48,6 +59,7 @@ class LowLevelPlan {
   readonly binHz: number;
   readonly beatBank: FilterBank;
   readonly contrast: SpectralContrast;
+  readonly salience: SpectralPitchSalience;
 
   constructor(readonly sampleRate: number) {
     const n = LOWLEVEL_FRAME;
@@ -68,6 +80,7 @@ class LowLevelPlan {
       n,
     );
     this.contrast = new SpectralContrast(sampleRate, n);
+    this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz);
   }
 }
 
@@ -138,7 +151,8 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('inharmonicity', 'oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence', 'pitch_salience');
+  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence');
+  const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
   const needDecrease = want('spectral_decrease');
   const needCrest = want('spectral_crest');
@@ -167,7 +181,7 @@ export function lowLevelFrames(
   const logMel = new Float64Array(40);
   const logErb = new Float64Array(40);
   const peaks = createPeaks(100);
-  const complexityPeaks = createPeaks(1024);
+  const complexityPeaks = createPeaks(100);
 
   // Series nobody asked for are written to a scratch array the result does not hold (cheap
   // per-frame values are computed anyway; the costly ones are skipped with the need* flags).
@@ -211,7 +225,7 @@ export function lowLevelFrames(
   const previousLogMag = new Float32Array(bins);
   const bandSeries = ENERGY_BANDS.map(([name]) => s(name));
   const silence = SILENCE_THRESHOLDS_DB.map((db) => s(`silence_rate_${db}dB`));
-  const silenceLimits = SILENCE_THRESHOLDS_DB.map((db) => 10 ** (-db / 10));
+  const silenceLimits = SILENCE_THRESHOLDS_DB.map(silenceRateLimit);
   const shapeOf = (prefix: string) => ({
     crest: s(`${prefix}_crest`),
     flatness: s(`${prefix}_flatness_db`),
@@ -289,7 +303,8 @@ export function lowLevelFrames(
     previousMag.set(mag);
 
     const m = moments(mag, nyquist);
-    centroid[i] = m.centroid;
+    // The reference's centroid is of the power spectrum (its other moments are of the magnitudes).
+    centroid[i] = powerCentroid(e, h, nyquist, bins);
     spread[i] = m.spread;
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
@@ -298,7 +313,7 @@ export function lowLevelFrames(
     if (needCrest) crestS[i] = crest(mag);
     if (needFlatness) flatness[i] = flatnessDb(mag);
     if (needStrongPeak) strongpeak[i] = strongPeak(mag);
-    if (needEntropy) entropyS[i] = entropy(power);
+    if (needEntropy) entropyS[i] = entropy(mag); // the reference's Entropy reads the magnitudes
 
     if (needAveragePower) for (let k = 0; k < bins; k++) averagePower[k] += power[k];
     if (needBeatBands) {
@@ -343,13 +358,17 @@ export function lowLevelFrames(
     if (needContrast) contrast.compute(mag, contrastV, valleysV, i * 6);
 
     if (needPeaks) {
-      findPeaks(mag, plan.binHz, 1e-5, 20, 5000, peaks);
+      // The reference's SpectralPeaks defaults: ≤ 100 peaks from 0 Hz to 5 kHz, any magnitude above 0.
+      findPeaks(mag, plan.binHz, 0, 0, 5000, peaks);
       dissonanceS[i] = dissonance(peaks);
     }
     if (needComplexity) {
-      findPeaks(mag, plan.binHz, 0.005, 0, nyquist, complexityPeaks);
+      // The reference's SpectralComplexity: peaks above 0.005 between 100 Hz and 5 kHz, at most 100.
+      findPeaks(mag, plan.binHz, 0.005, 100, 5000, complexityPeaks);
       complexity[i] = complexityPeaks.count;
     }
+
+    if (needSalience) pitchSalience[i] = plan.salience.compute(mag);
 
     if (!needPitch) continue;
     let estimate = plan.pitch.estimate(frame);
@@ -361,11 +380,11 @@ export function lowLevelFrames(
     }
     pitch[i] = estimate.pitch;
     pitchConfidence[i] = estimate.confidence;
-    pitchSalience[i] = estimate.salience;
 
     if (!needHarmonic) continue;
     const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
-    inharmonicity[i] = harmonic.inharmonicity;
+    // The reference reads its harmonic peaks off every frame's pitch estimate, with no confidence gate.
+    inharmonicity[i] = referenceInharmonicity(peaks, estimate.pitch);
     oddToEven[i] = harmonic.oddToEven;
     tristimulusV[i * 3] = harmonic.tristimulus[0];
     tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];
@@ -373,6 +392,14 @@ export function lowLevelFrames(
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
   return { series: out, averagePower, binHz: plan.binHz };
+}
+
+/**
+ * Spectral centroid (Hz) of the power spectrum, as the reference's Centroid on the squared spectrum with
+ * range = Nyquist: Σ k·|X_k|² / Σ |X_k|² × Nyquist/(bins − 1). `energy` = Σ|X_k|², `weighted` = Σ k·|X_k|².
+ */
+export function powerCentroid(energy: number, weighted: number, nyquist: number, bins: number): number {
+  return energy > 0 ? (weighted / energy) * (nyquist / (bins - 1)) : 0;
 }
 
 /** The first 13 DCT-II coefficients of 40 log band energies, written at `offset`. */

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeFile } from './analyze-file.ts';
 import { treeLeaves } from './descriptor-layout.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
+import { formatParityReport, PARITY_TARGETS, type ParityReport, parityReport } from './parity-report.ts';
+import { spearman } from './parity-stats.ts';
 
 /** Same definition as Essentia's (window, frame, band edges, formula): ranks must agree closely. */
 const MATCHED = [
@@ -51,49 +53,63 @@ const RELATED = [
   'rhythm.bpm',
 ];
 
-function ranks(values: number[]): number[] {
-  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
-  const out = new Array<number>(values.length);
-  for (let i = 0; i < order.length; ) {
-    let j = i;
-    while (j + 1 < order.length && order[j + 1][0] === order[i][0]) j++;
-    for (let k = i; k <= j; k++) out[order[k][1]] = (i + j) / 2;
-    i = j + 1;
-  }
-  return out;
-}
-
-export function spearman(a: number[], b: number[]): number {
-  const ra = ranks(a);
-  const rb = ranks(b);
-  const n = a.length;
-  const ma = ra.reduce((x, y) => x + y, 0) / n;
-  const mb = rb.reduce((x, y) => x + y, 0) / n;
-  let num = 0;
-  let da = 0;
-  let db = 0;
-  for (let i = 0; i < n; i++) {
-    num += (ra[i] - ma) * (rb[i] - mb);
-    da += (ra[i] - ma) ** 2;
-    db += (rb[i] - mb) ** 2;
-  }
-  return da > 0 && db > 0 ? num / Math.sqrt(da * db) : 0;
-}
-
 function referenceValue(sample: RealSample, name: string): unknown {
   return name
     .split('.')
     .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], sample.reference);
 }
 
+/** Issue 17's descriptors at target. */
+const AT_TARGET = [
+  'lowlevel.silence_rate_20dB.mean',
+  'lowlevel.silence_rate_30dB.mean',
+  'lowlevel.silence_rate_60dB.mean',
+  'lowlevel.spectral_centroid.mean',
+  'lowlevel.spectral_entropy.mean',
+  'lowlevel.spectral_complexity.mean',
+];
+
+/** Issue 17's descriptors not at target yet, with their measured ρ and filter agreement (known open). */
+const KNOWN_OPEN: Record<string, { rho: number; agreement: number }> = {
+  'lowlevel.pitch_salience.mean': { rho: 0.991, agreement: 0.784 },
+  'lowlevel.dissonance.mean': { rho: 0.951, agreement: 0.771 },
+  'sfx.inharmonicity.mean': { rho: 0.286, agreement: 0.245 },
+  'sfx.temporal_centroid': { rho: 0.761, agreement: 0.166 },
+  'sfx.effective_duration': { rho: 0.95, agreement: 0.588 },
+  'lowlevel.pitch.mean': { rho: 0.237, agreement: 0.232 },
+  'lowlevel.erbbands.mean': { rho: 0.785, agreement: 0.125 },
+  'lowlevel.erbbands_crest.mean': { rho: 0.596, agreement: 0.318 },
+  'lowlevel.erbbands_flatness_db.mean': { rho: 0.365, agreement: 0.224 },
+  'lowlevel.erbbands_spread.mean': { rho: 0.445, agreement: 0.328 },
+  'lowlevel.erbbands_skewness.mean': { rho: 0.706, agreement: 0.37 },
+  'lowlevel.erbbands_kurtosis.mean': { rho: 0.435, agreement: 0.339 },
+  'lowlevel.gfcc.mean': { rho: 0.291, agreement: 0.14 },
+  'sfx.temporal_spread': { rho: 0.046, agreement: 0.145 },
+  'sfx.temporal_skewness': { rho: 0.841, agreement: 0.308 },
+  'sfx.temporal_kurtosis': { rho: 0.156, agreement: 0.183 },
+  'sfx.temporal_decrease': { rho: 0.538, agreement: 0.296 },
+  'sfx.tc_to_total': { rho: 0.761, agreement: 0.166 },
+  'sfx.pitch_centroid': { rho: 0.394, agreement: 0.269 },
+  'sfx.pitch_max_to_total': { rho: 0.048, agreement: 0.393 },
+  'sfx.pitch_min_to_total': { rho: 0.165, agreement: 0.242 },
+  'sfx.pitch_after_max_to_before_max_energy_ratio': { rho: 0.366, agreement: 0.198 },
+  'rhythm.bpm_histogram_first_peak_weight': { rho: 0.454, agreement: 0.817 },
+  'rhythm.bpm_histogram_first_peak_spread': { rho: 0.617, agreement: 1 },
+  'rhythm.bpm_histogram_second_peak_weight': { rho: 0.471, agreement: 1 },
+  'rhythm.bpm_histogram_second_peak_spread': { rho: 0.268, agreement: 1 },
+};
+
 describe('parity with native Essentia on 40 real recordings', () => {
   const ours = new Map<string, number[]>();
   const theirs = new Map<string, number[]>();
   const rho = new Map<string, number>();
+  const pairs: { reference: Record<string, unknown>; ours: Record<string, unknown> }[] = [];
+  let report: ParityReport;
 
   beforeAll(async () => {
     for (const sample of realSamples()) {
       const { variantA } = await analyzeFile(sample.file);
+      pairs.push({ reference: sample.reference, ours: variantA as Record<string, unknown> });
       for (const [name, value] of treeLeaves(variantA)) {
         const reference = referenceValue(sample, name);
         if (typeof value !== 'number' || typeof reference !== 'number') continue;
@@ -109,8 +125,30 @@ describe('parity with native Essentia on 40 real recordings', () => {
     console.log(
       `Spearman ρ, ours vs native Essentia (40 recordings):\n${table.map(([n, r]) => `${r.toFixed(3)}  ${n}`).join('\n')}`,
     );
+    report = parityReport(pairs);
+    console.log(`Parity report (issue 17):\n${formatParityReport(report)}`);
   }, 600_000);
   afterAll(stopEssentiaWorker);
+
+  // Issue 17: the descriptors brought to the reference's definition hold ρ ≥ 0.9 and filter agreement ≥ 0.8.
+  it.each(AT_TARGET)('%s is at parity (ρ ≥ 0.9, filter agreement ≥ 0.8)', (name) => {
+    const row = report.rows.find((r) => r.name === name);
+    expect(row?.rho).toBeGreaterThanOrEqual(PARITY_TARGETS.rho);
+    expect(row?.agreement).toBeGreaterThanOrEqual(PARITY_TARGETS.agreement);
+  });
+
+  // Not at target yet: each holds at least its figure when this list was written (minus 0.02 of slack), so a
+  // regression fails; raise the floors, or move the row to AT_TARGET, as definitions are fixed.
+  it.each(Object.entries(KNOWN_OPEN))('%s does not fall below its measured figures', (name, floor) => {
+    const row = report.rows.find((r) => r.name.startsWith(name));
+    expect(row?.rho).toBeGreaterThanOrEqual(floor.rho - 0.02);
+    expect(row?.agreement).toBeGreaterThanOrEqual(floor.agreement - 0.02);
+  });
+
+  it('covers every descriptor of the issue', () => {
+    const covered = [...AT_TARGET, ...Object.keys(KNOWN_OPEN)];
+    for (const row of report.rows) expect(covered.some((name) => row.name.startsWith(name))).toBe(true);
+  });
 
   it.each(MATCHED)('ρ ≥ 0.95 for %s', (name) => {
     expect(rho.get(name)).toBeGreaterThanOrEqual(0.95);

@@ -1,4 +1,4 @@
-/** Spectral peak picking and the features computed from peaks (dissonance, harmonic peaks, tristimulus…). */
+/** Spectral peak picking and the features computed from peaks (harmonic peaks, tristimulus…; dissonance in dissonance.ts). */
 
 export interface Peaks {
   count: number;
@@ -56,31 +56,6 @@ export function findPeaks(
   out.count = count;
 }
 
-/**
- * Sensory dissonance after Plomp & Levelt as parametrised by Sethares: for each peak pair, the roughness
- * of two partials weighted by the product of their amplitudes, normalized by the sum of those products
- * (0 = consonant, ≈0.5 for dense inharmonic spectra).
- */
-export function dissonance(peaks: Peaks): number {
-  const n = peaks.count;
-  if (n < 2) return 0;
-  let total = 0;
-  let weight = 0;
-  const { frequencies: f, magnitudes: a } = peaks;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const lo = Math.min(f[i], f[j]);
-      const diff = Math.abs(f[j] - f[i]);
-      const s = 0.24 / (0.021 * lo + 19);
-      const d = Math.exp(-3.5 * s * diff) - Math.exp(-5.75 * s * diff);
-      const w = a[i] * a[j];
-      total += w * d;
-      weight += w;
-    }
-  }
-  return weight > 0 ? Math.min(1, Math.max(0, total / weight)) : 0;
-}
-
 export interface HarmonicFeatures {
   inharmonicity: number;
   oddToEven: number;
@@ -94,10 +69,37 @@ const SILENT_HARMONICS: HarmonicFeatures = { inharmonicity: 0, oddToEven: 0, tri
  * inharmonicity = Σ|f_h − h·f0|·a_h² / (f0 · Σa_h²) (0…1); odd-to-even energy ratio (capped at 1000);
  * tristimulus (Pollard & Jansson) T1 = a1/Σa, T2 = (a2+a3+a4)/Σa, T3 = (a5…)/Σa.
  */
+/**
+ * Inharmonicity as the reference computes it (Essentia's HarmonicPeaks, tolerance 0.2 of a harmonic number,
+ * then Inharmonicity): per harmonic h the peak nearest h·f0 with |f/f0 − h| ≤ 0.2, then
+ * Σ_h |f_h − h·f0|·a_h² / (f0 · Σ_h a_h²), in [0, 1).
+ */
+export function referenceInharmonicity(peaks: Peaks, f0: number, maxHarmonics = 20): number {
+  if (!(f0 > 0)) return 0;
+  let num = 0;
+  let den = 0;
+  const { frequencies: f, magnitudes: a } = peaks;
+  for (let h = 1; h <= maxHarmonics; h++) {
+    let best = -1;
+    let bestGap = 0.2;
+    for (let i = 0; i < peaks.count; i++) {
+      const gap = Math.abs(f[i] / f0 - h);
+      if (gap <= bestGap) {
+        bestGap = gap;
+        best = i;
+      }
+    }
+    if (best < 0) continue;
+    const e = a[best] * a[best];
+    num += Math.abs(f[best] - h * f0) * e;
+    den += e;
+  }
+  return den > 0 ? num / (den * f0) : 0;
+}
+
 export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): HarmonicFeatures {
   if (!(f0 > 0) || peaks.count === 0) return SILENT_HARMONICS;
   const amps = new Float64Array(maxHarmonics + 1);
-  const freqs = new Float64Array(maxHarmonics + 1);
   const { frequencies: f, magnitudes: a } = peaks;
   for (let i = 0; i < peaks.count; i++) {
     const h = Math.round(f[i] / f0);
@@ -106,11 +108,9 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
     if (Math.abs(f[i] - ideal) > ideal * 0.0293) continue;
     if (a[i] > amps[h]) {
       amps[h] = a[i];
-      freqs[h] = f[i];
     }
   }
   let energy = 0;
-  let deviation = 0;
   let odd = 0;
   let even = 0;
   let total = 0;
@@ -118,7 +118,6 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
     const e = amps[h] * amps[h];
     if (e === 0) continue;
     energy += e;
-    deviation += (Math.abs(freqs[h] - h * f0) / (h * f0)) * e;
     if (h % 2) odd += e;
     else even += e;
     total += amps[h];
@@ -126,7 +125,7 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
   if (energy === 0) return SILENT_HARMONICS;
   const t2 = amps[2] + amps[3] + amps[4];
   return {
-    inharmonicity: Math.min(1, deviation / energy / 0.0293),
+    inharmonicity: referenceInharmonicity(peaks, f0, maxHarmonics),
     oddToEven:
       even > 0 ? Math.min(1000, (odd - amps[1] * amps[1]) / even) : odd > amps[1] * amps[1] ? 1000 : 0,
     tristimulus: [amps[1] / total, t2 / total, (total - amps[1] - t2) / total],

@@ -1,0 +1,39 @@
+/**
+ * Pitch salience as the reference extractor defines it (Essentia's PitchSalience): the autocorrelation of
+ * the magnitude spectrum, its largest value at lags between 100 Hz and 5 kHz divided by its value at lag 0.
+ * A harmonic spectrum repeats every f0, so its autocorrelation peaks again at the lag f0 (→ near 1); noise
+ * and single clicks have a flat spectrum whose autocorrelation falls off at once (→ low values).
+ */
+import { Autocorrelation } from './spectrum.ts';
+
+export const SALIENCE_LOW_HZ = 100;
+export const SALIENCE_HIGH_HZ = 5000;
+
+export class SpectralPitchSalience {
+  private readonly autocorrelation: Autocorrelation;
+  private readonly input: Float32Array;
+  private readonly lags: Float64Array;
+  private readonly lowLag: number;
+
+  /** `bins` magnitude bins spaced `binHz` apart; the autocorrelation uses the first power-of-two bins. */
+  constructor(bins: number, binHz: number) {
+    const size = 2 ** Math.floor(Math.log2(bins));
+    this.autocorrelation = new Autocorrelation(size);
+    this.input = new Float32Array(size);
+    this.lowLag = Math.max(1, Math.round(SALIENCE_LOW_HZ / binHz));
+    const highLag = Math.min(size - 1, Math.round(SALIENCE_HIGH_HZ / binHz));
+    this.lags = new Float64Array(highLag + 1);
+  }
+
+  /** 0…1; 0 for a silent spectrum. */
+  compute(magnitudes: Float32Array): number {
+    this.input.set(magnitudes.subarray(0, this.input.length));
+    this.autocorrelation.compute(this.input, this.lags);
+    const zero = this.lags[0];
+    if (!(zero > 0)) return 0;
+    let best = 0;
+    for (let lag = this.lowLag; lag < this.lags.length; lag++)
+      if (this.lags[lag] > best) best = this.lags[lag];
+    return Math.min(1, best / zero);
+  }
+}

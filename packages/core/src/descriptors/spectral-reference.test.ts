@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { lowLevelFrames, powerCentroid } from './lowlevel.ts';
+
+const SR = 44100;
+
+function tones(parts: [number, number][]): Float32Array {
+  const out = new Float32Array(SR);
+  for (let i = 0; i < out.length; i++)
+    for (const [f, a] of parts) out[i] += a * Math.sin((2 * Math.PI * f * i) / SR);
+  return out;
+}
+
+function innerMean(series: Float32Array): number {
+  const inner = series.slice(2, -2);
+  return inner.reduce((x, y) => x + y, 0) / inner.length;
+}
+
+describe('spectral centroid and entropy as the reference extractor defines them', () => {
+  it('powerCentroid scales the power-weighted bin index by Nyquist/(bins − 1)', () => {
+    expect(powerCentroid(2, 2 * 10, 22050, 1025)).toBeCloseTo(10 * (22050 / 1024), 9);
+    expect(powerCentroid(0, 0, 22050, 1025)).toBe(0);
+  });
+  it('weights the centroid by power: partials 1 and 0.5 at 1 and 3 kHz sit at 1.4 kHz, not 1.67', () => {
+    const { series } = lowLevelFrames(
+      tones([
+        [1000, 0.5],
+        [3000, 0.25],
+      ]),
+      SR,
+      new Set(['spectral_centroid']),
+    );
+    expect(innerMean(series.scalar('spectral_centroid'))).toBeGreaterThan(1350);
+    expect(innerMean(series.scalar('spectral_centroid'))).toBeLessThan(1450);
+  });
+  it('takes the entropy of the magnitudes (in bits): more partials, more entropy, level does not matter', () => {
+    const wanted = new Set(['spectral_entropy']);
+    const one = innerMean(lowLevelFrames(tones([[1000, 0.5]]), SR, wanted).series.scalar('spectral_entropy'));
+    const four = innerMean(
+      lowLevelFrames(
+        tones([
+          [500, 0.2],
+          [1500, 0.2],
+          [2500, 0.2],
+          [3500, 0.2],
+        ]),
+        SR,
+        wanted,
+      ).series.scalar('spectral_entropy'),
+    );
+    // Four equal partials hold two more bits than one (a little less: each main lobe spreads over bins).
+    expect(four - one).toBeGreaterThan(1.6);
+    expect(four - one).toBeLessThan(2.1);
+    const quiet = innerMean(
+      lowLevelFrames(tones([[1000, 0.005]]), SR, wanted).series.scalar('spectral_entropy'),
+    );
+    expect(quiet).toBeCloseTo(one, 3);
+  });
+  it('counts spectral complexity as the peaks above 0.005 between 100 Hz and 5 kHz only', () => {
+    const partials: [number, number][] = [
+      [60, 0.3],
+      [7000, 0.3],
+      [9000, 0.3],
+    ];
+    for (let k = 1; k <= 10; k++) partials.push([400 * k, 0.05]);
+    const { series } = lowLevelFrames(tones(partials), SR, new Set(['spectral_complexity']));
+    expect(innerMean(series.scalar('spectral_complexity'))).toBe(10);
+  });
+});
