@@ -17,6 +17,7 @@ import {
   searchDescriptorTarget,
   similarityVectorFromAnalysis,
 } from '@earshot/core';
+import { seededRandom } from './realistic-workload.ts';
 
 const DIM = 100;
 const K = 15;
@@ -40,16 +41,7 @@ const rebuild = process.argv.includes('--rebuild');
 
 // ---------- deterministic data ----------
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 function gaussian(rand: () => number): () => number {
   let spare: number | null = null;
