@@ -2,15 +2,22 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '@earshot/common';
 
 /** What a worker tells its primary, and what the primary tells a worker (node:cluster's IPC channel). */
-export type WorkerMessage = { type: 'serving'; origin: string };
-export type PrimaryMessage = { type: 'drain' };
+export type WorkerMessage = { type: 'serving'; origin: string } | { type: 'stopped accepting' };
+export type PrimaryMessage = { type: 'stop accepting' } | { type: 'drain' };
+
+/** How long the primary waits for every worker to have stopped accepting before it drains them anyway. */
+const STOP_ACCEPTING_WAIT_MS = 2_000;
 
 export interface Supervisor {
   /** Resolves with the origin once every first worker serves; rejects when one dies before it does. */
   serving: Promise<string>;
   /**
-   * Tells every worker to drain (each one's graceful shutdown), waits for them to exit (after
-   * `graceMs` the rest are killed) and resolves true when every worker exited 0.
+   * Tells every worker to stop accepting, and once all have, to drain (each one's graceful
+   * shutdown); waits for them to exit (after `graceMs` the rest are killed) and resolves true when
+   * every worker exited 0. In two steps because the port stays open while any worker listens: a
+   * worker that answered `Connection: close` while another still listened would send its clients
+   * to reconnect into a port about to close, and the connections the primary holds for a worker
+   * when the last one stops listening are reset.
    */
   drain(graceMs: number): Promise<boolean>;
   /** Process ids of the workers running now. */
@@ -62,7 +69,7 @@ export function superviseWorkers(processes: number, logger: Logger): Supervisor 
       failures = lived >= RESTART_BACKOFF.stableMs ? 0 : failures + 1;
       const delay = Math.min(RESTART_BACKOFF.maxMs, RESTART_BACKOFF.firstMs * 2 ** Math.max(0, failures - 1));
       logger.error(
-        { pid: worker.process.pid, code, signal, restartInMs: delay },
+        { worker: worker.process.pid, code, signal, restartInMs: delay },
         'HTTP worker died; starting another',
       );
       setTimeout(() => {
@@ -75,28 +82,51 @@ export function superviseWorkers(processes: number, logger: Logger): Supervisor 
   return {
     serving,
     pids: () => [...startedAt.keys()].map((w) => w.process.pid ?? 0),
-    drain: (graceMs) => {
+    drain: async (graceMs) => {
       draining = true;
       const workers = [...startedAt.keys()];
-      const exits = workers.map(
-        (worker) =>
-          new Promise<boolean>((resolve) => {
-            if (worker.isDead()) return resolve(worker.process.exitCode === 0);
-            worker.once('exit', (code) => resolve(code === 0));
-            const message: PrimaryMessage = { type: 'drain' };
-            // The IPC channel may already be gone (a worker exiting on its own SIGINT): a signal then.
-            const signal = () => worker.process.kill('SIGTERM');
-            if (!worker.isConnected()) signal();
-            else worker.send(message, undefined, (err: Error | null) => err && signal());
-          }),
-      );
       const killer = setTimeout(() => {
         for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGKILL');
       }, graceMs);
-      return Promise.all(exits).then((codes) => {
-        clearTimeout(killer);
-        return codes.every(Boolean);
-      });
+      const exits = workers.map(
+        (worker) =>
+          new Promise<boolean>((resolve) => {
+            if (worker.isDead()) resolve(worker.process.exitCode === 0);
+            else worker.once('exit', (code) => resolve(code === 0));
+          }),
+      );
+      await Promise.race([
+        Promise.all(workers.map((worker) => ask(worker, { type: 'stop accepting' }, 'stopped accepting'))),
+        new Promise((resolve) => setTimeout(resolve, STOP_ACCEPTING_WAIT_MS)),
+      ]);
+      for (const worker of workers) tell(worker, { type: 'drain' });
+      const codes = await Promise.all(exits);
+      clearTimeout(killer);
+      return codes.every(Boolean);
     },
   };
+}
+
+/** Sends a message to a worker; when its IPC channel is gone (it is exiting on its own signal) a SIGTERM instead. */
+function tell(worker: Worker, message: PrimaryMessage): void {
+  const signal = () => {
+    if (!worker.isDead()) worker.process.kill('SIGTERM');
+  };
+  if (!worker.isConnected()) signal();
+  else worker.send(message, undefined, (err: Error | null) => err && signal());
+}
+
+/** Sends a message and resolves on the worker's answer of type `reply`, or when it exits. */
+function ask(worker: Worker, message: PrimaryMessage, reply: WorkerMessage['type']): Promise<void> {
+  return new Promise((resolve) => {
+    if (worker.isDead()) return resolve();
+    const onMessage = (answer: WorkerMessage) => {
+      if (answer?.type !== reply) return;
+      worker.off('message', onMessage);
+      resolve();
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', () => resolve());
+    tell(worker, message);
+  });
 }

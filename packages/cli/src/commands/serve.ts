@@ -22,7 +22,9 @@ export function register(program: Command): void {
 }
 
 async function serve(options: { processes?: string }): Promise<void> {
-  const config = loadConfig(options.processes ? { ...process.env, API_PROCESSES: options.processes } : undefined);
+  const config = loadConfig(
+    options.processes ? { ...process.env, API_PROCESSES: options.processes } : undefined,
+  );
   const logger = createLogger(config.LOG_LEVEL);
   if (cluster.isWorker) return serveWorker(config, logger);
   if (config.API_PROCESSES === 1) return serveOne(config, logger);
@@ -75,7 +77,12 @@ async function serveOne(config: Config, logger: Logger): Promise<void> {
  * serves nothing itself and runs no jobs (with REDIS_URL, `earshot worker` consumes them).
  */
 async function servePrimary(config: Config, logger: Logger): Promise<void> {
-  const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve (primary)' });
+  const catalogue = await openCatalogue({
+    config,
+    logger,
+    role: 'server',
+    description: 'earshot serve (primary)',
+  });
   const jobs = createJobRunner({ config, logger, catalogue });
   const workers = superviseWorkers(config.API_PROCESSES, logger);
   let origin: string;
@@ -102,7 +109,12 @@ async function servePrimary(config: Config, logger: Logger): Promise<void> {
 
 /** A worker of `--processes N`: HTTP only; its primary tells it when to drain. */
 async function serveWorker(config: Config, logger: Logger): Promise<void> {
-  const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve (worker)' });
+  const catalogue = await openCatalogue({
+    config,
+    logger,
+    role: 'server',
+    description: 'earshot serve (worker)',
+  });
   // REDIS_URL is set (the primary checked): this runner only queues, for the upload routes.
   const jobs = createJobRunner({ config, logger, catalogue });
   const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION, queue: jobs.pipeline });
@@ -110,7 +122,9 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
   const server = await startServer(deps);
   if (process.env.EARSHOT_SERVED_BY_HEADER === '1') {
     // Tests and benchmarks only: which worker answered (the ordering of listeners puts it first).
-    server.server.prependListener('request', (_req, res) => res.setHeader('X-Earshot-Pid', String(process.pid)));
+    server.server.prependListener('request', (_req, res) =>
+      res.setHeader('X-Earshot-Pid', String(process.pid)),
+    );
   }
   const drain = onShutdown(logger, async () => {
     await Promise.all([server.close(10_000), jobs.close(0)]);
@@ -118,7 +132,13 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
     await catalogue.close();
   });
   process.on('message', (message: PrimaryMessage) => {
-    if (message?.type === 'drain') drain('drain');
+    if (message?.type === 'stop accepting') {
+      server.stopAccepting();
+      // After the cluster's own message that this worker stopped listening, on the same channel.
+      const stopped: WorkerMessage = { type: 'stopped accepting' };
+      process.send?.(stopped);
+    }
+    if (message?.type === 'drain') drain('drain from the primary');
   });
   const serving: WorkerMessage = { type: 'serving', origin: server.origin };
   process.send?.(serving);

@@ -4,12 +4,13 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bearerGrant, type Seeded, seedCatalogue } from '@earshot/api/testing';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { createTestDatabase } from '@earshot/catalogue/testing';
 import { createLogger, loadConfig } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerGrant } from './testing/bearer.ts';
+import { type Seeded, seedCatalogue } from './testing/seed.ts';
 
 /**
  * `earshot serve --processes 2` as an operator runs it (a real process on the PostgreSQL server and
@@ -19,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const postgresUrl = await testService('postgres');
 const redisUrl = await testService('redis');
-const CLI_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+/** `earshot serve` started by path (the API never imports the CLI). */
+const CLI_MAIN = fileURLToPath(new URL('../../packages/cli/src/main.ts', import.meta.url));
 
 interface Answer {
   status: number;
@@ -30,7 +32,11 @@ interface Answer {
 type Outcome = { kind: 'answered'; status: number } | { kind: 'refused' } | { kind: 'lost'; error: string };
 
 /** One request on a connection of its own (`agent: false`), so the primary hands it to the next worker. */
-function fresh(origin: string, route: string, init: { method?: string; token?: string } = {}): Promise<Answer> {
+function fresh(
+  origin: string,
+  route: string,
+  init: { method?: string; token?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${origin}${route}`,
@@ -51,6 +57,7 @@ function fresh(origin: string, route: string, init: { method?: string; token?: s
       },
     );
     req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${route} in 10 s`)));
     req.end();
   });
 }
@@ -63,7 +70,9 @@ function keepAlive(agent: http.Agent, origin: string, route: string): Promise<Ou
       res.on('error', (err) => resolve({ kind: 'lost', error: String(err) }));
     });
     req.on('error', (err: NodeJS.ErrnoException) =>
-      resolve(err.code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'lost', error: `${err.code} ${err}` }),
+      resolve(
+        err.code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'lost', error: `${err.code} ${err}` },
+      ),
     );
   });
 }
@@ -150,14 +159,14 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot serve --processes 2', () => 
   });
 
   it('shows a rating made through one worker on the next answer of the other', async () => {
-    const id = seeded.ids.hat_sci;
+    const id = seeded.ids.bd_808;
     const route = `/apiv2/sounds/${id}/?fields=id,num_ratings`;
     const token = `Token ${seeded.apiKey}`;
     // Both workers have the sound cached before the write.
     const before = new Map<string, number>();
     for (let i = 0; i < 6; i++) {
       const answer = await fresh(origin, route, { token });
-      expect(answer.status).toBe(200);
+      expect(answer.status, answer.body).toBe(200);
       before.set(answer.pid, JSON.parse(answer.body).num_ratings);
     }
     expect([...before.values()]).toEqual([0, 0]);
@@ -167,7 +176,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot serve --processes 2', () => 
       method: 'POST',
       token: `Bearer ${grant.accessToken}`,
     });
-    expect(rated.status, rated.body).toBe(201);
+    expect(rated.status, rated.body).toBe(200);
     let other: Answer | undefined;
     while (!other) {
       const answer = await fresh(origin, route, { token });
@@ -180,6 +189,9 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot serve --processes 2', () => 
     const before = await pidsAnswering(4);
     const [victim] = [...before];
     process.kill(Number(victim), 'SIGKILL');
+    // A connection the primary hands to a worker at the moment it dies is lost with it (the
+    // primary has not yet seen the exit): ask again once it has.
+    while (!out.includes('HTTP worker died')) await new Promise((resolve) => setTimeout(resolve, 50));
     const deadline = Date.now() + 20_000;
     let now = new Set<string>();
     while (Date.now() < deadline) {
