@@ -234,3 +234,36 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot serve --processes 2', () => 
     for (const o of outcomes) if (o.kind === 'answered') expect(o.status).toBe(200);
   }, 60_000);
 });
+
+describe('earshot serve --processes 2 without the PostgreSQL server or Redis', () => {
+  it('refuses to start, exit code 2, naming what is missing', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: os.tmpdir(), PORT: '0', LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'serve', '--processes', '2'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('--processes 2 needs DATABASE_URL and REDIS_URL');
+  }, 30_000);
+
+  it('refuses a process count that is not a whole number from 1 to 64', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'serve', '--processes', '0'], {
+      env: { ...process.env, DATA_DIR: os.tmpdir(), PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('--processes must be a whole number from 1 to 64, not "0"');
+  }, 30_000);
+});

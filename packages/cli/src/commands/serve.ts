@@ -22,6 +22,13 @@ export function register(program: Command): void {
 }
 
 async function serve(options: { processes?: string }): Promise<void> {
+  if (options.processes !== undefined && !/^([1-9]|[1-5][0-9]|6[0-4])$/.test(options.processes)) {
+    process.stderr.write(
+      `earshot: --processes must be a whole number from 1 to 64, not "${options.processes}"\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
   const config = loadConfig(
     options.processes ? { ...process.env, API_PROCESSES: options.processes } : undefined,
   );
