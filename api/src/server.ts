@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
 import { drainable } from './http/drain.ts';
@@ -13,6 +13,12 @@ export interface RunningServer {
    * the connections still open are cut. Resolves when the last connection is gone.
    */
   close: (graceMs?: number) => Promise<void>;
+  /**
+   * Stops accepting connections and nothing else: the ones open are served as before (no
+   * `Connection: close`, so their clients do not reconnect). The first step of a cluster worker's
+   * shutdown, taken by every worker before any drains (docs/operations.md); `close` follows.
+   */
+  stopAccepting: () => void;
 }
 
 /** Starts the HTTP server on HOST:PORT (PORT 0 picks a free port, used by tests). */
@@ -39,5 +45,7 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
     server,
     origin,
     close: (graceMs = 10_000) => drain(graceMs),
+    // net.Server's close (http.Server's would end idle keep-alive connections too, see drain.ts).
+    stopAccepting: () => net.Server.prototype.close.call(server),
   };
 }

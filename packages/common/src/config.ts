@@ -34,6 +34,7 @@ const optionalUrl = (protocols: string[]) =>
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
@@ -101,6 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 export const configDocs: Record<keyof RawConfig, string> = {
   PORT: 'HTTP port of the API (default 8000)',
   HOST: 'interface the API binds to (default 127.0.0.1)',
+  API_PROCESSES:
+    'processes `earshot serve` serves HTTP with (default 1; more than 1 needs DATABASE_URL and REDIS_URL)',
   DATA_DIR: 'folder for the embedded database and the sound files (default ./data)',
   DATABASE_URL: 'PostgreSQL server URL; unset = embedded PGlite database in DATA_DIR',
   REDIS_URL:

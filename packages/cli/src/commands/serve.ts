@@ -1,9 +1,11 @@
+import cluster from 'node:cluster';
 import { buildAppDeps, type MetricSources, startServer } from '@earshot/api';
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
+import { type Catalogue, openCatalogue } from '@earshot/catalogue';
+import { type Config, createLogger, type Logger, loadConfig } from '@earshot/common';
 import { type DemoAccount, ensureDemoAccount, importDemoFixtures } from '@earshot/services';
 import { createJobRunner, type JobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
+import { type PrimaryMessage, superviseWorkers, type WorkerMessage } from '../cluster.ts';
 import { onShutdown } from '../shutdown.ts';
 import { VERSION } from '../version.ts';
 
@@ -12,12 +14,44 @@ export function register(program: Command): void {
   program
     .command('serve')
     .description('serve the HTTP API (and run the processing jobs in-process when REDIS_URL is unset)')
+    .option(
+      '--processes <n>',
+      'processes serving HTTP on the one port (default API_PROCESSES, 1); more than 1 needs DATABASE_URL and REDIS_URL',
+    )
     .action(serve);
 }
 
-async function serve(): Promise<void> {
-  const config = loadConfig();
+async function serve(options: { processes?: string }): Promise<void> {
+  if (options.processes !== undefined && !/^([1-9]|[1-5][0-9]|6[0-4])$/.test(options.processes)) {
+    process.stderr.write(
+      `earshot: --processes must be a whole number from 1 to 64, not "${options.processes}"\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig(
+    options.processes ? { ...process.env, API_PROCESSES: options.processes } : undefined,
+  );
   const logger = createLogger(config.LOG_LEVEL);
+  if (cluster.isWorker) return serveWorker(config, logger);
+  if (config.API_PROCESSES === 1) return serveOne(config, logger);
+  // The embedded database is hosted by one process that the others reach through it: N processes
+  // would all queue behind that host. And without Redis each process would count rate limits alone.
+  const missing = [!config.DATABASE_URL && 'DATABASE_URL', !config.REDIS_URL && 'REDIS_URL'].filter(Boolean);
+  if (missing.length > 0) {
+    process.stderr.write(
+      `earshot: --processes ${config.API_PROCESSES} needs ${missing.join(' and ')}: several processes share ` +
+        'the PostgreSQL server (not the embedded database) and count rate limits in Redis. ' +
+        'See docs/operations.md.\n',
+    );
+    process.exitCode = 2;
+    return;
+  }
+  return servePrimary(config, logger);
+}
+
+/** One process: the HTTP API, and the in-process jobs when REDIS_URL is unset. */
+async function serveOne(config: Config, logger: Logger): Promise<void> {
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve' });
   // Without Redis the jobs run in this process; with Redis this process only queues them.
   const jobs = createJobRunner({
@@ -41,21 +75,121 @@ async function serve(): Promise<void> {
   await jobs.start();
   deps.metrics.use(pipelineSources(jobs.runner));
   const server = await startServer(deps);
-  const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? server.origin;
+  await announce(config, logger, catalogue, server.origin, 1);
+  await importDemo(config, logger, catalogue, jobs);
+
+  onShutdown(logger, async () => {
+    // In-flight requests get 10 s while the in-process jobs finish or are handed back (theirs too).
+    await Promise.all([server.close(10_000), jobs.close(10_000)]);
+    await deps.dispose();
+    await catalogue.close();
+  });
+}
+
+/**
+ * The primary of `--processes N`: the start-up work done once (migrations when it opens the
+ * catalogue, the demo account and import), then N workers that serve HTTP on the one port. It
+ * serves nothing itself and runs no jobs (with REDIS_URL, `earshot worker` consumes them).
+ */
+async function servePrimary(config: Config, logger: Logger): Promise<void> {
+  const catalogue = await openCatalogue({
+    config,
+    logger,
+    role: 'server',
+    description: 'earshot serve (primary)',
+  });
+  const jobs = createJobRunner({ config, logger, catalogue });
+  const workers = superviseWorkers(config.API_PROCESSES, logger);
+  let origin: string;
+  try {
+    origin = await workers.serving;
+  } catch (err) {
+    logger.error({ err }, 'the HTTP workers did not start');
+    await workers.drain(10_000);
+    await jobs.close(0);
+    await catalogue.close();
+    process.exitCode = 1;
+    return;
+  }
+  await announce(config, logger, catalogue, origin, config.API_PROCESSES);
+  await importDemo(config, logger, catalogue, jobs);
+  onShutdown(logger, async () => {
+    // Each worker drains as one process does (10 s for requests in flight); 15 s before a kill.
+    const clean = await workers.drain(15_000);
+    await jobs.close(0);
+    await catalogue.close();
+    if (!clean) throw new Error('an HTTP worker did not exit cleanly');
+  });
+}
+
+/** A worker of `--processes N`: HTTP only; its primary tells it when to drain. */
+async function serveWorker(config: Config, logger: Logger): Promise<void> {
+  const catalogue = await openCatalogue({
+    config,
+    logger,
+    role: 'server',
+    description: 'earshot serve (worker)',
+  });
+  // REDIS_URL is set (the primary checked): this runner only queues, for the upload routes.
+  const jobs = createJobRunner({ config, logger, catalogue });
+  const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION, queue: jobs.pipeline });
+  deps.metrics.use(pipelineSources(jobs.runner));
+  const server = await startServer(deps);
+  if (process.env.EARSHOT_SERVED_BY_HEADER === '1') {
+    // Tests and benchmarks only: which worker answered (the ordering of listeners puts it first).
+    server.server.prependListener('request', (_req, res) =>
+      res.setHeader('X-Earshot-Pid', String(process.pid)),
+    );
+  }
+  const drain = onShutdown(logger, async () => {
+    await Promise.all([server.close(10_000), jobs.close(0)]);
+    await deps.dispose();
+    await catalogue.close();
+  });
+  process.on('message', (message: PrimaryMessage) => {
+    if (message?.type === 'stop accepting') {
+      server.stopAccepting();
+      // After the cluster's own message that this worker stopped listening, on the same channel.
+      const stopped: WorkerMessage = { type: 'stopped accepting' };
+      process.send?.(stopped);
+    }
+    if (message?.type === 'drain') drain('drain from the primary');
+  });
+  const serving: WorkerMessage = { type: 'serving', origin: server.origin };
+  process.send?.(serving);
+}
+
+/** The log line and the banner (`is serving on …`, which scripts and tests wait for). */
+async function announce(
+  config: Config,
+  logger: Logger,
+  catalogue: Catalogue,
+  origin: string,
+  processes: number,
+): Promise<void> {
+  const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? origin;
   const demo = await ensureDemoAccount(catalogue.db, base, config);
   logger.info(
-    { origin: server.origin, database: catalogue.kind, dataDir: config.dataDir, version: VERSION },
+    { origin, database: catalogue.kind, dataDir: config.dataDir, version: VERSION, processes },
     'earshot is serving',
   );
+  const many = processes > 1 ? `, ${processes} processes` : '';
   process.stdout.write(
     [
       '',
-      `earshot ${VERSION} is serving on ${server.origin} (database: ${catalogue.kind}, data: ${config.dataDir})`,
+      `earshot ${VERSION} is serving on ${origin} (database: ${catalogue.kind}, data: ${config.dataDir}${many})`,
       ...demoLines(demo, base),
       '',
     ].join('\n'),
   );
+}
 
+async function importDemo(
+  config: Config,
+  logger: Logger,
+  catalogue: Catalogue,
+  jobs: ReturnType<typeof createJobRunner>,
+): Promise<void> {
   const demoQueued = await importDemoFixtures({
     db: catalogue.db,
     storage: jobs.storage,
@@ -68,13 +202,6 @@ async function serve(): Promise<void> {
       `Importing ${demoQueued} demo sounds in the background; they become searchable as they finish.\n`,
     );
   }
-
-  onShutdown(logger, async () => {
-    // In-flight requests get 10 s while the in-process jobs finish or are handed back (theirs too).
-    await Promise.all([server.close(10_000), jobs.close(10_000)]);
-    await deps.dispose();
-    await catalogue.close();
-  });
 }
 
 /** /metrics reads the queue's depths and recent job outcomes per stage from the job runner. */
