@@ -132,7 +132,15 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
   });
   // REDIS_URL is set (the primary checked): this runner only queues, for the upload routes.
   const jobs = createJobRunner({ config, logger, catalogue });
-  const deps = await buildAppDeps({ config, logger, catalogue, version: VERSION, queue: jobs.pipeline });
+  const deps = await buildAppDeps({
+    config,
+    logger,
+    catalogue,
+    version: VERSION,
+    queue: jobs.pipeline,
+    // As a single process: similar sounds answer 503 until its snapshot or rebuild is loaded.
+    similarityInBackground: true,
+  });
   deps.metrics.use(pipelineSources(jobs.runner));
   const server = await startServer(deps);
   if (process.env.EARSHOT_SERVED_BY_HEADER === '1') {
