@@ -16,6 +16,8 @@ import { BullmqRunner } from './runners/bullmq.ts';
 import { InProcessRunner } from './runners/in-process.ts';
 import type { JobRunner } from './runners/types.ts';
 
+const MIN_DEFAULT_LEASE_MS = 10_000;
+
 export interface JobRunnerServiceOptions {
   config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'>;
   logger: Logger;
@@ -36,7 +38,10 @@ export interface JobRunnerServiceOptions {
    * Default 15 s with BullMQ, 3 s in-process.
    */
   reconcileIntervalMs?: number;
-  /** The sound's processing lease (default: `lockDurationMs`, else 30 s; renewed every third of it). */
+  /**
+   * The sound's processing lease (default: `lockDurationMs`, at least 10 s, else 30 s; renewed every
+   * third of it).
+   */
   lease?: LeaseOptions;
   policies?: Partial<Record<StageName, Partial<StagePolicy>>>;
   analyzer?: SoundAnalyzer;
@@ -75,11 +80,14 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
     options.policies,
   );
   const hooks = pipelineHooks(store);
-  // A lease as long as BullMQ's lock: a dead worker's sound is taken over as soon as its job is.
+  // A lease as long as BullMQ's lock, so a dead worker's sound is taken over as soon as its job is;
+  // but never under 10 s: a renewal held up by a busy machine must not cost a live worker its lease
+  // (its handler would be aborted mid-write; seen under full-suite load with a 2 s lock).
   const guard = soundLeaseGuard(
     catalogue.db,
     logger,
-    options.lease ?? (options.lockDurationMs ? { ttlMs: options.lockDurationMs } : {}),
+    options.lease ??
+      (options.lockDurationMs ? { ttlMs: Math.max(options.lockDurationMs, MIN_DEFAULT_LEASE_MS) } : {}),
   );
   const runner: JobRunner = config.REDIS_URL
     ? new BullmqRunner({
