@@ -4,6 +4,7 @@
 // Zipf distribution (s = 1) over them, a quarter of them with a filter and a sort; similar-sound
 // and combined-search targets uniform. Seeded: the same run asks the same requests.
 
+import { zipf } from '@earshot/catalogue';
 import pg from 'pg';
 
 /** Mulberry32: small, seedable, good enough to draw a workload. */
@@ -18,26 +19,8 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Draws ranks 0..n-1 with P(k) ∝ 1/(k+1)^s (binary search over the cumulative weights). */
-export function zipfSampler(n: number, s: number, random: () => number): () => number {
-  const cdf = new Float64Array(n);
-  let sum = 0;
-  for (let k = 0; k < n; k++) {
-    sum += 1 / (k + 1) ** s;
-    cdf[k] = sum;
-  }
-  return () => {
-    const u = random() * sum;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
+/** Draws ranks 0..n-1 with P(k) ∝ 1/(k+1)^s: the synthetic catalogue's own sampler. */
+export const zipfSampler = zipf;
 
 /** Filters and sorts a quarter of the text queries carry: fields people filter on, values that exist. */
 const FILTERS = [

@@ -38,4 +38,9 @@ export {
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
 export { SEARCH_SIDE_TABLES, SEARCH_TABLE } from './search-schema.ts';
 export { DEFAULT_SEARCH_TIMEOUT_MS } from './statement.ts';
-export { loadSyntheticCatalogue, type SyntheticOptions, syntheticVocabulary } from './synthetic-catalogue.ts';
+export {
+  loadSyntheticCatalogue,
+  type SyntheticOptions,
+  syntheticVocabulary,
+  zipf,
+} from './synthetic-catalogue.ts';

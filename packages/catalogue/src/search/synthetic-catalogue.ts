@@ -48,7 +48,7 @@ function prng(seed: number) {
 }
 
 /** Samples ranks 0..n-1 with P(rank k) ∝ 1/(k+1)^s. */
-function zipf(n: number, s: number, rand: () => number): () => number {
+export function zipf(n: number, s: number, rand: () => number): () => number {
   const cdf = new Float64Array(n);
   let sum = 0;
   for (let k = 0; k < n; k++) {

@@ -50,6 +50,28 @@ async function serve(options: { processes?: string }): Promise<void> {
   return servePrimary(config, logger);
 }
 
+/**
+ * The API of one serving process (alone or a worker of `--processes N`): everything answers at once,
+ * similar sounds a 503 until the snapshot or rebuild is loaded; the job runner feeds /metrics.
+ */
+async function apiDeps(
+  config: Config,
+  logger: Logger,
+  catalogue: Catalogue,
+  jobs: ReturnType<typeof createJobRunner>,
+) {
+  const deps = await buildAppDeps({
+    config,
+    logger,
+    catalogue,
+    version: VERSION,
+    queue: jobs.pipeline,
+    similarityInBackground: true,
+  });
+  deps.metrics.use(pipelineSources(jobs.runner));
+  return deps;
+}
+
 /** One process: the HTTP API, and the in-process jobs when REDIS_URL is unset. */
 async function serveOne(config: Config, logger: Logger): Promise<void> {
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve' });
@@ -60,20 +82,11 @@ async function serveOne(config: Config, logger: Logger): Promise<void> {
     catalogue,
     onSimilarityVectors: () => refreshSoon(),
   });
-  const deps = await buildAppDeps({
-    config,
-    logger,
-    catalogue,
-    version: VERSION,
-    queue: jobs.pipeline,
-    // Everything else answers at once; similar sounds answer 503 until the indexes are loaded.
-    similarityInBackground: true,
-  });
+  const deps = await apiDeps(config, logger, catalogue, jobs);
   const refreshSoon = debounce(() => {
     deps.similarity.refresh().catch((err) => logger.error({ err }, 'similarity refresh failed'));
   }, 3000);
   await jobs.start();
-  deps.metrics.use(pipelineSources(jobs.runner));
   const server = await startServer(deps);
   await announce(config, logger, catalogue, server.origin, 1);
   await importDemo(config, logger, catalogue, jobs);
@@ -132,16 +145,7 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
   });
   // REDIS_URL is set (the primary checked): this runner only queues, for the upload routes.
   const jobs = createJobRunner({ config, logger, catalogue });
-  const deps = await buildAppDeps({
-    config,
-    logger,
-    catalogue,
-    version: VERSION,
-    queue: jobs.pipeline,
-    // As a single process: similar sounds answer 503 until its snapshot or rebuild is loaded.
-    similarityInBackground: true,
-  });
-  deps.metrics.use(pipelineSources(jobs.runner));
+  const deps = await apiDeps(config, logger, catalogue, jobs);
   const server = await startServer(deps);
   if (process.env.EARSHOT_SERVED_BY_HEADER === '1') {
     // Tests and benchmarks only: which worker answered (the ordering of listeners puts it first).
