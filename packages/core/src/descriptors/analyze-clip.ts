@@ -1,4 +1,5 @@
-import { decodeMono } from '../media/decode.ts';
+import { decodeClipInProcess } from '../media/clip-decode/index.ts';
+import { ANALYSIS_SAMPLE_RATE, type DecodedSignal, decodeMono } from '../media/decode.ts';
 import { probeFile } from '../media/probe.ts';
 import { analyzeSignal } from './analyze.ts';
 import { analyzeSubset, planSubset } from './analyze-subset.ts';
@@ -34,18 +35,39 @@ export interface AnalyzeClipOptions {
 }
 
 /**
- * Analyzes the first `maxSeconds` of a clip in this thread (callers on an event loop that serves
- * requests use `ClipAnalysisPool`). Only the beginning is decoded; no md5, frames file or loudness
- * over the original channels: the clip is compared, never stored.
+ * The clip's first `maxSeconds` as the analysis signal, and the whole clip's duration. The common
+ * formats are decoded in this thread (no process start-up, which costs more CPU than the analysis);
+ * the others, and every file the in-process decoder is not sure of, go through ffprobe and ffmpeg,
+ * which also word the refusal of a bad file.
  */
-export async function analyzeClip(file: string, options: AnalyzeClipOptions = {}): Promise<ClipAnalysis> {
-  const maxSeconds = options.maxSeconds ?? CLIP_MAX_SECONDS;
+async function decodeClip(
+  file: string,
+  maxSeconds: number,
+  options: AnalyzeClipOptions,
+): Promise<{ signal: DecodedSignal; duration: number }> {
+  const sampleRate = ANALYSIS_SAMPLE_RATE;
+  const own = await decodeClipInProcess(file, { sampleRate, maxSeconds, fileName: options.fileName });
+  if (own) {
+    const signal = { samples: own.samples, sampleRate, duration: own.analyzedSeconds };
+    return { signal, duration: own.duration };
+  }
   const probe = await probeFile(file, {
     fileName: options.fileName,
     timeoutMs: options.timeoutMs,
     md5: false,
   });
   const signal = await decodeMono(file, { probe, maxSeconds, timeoutMs: options.timeoutMs });
+  return { signal, duration: probe.duration };
+}
+
+/**
+ * Analyzes the first `maxSeconds` of a clip in this thread (callers on an event loop that serves
+ * requests use `ClipAnalysisPool`). Only the beginning is decoded; no md5, frames file or loudness
+ * over the original channels: the clip is compared, never stored.
+ */
+export async function analyzeClip(file: string, options: AnalyzeClipOptions = {}): Promise<ClipAnalysis> {
+  const maxSeconds = options.maxSeconds ?? CLIP_MAX_SECONDS;
+  const { signal, duration } = await decodeClip(file, maxSeconds, options);
   const plan = options.needs ? planSubset(options.needs) : undefined;
   const lean = plan !== undefined && plan.unsupported.length === 0;
   const tree =
@@ -56,7 +78,7 @@ export async function analyzeClip(file: string, options: AnalyzeClipOptions = {}
     lean,
     tree,
     analyzedSeconds: signal.duration,
-    duration: probe.duration,
-    truncated: probe.duration > maxSeconds + 0.01,
+    duration,
+    truncated: duration > maxSeconds + 0.01,
   };
 }

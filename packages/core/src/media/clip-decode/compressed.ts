@@ -1,0 +1,143 @@
+import { FLACDecoder } from '@wasm-audio-decoders/flac';
+import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
+import { MPEGDecoder } from 'mpg123-decoder';
+import { mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
+import type { ClipSource, DecodedChannels } from './types.ts';
+
+/**
+ * MP3, FLAC and Ogg Vorbis decoded in this thread by the WebAssembly builds of mpg123, libFLAC and
+ * libvorbis (the `*-decoder` npm packages), fed the file in chunks until the clip's first seconds
+ * are out. Anything these decoders report as an error, or a file that ends well before its header
+ * said, answers undefined so that ffmpeg decodes it and words the refusal.
+ */
+
+const CHUNK_BYTES = 64 * 1024;
+
+/** Share of the declared length a decode must reach (the same rule as `checkDecodedLength`). */
+const MIN_SHARE = { mp3: 0.75, flac: 0.9, ogg: 0.9 } as const;
+
+interface Decoded {
+  channelData: Float32Array[];
+  samplesDecoded: number;
+  sampleRate: number;
+  errors: unknown[];
+}
+
+interface StreamDecoder {
+  ready: Promise<void>;
+  decode(data: Uint8Array): Decoded | Promise<Decoded>;
+  flush?(): Promise<Decoded>;
+  free(): void;
+}
+
+type Codec = 'mp3' | 'flac' | 'ogg';
+
+function newDecoder(codec: Codec): StreamDecoder {
+  if (codec === 'mp3') return new MPEGDecoder();
+  if (codec === 'flac') return new FLACDecoder();
+  return new OggVorbisDecoder();
+}
+
+/** Collects decoded chunks per channel up to `limit` frames. */
+class Collector {
+  private parts: Float32Array[][] = [];
+  frames = 0;
+  sampleRate = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get full(): boolean {
+    return this.frames >= this.limit;
+  }
+
+  add(decoded: Decoded): void {
+    if (decoded.samplesDecoded === 0) return;
+    this.sampleRate ||= decoded.sampleRate;
+    const take = Math.min(decoded.samplesDecoded, this.limit - this.frames);
+    if (take <= 0) return;
+    this.parts.push(decoded.channelData.map((ch) => ch.slice(0, take)));
+    this.frames += take;
+  }
+
+  finish(): Float32Array[] {
+    const channels = this.parts[0]?.length ?? 0;
+    return Array.from({ length: channels }, (_, c) => {
+      const out = new Float32Array(this.frames);
+      let at = 0;
+      for (const part of this.parts) {
+        out.set(part[c], at);
+        at += part[c].length;
+      }
+      return out;
+    });
+  }
+}
+
+export interface CompressedHeader {
+  codec: Codec;
+  sampleRate: number;
+  /** Declared seconds (undefined when the header does not say). */
+  duration: number | undefined;
+}
+
+/** What the file's first bytes (and, for Ogg, its last page) say; undefined for other content. */
+export async function compressedHeader(
+  source: ClipSource,
+  head: Buffer,
+): Promise<CompressedHeader | undefined> {
+  const flac = readFlacStreamInfo(head);
+  if (flac) return { codec: 'flac', sampleRate: flac.sampleRate, duration: flac.duration };
+  const tailStart = Math.max(0, source.size - CHUNK_BYTES);
+  const ogg = oggHeader(head, head.length >= source.size ? head : await source.read(tailStart, CHUNK_BYTES));
+  if (ogg) return { codec: 'ogg', sampleRate: ogg.sampleRate, duration: ogg.duration };
+  const mp3 = mp3Header(head, source.size);
+  if (mp3) return { codec: 'mp3', sampleRate: mp3.sampleRate, duration: mp3.duration };
+  return undefined;
+}
+
+/** Decodes the first `maxSeconds` of an MP3, FLAC or Ogg Vorbis file, or undefined (ffmpeg's turn). */
+export async function decodeCompressed(
+  source: ClipSource,
+  header: CompressedHeader,
+  maxSeconds: number,
+): Promise<DecodedChannels | undefined> {
+  const collector = new Collector(Math.round(maxSeconds * header.sampleRate));
+  const decoder = newDecoder(header.codec);
+  let reachedEnd = false;
+  try {
+    await decoder.ready;
+    for (let offset = 0; !collector.full; offset += CHUNK_BYTES) {
+      const chunk = await source.read(offset, CHUNK_BYTES);
+      if (chunk.length === 0) {
+        reachedEnd = true;
+        if (decoder.flush) collector.add(await decoder.flush());
+        break;
+      }
+      const decoded = await decoder.decode(chunk);
+      if (decoded.errors.length > 0) return undefined;
+      // A stream whose rate changes midway (chained Ogg, odd mp3) is left to ffmpeg.
+      if (decoded.samplesDecoded > 0 && decoded.sampleRate !== header.sampleRate) return undefined;
+      collector.add(decoded);
+    }
+  } catch {
+    return undefined;
+  } finally {
+    decoder.free();
+  }
+  if (collector.frames === 0) return undefined;
+  const decodedSeconds = collector.frames / header.sampleRate;
+  let duration = header.duration;
+  if (reachedEnd) {
+    if (duration !== undefined && decodedSeconds < duration * MIN_SHARE[header.codec] - 0.05)
+      return undefined;
+    duration = decodedSeconds;
+  }
+  // Cut short without a declared length: only ffprobe can tell how long the whole file is.
+  if (duration === undefined) return undefined;
+  return {
+    type: header.codec,
+    channelData: collector.finish(),
+    sampleRate: header.sampleRate,
+    duration,
+  };
+}

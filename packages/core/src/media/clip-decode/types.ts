@@ -1,0 +1,16 @@
+/** A clip file read by byte ranges (the decoders never need it whole). */
+export interface ClipSource {
+  size: number;
+  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
+  read(offset: number, length: number): Promise<Buffer>;
+}
+
+/** What an in-process decoder hands back: the clip's first seconds, per channel. */
+export interface DecodedChannels {
+  /** The container, as `typeFromProbe` names it. */
+  type: 'wav' | 'aiff' | 'mp3' | 'flac' | 'ogg';
+  channelData: Float32Array[];
+  sampleRate: number;
+  /** The whole file's duration in seconds, from its headers (or the decode when it went to the end). */
+  duration: number;
+}
