@@ -20,6 +20,15 @@ export function readFlacStreamInfo(head: Buffer): StreamHeader | undefined {
   return { sampleRate, duration: total > 0 ? total / sampleRate : undefined };
 }
 
+/** An Ogg page at `at` whose segment table and body lie wholly within `buf`. */
+function pageFits(buf: Buffer, at: number): boolean {
+  const segments = buf[at + 26];
+  if (at + 27 + segments > buf.length) return false;
+  let body = 0;
+  for (let i = 0; i < segments; i++) body += buf[at + 27 + i];
+  return at + 27 + segments + body <= buf.length;
+}
+
 /**
  * An Ogg file whose first packet is a Vorbis identification header; the length is the granule
  * position (samples) of the stream's last page found in `tail` (the file's last bytes).
@@ -33,8 +42,13 @@ export function oggHeader(head: Buffer, tail: Buffer): StreamHeader | undefined 
   const sampleRate = head.readUInt32LE(packet + 12);
   if (sampleRate === 0) return undefined;
   let duration: number | undefined;
+  let isLast = true;
   for (let at = tail.lastIndexOf('OggS'); at >= 0; at = at > 0 ? tail.lastIndexOf('OggS', at - 1) : -1) {
-    if (at + 27 > tail.length || tail.readUInt32LE(at + 14) !== serial) continue;
+    if (at + 27 > tail.length) return undefined;
+    if (tail.readUInt32LE(at + 14) !== serial) continue;
+    // The last page must end where the file ends: one cut short means the file was cut off.
+    if (isLast && !pageFits(tail, at)) return undefined;
+    isLast = false;
     const granule = tail.readBigInt64LE(at + 6);
     if (granule < 0n) continue;
     duration = Number(granule) / sampleRate;
