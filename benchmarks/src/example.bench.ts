@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { analyzeClip, exampleAnalysisNeeds } from '@earshot/core';
+import { analyzeClip, decodeClipInProcess, decodeMono, exampleAnalysisNeeds, probeFile } from '@earshot/core';
 import { fixture } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
@@ -143,6 +143,50 @@ function makeClip(seconds: number, name: string): Buffer {
   return fs.readFileSync(file);
 }
 
+const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** CPU ms of this process and of its children that have ended (ffprobe, ffmpeg), from /proc. */
+function cpuMs(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000 + ((Number(fields[13]) + Number(fields[14])) * 1000) / clockTicks;
+}
+
+/** Mean CPU ms (children included) of `runs` calls, after one unmeasured call. */
+async function cpuPerCall(runs: number, call: () => Promise<unknown>): Promise<number> {
+  await call();
+  const start = cpuMs();
+  for (let i = 0; i < runs; i++) await call();
+  return (cpuMs() - start) / runs;
+}
+
+/**
+ * Where a clip's CPU goes, in this process, one call at a time: the in-process decode the request
+ * runs, the ffprobe + ffmpeg decode it replaced (still the fallback for other formats), and the
+ * whole clip path with the lean analysis. CPU, not wall time: the machine is shared.
+ */
+async function cpuBreakdown(clipFile: string, needs: string[]) {
+  const runs = 7;
+  const inProcess = await cpuPerCall(runs, () =>
+    decodeClipInProcess(clipFile, { sampleRate: 44_100, maxSeconds: 30 }),
+  );
+  const ffmpeg = await cpuPerCall(runs, async () => {
+    const probe = await probeFile(clipFile, { md5: false });
+    return decodeMono(clipFile, { probe, maxSeconds: 30 });
+  });
+  const clip = await cpuPerCall(runs, () => analyzeClip(clipFile, { needs }));
+  return [
+    '| step (10 s mp3 clip, 44.1 kHz stereo) | CPU ms per clip (mean of 7, children included) |',
+    '|---|---:|',
+    `| decode in-process (mpg123 WebAssembly, mix-down), what the request runs | ${inProcess.toFixed(0)} |`,
+    `| decode by ffprobe + ffmpeg (the previous path, now the fallback) | ${ffmpeg.toFixed(0)} |`,
+    `| lean analysis (clip path less its decode) | ${(clip - inProcess).toFixed(0)} |`,
+    `| whole clip path (analyzeClip, lean) | ${clip.toFixed(0)} |`,
+    '| budget: 10 closed-loop clients at p50 ≤ 400 ms on 2 cores | ≈ 80 |',
+  ].join('\n');
+}
+
 const fmt = (ms: number) => (Number.isNaN(ms) ? '—' : ms.toFixed(0));
 
 async function main(): Promise<void> {
@@ -174,6 +218,7 @@ async function main(): Promise<void> {
     }
   };
   await measureFloor();
+  const cpuTable = await cpuBreakdown(clipFile, needs);
 
   console.log('[3/5] starting the API server (loads the similarity index)…');
   const api = spawnApiServer();
@@ -232,6 +277,7 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(table);
+  console.log(cpuTable);
   const header = `# Search by example benchmark\n\n\`npx earshot bench example --sounds ${sounds} --duration ${duration} --clients ${clients} --rate ${rate}${clipThreads ? ` --clip-threads ${clipThreads}` : ''}\`\n\nRun ${new Date().toISOString()}: ${sounds} sounds in the PostgreSQL server (the API benchmark's catalogue), the API server in a child process with ${clipThreads || 'its default number of'} clip analysis threads, the clients in this process (clip uploads with fetch, the other traffic with autocannon at a fixed ${rate} req/s over sound instances, a text search and similar sounds). ${os.cpus().length} cores, load average ${loadAtStart
     .map((l) => l.toFixed(1))
     .join(' / ')} at the start and ${os
@@ -239,7 +285,7 @@ async function main(): Promise<void> {
     .map((l) => l.toFixed(1))
     .join(' / ')} at the end (other work shares the machine).\n\n`;
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${header}${table}\n`);
+  fs.writeFileSync(resultsFile, `${header}${table}\n\n${cpuTable}\n`);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
 }
 
