@@ -85,6 +85,20 @@ describe('in-process clip decoding against ffmpeg (decodeMono) of the same file'
     expect(compare(mine?.samples ?? new Float32Array(0), ref.samples).max).toBeLessThan(1e-5);
   });
 
+  it('an mp3 behind an ID3v2 tag longer than the first read (cover art) is still decoded here', async () => {
+    const bare = encode('bare.mp3', 3, ['-c:a', 'libmp3lame', '-b:a', '128k', '-id3v2_version', '0']);
+    const size = 200_000;
+    const syncsafe = [21, 14, 7, 0].map((shift) => (size >> shift) & 0x7f);
+    const tag = Buffer.concat([Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, ...syncsafe]), Buffer.alloc(size)]);
+    const file = path.join(dir, 'tagged.mp3');
+    fs.writeFileSync(file, Buffer.concat([tag, fs.readFileSync(bare)]));
+    const mine = await decodeClipInProcess(file, { sampleRate: RATE, maxSeconds: 30 });
+    const ref = await decodeMono(file, { maxSeconds: 30 });
+    expect(mine?.samples.length).toBe(ref.samples.length);
+    expect(mine?.duration).toBeCloseTo(3, 2);
+    expect(compare(mine?.samples ?? new Float32Array(0), ref.samples).max).toBeLessThan(1e-5);
+  });
+
   it('a 10-minute mp3 is cut to 30 s and still reports its whole length (Xing frame count)', async () => {
     const file = path.join(dir, 'ten-minutes.mp3');
     execFileSync('ffmpeg', [

@@ -1,7 +1,7 @@
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { MPEGDecoder } from 'mpg123-decoder';
-import { mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
+import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
 import type { ClipSource, DecodedChannels } from './types.ts';
 
 /**
@@ -90,7 +90,10 @@ export async function compressedHeader(
   const tailStart = Math.max(0, source.size - CHUNK_BYTES);
   const ogg = oggHeader(head, head.length >= source.size ? head : await source.read(tailStart, CHUNK_BYTES));
   if (ogg) return { codec: 'ogg', sampleRate: ogg.sampleRate, duration: ogg.duration };
-  const mp3 = mp3Header(head, source.size);
+  // An ID3v2 tag with cover art can be longer than the head: the frames are read where it ends.
+  const tag = id3Length(head);
+  const frames = tag + 8192 <= head.length ? head.subarray(tag) : await source.read(tag, CHUNK_BYTES);
+  const mp3 = mp3Header(frames, source.size - tag);
   if (mp3) return { codec: 'mp3', sampleRate: mp3.sampleRate, duration: mp3.duration };
   return undefined;
 }

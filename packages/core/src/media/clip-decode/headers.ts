@@ -89,7 +89,7 @@ export function mp3Frame(buf: Buffer, at: number): Mp3Frame | undefined {
 }
 
 /** Bytes of an ID3v2 tag at the start of the file (0 when there is none). */
-function id3Length(head: Buffer): number {
+export function id3Length(head: Buffer): number {
   if (head.length < 10 || head.toString('latin1', 0, 3) !== 'ID3') return 0;
   const size =
     ((head[6] & 0x7f) << 21) | ((head[7] & 0x7f) << 14) | ((head[8] & 0x7f) << 7) | (head[9] & 0x7f);
@@ -97,19 +97,19 @@ function id3Length(head: Buffer): number {
 }
 
 /**
- * An MP3 file: its first frame (right after any ID3v2 tag, confirmed by the frame that follows) and
- * its length from the Xing/Info frame count (less LAME's encoder delay and padding), or else from the
- * first frame's bitrate as ffprobe estimates a constant-bitrate file.
+ * An MP3 stream: `frames` holds the file's bytes from its first frame on (after any ID3v2 tag) and
+ * `audioBytes` counts them to the end of the file. The first frame must be confirmed by the frame
+ * that follows; the length comes from the Xing/Info frame count (less LAME's encoder delay and
+ * padding), or else from the first frame's bitrate as ffprobe estimates a constant-bitrate file.
  */
-export function mp3Header(head: Buffer, filesize: number): StreamHeader | undefined {
-  const start = id3Length(head);
-  const frame = mp3Frame(head, start);
+export function mp3Header(head: Buffer, audioBytes: number): StreamHeader | undefined {
+  const frame = mp3Frame(head, 0);
   if (!frame) return undefined;
-  const next = mp3Frame(head, start + frame.bytes);
-  if (start + frame.bytes + 4 <= Math.min(head.length, filesize) && next?.sampleRate !== frame.sampleRate)
+  const next = mp3Frame(head, frame.bytes);
+  if (frame.bytes + 4 <= Math.min(head.length, audioBytes) && next?.sampleRate !== frame.sampleRate)
     return undefined;
   const sideInfo = frame.mpeg1 ? (frame.mono ? 17 : 32) : frame.mono ? 9 : 17;
-  const xing = start + 4 + sideInfo;
+  const xing = 4 + sideInfo;
   const tag = head.toString('latin1', xing, xing + 4);
   if ((tag === 'Xing' || tag === 'Info') && xing + 16 <= head.length) {
     const flags = head.readUInt32BE(xing + 4);
@@ -126,5 +126,5 @@ export function mp3Header(head: Buffer, filesize: number): StreamHeader | undefi
       if (samples > 0) return { sampleRate: frame.sampleRate, duration: samples / frame.sampleRate };
     }
   }
-  return { sampleRate: frame.sampleRate, duration: ((filesize - start) * 8) / (frame.kbps * 1000) };
+  return { sampleRate: frame.sampleRate, duration: (audioBytes * 8) / (frame.kbps * 1000) };
 }
