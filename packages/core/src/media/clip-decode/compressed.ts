@@ -5,8 +5,8 @@ import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.t
 import type { ClipSource, DecodedChannels } from './types.ts';
 
 /**
- * MP3, FLAC and Ogg Vorbis decoded in this thread by the WebAssembly builds of mpg123, libFLAC and
- * libvorbis (the `*-decoder` npm packages), fed the file in chunks until the clip's first seconds
+ * MP3, FLAC, Ogg Vorbis and Ogg Opus decoded in this thread by the WebAssembly builds of mpg123,
+ * libFLAC, libvorbis and libopus (the `*-decoder` npm packages), fed the file in chunks until the clip's first seconds
  * are out. Anything these decoders report as an error, or a file that ends well before its header
  * said, answers undefined so that ffmpeg decodes it and words the refusal.
  */
@@ -14,7 +14,7 @@ import type { ClipSource, DecodedChannels } from './types.ts';
 const CHUNK_BYTES = 64 * 1024;
 
 /** Share of the declared length a decode must reach (the same rule as `checkDecodedLength`). */
-const MIN_SHARE = { mp3: 0.75, flac: 0.9, ogg: 0.9 } as const;
+const MIN_SHARE = { mp3: 0.75, flac: 0.9, vorbis: 0.9, opus: 0.9 } as const;
 
 interface Decoded {
   channelData: Float32Array[];
@@ -30,12 +30,18 @@ interface StreamDecoder {
   free(): void;
 }
 
-type Codec = 'mp3' | 'flac' | 'ogg';
+type Codec = 'mp3' | 'flac' | 'vorbis' | 'opus';
 
-function newDecoder(codec: Codec): StreamDecoder {
+/** The container each codec comes in, as `typeFromProbe` names it. */
+const CONTAINER = { mp3: 'mp3', flac: 'flac', vorbis: 'ogg', opus: 'ogg' } as const;
+
+async function newDecoder(codec: Codec): Promise<StreamDecoder> {
   if (codec === 'mp3') return new MPEGDecoder();
   if (codec === 'flac') return new FLACDecoder();
-  return new OggVorbisDecoder();
+  if (codec === 'vorbis') return new OggVorbisDecoder();
+  // Loaded on the first Opus clip only: the package is large (about 0.1 s to load).
+  const { OggOpusDecoder } = await import('ogg-opus-decoder');
+  return new OggOpusDecoder();
 }
 
 /** Collects decoded chunks per channel up to `limit` frames. */
@@ -73,6 +79,10 @@ class Collector {
   }
 }
 
+export function containerOf(header: CompressedHeader): DecodedChannels['type'] {
+  return CONTAINER[header.codec];
+}
+
 export interface CompressedHeader {
   codec: Codec;
   sampleRate: number;
@@ -89,7 +99,7 @@ export async function compressedHeader(
   if (flac) return { codec: 'flac', sampleRate: flac.sampleRate, duration: flac.duration };
   const tailStart = Math.max(0, source.size - CHUNK_BYTES);
   const ogg = oggHeader(head, head.length >= source.size ? head : await source.read(tailStart, CHUNK_BYTES));
-  if (ogg) return { codec: 'ogg', sampleRate: ogg.sampleRate, duration: ogg.duration };
+  if (ogg) return ogg;
   // An ID3v2 tag with cover art can be longer than the head: the frames are read where it ends.
   const tag = id3Length(head);
   const frames = tag + 8192 <= head.length ? head.subarray(tag) : await source.read(tag, CHUNK_BYTES);
@@ -105,7 +115,7 @@ export async function decodeCompressed(
   maxSeconds: number,
 ): Promise<DecodedChannels | undefined> {
   const collector = new Collector(Math.round(maxSeconds * header.sampleRate));
-  const decoder = newDecoder(header.codec);
+  const decoder = await newDecoder(header.codec);
   let reachedEnd = false;
   try {
     await decoder.ready;
@@ -138,7 +148,7 @@ export async function decodeCompressed(
   // Cut short without a declared length: only ffprobe can tell how long the whole file is.
   if (duration === undefined) return undefined;
   return {
-    type: header.codec,
+    type: CONTAINER[header.codec],
     channelData: collector.finish(),
     sampleRate: header.sampleRate,
     duration,

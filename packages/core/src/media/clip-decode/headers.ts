@@ -29,17 +29,32 @@ function pageFits(buf: Buffer, at: number): boolean {
   return at + 27 + segments + body <= buf.length;
 }
 
+export interface OggHeader extends StreamHeader {
+  codec: 'vorbis' | 'opus';
+}
+
 /**
- * An Ogg file whose first packet is a Vorbis identification header; the length is the granule
- * position (samples) of the stream's last page found in `tail` (the file's last bytes).
+ * An Ogg file whose first packet is a Vorbis or Opus identification header; the length is the
+ * granule position of the stream's last page found in `tail` (the file's last bytes), in samples
+ * (Opus: at 48 kHz, less the pre-skip its decoders drop).
  */
-export function oggHeader(head: Buffer, tail: Buffer): StreamHeader | undefined {
+export function oggHeader(head: Buffer, tail: Buffer): OggHeader | undefined {
   if (head.length < 58 || head.toString('latin1', 0, 4) !== 'OggS') return undefined;
   const serial = head.readUInt32LE(14);
   const packet = 27 + head[26];
-  if (head.length < packet + 16 || head.toString('latin1', packet, packet + 7) !== '\x01vorbis')
-    return undefined;
-  const sampleRate = head.readUInt32LE(packet + 12);
+  if (head.length < packet + 19) return undefined;
+  let codec: OggHeader['codec'];
+  let sampleRate: number;
+  let preSkip = 0;
+  if (head.toString('latin1', packet, packet + 7) === '\x01vorbis') {
+    codec = 'vorbis';
+    sampleRate = head.readUInt32LE(packet + 12);
+  } else if (head.toString('latin1', packet, packet + 8) === 'OpusHead') {
+    codec = 'opus';
+    // Opus always decodes at 48 kHz, whatever rate the header says the source had.
+    sampleRate = 48_000;
+    preSkip = head.readUInt16LE(packet + 10);
+  } else return undefined;
   if (sampleRate === 0) return undefined;
   let duration: number | undefined;
   let isLast = true;
@@ -51,10 +66,10 @@ export function oggHeader(head: Buffer, tail: Buffer): StreamHeader | undefined 
     isLast = false;
     const granule = tail.readBigInt64LE(at + 6);
     if (granule < 0n) continue;
-    duration = Number(granule) / sampleRate;
+    duration = Math.max(0, Number(granule) - preSkip) / sampleRate;
     break;
   }
-  return { sampleRate, duration };
+  return { codec, sampleRate, duration };
 }
 
 const MPEG1_L3_KBPS = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];

@@ -1,13 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { extensionOf, typeFromExtension } from '../formats.ts';
-import { compressedHeader, decodeCompressed } from './compressed.ts';
+import { compressedHeader, containerOf, decodeCompressed } from './compressed.ts';
 import { decodePcm } from './pcm.ts';
 import { planResample, resample } from './resample.ts';
 import type { ClipSource, DecodedChannels } from './types.ts';
 
 /**
- * The in-process clip decoder: the first seconds of a WAV, AIFF, MP3, FLAC or Ogg Vorbis file as
+ * The in-process clip decoder: the first seconds of a WAV, AIFF, MP3, FLAC or Ogg (Vorbis, Opus) file as
  * the mono float32 signal `decodeMono` gives (mean of the channels, resampled like ffmpeg's
  * aresample), with no ffprobe and no ffmpeg process (their start-ups cost more CPU than the clip's
  * analysis). It only takes the files it is sure of: anything else, any decoder error, an extension
@@ -88,7 +88,7 @@ export async function decodeClipInProcess(
     decoded = await decodePcm(source, options.maxSeconds + CUT_MARGIN_SECONDS);
     if (!decoded) {
       const header = await compressedHeader(source, await source.read(0, HEAD_BYTES));
-      if (!header || !nameFits(fileName, header.codec)) return undefined;
+      if (!header || !nameFits(fileName, containerOf(header))) return undefined;
       decoded = await decodeCompressed(source, header, options.maxSeconds + CUT_MARGIN_SECONDS);
     }
   } finally {
