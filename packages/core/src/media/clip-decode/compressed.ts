@@ -97,9 +97,10 @@ export async function compressedHeader(
 ): Promise<CompressedHeader | undefined> {
   const flac = readFlacStreamInfo(head);
   if (flac) return { codec: 'flac', sampleRate: flac.sampleRate, duration: flac.duration };
-  const tailStart = Math.max(0, source.size - CHUNK_BYTES);
-  const ogg = oggHeader(head, head.length >= source.size ? head : await source.read(tailStart, CHUNK_BYTES));
-  if (ogg) return ogg;
+  if (head.toString('latin1', 0, 4) === 'OggS') {
+    const whole = head.length >= source.size;
+    return oggHeader(head, whole ? head : await source.read(source.size - CHUNK_BYTES, CHUNK_BYTES));
+  }
   // An ID3v2 tag with cover art can be longer than the head: the frames are read where it ends.
   const tag = id3Length(head);
   const frames = tag + 8192 <= head.length ? head.subarray(tag) : await source.read(tag, CHUNK_BYTES);
@@ -108,7 +109,7 @@ export async function compressedHeader(
   return undefined;
 }
 
-/** Decodes the first `maxSeconds` of an MP3, FLAC or Ogg Vorbis file, or undefined (ffmpeg's turn). */
+/** Decodes the first `maxSeconds` of an MP3, FLAC or Ogg Vorbis/Opus file, or undefined (ffmpeg's turn). */
 export async function decodeCompressed(
   source: ClipSource,
   header: CompressedHeader,
