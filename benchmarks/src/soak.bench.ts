@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   const worker = await startChild([CLI_MAIN, 'worker', '--concurrency', '1'], env, /ready/);
   const origin = serve.match[1];
   const catalogue = await openCatalogue({
-    config: { DATABASE_URL: dbUrl, DATA_DIR: env.DATA_DIR },
+    config: { DATABASE_URL: dbUrl, dataDir: env.DATA_DIR as string },
     logger: createLogger('silent'),
     role: 'command',
     description: 'soak bench',
@@ -234,14 +234,16 @@ async function main(): Promise<void> {
           {
             method: 'GET',
             path: paths[0],
-            setupRequest: (req: autocannon.Request, context: Record<string, unknown>) => {
-              context.path = paths[next++ % paths.length];
-              return { ...req, path: context.path as string };
+            setupRequest: (req: autocannon.Request, context: object) => {
+              const path = paths[next++ % paths.length];
+              (context as { path?: string }).path = path;
+              return { ...req, path };
             },
-            onResponse: (status: number, body: string, context: Record<string, unknown>) => {
+            onResponse: (status: number, body: string, context: object) => {
               // A 4xx is no error of the service's only when the request asked for something that
               // is not there: keep a few to print, so the run shows what they were.
-              if (status >= 400 && refusals.length < 5) refusals.push(`${status} ${context.path} ${body.slice(0, 160)}`);
+              if (status >= 400 && refusals.length < 5)
+                refusals.push(`${status} ${(context as { path?: string }).path} ${body.slice(0, 160)}`);
             },
           },
         ],
