@@ -12,6 +12,7 @@ import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from
 import {
   BookmarkCategories,
   Downloads,
+  logSimilarityFailure,
   OAuth2Service,
   ProcessingCounts,
   type ProcessingQueue,
@@ -105,7 +106,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     refreshing = true;
     similarity
       .refresh()
-      .catch((err) => logger.error({ err }, 'similarity refresh failed'))
+      .catch((err) => logSimilarityFailure(logger, err))
       .finally(() => {
         refreshing = false;
         if (again) {
@@ -131,7 +132,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soon.unref();
     });
   }
-  const web = webDeps(config, db, soundFiles(db, config.dataDir));
+  const web = webDeps(config, db, soundFiles(db, config.dataDir), logger);
   const oauth2 = new OAuth2Service({ db, now });
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);

@@ -11,10 +11,16 @@ import pg from 'pg';
 
 const logger = createLogger('warn');
 
-/** The server the benchmarks use (DATABASE_URL or the test default) and the bench database on it. */
-export function apiBenchDatabase(sounds: number): { baseUrl: string; dbName: string; dbUrl: string } {
+/**
+ * The server the benchmarks use (DATABASE_URL or the test default) and the bench database on it. A
+ * benchmark that writes to its catalogue (the soak's uploads) names a database of its own.
+ */
+export function apiBenchDatabase(
+  sounds: number,
+  prefix = 'earshot_api_bench',
+): { baseUrl: string; dbName: string; dbUrl: string } {
   const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
-  const dbName = `earshot_api_bench_${sounds}`;
+  const dbName = `${prefix}_${sounds}`;
   const u = new URL(baseUrl);
   u.pathname = `/${dbName}`;
   return { baseUrl, dbName, dbUrl: u.toString() };
@@ -24,8 +30,12 @@ export function apiBenchDatabase(sounds: number): { baseUrl: string; dbName: str
  * Creates (or, with `reseed`, rebuilds) and fills the bench database as far as it is not yet, and
  * returns a new API key of the unlimited level (a load generator is not a client the limits are for).
  */
-export async function ensureApiBenchCatalogue(sounds: number, reseed: boolean): Promise<string> {
-  const { baseUrl, dbName, dbUrl } = apiBenchDatabase(sounds);
+export async function ensureApiBenchCatalogue(
+  sounds: number,
+  reseed: boolean,
+  prefix?: string,
+): Promise<string> {
+  const { baseUrl, dbName, dbUrl } = apiBenchDatabase(sounds, prefix);
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   const exists = (await admin.query('select 1 from pg_database where datname = $1', [dbName])).rowCount === 1;

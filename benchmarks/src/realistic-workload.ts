@@ -133,3 +133,12 @@ export function streamShape<T>(stream: T[]): { distinct: number; topShare: numbe
   }
   return { distinct: counts.size, topShare: Math.max(...counts.values()) / stream.length };
 }
+
+/** A drawn text search as the API's request path (`/apiv2/search/?query=…`). */
+export function searchPath(q: TextSearch): string {
+  const params = new URLSearchParams({ query: q.query });
+  if (q.filter) params.set('filter', q.filter);
+  if (q.sort) params.set('sort', q.sort);
+  if (q.page) params.set('page', String(q.page));
+  return `/apiv2/search/?${params}`;
+}

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { isCatalogueUnavailable } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import type { Context, Next } from 'koa';
 import { CHALLENGES, type Challenging } from '../auth/errors.ts';
@@ -47,8 +48,27 @@ export function errorAnswer(err: unknown, ctx: Context): { status: number; detai
     // Koa/http-errors raised by body parsing and the like: the message is meant for the client.
     return { status, detail: (err as Error).message };
   }
+  if (isCatalogueUnavailable(err)) return unavailable(err, ctx);
   ctx.state.log?.error({ err }, 'unhandled error');
   return { status: 500, detail: 'Internal server error.' };
+}
+
+/** Seconds a client is asked to wait when the database is out of reach (a restart takes a few). */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+export const UNAVAILABLE_DETAIL =
+  'The service cannot reach its database at the moment. Please try again shortly.';
+
+/**
+ * The database out of reach (down, restarting, the network gone) is no fault of the request and
+ * passes: a 503 with Retry-After, as a client library knows to retry, not a 500 that looks like a bug.
+ */
+function unavailable(err: unknown, ctx: Context): { status: number; detail: string } {
+  ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+  ctx.state.log?.warn(
+    { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+    'database unreachable',
+  );
+  return { status: 503, detail: UNAVAILABLE_DETAIL };
 }
 
 /** Per-field validation messages (`{"rating": ["…"]}`) are shown as they are; other details stay in logs. */

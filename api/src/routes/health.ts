@@ -24,7 +24,7 @@ export function healthRoutes(deps: AppDeps): Router {
     } catch (err) {
       // The reason is for operators (the log), never for whoever asks a public endpoint.
       checks.database = 'unavailable';
-      ctx.state.log?.error({ err }, 'readiness: the database does not answer');
+      ctx.state.log?.warn({ err }, 'readiness: the database does not answer');
     }
     const { redis, similarity } = deps.readiness ?? {};
     if (redis) checks.redis = redis() ? 'ok' : 'unavailable';

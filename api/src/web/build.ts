@@ -1,5 +1,5 @@
 import type { Db } from '@earshot/catalogue';
-import type { Config } from '@earshot/common';
+import type { Config, Logger } from '@earshot/common';
 import { signInThrottle } from '@earshot/services';
 import { Redis } from 'ioredis';
 import { allowedLinkHosts } from '../http/origin.ts';
@@ -14,10 +14,21 @@ export function webDeps(
   config: Config,
   db: Db,
   files: SoundFiles,
+  logger: Logger,
 ): { deps: WebDeps; close: () => Promise<void> } {
+  // No offline queue: while Redis is away a sign-in must not wait for it; the throttle then counts
+  // in memory until the connection is back.
   const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
+    ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
+  let warned = false;
+  redis?.on('error', (err) => {
+    if (!warned) logger.warn({ err }, 'sign-in throttle: Redis unreachable, counting in memory meanwhile');
+    warned = true;
+  });
+  redis?.on('ready', () => {
+    warned = false;
+  });
   return {
     deps: {
       db,

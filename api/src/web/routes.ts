@@ -1,7 +1,9 @@
+import { isCatalogueUnavailable } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { newRouter } from '../http/router.ts';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../middleware/errors.ts';
 import type { ApiServices } from '../services/index.ts';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
@@ -129,6 +131,14 @@ function htmlErrors(): Middleware {
     } catch (err) {
       if (err instanceof EarshotError && err.status < 500) {
         await renderError(ctx, err.status, { title: 'The request could not be read', message: err.message });
+        return;
+      }
+      if (isCatalogueUnavailable(err)) {
+        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+        await renderError(ctx, 503, {
+          title: 'Back in a moment',
+          message: 'The service cannot reach its database at the moment. Try again in a few seconds.',
+        });
         return;
       }
       ctx.state.log?.error({ err }, 'web page failed');

@@ -15,6 +15,7 @@ export {
 } from './connection/open-catalogue.ts';
 export { pingCatalogue } from './connection/ping.ts';
 export { sharedRoundTrips } from './connection/shared-round-trips.ts';
+export { isCatalogueUnavailable } from './connection/unavailable.ts';
 export {
   FolderMigrationProvider,
   type MigrateOutcome,

@@ -76,6 +76,7 @@ export {
   type ThrottleScope,
 } from './sign-in-throttle.ts';
 export {
+  logSimilarityFailure,
   SimilarityLoading,
   SimilarityState,
   type SimilarityStateOptions,

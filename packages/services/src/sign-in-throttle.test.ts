@@ -41,3 +41,27 @@ describe.each(stores)('sign-in throttle in %s', (_name, client) => {
     expect((await throttle.attempt({ account: 'another', address: from }))?.scope).toBe('address');
   });
 });
+
+describe('sign-in throttle with Redis unreachable', () => {
+  it('counts in memory instead of failing, and still refuses the sixth wrong attempt', async () => {
+    // A port nothing listens on; no offline queue, as the server's own client: commands fail at once.
+    const gone = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    gone.on('error', () => {});
+    try {
+      const throttle = signInThrottle(gone);
+      const a = { account: 'grace', address: 'test-unreachable' };
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress.points; i++) {
+        expect(await throttle.attempt(a)).toBeUndefined();
+      }
+      expect((await throttle.attempt(a))?.scope).toBe('account');
+      await throttle.succeeded(a);
+      expect(await throttle.attempt(a)).toBeUndefined();
+    } finally {
+      gone.disconnect();
+    }
+  });
+});

@@ -42,15 +42,24 @@ export interface SignInThrottle {
  * password is checked, so parallel guesses cannot slip past the limit; success refunds them.
  */
 export function signInThrottle(redis?: Redis): SignInThrottle {
-  const limiter = (keyPrefix: string, limit: { points: number; durationSeconds: number }) =>
-    redis
+  const limiter = (keyPrefix: string, limit: { points: number; durationSeconds: number }) => {
+    const memory = new RateLimiterMemory({
+      keyPrefix,
+      points: limit.points,
+      duration: limit.durationSeconds,
+    });
+    // While Redis is away, attempts are counted in this process's memory (its insurance) instead of
+    // the sign-in page failing: guessing stays limited, people can still sign in.
+    return redis
       ? new RateLimiterRedis({
           storeClient: redis,
           keyPrefix,
           points: limit.points,
           duration: limit.durationSeconds,
+          insuranceLimiter: memory,
         })
-      : new RateLimiterMemory({ keyPrefix, points: limit.points, duration: limit.durationSeconds });
+      : memory;
+  };
   const perAccount: RateLimiterAbstract = limiter('signin_acct', SIGN_IN_LIMITS.perAccountAndAddress);
   const perAddress: RateLimiterAbstract = limiter('signin_addr', SIGN_IN_LIMITS.perAddress);
   const accountKey = (a: SignInAttempt) => `${a.account.trim().toLowerCase()}|${a.address}`;
@@ -65,7 +74,7 @@ export function signInThrottle(redis?: Redis): SignInThrottle {
           await rl.consume(key);
         } catch (err) {
           if (err instanceof RateLimiterRes) return { scope, retryAfterMs: err.msBeforeNext };
-          throw err; // the store failed: refuse to guess whether the limit is reached
+          throw err; // both stores failed: refuse to guess whether the limit is reached
         }
       }
       return undefined;

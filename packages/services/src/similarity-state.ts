@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   analysesPublishedAfter,
   type Db,
+  isCatalogueUnavailable,
   newestAnalysisUpdate,
   newestMarksExact,
   newestPublication,
@@ -345,4 +346,14 @@ export class SimilarityState {
     if (this.vanishedTimer) clearTimeout(this.vanishedTimer);
     await fs.rm(this.workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A failed refresh is logged as a bug, unless the database was out of reach: that passes, the next
+ * refresh catches up, and a warning says so without a stack per attempt.
+ */
+export function logSimilarityFailure(logger: Logger, err: unknown): void {
+  if (isCatalogueUnavailable(err))
+    logger.warn({ err: (err as Error).message }, 'similarity refresh: database unreachable');
+  else logger.error({ err }, 'similarity refresh failed');
 }

@@ -3,6 +3,7 @@
 export { type Child, startChild } from './child.ts';
 export { startCliWorker } from './cli-worker.ts';
 export { type PipelineTestEnv, pipelineTestEnv } from './pipeline-env.ts';
+export { PrivatePostgres } from './private-postgres.ts';
 export { PrivateRedis } from './redis-server.ts';
 export { ServerDatabase } from './server-database.ts';
 export { dropQueue, uniquePrefix, waitFor } from './wait.ts';

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isReachable } from '@earshot/common';
+import pg from 'pg';
 
 /** The newest PostgreSQL server binaries installed (Debian's layout), or undefined. */
 function postgresBin(): string | undefined {
@@ -80,10 +81,27 @@ export class PrivatePostgres {
       'fsync=off',
     ]);
     this.child = spawn(cmd, args, { stdio: 'ignore' });
+    // The port opens before the server takes sessions ("the database system is starting up"):
+    // ready is when a statement runs.
     const deadline = Date.now() + 30_000;
-    while (!(await isReachable(this.url(), this.port, 200))) {
+    while (!(await this.answers())) {
       if (Date.now() > deadline) throw new Error(`postgres did not start on port ${this.port}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async answers(): Promise<boolean> {
+    if (!(await isReachable(this.url(), this.port, 200))) return false;
+    const client = new pg.Client({ connectionString: this.url(), connectionTimeoutMillis: 2_000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
     }
   }
 

@@ -34,11 +34,18 @@ export class FollowingPool implements PostgresPool {
   }
 
   async connect(): Promise<PostgresPoolClient> {
+    // While the new host is being found, the old pool is ended: wait for the new one instead of
+    // asking the old ("Cannot use a pool after calling end on the pool").
+    if (this.#reacquiring) await this.#reacquiring;
     const used = this.#current;
     try {
       return await used.pool.connect();
     } catch (err) {
-      if (this.#ended || used.kind === 'pglite' || !hostIsGone(err)) throw err;
+      if (this.#ended || used.kind === 'pglite') throw err;
+      // A connection asked of a pool that was replaced (or is being replaced) meanwhile is asked
+      // again of the new one, whatever the old one answered.
+      const replaced = this.#current !== used || this.#reacquiring !== undefined;
+      if (!replaced && !hostIsGone(err)) throw err;
       await this.#follow(used);
       return this.#current.pool.connect();
     }

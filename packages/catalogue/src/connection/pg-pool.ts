@@ -19,7 +19,12 @@ const types = {
  * one session, where statement names would collide.
  */
 export function serverPool(connectionString: string, logger?: Logger, max = 10): pg.Pool {
-  const pool = watched(new pg.Pool({ connectionString, max, types, Client: PreparingClient }), logger);
+  // A server that does not answer (a dropped network, not a refused port) must not hold a request
+  // forever: after this long without a connection the statement fails as "unavailable".
+  const pool = watched(
+    new pg.Pool({ connectionString, max, types, Client: PreparingClient, connectionTimeoutMillis: 10_000 }),
+    logger,
+  );
   pool.on('connect', (client) => {
     client
       .query(PREPARED_SESSION_SETUP)
@@ -54,9 +59,18 @@ export function hostedPool(
 // one process's death would take its neighbours with it. The statement under way fails on its own;
 // the pool discards the broken client when it is released.
 function watched(pool: pg.Pool, logger?: Logger): pg.Pool {
-  pool.on('error', (err) => logger?.warn({ err }, 'catalogue: an idle database connection failed'));
+  pool.on('error', (err) =>
+    logger?.warn({ err: brief(err) }, 'catalogue: an idle database connection failed'),
+  );
   pool.on('connect', (client) => {
-    client.on('error', (err) => logger?.warn({ err }, 'catalogue: a database connection in use failed'));
+    client.on('error', (err) =>
+      logger?.warn({ err: brief(err) }, 'catalogue: a database connection in use failed'),
+    );
   });
   return pool;
+}
+
+/** What is worth logging of a broken connection's error (pg attaches the whole client to some). */
+function brief(err: Error): { message: string; code?: string } {
+  return { message: err.message, code: (err as { code?: string }).code };
 }

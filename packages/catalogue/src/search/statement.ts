@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { PREPARED_MARK } from '../connection/prepared-statements.ts';
+import { isCatalogueUnavailable } from '../connection/unavailable.ts';
 import { SearchExecutionError } from './errors.ts';
 
 /**
@@ -34,6 +35,9 @@ export async function guardSearch<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (err instanceof SearchExecutionError) throw err;
+    // The database out of reach is no fault of the search: it passes on as it is, for the caller
+    // to answer as "unavailable".
+    if (isCatalogueUnavailable(err)) throw err;
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('22')) {
       throw new SearchExecutionError('A value in the search is out of range for its field.', err, 400);

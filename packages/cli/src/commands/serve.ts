@@ -2,7 +2,12 @@ import cluster from 'node:cluster';
 import { buildAppDeps, type MetricSources, startServer } from '@earshot/api';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { type Config, createLogger, type Logger, loadConfig } from '@earshot/common';
-import { type DemoAccount, ensureDemoAccount, importDemoFixtures } from '@earshot/services';
+import {
+  type DemoAccount,
+  ensureDemoAccount,
+  importDemoFixtures,
+  logSimilarityFailure,
+} from '@earshot/services';
 import { createJobRunner, type JobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
 import { type PrimaryMessage, superviseWorkers, type WorkerMessage } from '../cluster.ts';
@@ -84,7 +89,7 @@ async function serveOne(config: Config, logger: Logger): Promise<void> {
   });
   const deps = await apiDeps(config, logger, catalogue, jobs);
   const refreshSoon = debounce(() => {
-    deps.similarity.refresh().catch((err) => logger.error({ err }, 'similarity refresh failed'));
+    deps.similarity.refresh().catch((err) => logSimilarityFailure(logger, err));
   }, 3000);
   await jobs.start();
   const server = await startServer(deps);

@@ -1,0 +1,46 @@
+// Child processes of a benchmark (the servers and workers it loads) and what /proc says about them.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+
+/** A `node --import tsx <args>` child, resolved when its output matches `ready` (the match is returned). */
+export function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const output = () => out;
+  return new Promise((resolve, reject) => {
+    const look = (d: Buffer) => {
+      // Keep a tail: a long run's log must not grow this process's memory.
+      out = (out + d.toString()).slice(-64_000);
+      const match = ready.exec(out);
+      if (match) resolve({ child, match, output });
+    };
+    child.stdout?.on('data', look);
+    child.stderr?.on('data', look);
+    child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the child has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Resident memory (bytes) and open file descriptors of a live process, from /proc. */
+export function processStats(pid: number): { rss: number; fds: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return { rss: kb * 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length };
+}
