@@ -8,14 +8,7 @@ import {
   rectangularBank,
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
-import {
-  bandDb,
-  ERB_BANDS,
-  ERB_HIGH_HZ,
-  ERB_LOW_HZ,
-  GFCC_COEFFICIENTS,
-  gammatoneBank,
-} from './gammatone.ts';
+import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammatoneBank } from './gammatone.ts';
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
