@@ -39,7 +39,7 @@ export function rectangularBank(edges: number[], sampleRate: number, fftSize: nu
 
 /**
  * Triangles with the given centre frequencies (edges = neighbours): normalized to unit sum (a band is the
- * mean power under it) or left at unit peak (a band is the summed power, as Essentia's ERBBands).
+ * mean power under it) or left at unit peak (a band is the summed power).
  */
 function triangularBank(points: number[], sampleRate: number, fftSize: number, unitSum = true): FilterBank {
   const bins = fftSize / 2 + 1;
@@ -89,24 +89,6 @@ export function melBank(
   const lo = hzToMel(lowHz);
   const hi = hzToMel(highHz);
   const points = Array.from({ length: bands + 2 }, (_, i) => melToHz(lo + ((hi - lo) * i) / (bands + 1)));
-  return triangularBank(points, sampleRate, fftSize);
-}
-
-// Glasberg & Moore ERB-rate scale.
-const hzToErb = (hz: number): number => 21.4 * Math.log10(1 + 0.00437 * hz);
-const erbToHz = (erb: number): number => (10 ** (erb / 21.4) - 1) / 0.00437;
-
-/** Triangles equally spaced on the ERB-rate scale (a cheap stand-in for gammatone responses). */
-export function erbBank(
-  bands: number,
-  lowHz: number,
-  highHz: number,
-  sampleRate: number,
-  fftSize: number,
-): FilterBank {
-  const lo = hzToErb(lowHz);
-  const hi = hzToErb(highHz);
-  const points = Array.from({ length: bands + 2 }, (_, i) => erbToHz(lo + ((hi - lo) * i) / (bands + 1)));
   return triangularBank(points, sampleRate, fftSize);
 }
 

@@ -3,17 +3,17 @@ import {
   applyFilterBank,
   BARK_EDGES,
   dctMatrix,
-  erbBank,
   type FilterBank,
   melBank,
   rectangularBank,
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
+import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammatoneBank } from './gammatone.ts';
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
-import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
+import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 
 export const LOWLEVEL_FRAME = 2048;
 export const LOWLEVEL_HOP = 1024;
@@ -41,6 +41,22 @@ export function silenceRateLimit(db: number): number {
   return 10 ** (-db / 20);
 }
 
+/**
+ * The reference's frame cutter replaces a silent frame (mean power below 1e-10) with white noise of
+ * amplitude db2pow(−100) = 1e-10, uniform in ±1e-10, so band ratios (crest, flatness, moments) of a
+ * silent frame are those of faint flat noise, not of zeros. We use that noise's expected power
+ * spectrum: variance (1e-10)²/3 times the window's energy Σw², the same in every bin.
+ */
+const SILENT_FRAME_POWER = 1e-10;
+const SILENT_NOISE_AMPLITUDE = 1e-10;
+
+function silentFramePower(frameSize: number): number {
+  const window = blackmanHarris62(frameSize);
+  let energy = 0;
+  for (let i = 0; i < window.length; i++) energy += window[i] * window[i];
+  return ((SILENT_NOISE_AMPLITUDE * SILENT_NOISE_AMPLITUDE) / 3) * energy;
+}
+
 /** Six bands for the beat loudness ratios (Hz). */
 const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
 
@@ -52,10 +68,12 @@ class LowLevelPlan {
   readonly bark: FilterBank;
   readonly mel40: FilterBank;
   readonly mel96: FilterBank;
-  readonly erb18: FilterBank;
-  readonly erb40: FilterBank;
+  readonly erb: FilterBank;
+  /** The ERB bands of a silent frame: the reference fills one with faint white noise (see below). */
+  readonly silentErb: Float32Array;
   readonly energyBands: FilterBank;
   readonly dct13x40 = dctMatrix(13, 40);
+  readonly dctGfcc = dctMatrix(GFCC_COEFFICIENTS, ERB_BANDS);
   readonly binHz: number;
   readonly beatBank: FilterBank;
   readonly contrast: SpectralContrast;
@@ -69,8 +87,9 @@ class LowLevelPlan {
     this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
-    this.erb18 = erbBank(18, 50, Math.min(22050, nyquist), sampleRate, n);
-    this.erb40 = erbBank(40, 40, Math.min(22050, nyquist), sampleRate, n);
+    this.erb = gammatoneBank(ERB_BANDS, ERB_LOW_HZ, ERB_HIGH_HZ, sampleRate, n);
+    this.silentErb = new Float32Array(ERB_BANDS);
+    applyFilterBank(this.erb, new Float32Array(n / 2 + 1).fill(silentFramePower(n)), this.silentErb);
     const edges = ENERGY_BANDS.map(([, lo]) => lo);
     this.energyBands = rectangularBank([...edges, Math.min(20000, nyquist)], sampleRate, n);
     this.binHz = sampleRate / n;
@@ -144,9 +163,9 @@ export function lowLevelFrames(
   const needMel40 = needMelShape || wantAny('melbands', 'mfcc');
   const needMel96 = want('melbands96');
   const needErbShape = wantAny(...shapeNames('erbbands'));
-  const needErb18 = needErbShape || want('erbbands');
-  const needMfcc = want('mfcc');
   const needGfcc = want('gfcc');
+  const needErb = needErbShape || needGfcc || want('erbbands');
+  const needMfcc = want('mfcc');
   const needContrast = wantAny('spectral_contrast_coeffs', 'spectral_contrast_valleys');
   const needHarmonic = wantAny('inharmonicity', 'oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || want('dissonance');
@@ -175,11 +194,10 @@ export function lowLevelFrames(
   const bark = new Float32Array(plan.bark.bands);
   const mel40 = new Float32Array(40);
   const mel96 = new Float32Array(96);
-  const erb18 = new Float32Array(18);
-  const erb40 = new Float32Array(40);
+  const erb = new Float32Array(ERB_BANDS);
   const energyBands = new Float32Array(4);
   const logMel = new Float64Array(40);
-  const logErb = new Float64Array(40);
+  const logErb = new Float64Array(ERB_BANDS);
   const peaks = createPeaks(100);
   const complexityPeaks = createPeaks(100);
 
@@ -239,9 +257,9 @@ export function lowLevelFrames(
   const barkV = v('barkbands', plan.bark.bands);
   const mel40V = v('melbands', 40);
   const mel96V = v('melbands96', 96);
-  const erb18V = v('erbbands', 18);
+  const erbV = v('erbbands', ERB_BANDS);
   const mfccV = v('mfcc', 13);
-  const gfccV = v('gfcc', 13);
+  const gfccV = v('gfcc', GFCC_COEFFICIENTS);
   const contrastV = v('spectral_contrast_coeffs', 6);
   const valleysV = v('spectral_contrast_valleys', 6);
   const tristimulusV = v('tristimulus', 3);
@@ -338,21 +356,22 @@ export function lowLevelFrames(
       applyFilterBank(plan.mel96, power, mel96);
       mel96V.set(mel96, i * 96);
     }
-    if (needErb18) {
-      applyFilterBank(plan.erb18, power, erb18);
-      erb18V.set(erb18, i * 18);
-      if (needErbShape) shape(erbShape, i, erb18);
+    if (needErb) {
+      if (instantPower < SILENT_FRAME_POWER) erb.set(plan.silentErb);
+      else applyFilterBank(plan.erb, power, erb);
+      erbV.set(erb, i * ERB_BANDS);
+      if (needErbShape) shape(erbShape, i, erb);
     }
-    if (needGfcc) applyFilterBank(plan.erb40, power, erb40);
 
-    // MFCC/GFCC: DCT-II of the band energies in dB (Essentia's log type "dbamp" on power bands).
+    // MFCC: DCT-II of the band energies in dB (Essentia's log type "dbamp" on power bands).
     if (needMfcc) {
       for (let b = 0; b < 40; b++) logMel[b] = 20 * log10Floor(mel40[b]);
-      dct13(plan.dct13x40, logMel, mfccV, i * 13);
+      dct(plan.dct13x40, logMel, mfccV, i * 13);
     }
+    // GFCC: the same on the ERB bands, as the reference's GFCC (log type "dbamp" on power bands too).
     if (needGfcc) {
-      for (let b = 0; b < 40; b++) logErb[b] = 20 * log10Floor(erb40[b]);
-      dct13(plan.dct13x40, logErb, gfccV, i * 13);
+      for (let b = 0; b < ERB_BANDS; b++) logErb[b] = bandDb(erb[b]);
+      dct(plan.dctGfcc, logErb, gfccV, i * GFCC_COEFFICIENTS);
     }
 
     if (needContrast) contrast.compute(mag, contrastV, valleysV, i * 6);
@@ -402,12 +421,12 @@ export function powerCentroid(energy: number, weighted: number, nyquist: number,
   return energy > 0 ? (weighted / energy) * (nyquist / (bins - 1)) : 0;
 }
 
-/** The first 13 DCT-II coefficients of 40 log band energies, written at `offset`. */
-function dct13(matrix: Float64Array[], logBands: Float64Array, out: Float32Array, offset: number) {
-  for (let c = 0; c < 13; c++) {
+/** DCT-II (one row of `matrix` per coefficient) of the log bands, written at `offset`. */
+function dct(matrix: Float64Array[], logBands: Float64Array, out: Float32Array, offset: number) {
+  for (let c = 0; c < matrix.length; c++) {
     const row = matrix[c];
     let a = 0;
-    for (let b = 0; b < 40; b++) a += row[b] * logBands[b];
+    for (let b = 0; b < row.length; b++) a += row[b] * logBands[b];
     out[offset + c] = a;
   }
 }

@@ -36,8 +36,12 @@ export function cutFrame(signal: Float32Array, centre: number, out: Float32Array
   if (to > from) out.set(signal.subarray(from, to), from - start);
 }
 
+/**
+ * Frames centred on 0, hop, 2·hop, … up to and including the first centre at or past the end of the
+ * signal, as Essentia's FrameCutter (startFromZero = false) emits them: ceil(length/hop) + 1.
+ */
 export function frameCount(length: number, hop: number): number {
-  return length > 0 ? Math.floor(length / hop) + 1 : 0;
+  return length > 0 ? Math.ceil(length / hop) + 1 : 0;
 }
 
 /**

@@ -75,7 +75,9 @@ describe('ffmpeg argument builders', () => {
 
   it('mixes to mono as the mean of the channels', () => {
     expect(monoMixFilter(1, 44_100)).toBe('aresample=44100');
-    expect(monoMixFilter(2, 44_100)).toBe('pan=mono|c0=0.500000*c0+0.500000*c1,aresample=44100');
+    expect(monoMixFilter(2, 44_100)).toBe(
+      'aformat=sample_fmts=flt,pan=mono|c0=0.500000*c0+0.500000*c1,aresample=44100',
+    );
     expect(monoMixFilter(4, 22_050)).toContain('0.250000*c3');
   });
 

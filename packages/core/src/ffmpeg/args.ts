@@ -64,14 +64,16 @@ export function previewOutputArgs(encoding: PreviewEncoding, source: SourceAudio
 
 /**
  * The mono mix-down filter: the mean of all channels (ffmpeg's own `-ac 1` weights stereo by
- * 0.707 each, which is louder than the mean essentia's "mix" downmix uses).
+ * 0.707 each, which is louder than the mean essentia's "mix" downmix uses). The mix runs in float:
+ * on 16-bit input `pan` would otherwise write 16-bit output, rounding the halved samples to whole
+ * steps and turning a quiet tail of ±1–2 steps into different noise.
  */
 export function monoMixFilter(channels: number, sampleRate: number): string {
   const resample = `aresample=${sampleRate}`;
   if (channels <= 1) return resample;
   const gain = (1 / channels).toPrecision(6);
   const terms = Array.from({ length: channels }, (_, c) => `${gain}*c${c}`).join('+');
-  return `pan=mono|c0=${terms},${resample}`;
+  return `aformat=sample_fmts=flt,pan=mono|c0=${terms},${resample}`;
 }
 
 /** Output options writing the mono float32 mix-down at `sampleRate` to stdout. */

@@ -67,9 +67,11 @@ describe.each(listSimilaritySpaces().map((space) => space.name))('space %s: the 
     const missed = misses(space, 'twin');
     const share = 1 - missed.length / set.length;
     // Issue #17 asks for 98%. Measured: 73% before the space was made level-free, 84-89% after,
-    // 82% (27 of 33) once the spectral descriptors took the reference extractor's definitions.
-    // The rest are codec effects on steady tones, whose other-tempo version is nearly the same
-    // sound (docs/similarity.md, "Same recording"). This floor keeps what was won.
-    expect(share, missed.join('\n')).toBeGreaterThanOrEqual(0.81);
+    // 82% (27 of 33) once the spectral descriptors took the reference extractor's definitions,
+    // 94% (31 of 33) with the reference's frame count (the last frame, past the end, was missing)
+    // and the float mix-down: the steady tones and the triad now find their own recording. The two
+    // left are the drum and click loops, whose other-tempo version ranks first (docs/similarity.md,
+    // "Same recording"). This floor keeps what was won.
+    expect(share, missed.join('\n')).toBeGreaterThanOrEqual(0.9);
   });
 });
