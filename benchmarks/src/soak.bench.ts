@@ -190,6 +190,16 @@ async function main(): Promise<void> {
   const serve = await startChild([CLI_MAIN, 'serve'], env, /is serving on (http:\/\/\S+)/);
   const worker = await startChild([CLI_MAIN, 'worker', '--concurrency', '1'], env, /ready/);
   const origin = serve.match[1];
+  // Load starts once the service says it is ready (similar sounds answer 503 while the index loads).
+  for (const started = Date.now(); ; ) {
+    const ready = await fetch(`${origin}/ready`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (ready === 200) break;
+    if (Date.now() - started > 120_000) throw new Error('earshot serve was not ready within 2 minutes');
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const catalogue = await openCatalogue({
     config: { DATABASE_URL: dbUrl, dataDir: env.DATA_DIR as string },
     logger: createLogger('silent'),
@@ -212,7 +222,8 @@ async function main(): Promise<void> {
         (id) => uploaded.push(id),
         (err: Error) => {
           uploadFailures++;
-          uploadErrors.push(err.message);
+          const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+          uploadErrors.push(`${err.message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
         },
       );
     }, uploadEvery * 1000);
