@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
 import { EarshotError } from '@earshot/common';
 import { Md5Thread } from './md5-thread.ts';
 
@@ -17,6 +18,8 @@ export interface ReceivedFile {
   filename: string;
   size: number;
   md5: string;
+  /** CRC-32 of the bytes (zlib's native code, ~0.2 ms per MB): kept for the pack zips. */
+  crc32: number;
 }
 
 export class UploadTooLargeError extends EarshotError {
@@ -60,6 +63,7 @@ export class UploadReceiver {
     // Hashed on a worker thread while this thread parses and writes (see md5-thread.ts).
     const hash = new Md5Thread();
     let size = 0;
+    let crc = 0;
     const maxBytes = this.maxBytes;
     const sink = createWriteStream(file, { highWaterMark: 1 << 20 });
     const prefixBytes = options.prefixBytes ?? Number.POSITIVE_INFINITY;
@@ -71,6 +75,7 @@ export class UploadReceiver {
           for await (const chunk of chunks) {
             size += chunk.length;
             if (size > maxBytes) throw new UploadTooLargeError(maxBytes);
+            crc = crc32(chunk, crc);
             const backlog = hash.update(chunk);
             yield chunk;
             if (backlog) await backlog;
@@ -88,7 +93,10 @@ export class UploadReceiver {
       await fs.rm(file, { force: true });
       throw err;
     }
-    return { path: file, filename: safeFilename(clientName), size, md5: await hash.digest(), early };
+    return { path: file, filename: safeFilename(clientName), size, md5: await hash.digest(),
+      crc32: crc >>> 0,
+      early,
+    };
   }
 
   /** Removes a received file that will not become a sound or a pending upload. */
