@@ -4,7 +4,11 @@ import { ConflictError, type Db, isUniqueViolation } from './shared.ts';
 /** Records an uploaded file that still awaits its description. */
 export async function addPendingUpload(
   db: Db,
-  input: { userId: number; filename: string; storedPath: string; filesize: number;
+  input: {
+    userId: number;
+    filename: string;
+    storedPath: string;
+    filesize: number;
     md5?: string | null;
     crc32?: number | null;
   },

@@ -73,8 +73,12 @@ describe('storedZip', () => {
 
   it('fails the test of a zip whose stored CRC is wrong (the CRC in the header is what unzip checks)', async () => {
     const bytes = randomBytes(5000);
-    const zip = await writeZip([{ name: 'x.bin', file: await file('x.bin', bytes), crc32: crc32(bytes) ^ 1 }]);
-    await expect(run('unzip', ['-t', zip])).rejects.toMatchObject({ stdout: expect.stringContaining('bad CRC') });
+    const zip = await writeZip([
+      { name: 'x.bin', file: await file('x.bin', bytes), crc32: crc32(bytes) ^ 1 },
+    ]);
+    await expect(run('unzip', ['-t', zip])).rejects.toMatchObject({
+      stdout: expect.stringContaining('bad CRC'),
+    });
   });
 
   it('leaves out a file that cannot be opened and reports it', async () => {
@@ -106,7 +110,10 @@ describe('storedZip', () => {
   });
 
   it('writes ZIP64 end records when there are more than 65,534 entries', async () => {
-    const entries = Array.from({ length: 70_000 }, (_, i) => ({ name: `${i}.txt`, data: Buffer.from(`${i}`) }));
+    const entries = Array.from({ length: 70_000 }, (_, i) => ({
+      name: `${i}.txt`,
+      data: Buffer.from(`${i}`),
+    }));
     const zip = await writeZip(entries);
     const raw = await fs.readFile(zip);
     // End of central directory: the 16-bit count saturates and the ZIP64 record holds the real one.

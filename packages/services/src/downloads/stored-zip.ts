@@ -120,7 +120,8 @@ async function* zipChunks(
         while (filled < want) {
           const { bytesRead } = await handle.read(buffer, prefix + filled, want - filled, position + filled);
           // Shorter than its size on opening: the stream fails rather than end in a broken entry.
-          if (bytesRead === 0) throw new Error(`${entry.name} ended ${w.size - position - filled} bytes early`);
+          if (bytesRead === 0)
+            throw new Error(`${entry.name} ended ${w.size - position - filled} bytes early`);
           filled += bytesRead;
         }
         if (!known) crc = crc32(buffer.subarray(prefix), crc);
