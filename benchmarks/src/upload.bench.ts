@@ -327,7 +327,7 @@ async function main(): Promise<void> {
     lines.push(
       '# Upload benchmark',
       '',
-      `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}\``,
+      `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}${process.argv.includes('--no-music') ? ' --no-music' : ''}\``,
       '',
       `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
         .loadavg()
@@ -336,7 +336,7 @@ async function main(): Promise<void> {
       '',
       '## Upload speed and memory',
       '',
-      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming` with md5 and size on the way, ffprobe of the file, duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
+      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming`, counted on the way, md5 and CRC-32 taken by a thread reading the file behind the writes, ffprobe of the file, duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
       '',
       '| file | runs | earshot upload | floor: bare node:http copy | speed vs floor (≥ 80 %) | peak memory growth (≤ 32 MB) |',
       '|---|---:|---:|---:|---:|---:|',
