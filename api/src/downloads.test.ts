@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerToken, startTestServer, type TestServer } from './testing/index.ts';
 
@@ -151,6 +152,41 @@ describe('GET /apiv2/packs/<id>/download/', () => {
       expect(readme.split('Not included')[1]).toContain(`/apiv2/sounds/${ids.hat_cab}/`);
     } finally {
       await fs.rename(moved, original('hat_cab'));
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stores each file with the CRC-32 its processing recorded, and computes the CRC of a sound without one: unzip -t passes', async () => {
+    const ids = s.seeded.ids;
+    const db = s.catalogue.db;
+    const pack = [ids.bd_808, ids.bd_fat, ids.hat_cab];
+    const rows = await db.selectFrom('sounds').select(['id', 'crc32']).where('id', 'in', pack).execute();
+    for (const row of rows) {
+      const sample = Object.keys(ids).find((k) => ids[k] === row.id) as string;
+      expect(row.crc32).toBe(crc32(await fs.readFile(original(sample))));
+    }
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-zip-'));
+    // A sound stored before the column: no CRC in the catalogue.
+    await db.updateTable('sounds').set({ crc32: null }).where('id', '=', ids.bd_fat).execute();
+    try {
+      const res = await fetch(`${s.origin}/apiv2/packs/${s.seeded.packId}/download/`, auth());
+      expect(res.status).toBe(200);
+      const zip = path.join(dir, 'pack.zip');
+      await fs.writeFile(zip, Buffer.from(await res.arrayBuffer()));
+      const tested = await run('unzip', ['-t', zip]);
+      expect(tested.stdout).toContain('No errors detected in compressed data');
+      // `unzip -Zv` shows each entry's flags: only the sound without a stored CRC has a data descriptor.
+      const { stdout } = await run('unzip', ['-Zv', zip]);
+      const entries = stdout.split(/\n(?=Central directory entry)/).slice(1);
+      const described = entries.filter((e) => /extended local header:\s+yes/.test(e));
+      expect(described).toHaveLength(1);
+      expect(described[0]).toContain(`${ids.bd_fat}__alice__Fat kick.flac`);
+    } finally {
+      await db
+        .updateTable('sounds')
+        .set({ crc32: rows.find((r) => r.id === ids.bd_fat)?.crc32 ?? null })
+        .where('id', '=', ids.bd_fat)
+        .execute();
       await fs.rm(dir, { recursive: true, force: true });
     }
   });

@@ -3,6 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
 import { drainable } from './http/drain.ts';
+import { widenHeapHeadroom } from './http/heap-headroom.ts';
 
 export interface RunningServer {
   server: http.Server;
@@ -28,6 +29,7 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
       'OAUTH2_HTTPS_ONLY=false: OAuth2 tokens are accepted over plain http. Never do this in production.',
     );
   }
+  widenHeapHeadroom();
   const server = http.createServer();
   const { listener, drain } = drainable(server, createRequestListener(deps));
   server.on('request', listener);

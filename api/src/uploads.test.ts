@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { fixture, fixtureEntry } from '@earshot/fixtures';
 import { recordingQueue } from '@earshot/services/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +97,7 @@ const soundRow = (id: number) =>
       'sounds.original_filename',
       'sounds.original_path',
       'sounds.md5',
+      'sounds.crc32',
       'sounds.processing_state',
       'sounds.moderation_state',
       'packs.name as pack',
@@ -160,6 +162,8 @@ describe('POST /apiv2/sounds/upload/ with a description', () => {
       original_filename: 'fmt-wav-16.wav',
       // Hashed while it streamed in: the fixture's md5.
       md5: fixtureEntry('fmt-wav-16').md5,
+      // And its CRC-32, kept for the pack zips.
+      crc32: crc32(await fs.readFile(fixture('fmt-wav-16'))),
       processing_state: 'Queued',
       moderation_state: 'pending_moderation',
       pack: 'Tones',
@@ -294,13 +298,14 @@ describe('files the upload refuses', () => {
     expect(taken.body.detail).toBe(
       'Audio file successfully uploaded (1500000 Bytes, now pending description).',
     );
-    // The md5 taken on the way (on the hashing thread, chunk by chunk) is the file's.
+    // The md5 and CRC-32 taken on the way (by the hashing thread, behind the writes) are the file's.
     const row = await s.catalogue.db
       .selectFrom('pending_uploads')
-      .select('md5')
+      .select(['md5', 'crc32'])
       .where('filename', '=', taken.body.filename)
       .executeTakeFirstOrThrow();
     expect(row.md5).toBe(createHash('md5').update(cut).digest('hex'));
+    expect(row.crc32).toBe(crc32(cut));
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 
@@ -360,6 +365,8 @@ describe('POST /apiv2/sounds/describe/', () => {
     });
     const stored = await fs.readFile(path.join(s.dataDir, row?.original_path as string));
     expect(stored.equals(await fs.readFile(fixture('fmt-aiff-24')))).toBe(true);
+    // The CRC-32 taken at upload goes with the file from its pending row to the sound.
+    expect(row?.crc32).toBe(crc32(stored));
     expect((await filesUnder('uploads/pending')).some((f) => f.endsWith('.aiff'))).toBe(false);
     // Describing it again: it is no longer pending.
     const again = await call('POST', '/apiv2/sounds/describe/', {

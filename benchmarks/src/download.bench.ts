@@ -14,6 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
 import { buildAppDeps, startServer } from '@earshot/api';
 import { createUser, type Db, findOrCreatePack, openCatalogue } from '@earshot/catalogue';
 import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
@@ -50,11 +51,14 @@ async function makePack(
   name: string,
   count: number,
   link: boolean,
+  withCrc = true,
 ): Promise<{ id: number; files: string[]; bytes: number }> {
   const pack = await findOrCreatePack(db, userId, name);
   const files: string[] = [];
   let bytes = 0;
   const rows = [];
+  // Each source's CRC-32 once, as intake takes it while the upload streams in.
+  const crcs = new Map<string, number>();
   for (let i = 0; i < count; i++) {
     const source = fixture(SOURCES[i % SOURCES.length]);
     const relative = path.join('bench', name, `${i}.wav`);
@@ -64,6 +68,7 @@ async function makePack(
     else fs.copyFileSync(source, file);
     files.push(file);
     bytes += fs.statSync(file).size;
+    if (withCrc && !crcs.has(source)) crcs.set(source, crc32(fs.readFileSync(source)));
     rows.push({
       user_id: userId,
       pack_id: pack.id,
@@ -71,6 +76,7 @@ async function makePack(
       license: 'Attribution' as const,
       original_filename: `${i}.wav`,
       original_path: relative,
+      crc32: withCrc ? crcs.get(source) : null,
       processing_state: 'Processed' as const,
       moderation_state: 'ok' as const,
     });
@@ -238,6 +244,8 @@ try {
   const small = await makePack(db, dataDir, user.id, 'small', Math.max(1, Math.round(packSounds / 4)), false);
   const main = await makePack(db, dataDir, user.id, 'main', packSounds, false);
   const big = await makePack(db, dataDir, user.id, 'big', bigSounds, true);
+  // The same files as sounds stored before the CRC column: the zip computes each CRC on the way.
+  const old = await makePack(db, dataDir, user.id, 'old', packSounds, false, false);
   const token = await bearer(db, user.id, 'bench');
   const deps = await buildAppDeps({ config, logger, catalogue, similarityRefreshMs: 0 });
   const server = await startServer(deps);
@@ -266,6 +274,8 @@ try {
         cpuRate: bytes / MB / ((cpuMs().self - cpu0) / 1000),
       });
     }
+    const oldRuns: Download[] = [];
+    for (let i = 0; i < runs; i++) oldRuns.push(await curlDownload(url(old.id), token));
     const first: number[] = [];
     for (let i = 0; i < Math.max(5, runs); i++) first.push(await firstByteMs(url(big.id), token));
     const smallRun = await curlDownload(url(small.id), token);
@@ -281,7 +291,7 @@ try {
     lines.push(
       '# Pack download',
       '',
-      `\`npx earshot bench download --runs ${runs} --sounds ${packSounds} --big ${bigSounds} --database ${database}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load average ${load} at the end, ${new Date().toISOString().slice(0, 16)}Z. Medians of ${runs} runs. The API serves over HTTP on 127.0.0.1 from ${database === 'server' ? 'a PostgreSQL server catalogue' : 'an embedded catalogue (PGlite hosted in the same process)'}; curl downloads the zip to /dev/null, as the floor \`zip -0 -j - <files>\` writes its zip to /dev/null. Zip entries are stored, as \`zip -0\` stores them. CPU rows count MB per CPU-second (server and curl together for the download; zip alone for the floor), which a busy machine disturbs less than wall time. The first byte is timed from a request made in the server's process.`,
+      `\`npx earshot bench download --runs ${runs} --sounds ${packSounds} --big ${bigSounds} --database ${database}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load average ${load} at the end, ${new Date().toISOString().slice(0, 16)}Z. Medians of ${runs} runs. The API serves over HTTP on 127.0.0.1 from ${database === 'server' ? 'a PostgreSQL server catalogue' : 'an embedded catalogue (PGlite hosted in the same process)'}; curl downloads the zip to /dev/null, as the floor \`zip -0 -j - <files>\` writes its zip to /dev/null. Zip entries are stored, as \`zip -0\` stores them; the sounds carry the CRC-32 intake records (the row without one reads sounds stored before the column). CPU rows count MB per CPU-second (server and curl together for the download; zip alone for the floor), which a busy machine disturbs less than wall time. The first byte is timed from a request made in the server's process.`,
       '',
       '| row | floor (zip -0) | earshot | ratio | target |',
       '| --- | --- | --- | --- | --- |',
@@ -289,11 +299,15 @@ try {
     if (hasZip) {
       const floorRate = median(floor.map((d) => rate(d.bytes, d.totalMs)));
       const floorCpuRate = median(floor.map((d) => rate(d.bytes, d.cpuMs)));
+      const oldRate = median(oldRuns.map((d) => rate(d.bytes, d.totalMs)));
+      const oldCpuRate = median(oldRuns.map((d) => rate(d.bytes, d.cpuMs)));
       lines.push(
         `| ${packSounds}-sound pack (${mb} MB) served to curl: wall throughput | ${floorRate.toFixed(0)} MB/s | ${oursRate.toFixed(0)} MB/s | ${pct(oursRate, floorRate)} | ≥ 80% |`,
         `| the same, per CPU-second | ${floorCpuRate.toFixed(0)} MB/s | ${oursCpuRate.toFixed(0)} MB/s | ${pct(oursCpuRate, floorCpuRate)} | |`,
         `| the zip stream alone, read in process (no HTTP): wall | ${floorRate.toFixed(0)} MB/s | ${directRate.toFixed(0)} MB/s | ${pct(directRate, floorRate)} | |`,
         `| the zip stream alone, per CPU-second | ${floorCpuRate.toFixed(0)} MB/s | ${directCpuRate.toFixed(0)} MB/s | ${pct(directCpuRate, floorCpuRate)} | |`,
+        `| the same pack as sounds without a stored CRC (computed on the way), served to curl: wall | ${floorRate.toFixed(0)} MB/s | ${oldRate.toFixed(0)} MB/s | ${pct(oldRate, floorRate)} | |`,
+        `| the same, per CPU-second | ${floorCpuRate.toFixed(0)} MB/s | ${oldCpuRate.toFixed(0)} MB/s | ${pct(oldCpuRate, floorCpuRate)} | |`,
       );
     } else {
       lines.push(

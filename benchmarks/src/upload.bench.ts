@@ -2,8 +2,9 @@
 // node:http handler that copies the same request bytes to the same data folder (the floor), the
 // upload server's peak memory growth per upload, and the wall time from upload to "pending
 // moderation" of a 66-second stereo music file with one in-process worker, stage by stage.
-// `npx earshot bench upload [--sizes 50,200] [--runs 5]`. Results: benchmarks/results/upload.md.
-import { type ChildProcess, spawn } from 'node:child_process';
+// `npx earshot bench upload [--sizes 50,200] [--runs 5] [--no-music]`. Results: benchmarks/results/upload.md.
+// `--no-music` skips the 66-second row (the pipeline's) and keeps that section of the results file.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -103,6 +104,15 @@ function rssOf(pid: number): number {
   return kb * 1024;
 }
 
+const clockTicks = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+/** CPU ms a process (all its threads) has used so far, from /proc. */
+function cpuOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
 /** Samples a process's RSS every 5 ms while `work` runs; returns its result and the peak. */
 async function withPeakRss<T>(
   pid: number,
@@ -127,7 +137,9 @@ function startChild(
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // UPLOAD_BENCH_NODE_FLAGS: node flags for the servers (e.g. --cpu-prof --cpu-prof-dir=…, --trace-gc).
+  const flags = process.env.UPLOAD_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -139,6 +151,8 @@ function startChild(
       if (match) resolve({ child, match });
     };
     child.stdout?.on('data', look);
+    // With flags given (tracing), the servers' own output is passed on.
+    if (flags.length) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
     child.stderr?.on('data', (d: Buffer) => {
       out += d.toString();
     });
@@ -151,6 +165,80 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const mb = (bytes: number) => bytes / 1024 ** 2;
+
+/** Upload → pending moderation of a 66-second stereo music file, one in-process worker: its section. */
+async function musicToModeration(
+  catalogue: Awaited<ReturnType<typeof openCatalogue>>,
+  origin: string,
+  work: string,
+): Promise<string[]> {
+  const token = (await bearerGrant(catalogue.db, origin, 'bench-music')).accessToken;
+  const music = path.join(work, 'music-66s.wav');
+  musicWav(music, 66, 0x5a);
+  const stages: { stage: string; at: number }[] = [];
+  const started = Date.now();
+  const upload = await postMultipart(`${origin}/apiv2/sounds/upload/`, music, `Bearer ${token}`, {
+    name: 'Sixty-six seconds',
+    bst_category: 'm-m',
+    tags: 'music stereo benchmark',
+    description: 'A 66-second stereo music file.',
+    license: 'Creative Commons 0',
+  });
+  const uploaded = Date.now();
+  if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.body}`);
+  const id = (JSON.parse(upload.body) as { id: number }).id;
+  let last = '';
+  for (;;) {
+    const row = await catalogue.db
+      .selectFrom('sounds')
+      .select(['processing_state', 'processing_stage', 'moderation_state'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const now = `${row.processing_state}:${row.processing_stage ?? '-'}`;
+    if (now !== last) {
+      stages.push({ stage: now, at: Date.now() });
+      last = now;
+    }
+    if (row.processing_state === 'Processed' || row.processing_state === 'Failed') break;
+    if (Date.now() - started > 120_000) throw new Error('processing took over 2 minutes');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const wall = (stages[stages.length - 1].at - started) / 1000;
+  const stageRows = [`| upload (request) | ${((uploaded - started) / 1000).toFixed(2)} |`];
+  for (let i = 0; i < stages.length - 1; i++) {
+    stageRows.push(`| ${stages[i].stage} | ${((stages[i + 1].at - stages[i].at) / 1000).toFixed(2)} |`);
+  }
+  stageRows.push(`| ${stages[stages.length - 1].stage} (pending moderation) | — |`);
+  process.stdout.write(`66 s stereo: ${wall.toFixed(2)} s to pending moderation\n${stageRows.join('\n')}\n`);
+
+  return [
+    '## 66-second stereo music: upload to pending moderation',
+    '',
+    `One upload with its description to \`earshot serve\` (one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue), then the sound's processing state read from the catalogue every 20 ms. **${wall.toFixed(2)} s** from the start of the request to pending moderation (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+    '',
+    '| stage (state:stage as recorded) | seconds |',
+    '|---|---:|',
+    ...stageRows,
+    '',
+  ];
+}
+
+/** The 66-second section of the results file as it stands (a run with `--no-music` keeps it). */
+function keptMusicSection(): string[] {
+  const text = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '';
+  const at = text.indexOf('## 66-second stereo music');
+  if (at < 0) return [];
+  const rest = text.slice(at);
+  const next = rest.indexOf('\n## ', 3);
+  const section = (next < 0 ? rest : rest.slice(0, next + 1)).trimEnd().split('\n');
+  return [
+    section[0],
+    '',
+    '_Not measured by the run above (`--no-music`): kept from the run recorded before it._',
+    ...section.slice(1),
+    '',
+  ];
+}
 
 async function main(): Promise<void> {
   const sizes = arg('sizes', '50,200').split(',').map(Number);
@@ -188,26 +276,35 @@ async function main(): Promise<void> {
   try {
     // 1. Throughput and memory, audiofile only (pending description: no processing runs).
     const rows: string[] = [];
+    const cpuRows: string[] = [];
     let tag = 0;
     for (const size of sizes) {
       const seconds = (size * 1024 ** 2) / (44100 * 4);
       const token = (await bearerGrant(catalogue.db, origin, `bench${size}`)).accessToken;
       const earshot: number[] = [];
       const floor: number[] = [];
+      const earshotCpu: number[] = [];
+      const floorCpu: number[] = [];
       let growth = 0;
       let bytes = 0;
       for (let i = 0; i <= runs; i++) {
         const file = path.join(work, `take-${size}.wav`);
         bytes = musicWav(file, seconds, ++tag);
+        const bareCpu0 = cpuOf(bare.child.pid as number);
         const b = await postMultipart(bareUrl, file, undefined);
+        const bareCpu = cpuOf(bare.child.pid as number) - bareCpu0;
         if (b.status !== 200) throw new Error(`bare: ${b.status} ${b.body}`);
+        const serveCpu0 = cpuOf(serve.child.pid as number);
         const e = await withPeakRss(serve.child.pid as number, () =>
           postMultipart(`${origin}/apiv2/sounds/upload/`, file, `Bearer ${token}`),
         );
+        const serveCpu = cpuOf(serve.child.pid as number) - serveCpu0;
         if (e.result.status !== 200) throw new Error(`upload: ${e.result.status} ${e.result.body}`);
         if (i === 0) continue; // warm-up
         earshot.push(e.result.seconds);
         floor.push(b.seconds);
+        earshotCpu.push(serveCpu);
+        floorCpu.push(bareCpu);
         growth = Math.max(growth, e.peak - e.before);
         fs.rmSync(path.join(dataDir, 'bare'), { recursive: true, force: true });
         fs.mkdirSync(path.join(dataDir, 'bare'));
@@ -216,55 +313,21 @@ async function main(): Promise<void> {
       rows.push(
         `| ${mb(bytes).toFixed(0)} MB WAV | ${runs} | ${(mb(bytes) / median(earshot)).toFixed(0)} MB/s (${(median(earshot) * 1000).toFixed(0)} ms) | ${(mb(bytes) / median(floor)).toFixed(0)} MB/s (${(median(floor) * 1000).toFixed(0)} ms) | **${(ratio * 100).toFixed(0)} %** ${ratio >= 0.8 ? '✓' : '✗'} | **${mb(growth).toFixed(1)} MB** ${mb(growth) <= 32 ? '✓' : '✗'} |`,
       );
-      process.stdout.write(`${rows[rows.length - 1]}\n`);
+      const perMb = (ms: number) => `${(ms / mb(bytes)).toFixed(2)} ms/MB (${ms.toFixed(0)} ms)`;
+      cpuRows.push(
+        `| ${mb(bytes).toFixed(0)} MB WAV | ${perMb(median(earshotCpu))} | ${perMb(median(floorCpu))} | ${((median(floorCpu) / median(earshotCpu)) * 100).toFixed(0)} % |`,
+      );
+      process.stdout.write(`${rows[rows.length - 1]}\n${cpuRows[cpuRows.length - 1]}\n`);
     }
 
     // 2. Upload → pending moderation of a 66-second stereo music file, one in-process worker.
-    const token = (await bearerGrant(catalogue.db, origin, 'bench-music')).accessToken;
-    const music = path.join(work, 'music-66s.wav');
-    musicWav(music, 66, 0x5a);
-    const stages: { stage: string; at: number }[] = [];
-    const started = Date.now();
-    const upload = await postMultipart(`${origin}/apiv2/sounds/upload/`, music, `Bearer ${token}`, {
-      name: 'Sixty-six seconds',
-      bst_category: 'm-m',
-      tags: 'music stereo benchmark',
-      description: 'A 66-second stereo music file.',
-      license: 'Creative Commons 0',
-    });
-    const uploaded = Date.now();
-    if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.body}`);
-    const id = (JSON.parse(upload.body) as { id: number }).id;
-    let last = '';
-    for (;;) {
-      const row = await catalogue.db
-        .selectFrom('sounds')
-        .select(['processing_state', 'processing_stage', 'moderation_state'])
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      const now = `${row.processing_state}:${row.processing_stage ?? '-'}`;
-      if (now !== last) {
-        stages.push({ stage: now, at: Date.now() });
-        last = now;
-      }
-      if (row.processing_state === 'Processed' || row.processing_state === 'Failed') break;
-      if (Date.now() - started > 120_000) throw new Error('processing took over 2 minutes');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const wall = (stages[stages.length - 1].at - started) / 1000;
-    const stageRows = [`| upload (request) | ${((uploaded - started) / 1000).toFixed(2)} |`];
-    for (let i = 0; i < stages.length - 1; i++) {
-      stageRows.push(`| ${stages[i].stage} | ${((stages[i + 1].at - stages[i].at) / 1000).toFixed(2)} |`);
-    }
-    stageRows.push(`| ${stages[stages.length - 1].stage} (pending moderation) | — |`);
-    process.stdout.write(
-      `66 s stereo: ${wall.toFixed(2)} s to pending moderation\n${stageRows.join('\n')}\n`,
-    );
-
+    const musicSection = process.argv.includes('--no-music')
+      ? keptMusicSection()
+      : await musicToModeration(catalogue, origin, work);
     lines.push(
       '# Upload benchmark',
       '',
-      `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}\``,
+      `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}${process.argv.includes('--no-music') ? ' --no-music' : ''}\``,
       '',
       `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
         .loadavg()
@@ -273,20 +336,19 @@ async function main(): Promise<void> {
       '',
       '## Upload speed and memory',
       '',
-      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming` with md5 and size on the way, ffprobe of the file, duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
+      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming`, counted on the way, md5 and CRC-32 taken by a thread reading the file behind the writes, ffprobe of the file, duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
       '',
       '| file | runs | earshot upload | floor: bare node:http copy | speed vs floor (≥ 80 %) | peak memory growth (≤ 32 MB) |',
       '|---|---:|---:|---:|---:|---:|',
       ...rows,
       '',
-      '## 66-second stereo music: upload to pending moderation',
+      'CPU time of each server process during its uploads (all its threads, from /proc; 10 ms ticks), median: less disturbed by a busy machine than wall time.',
       '',
-      `One upload with its description to \`earshot serve\` (one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue), then the sound's processing state read from the catalogue every 20 ms. **${wall.toFixed(2)} s** from the start of the request to pending moderation (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+      '| file | earshot server CPU | floor server CPU | floor / earshot |',
+      '|---|---:|---:|---:|',
+      ...cpuRows,
       '',
-      '| stage (state:stage as recorded) | seconds |',
-      '|---|---:|',
-      ...stageRows,
-      '',
+      ...musicSection,
     );
     fs.writeFileSync(resultsFile, lines.join('\n'));
     process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)}\n`);

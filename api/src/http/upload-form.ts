@@ -55,9 +55,6 @@ export async function readUploadForm(ctx: Context, options: UploadFormOptions): 
     parser = busboy({
       headers: req.headers,
       limits: { fieldSize: MAX_FIELD_BYTES, fields: 100, parts: 120 },
-      // Larger buffers: fewer, bigger chunks through the hash and the file write.
-      highWaterMark: 1 << 20,
-      fileHwm: 1 << 20,
     });
   } catch (err) {
     throw new ValidationError(`The multipart body could not be read: ${(err as Error).message}`);

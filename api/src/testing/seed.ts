@@ -268,6 +268,7 @@ export async function seedCatalogue(
         duration: probe.duration,
         samplerate: probe.samplerate,
         md5: probe.md5,
+        crc32: probe.crc32 ?? null,
         original_path: path.relative(dataDir, original),
       })
       .where('id', '=', id)

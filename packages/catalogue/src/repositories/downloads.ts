@@ -35,6 +35,8 @@ export interface PackFile {
   original_filename: string;
   /** Relative to DATA_DIR. */
   original_path: string;
+  /** CRC-32 of the original; null for a sound stored before it was recorded. */
+  crc32: number | null;
 }
 
 /** The public sounds of a pack with their original files, in id order (one statement). */
@@ -49,6 +51,7 @@ export function listPackFiles(db: Db, packId: number): Promise<PackFile[]> {
       'sounds.license',
       'sounds.original_filename',
       'sounds.original_path',
+      'sounds.crc32',
     ])
     .where('sounds.pack_id', '=', packId)
     .where(isPublic)

@@ -165,6 +165,7 @@ describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) 
         license: 'Attribution',
         original_filename: 'x.wav',
         original_path: 'x.wav',
+        crc32: null,
       })),
     );
     expect(await listPackFiles(db(), 2 ** 31 - 1)).toEqual([]);

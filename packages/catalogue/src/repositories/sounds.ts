@@ -53,6 +53,8 @@ export interface NewSound {
   remixOf?: readonly number[];
   md5?: string | null;
   filesize?: number | null;
+  /** CRC-32 of the original, when taken as it streamed in. */
+  crc32?: number | null;
   type?: SoundFileType | null;
   /** Default: `ok` for a trusted uploader, else `pending_moderation`. */
   moderationState?: ModerationState;
@@ -156,6 +158,7 @@ export function createSound(db: Db, input: NewSound): Promise<SoundView> {
           original_path: input.originalPath,
           md5: input.md5 ?? null,
           filesize: input.filesize ?? null,
+          crc32: input.crc32 ?? null,
           type: input.type ?? null,
           channels: null,
           bitrate: null,
@@ -357,7 +360,8 @@ export function setRemixSources(db: Db, soundId: number, sourceIds: readonly num
 export type ProbeColumns = Pick<
   ProbeResult,
   'type' | 'channels' | 'filesize' | 'bitrate' | 'bitdepth' | 'duration' | 'samplerate' | 'md5'
->;
+> &
+  Partial<Pick<ProbeResult, 'crc32'>>;
 
 /**
  * Stores the probe's columns; with `advance`, the same UPDATE is the lifecycle's `advance` (the
@@ -378,6 +382,8 @@ export async function setProbe(
     duration: probe.duration,
     samplerate: probe.samplerate,
     md5: probe.md5,
+    // Kept when this probe did not read the file (its md5 came from the upload).
+    ...(probe.crc32 !== undefined ? { crc32: probe.crc32 } : {}),
   };
   try {
     if (advance) await updateThrough(db, id, 'advance', { ...set, ...advanceColumns(advance) });

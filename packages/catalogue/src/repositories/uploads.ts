@@ -4,7 +4,14 @@ import { ConflictError, type Db, isUniqueViolation } from './shared.ts';
 /** Records an uploaded file that still awaits its description. */
 export async function addPendingUpload(
   db: Db,
-  input: { userId: number; filename: string; storedPath: string; filesize: number; md5?: string | null },
+  input: {
+    userId: number;
+    filename: string;
+    storedPath: string;
+    filesize: number;
+    md5?: string | null;
+    crc32?: number | null;
+  },
 ): Promise<PendingUpload> {
   try {
     return await db
@@ -15,6 +22,7 @@ export async function addPendingUpload(
         stored_path: input.storedPath,
         filesize: input.filesize,
         md5: input.md5 ?? null,
+        crc32: input.crc32 ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -60,6 +68,7 @@ export async function restorePendingUpload(db: Db, upload: PendingUpload): Promi
       stored_path: upload.stored_path,
       filesize: upload.filesize,
       md5: upload.md5,
+      crc32: upload.crc32,
       created: upload.created,
     })
     .onConflict((oc) => oc.doNothing())

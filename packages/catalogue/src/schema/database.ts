@@ -95,6 +95,8 @@ export interface PendingUploadsTable {
   created: CreatedAt;
   /** Migration 20261126010000; null for files pending before it. */
   md5: ColumnType<string | null, string | null | undefined, string | null>;
+  /** CRC-32 of the file (migration 20261128130000); null for files pending before it. */
+  crc32: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PacksTable {
@@ -139,6 +141,8 @@ export interface SoundsTable {
   duration: number | null;
   samplerate: number | null;
   md5: string | null;
+  /** CRC-32 of the original (migration 20261128130000): a pack's zip needs no pass of its own. */
+  crc32: ColumnType<number | null, number | null | undefined, number | null>;
   created: CreatedAt;
   num_downloads: Defaulted<number>;
   /** 0–5. */

@@ -1,7 +1,12 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { findPcmDataChunk } from './container-header.ts';
 import { MediaError } from './errors.ts';
-import { estimateBitrate, type FfprobeOutput, interpretProbe } from './probe.ts';
+import { estimateBitrate, type FfprobeOutput, fileDigests, interpretProbe } from './probe.ts';
 
 const audio = (codec: string, extra: Record<string, unknown> = {}) => ({
   index: 0,
@@ -119,5 +124,22 @@ describe('findPcmDataChunk', () => {
     const streaming = wav(0xffffffff, 100);
     expect(findPcmDataChunk(streaming, streaming.length)).toBeUndefined();
     expect(findPcmDataChunk(Buffer.from('fLaC and more bytes here'), 24)).toBeUndefined();
+  });
+});
+
+describe('fileDigests', () => {
+  it('reads a file once for its md5 and its CRC-32 (the pack zips store the CRC)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'earshot-digests-'));
+    try {
+      const bytes = randomBytes(2 * 1024 * 1024 + 5); // more than one read
+      const file = path.join(dir, 'a.bin');
+      await fs.writeFile(file, bytes);
+      expect(await fileDigests(file)).toEqual({
+        md5: createHash('md5').update(bytes).digest('hex'),
+        crc32: crc32(bytes),
+      });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { LicenseName, PackView } from '@earshot/catalogue';
-import ZipStream from 'zip-stream';
+import { storedZip, type ZipEntry } from './stored-zip.ts';
 
 export interface ZippedSound {
   id: number;
@@ -11,6 +10,8 @@ export interface ZippedSound {
   /** Absolute path of the original. */
   file: string;
   entryName: string;
+  /** CRC-32 of the original when the catalogue has it (else computed while the zip is written). */
+  crc32: number | null;
 }
 
 /** The attribution file's name inside the zip (the name the original service gives it). */
@@ -22,43 +23,29 @@ const LICENSE_DEEDS: Record<LicenseName, string> = {
   'Creative Commons 0': 'https://creativecommons.org/publicdomain/zero/1.0/',
 };
 
-// Large reads: the zip's throughput is that of copying the files (the bench compares with zip -0).
-const READ_CHUNK = 1024 * 1024;
-
 /**
  * A pack as one zip, stored without compression (audio barely compresses, and deflating would cost
- * the CPU the throughput target leaves no room for). zip-stream writes each entry as its file is
- * read, so the first bytes go out at once and one file is open at a time, whatever the number of
- * sounds: memory stays flat. A file missing on disk is left out and named in the readme, which
- * therefore comes last; a file that fails halfway breaks the stream, so the client sees an aborted
- * download, never a zip that looks complete but is not.
+ * the CPU the throughput target leaves no room for), written by storedZip as it is read: the first
+ * bytes go out at once and one file is open at a time, whatever the number of sounds, so memory
+ * stays flat. A file missing on disk is left out and named in the readme, which therefore comes
+ * last; a file that fails halfway breaks the stream, so the client sees an aborted download, never
+ * a zip that looks complete but is not.
  */
 export function packZip(input: { pack: PackView; sounds: readonly ZippedSound[]; origin: string }): Readable {
-  const zip = new ZipStream({ store: true });
-  const add = (source: Readable | Buffer, name: string) =>
-    new Promise<void>((resolve, reject) =>
-      zip.entry(source, { name, store: true }, (err) => (err ? reject(err) : resolve())),
-    );
-  (async () => {
-    const missing: ZippedSound[] = [];
+  const bySound = new Map<ZipEntry, ZippedSound>();
+  const missing = new Set<ZippedSound>();
+  function* entries(): Generator<ZipEntry> {
     for (const sound of input.sounds) {
-      const source = await openFile(sound.file);
-      if (source) await add(source, sound.entryName);
-      else missing.push(sound);
+      const entry = { name: sound.entryName, file: sound.file, crc32: sound.crc32 };
+      bySound.set(entry, sound);
+      yield entry;
     }
-    const present = input.sounds.filter((s) => !missing.includes(s));
-    await add(Buffer.from(readme(input.pack, present, missing, input.origin)), README_NAME);
-    zip.finalize();
-  })().catch((err: Error) => zip.destroy(err));
-  return zip as unknown as Readable;
-}
-
-/** The file opened for reading, or undefined when it is not there (or not a file) any more. */
-function openFile(file: string): Promise<Readable | undefined> {
-  return new Promise((resolve) => {
-    const stream = fs.createReadStream(file, { highWaterMark: READ_CHUNK });
-    stream.once('ready', () => resolve(stream));
-    stream.once('error', () => resolve(undefined));
+    const present = input.sounds.filter((s) => !missing.has(s));
+    const text = readme(input.pack, present, [...missing], input.origin);
+    yield { name: README_NAME, data: Buffer.from(text) };
+  }
+  return storedZip(entries(), {
+    onMissing: (entry) => missing.add(bySound.get(entry) as ZippedSound),
   });
 }
 

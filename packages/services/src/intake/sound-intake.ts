@@ -33,6 +33,8 @@ export interface NewSoundInput {
   /** The file's md5 when known (hashed as it streamed in): a file the catalogue holds is refused at once. */
   md5?: string;
   filesize?: number;
+  /** The file's CRC-32 when known (taken with the md5): a pack's zip then reads the file only to send it. */
+  crc32?: number | null;
   /** Move the file in (it sits in the data folder already: an upload) instead of copying it. */
   move?: boolean;
   /** Approved at once (moderation skipped). */
@@ -73,6 +75,7 @@ export class SoundIntake {
       geotag: input.geotag ?? null,
       md5: input.md5 ?? null,
       filesize: input.filesize ?? null,
+      crc32: input.crc32 ?? null,
       packId: pack?.id ?? null,
       name: input.name?.trim() || path.parse(originalFilename).name,
       description: input.description ?? '',

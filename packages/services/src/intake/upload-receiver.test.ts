@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { safeFilename, UploadReceiver, UploadTooLargeError } from './upload-receiver.ts';
 
@@ -27,6 +28,46 @@ describe('upload receiver', () => {
     expect(received.size).toBe(bytes.length);
     expect(received.md5).toBe(createHash('md5').update(bytes).digest('hex'));
     expect(await fs.readFile(received.path)).toEqual(bytes);
+  });
+
+  it('hashes several MiB arriving in small chunks, two uploads at once, md5 and CRC-32 both right', async () => {
+    const receiver = new UploadReceiver(dataDir, 64 * 1024 * 1024);
+    // 64 KiB chunks, as a socket delivers them; more MiB than one step of the hashing thread.
+    const upload = (bytes: Buffer) =>
+      receiver.receive(
+        Readable.from(
+          Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, i) =>
+            bytes.subarray(i * 65_536, (i + 1) * 65_536),
+          ),
+        ),
+        'take.wav',
+      );
+    const a = randomBytes(5 * 1024 * 1024 + 123);
+    const b = randomBytes(3 * 1024 * 1024 + 7);
+    const [ra, rb] = await Promise.all([upload(a), upload(b)]);
+    for (const [received, bytes] of [
+      [ra, a],
+      [rb, b],
+    ] as const) {
+      expect(received.size).toBe(bytes.length);
+      expect(received.md5).toBe(createHash('md5').update(bytes).digest('hex'));
+      expect(received.crc32).toBe(crc32(bytes));
+      expect((await fs.readFile(received.path)).equals(bytes)).toBe(true);
+    }
+  });
+
+  it('leaves no file when the stream fails after several MiB, and the next upload is hashed right', async () => {
+    const receiver = new UploadReceiver(dataDir, 64 * 1024 * 1024);
+    const source = new PassThrough();
+    const receiving = receiver.receive(source, 'cut.wav');
+    for (let i = 0; i < 40; i++) source.write(randomBytes(65_536));
+    await new Promise((r) => setTimeout(r, 50));
+    source.destroy(new Error('client gone'));
+    await expect(receiving).rejects.toThrow('client gone');
+    expect(await fs.readdir(receiver.incomingDir)).toEqual([]);
+    const bytes = randomBytes(2 * 1024 * 1024);
+    const next = await receiver.receive(Readable.from([bytes]), 'next.wav');
+    expect(next.md5).toBe(createHash('md5').update(bytes).digest('hex'));
   });
 
   it('refuses a stream over the limit and leaves no partial file', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EarshotError } from '@earshot/common';
-import { Md5Thread } from './md5-thread.ts';
+import { type Digests, LandingDigest } from './landing-digest.ts';
 
 /** A file that arrived whole: where it sits under the data folder, its size and md5. */
 export interface ReceivedFile {
@@ -17,6 +17,8 @@ export interface ReceivedFile {
   filename: string;
   size: number;
   md5: string;
+  /** CRC-32 of the bytes: kept for the pack zips. */
+  crc32: number;
 }
 
 export class UploadTooLargeError extends EarshotError {
@@ -32,9 +34,9 @@ export class UploadTooLargeError extends EarshotError {
 
 /**
  * Streams an upload to a temporary file in the data folder (so that the sound's original is later
- * one rename away), hashing (on a worker thread) and counting it on the way: memory stays a few
- * chunks whatever the size. Anything that stops the stream (size limit, client gone, disk error) removes the partial
- * file before the error goes on.
+ * one rename away), hashing (md5 for the duplicate check, CRC-32 for the pack zips) and counting
+ * it on the way: memory stays a few chunks whatever the size. Anything that stops the stream
+ * (size limit, client gone, disk error) removes the partial file before the error goes on.
  */
 export class UploadReceiver {
   readonly incomingDir: string;
@@ -57,38 +59,40 @@ export class UploadReceiver {
   ): Promise<ReceivedFile> {
     await fs.mkdir(this.incomingDir, { recursive: true });
     const file = path.join(this.incomingDir, `${randomBytes(12).toString('hex')}.partial`);
-    // Hashed on a worker thread while this thread parses and writes (see md5-thread.ts).
-    const hash = new Md5Thread();
+    const digest = new LandingDigest(file);
     let size = 0;
     const maxBytes = this.maxBytes;
-    const sink = createWriteStream(file, { highWaterMark: 1 << 20 });
+    const sink = createWriteStream(file);
     const prefixBytes = options.prefixBytes ?? Number.POSITIVE_INFINITY;
     let early: Promise<unknown> | undefined;
+    // Each chunk as the parser hands it over (a view of the socket's buffer) is counted and
+    // written, never copied or joined: joining (what reading a stream chunk by chunk does) and
+    // copying for a hashing thread tripled the bytes allocated outside the heap, and with them the
+    // full garbage collections external memory triggers in a process as large as the API's. The
+    // hashes are taken from the file behind the writes (landing-digest.ts).
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        source.destroy(new UploadTooLargeError(maxBytes));
+        return;
+      }
+      digest.written(sink.bytesWritten);
+      if (!early && options.onPrefix && sink.bytesWritten >= prefixBytes) {
+        // Settles as a value or an error, never unhandled: the caller decides what it means.
+        early = options.onPrefix(file).catch((err: unknown) => err);
+      }
+    });
+    let digests: Digests;
     try {
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<Buffer>) {
-          for await (const chunk of chunks) {
-            size += chunk.length;
-            if (size > maxBytes) throw new UploadTooLargeError(maxBytes);
-            const backlog = hash.update(chunk);
-            yield chunk;
-            if (backlog) await backlog;
-            if (!early && options.onPrefix && sink.bytesWritten >= prefixBytes) {
-              // Settles as a value or an error, never unhandled: the caller decides what it means.
-              early = options.onPrefix(file).catch((err: unknown) => err);
-            }
-          }
-        },
-        sink,
-      );
+      await pipeline(source, sink);
+      digests = await digest.finish(size);
     } catch (err) {
-      hash.drop();
+      digest.drop();
       await early;
       await fs.rm(file, { force: true });
       throw err;
     }
-    return { path: file, filename: safeFilename(clientName), size, md5: await hash.digest(), early };
+    return { path: file, filename: safeFilename(clientName), size, ...digests, early };
   }
 
   /** Removes a received file that will not become a sound or a pending upload. */

@@ -130,6 +130,7 @@ export class SoundUploads {
         {
           md5: pending.md5 ?? undefined,
           size: Number(pending.filesize),
+          crc32: pending.crc32,
         },
       );
       await fs.rm(path.dirname(this.storage.absolute(pending.stored_path)), { recursive: true, force: true });
@@ -194,6 +195,7 @@ export class SoundUploads {
             storedPath: this.storage.relative(stored),
             filesize: file.size,
             md5: file.md5,
+            crc32: file.crc32,
           });
           return {
             detail: `Audio file successfully uploaded (${file.size} Bytes, now pending description).`,
@@ -214,7 +216,7 @@ export class SoundUploads {
     filePath: string,
     filename: string,
     d: SoundDescription,
-    file: { md5?: string; size?: number },
+    file: { md5?: string; size?: number; crc32?: number | null },
   ): Promise<number> {
     const id = await this.intake.create({
       userId,
@@ -230,6 +232,7 @@ export class SoundUploads {
       geotag: d.geotag,
       md5: file.md5,
       filesize: file.size,
+      crc32: file.crc32,
       move: true,
     });
     await this.queue.submit(id);
