@@ -1,8 +1,10 @@
 /**
  * Temporal (sfx.*) descriptors from the amplitude envelope, after Essentia's SFX algorithms and Peeters'
- * CUIDADO report. The envelope is an attack/release follower of |x| (10 ms attack, 1.5 s release like
- * Essentia's Envelope in the Freesound extractor), decimated to 1 ms points for the later steps.
+ * CUIDADO report. The centroid, moments, decrease and effective duration are the reference extractor's
+ * (sfx-envelope.ts); the other values read an attack/release follower of |x| (10 ms attack, 1.5 s release)
+ * decimated to 1 ms points.
  */
+import { referenceEnvelope, temporalShape } from './sfx-envelope.ts';
 
 export interface EnvelopeDescriptors {
   effectiveDuration: number;
@@ -47,27 +49,23 @@ function argmax(x: ArrayLike<number>): number {
   return best;
 }
 
-/**
- * @param effectiveThreshold fraction of the envelope maximum above which time counts as "effective"
- *   (Essentia's EffectiveDuration uses 0.4).
- */
-export function envelopeDescriptors(
-  signal: Float32Array,
-  sampleRate: number,
-  effectiveThreshold = 0.4,
-): EnvelopeDescriptors {
+export function envelopeDescriptors(signal: Float32Array, sampleRate: number): EnvelopeDescriptors {
   const { env, rate } = amplitudeEnvelope(signal, sampleRate);
   const n = env.length;
   const peakIndex = argmax(env);
   const peak = n ? env[peakIndex] : 0;
+  const shape = temporalShape(referenceEnvelope(signal, sampleRate), sampleRate);
+  const temporal = {
+    effectiveDuration: shape.effectiveDuration,
+    temporalCentroid: shape.centroid,
+    temporalSpread: shape.spread,
+    temporalSkewness: shape.skewness,
+    temporalKurtosis: shape.kurtosis,
+    temporalDecrease: shape.decrease,
+  };
   const empty: EnvelopeDescriptors = {
-    effectiveDuration: 0,
+    ...temporal,
     logAttackTime: -5,
-    temporalCentroid: 0,
-    temporalSpread: 0,
-    temporalSkewness: 0,
-    temporalKurtosis: 0,
-    temporalDecrease: 0,
     strongDecay: 0,
     flatness: 0,
     maxToTotal: 0,
@@ -75,10 +73,6 @@ export function envelopeDescriptors(
     maxDerBeforeMax: 0,
   };
   if (n === 0 || peak < 1e-9) return empty;
-
-  let above = 0;
-  for (let i = 0; i < n; i++) if (env[i] >= effectiveThreshold * peak) above++;
-  const effectiveDuration = Math.min(above / rate, signal.length / sampleRate);
 
   // Log attack time: from the envelope crossing 20% of its peak to crossing 90% (at least one sample).
   let start = 0;
@@ -88,7 +82,7 @@ export function envelopeDescriptors(
   const attack = Math.max((stop - start) / rate, 1 / sampleRate);
   const logAttackTime = Math.log10(attack);
 
-  // Envelope as a distribution over normalized time [0, 1].
+  // Centroid of the 1 ms envelope over normalized time, for the strong decay below.
   let sum = 0;
   let weighted = 0;
   for (let i = 0; i < n; i++) {
@@ -96,34 +90,6 @@ export function envelopeDescriptors(
     weighted += (i / Math.max(1, n - 1)) * env[i];
   }
   const centroid = weighted / sum;
-  let m2 = 0;
-  let m3 = 0;
-  let m4 = 0;
-  for (let i = 0; i < n; i++) {
-    const d = i / Math.max(1, n - 1) - centroid;
-    m2 += d * d * env[i];
-    m3 += d * d * d * env[i];
-    m4 += d * d * d * d * env[i];
-  }
-  m2 /= sum;
-  m3 /= sum;
-  m4 /= sum;
-
-  // Temporal decrease: slope of the least-squares line through the peak-normalized envelope over [0, 1].
-  let sx = 0;
-  let sy = 0;
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < n; i++) {
-    const t = i / Math.max(1, n - 1);
-    const y = env[i] / peak;
-    sx += t;
-    sy += y;
-    sxx += t * t;
-    sxy += t * y;
-  }
-  const slopeDen = n * sxx - sx * sx;
-  const temporalDecrease = slopeDen > 0 ? (n * sxy - sx * sy) / slopeDen : 0;
 
   // Strong decay (Essentia): sqrt(signal energy / temporal centroid in seconds) — large for loud, early-weighted sounds.
   let energy = 0;
@@ -154,13 +120,8 @@ export function envelopeDescriptors(
   const derAvAfterMax = derWeight > 0 ? derWeighted / derWeight : 0;
 
   return {
-    effectiveDuration,
+    ...temporal,
     logAttackTime,
-    temporalCentroid: centroid,
-    temporalSpread: m2,
-    temporalSkewness: m2 > 0 ? m3 / m2 ** 1.5 : 0,
-    temporalKurtosis: m2 > 0 ? m4 / (m2 * m2) - 3 : 0,
-    temporalDecrease,
     strongDecay,
     flatness,
     maxToTotal: peakIndex / n,
