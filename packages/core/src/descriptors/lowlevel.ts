@@ -168,7 +168,7 @@ export function lowLevelFrames(
   const { beatBank, contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
   const beatBands = new Float32Array(6);
-  const frames = frameCount(signal.length, LOWLEVEL_HOP);
+  const frames = frameCount(signal.length, LOWLEVEL_HOP, LOWLEVEL_FRAME);
   const out = new FrameSeries(frames);
   const bins = plan.spectrum.bins;
   const frame = new Float32Array(LOWLEVEL_FRAME);

@@ -36,8 +36,13 @@ export function cutFrame(signal: Float32Array, centre: number, out: Float32Array
   if (to > from) out.set(signal.subarray(from, to), from - start);
 }
 
-export function frameCount(length: number, hop: number): number {
-  return length > 0 ? Math.floor(length / hop) + 1 : 0;
+/**
+ * Frames Essentia's FrameCutter cuts (startFromZero = false, every frame kept): one for every start
+ * i·hop − ⌊(frameSize + 1)/2⌋ still inside the signal, so the last frames reach past its end (half a
+ * frame of zeros and more; the reference averages them with the rest).
+ */
+export function frameCount(length: number, hop: number, frameSize: number): number {
+  return length > 0 ? Math.ceil((length + ((frameSize + 1) >> 1)) / hop) : 0;
 }
 
 /**
