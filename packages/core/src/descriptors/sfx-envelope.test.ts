@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REFERENCE_ENVELOPE_BLOCK, referenceEnvelope, temporalShape } from './sfx-envelope.ts';
+import { flatnessSFX, REFERENCE_ENVELOPE_BLOCK, referenceEnvelope, temporalShape } from './sfx-envelope.ts';
 
 const SR = 44_100;
 
@@ -78,7 +78,54 @@ describe('temporalShape (Centroid, CentralMoments/DistributionShape, Decrease, E
         kurtosis: -3,
         decrease: 0,
         effectiveDuration: 0,
+        logAttackTime: -5,
+        maxToTotal: 0,
+        strongDecay: 0,
+        flatness: 1,
+        derAvAfterMax: 0,
+        maxDerBeforeMax: 0,
       });
     }
+  });
+
+  it('attack: log10 of the time from 20% to 90% of the peak; max-to-total; strong decay √(Σe²/centroid s)', () => {
+    // A linear rise over 1000 samples to 1, then flat for 1000: 20% at 200, 90% at 900.
+    const env = new Float32Array(2000).map((_, i) => Math.min(1, (i + 1) / 1000));
+    const s = temporalShape(env, SR);
+    expect(s.logAttackTime).toBeCloseTo(Math.log10(700 / SR), 2);
+    expect(s.maxToTotal).toBeCloseTo(999 / 2000, 9);
+    let e2 = 0;
+    let w = 0;
+    let sum = 0;
+    env.forEach((v, i) => {
+      e2 += v * v;
+      w += i * v;
+      sum += v;
+    });
+    expect(s.strongDecay).toBeCloseTo(Math.sqrt(e2 / (w / sum / SR)), 6);
+    // An attack under 0.1 ms reads −5, as the reference.
+    expect(temporalShape(new Float32Array(100).fill(1), SR).logAttackTime).toBe(-5);
+  });
+
+  it('flatness: 95th over 20th percentile with interpolation at (n − 1)·p, whatever the order', () => {
+    // Values 1…101 shuffled: the 20th percentile is 21, the 95th 96.
+    const values = Array.from({ length: 101 }, (_, i) => i + 1);
+    for (let i = values.length - 1; i > 0; i--) {
+      const j = (i * 7919) % (i + 1);
+      [values[i], values[j]] = [values[j], values[i]];
+    }
+    expect(flatnessSFX(Float32Array.from(values))).toBeCloseTo(96 / 21, 9);
+    // 1…10: (n − 1)·p = 8.55 and 1.8 → 9.55 / 2.8.
+    expect(flatnessSFX(Float32Array.from({ length: 10 }, (_, i) => 10 - i))).toBeCloseTo(9.55 / 2.8, 6);
+  });
+
+  it("derivatives: the largest rise up to the maximum, and DerivativeSFX's telescoped average after it", () => {
+    const env = Float32Array.from([0.1, 0.4, 0.5, 1, 0.8, 0.6, 0.5]);
+    const s = temporalShape(env, SR);
+    expect(s.maxDerBeforeMax).toBeCloseTo(0.5, 6);
+    // (last − the value before the maximum) / Σ from the maximum = (0.5 − 0.5) / 2.9.
+    expect(s.derAvAfterMax).toBeCloseTo(0, 6);
+    const decay = temporalShape(Float32Array.from([0.2, 1, 0.5, 0.25]), SR);
+    expect(decay.derAvAfterMax).toBeCloseTo((0.25 - 0.2) / 1.75, 6);
   });
 });

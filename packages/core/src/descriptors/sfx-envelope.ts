@@ -1,7 +1,8 @@
 /**
  * The reference extractor's temporal sfx descriptors (Essentia FreesoundExtractor: Envelope → Centroid,
- * TCToTotal, CentralMoments + DistributionShape, Decrease, EffectiveDuration), computed on the same
- * envelope the reference computes, so values agree and not only ranks.
+ * TCToTotal, CentralMoments + DistributionShape, Decrease, EffectiveDuration, LogAttackTime, MaxToTotal,
+ * StrongDecay, FlatnessSFX, DerivativeSFX), computed on the same envelope the reference computes, so values
+ * agree and not only ranks.
  *
  * The envelope is Essentia's Envelope with the extractor's settings (10 ms attack, 1.5 s release, rectified,
  * one value per sample). In the extractor it runs in streaming mode on 4096-sample blocks and the follower
@@ -30,6 +31,18 @@ export interface TemporalShape {
   decrease: number;
   /** Seconds the envelope is ≥ 10% of its maximum (and above −90 dB). */
   effectiveDuration: number;
+  /** log10 of the seconds from the envelope's first reaching 20% of its maximum to its first reaching 90%; −5 under 0.1 ms. */
+  logAttackTime: number;
+  /** Index of the envelope's maximum over its length. */
+  maxToTotal: number;
+  /** √(Σ env² / centroid in seconds) (Essentia's StrongDecay on the envelope). */
+  strongDecay: number;
+  /** 95th over 20th percentile of the envelope values (FlatnessSFX; 1 when the 20th is 0). */
+  flatness: number;
+  /** (env[last] − env[max − 1]) / Σ env from the maximum on: DerivativeSFX's "average" after the maximum. */
+  derAvAfterMax: number;
+  /** Largest one-sample rise up to the maximum (the first sample counts as a rise from 0). */
+  maxDerBeforeMax: number;
 }
 
 /**
@@ -58,21 +71,59 @@ export function referenceEnvelope(
   return env;
 }
 
-/** Centroid, central moments, decrease and effective duration of an envelope (one value per sample). */
+/** What the shape of a silent or one-sample envelope reads (the reference throws there). */
+const SILENT_SHAPE: TemporalShape = {
+  centroid: 0,
+  spread: 0,
+  skewness: 0,
+  kurtosis: -3,
+  decrease: 0,
+  effectiveDuration: 0,
+  logAttackTime: -5,
+  maxToTotal: 0,
+  strongDecay: 0,
+  flatness: 1,
+  derAvAfterMax: 0,
+  maxDerBeforeMax: 0,
+};
+
+/** The reference's temporal sfx values of an envelope (one value per sample). */
 export function temporalShape(env: Float32Array, sampleRate: number): TemporalShape {
   const n = env.length;
-  if (n < 2) return { centroid: 0, spread: 0, skewness: 0, kurtosis: -3, decrease: 0, effectiveDuration: 0 };
+  if (n < 2) return { ...SILENT_SHAPE };
   const scale = 1 / (n - 1);
   let norm = 0;
   let weighted = 0;
+  let energy = 0;
   let peak = 0;
+  let peakIndex = 0;
   for (let i = 0; i < n; i++) {
     const e = env[i];
     norm += e;
     weighted += i * scale * e;
-    if (e > peak) peak = e;
+    energy += e * e;
+    if (e > peak) {
+      peak = e;
+      peakIndex = i;
+    }
   }
   const centroid = norm > 0 ? weighted / norm : 0;
+  // Centroid in seconds, as StrongDecay reads it.
+  const centroidSeconds = (centroid * (n - 1)) / sampleRate;
+
+  let start = 0;
+  while (start < n && env[start] < 0.2 * peak) start++;
+  let stop = start;
+  while (stop < n && env[stop] < 0.9 * peak) stop++;
+  const attack = (stop - start) / sampleRate;
+
+  // DerivativeSFX: its "weighted average" after the maximum sums the one-sample differences (a telescoping
+  // sum: last value − the value before the maximum) over the sum of the values.
+  let after = 0;
+  for (let i = peakIndex; i < n; i++) after += env[i];
+  const derAvAfterMax = after > 0 ? (env[n - 1] - (peakIndex > 0 ? env[peakIndex - 1] : 0)) / after : 0;
+  let maxDerBeforeMax = env[0];
+  for (let i = 1; i <= peakIndex; i++) maxDerBeforeMax = Math.max(maxDerBeforeMax, env[i] - env[i - 1]);
 
   let m2 = 0;
   let m3 = 0;
@@ -108,5 +159,63 @@ export function temporalShape(env: Float32Array, sampleRate: number): TemporalSh
     kurtosis: m2 > 0 ? m4 / (m2 * m2) - 3 : -3,
     decrease: sxy / sxx,
     effectiveDuration: above / sampleRate,
+    logAttackTime: attack > 1e-4 ? Math.log10(attack) : -5,
+    maxToTotal: peakIndex / n,
+    strongDecay: centroidSeconds > 0 ? Math.sqrt(energy / centroidSeconds) : 0,
+    flatness: flatnessSFX(env),
+    derAvAfterMax,
+    maxDerBeforeMax,
   };
+}
+
+/**
+ * FlatnessSFX: the envelope's 95th percentile over its 20th, each read off the sorted values with linear
+ * interpolation at (n − 1)·p. Two selections on a copy instead of a sort (the envelope has one value per
+ * sample).
+ */
+export function flatnessSFX(env: Float32Array): number {
+  const n = env.length;
+  if (n === 0) return 1;
+  const values = Float32Array.from(env);
+  const upper = percentile(values, 0, n - 1, 0.95);
+  // After the first selection everything left of its index is ≤ it: the second searches only there.
+  const lower = percentile(values, 0, Math.min(n - 1, Math.floor((n - 1) * 0.95)), 0.2, n);
+  return lower === 0 ? 1 : upper / lower;
+}
+
+/** The p-quantile of values[0…n) (interpolated), selecting within [lo, hi], which must hold its rank. */
+function percentile(values: Float32Array, lo: number, hi: number, p: number, n = hi + 1): number {
+  const index = (n - 1) * p;
+  const k = Math.floor(index);
+  select(values, lo, hi, k);
+  if (index === k || k + 1 >= n) return values[k];
+  // The next order statistic is the smallest value right of k.
+  let next = Number.POSITIVE_INFINITY;
+  for (let i = k + 1; i < n; i++) if (values[i] < next) next = values[i];
+  return values[k] + (next - values[k]) * (index - k);
+}
+
+/** Quickselect (Hoare partition, middle pivot): puts the k-th smallest of values[lo…hi] at k. */
+function select(values: Float32Array, lo: number, hi: number, k: number): void {
+  let left = lo;
+  let right = hi;
+  while (left < right) {
+    const pivot = values[(left + right) >> 1];
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i <= j) {
+        const t = values[i];
+        values[i] = values[j];
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
 }
