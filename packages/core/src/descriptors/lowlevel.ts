@@ -12,6 +12,7 @@ import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammaton
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
+import { PitchYinFFT } from './pitch-yinfft.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 
@@ -78,6 +79,7 @@ class LowLevelPlan {
   readonly beatBank: FilterBank;
   readonly contrast: SpectralContrast;
   readonly salience: SpectralPitchSalience;
+  readonly yinFFT: PitchYinFFT;
 
   constructor(readonly sampleRate: number) {
     const n = LOWLEVEL_FRAME;
@@ -100,6 +102,7 @@ class LowLevelPlan {
     );
     this.contrast = new SpectralContrast(sampleRate, n);
     this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz);
+    this.yinFFT = new PitchYinFFT(n, sampleRate);
   }
 }
 
@@ -167,8 +170,9 @@ export function lowLevelFrames(
   const needErb = needErbShape || needGfcc || want('erbbands');
   const needMfcc = want('mfcc');
   const needContrast = wantAny('spectral_contrast_coeffs', 'spectral_contrast_valleys');
-  const needHarmonic = wantAny('inharmonicity', 'oddtoevenharmonicenergyratio', 'tristimulus');
-  const needPeaks = needHarmonic || want('dissonance');
+  const needInharmonicity = want('inharmonicity');
+  const needHarmonic = wantAny('oddtoevenharmonicenergyratio', 'tristimulus');
+  const needPeaks = needHarmonic || needInharmonicity || want('dissonance');
   const needComplexity = want('spectral_complexity');
   const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');
@@ -183,7 +187,7 @@ export function lowLevelFrames(
   const { beatBank, contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
   const beatBands = new Float32Array(6);
-  const frames = frameCount(signal.length, LOWLEVEL_HOP);
+  const frames = frameCount(signal.length, LOWLEVEL_HOP, LOWLEVEL_FRAME);
   const out = new FrameSeries(frames);
   const bins = plan.spectrum.bins;
   const frame = new Float32Array(LOWLEVEL_FRAME);
@@ -380,6 +384,9 @@ export function lowLevelFrames(
       // The reference's SpectralPeaks defaults: ≤ 100 peaks from 0 Hz to 5 kHz, any magnitude above 0.
       findPeaks(mag, plan.binHz, 0, 0, 5000, peaks);
       dissonanceS[i] = dissonance(peaks);
+      // The reference's harmonic peaks (from 20 Hz, the first bin here) follow PitchYinFFT on this spectrum,
+      // every frame, with no confidence gate.
+      if (needInharmonicity) inharmonicity[i] = referenceInharmonicity(peaks, plan.yinFFT.pitch(mag));
     }
     if (needComplexity) {
       // The reference's SpectralComplexity: peaks above 0.005 between 100 Hz and 5 kHz, at most 100.
@@ -402,8 +409,6 @@ export function lowLevelFrames(
 
     if (!needHarmonic) continue;
     const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
-    // The reference reads its harmonic peaks off every frame's pitch estimate, with no confidence gate.
-    inharmonicity[i] = referenceInharmonicity(peaks, estimate.pitch);
     oddToEven[i] = harmonic.oddToEven;
     tristimulusV[i * 3] = harmonic.tristimulus[0];
     tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];

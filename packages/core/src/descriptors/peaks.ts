@@ -57,46 +57,60 @@ export function findPeaks(
 }
 
 export interface HarmonicFeatures {
-  inharmonicity: number;
   oddToEven: number;
   tristimulus: [number, number, number];
 }
 
-const SILENT_HARMONICS: HarmonicFeatures = { inharmonicity: 0, oddToEven: 0, tristimulus: [0, 0, 0] };
+const SILENT_HARMONICS: HarmonicFeatures = { oddToEven: 0, tristimulus: [0, 0, 0] };
 
 /**
- * Picks, for harmonics h = 1…maxHarmonics of f0, the strongest peak within ±quarter-tone, then:
- * inharmonicity = Σ|f_h − h·f0|·a_h² / (f0 · Σa_h²) (0…1); odd-to-even energy ratio (capped at 1000);
- * tristimulus (Pollard & Jansson) T1 = a1/Σa, T2 = (a2+a3+a4)/Σa, T3 = (a5…)/Σa.
+ * Inharmonicity as the reference computes it: Essentia's HarmonicPeaks (tolerance 0.2 of a harmonic
+ * number, 20 harmonics) then Inharmonicity. Each peak within 0.2 of a harmonic number h of `pitch` (and
+ * below 20.2·pitch) competes for h, the nearest one wins (the louder on a tie); a harmonic without a peak
+ * is the ideal h·pitch with magnitude 0. Inharmonicity then takes the first harmonic's frequency as f0 and
+ * gives Σ_{h≥2} |f_h − round(f_h/f0)·f0|·a_h² / (f0 · Σ_h a_h²) — 1 when no harmonic has a peak (the
+ * reference's value for an empty sum), 0 without a pitch or peaks.
  */
-/**
- * Inharmonicity as the reference computes it (Essentia's HarmonicPeaks, tolerance 0.2 of a harmonic number,
- * then Inharmonicity): per harmonic h the peak nearest h·f0 with |f/f0 − h| ≤ 0.2, then
- * Σ_h |f_h − h·f0|·a_h² / (f0 · Σ_h a_h²), in [0, 1).
- */
-export function referenceInharmonicity(peaks: Peaks, f0: number, maxHarmonics = 20): number {
-  if (!(f0 > 0)) return 0;
-  let num = 0;
-  let den = 0;
+export function referenceInharmonicity(peaks: Peaks, pitch: number, maxHarmonics = 20): number {
+  if (!(pitch > 0) || peaks.count === 0) return 0;
   const { frequencies: f, magnitudes: a } = peaks;
-  for (let h = 1; h <= maxHarmonics; h++) {
-    let best = -1;
-    let bestGap = 0.2;
-    for (let i = 0; i < peaks.count; i++) {
-      const gap = Math.abs(f[i] / f0 - h);
-      if (gap <= bestGap) {
-        bestGap = gap;
-        best = i;
-      }
+  const limit = maxHarmonics + 0.2;
+  const chosen = harmonicChoice;
+  chosen.fill(-1, 0, maxHarmonics);
+  for (let i = 0; i < peaks.count; i++) {
+    const ratio = f[i] / pitch;
+    const h = Math.round(ratio);
+    const gap = Math.abs(ratio - h);
+    if (h < 1 || gap > 0.2 || ratio > limit) continue;
+    const current = chosen[h - 1];
+    if (current < 0) {
+      chosen[h - 1] = i;
+      continue;
     }
-    if (best < 0) continue;
-    const e = a[best] * a[best];
-    num += Math.abs(f[best] - h * f0) * e;
+    const currentGap = Math.abs(f[current] / pitch - h);
+    if (gap < currentGap || (gap === currentGap && a[i] > a[current])) chosen[h - 1] = i;
+  }
+  const f0 = chosen[0] >= 0 ? f[chosen[0]] : pitch;
+  let den = chosen[0] >= 0 ? a[chosen[0]] * a[chosen[0]] : 0;
+  let num = 0;
+  for (let h = 2; h <= maxHarmonics; h++) {
+    const i = chosen[h - 1];
+    if (i < 0) continue; // an ideal harmonic with magnitude 0 adds nothing
+    const e = a[i] * a[i];
+    num += Math.abs(f[i] - Math.round(f[i] / f0) * f0) * e;
     den += e;
   }
-  return den > 0 ? num / (den * f0) : 0;
+  return den > 0 ? num / (den * f0) : 1;
 }
 
+/** Scratch for referenceInharmonicity: the chosen peak per harmonic (−1 for none). */
+const harmonicChoice = new Int32Array(64);
+
+/**
+ * Picks, for harmonics h = 1…maxHarmonics of f0, the strongest peak within ±quarter-tone, then the
+ * odd-to-even energy ratio (capped at 1000) and the
+ * tristimulus (Pollard & Jansson) T1 = a1/Σa, T2 = (a2+a3+a4)/Σa, T3 = (a5…)/Σa.
+ */
 export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): HarmonicFeatures {
   if (!(f0 > 0) || peaks.count === 0) return SILENT_HARMONICS;
   const amps = new Float64Array(maxHarmonics + 1);
@@ -125,7 +139,6 @@ export function harmonicFeatures(peaks: Peaks, f0: number, maxHarmonics = 20): H
   if (energy === 0) return SILENT_HARMONICS;
   const t2 = amps[2] + amps[3] + amps[4];
   return {
-    inharmonicity: referenceInharmonicity(peaks, f0, maxHarmonics),
     oddToEven:
       even > 0 ? Math.min(1000, (odd - amps[1] * amps[1]) / even) : odd > amps[1] * amps[1] ? 1000 : 0,
     tristimulus: [amps[1] / total, t2 / total, (total - amps[1] - t2) / total],

@@ -41,4 +41,10 @@ describe('SpectralPitchSalience (Essentia PitchSalience)', () => {
     const b = a.map((x) => x * 0.01);
     expect(salience.compute(b)).toBeCloseTo(salience.compute(a), 6);
   });
+  it("searches the reference's lags: from ⌊100·bins/Nyquist⌋ = 4 up to, not including, ⌊5000·bins/Nyquist⌋ = 232", () => {
+    const comb = (period: number) => new Float32Array(N / 2 + 1).map((_, k) => (k % period === 0 ? 1 : 0));
+    expect(salience.compute(comb(4))).toBeGreaterThan(0.95);
+    expect(salience.compute(comb(231))).toBeGreaterThan(0.5);
+    expect(salience.compute(comb(232))).toBeLessThan(1e-9);
+  });
 });

@@ -3,6 +3,9 @@
  * the magnitude spectrum, its largest value at lags between 100 Hz and 5 kHz divided by its value at lag 0.
  * A harmonic spectrum repeats every f0, so its autocorrelation peaks again at the lag f0 (→ near 1); noise
  * and single clicks have a flat spectrum whose autocorrelation falls off at once (→ low values).
+ * The lag range is the reference's: from ⌊100·bins/Nyquist⌋ up to, not including, ⌊5000·bins/Nyquist⌋
+ * (4 to 231 at 2048 points and 44.1 kHz). The lowest lag matters: on a noisy spectrum the autocorrelation
+ * is largest there, so starting one lag later lowers the salience of noisy frames.
  */
 import { Autocorrelation } from './spectrum.ts';
 
@@ -20,9 +23,10 @@ export class SpectralPitchSalience {
     const size = 2 ** Math.floor(Math.log2(bins));
     this.autocorrelation = new Autocorrelation(size);
     this.input = new Float32Array(size);
-    this.lowLag = Math.max(1, Math.round(SALIENCE_LOW_HZ / binHz));
-    const highLag = Math.min(size - 1, Math.round(SALIENCE_HIGH_HZ / binHz));
-    this.lags = new Float64Array(highLag + 1);
+    const nyquist = binHz * (bins - 1);
+    this.lowLag = Math.max(1, Math.floor((SALIENCE_LOW_HZ * bins) / nyquist));
+    const endLag = Math.min(size, Math.floor((SALIENCE_HIGH_HZ * bins) / nyquist));
+    this.lags = new Float64Array(endLag);
   }
 
   /** 0…1; 0 for a silent spectrum. */

@@ -37,11 +37,12 @@ export function cutFrame(signal: Float32Array, centre: number, out: Float32Array
 }
 
 /**
- * Frames centred on 0, hop, 2·hop, … up to and including the first centre at or past the end of the
- * signal, as Essentia's FrameCutter (startFromZero = false) emits them: ceil(length/hop) + 1.
+ * Frames Essentia's FrameCutter cuts (startFromZero = false, every frame kept): one for every start
+ * i·hop − ⌊(frameSize + 1)/2⌋ still inside the signal, so the last frames reach past its end (half a
+ * frame of zeros and more; the reference averages them with the rest).
  */
-export function frameCount(length: number, hop: number): number {
-  return length > 0 ? Math.ceil(length / hop) + 1 : 0;
+export function frameCount(length: number, hop: number, frameSize: number): number {
+  return length > 0 ? Math.ceil((length + ((frameSize + 1) >> 1)) / hop) : 0;
 }
 
 /**

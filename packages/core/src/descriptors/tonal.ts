@@ -59,7 +59,7 @@ export interface TonalFrames {
 
 /** HPCP, tuning and chord per 4096-sample frame (2048 hop). */
 export function tonalFrames(signal: Float32Array, sampleRate: number): TonalFrames {
-  const frames = frameCount(signal.length, TONAL_HOP);
+  const frames = frameCount(signal.length, TONAL_HOP, TONAL_FRAME);
   const series = new FrameSeries(frames);
   const spectrum = new MagnitudeSpectrum(TONAL_FRAME);
   const frame = new Float32Array(TONAL_FRAME);
