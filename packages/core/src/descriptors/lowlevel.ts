@@ -12,6 +12,7 @@ import { FrameSeries } from './frame-series.ts';
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
+import { completePitchTrack, FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 
@@ -49,6 +50,7 @@ class LowLevelPlan {
   readonly spectrum = new MagnitudeSpectrum(LOWLEVEL_FRAME);
   readonly pitch: YinPitch;
   readonly longPitch: YinPitch;
+  readonly referencePitch: ReferencePitchYin;
   readonly bark: FilterBank;
   readonly mel40: FilterBank;
   readonly mel96: FilterBank;
@@ -66,6 +68,7 @@ class LowLevelPlan {
     const nyquist = sampleRate / 2;
     this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
     this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
+    this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate);
     this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
@@ -97,6 +100,12 @@ export interface LowLevelResult {
   /** Mean power spectrum over all frames (for the timbral models). */
   averagePower: Float64Array;
   binHz: number;
+  /**
+   * The reference's pitch track (`pitch`, `pitch_instantaneous_confidence`) over the reference's frames,
+   * one more than `series` holds when the length is not a whole number of hops (see pitch-yin.ts); the
+   * series hold its first `series.frames` values. Present when either series was computed.
+   */
+  pitchTrack?: { pitch: Float32Array; confidence: Float32Array };
 }
 
 /**
@@ -151,7 +160,9 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('inharmonicity', 'oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence');
+  // Our YIN (note, variant-B pitch, harmonic peaks) and the reference's PitchYin (`pitch` in variant A).
+  const needPitch = needHarmonic || wantAny('yin_pitch', 'yin_confidence');
+  const needReferencePitch = wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
   const needDecrease = want('spectral_decrease');
@@ -213,8 +224,12 @@ export function lowLevelFrames(
   const entropyS = s('spectral_entropy');
   const complexity = s('spectral_complexity');
   const zcr = s('zerocrossingrate');
-  const pitch = s('pitch');
-  const pitchConfidence = s('pitch_instantaneous_confidence');
+  const pitch = s('yin_pitch');
+  const pitchConfidence = s('yin_confidence');
+  const referencePitch = needReferencePitch ? out.scalar('pitch') : discard;
+  const referenceConfidence = needReferencePitch ? out.scalar('pitch_instantaneous_confidence') : discard;
+  const noise = new FrameNoise();
+  const noisyFrame = new Float32Array(LOWLEVEL_FRAME);
   const pitchSalience = s('pitch_salience');
   const dissonanceS = s('dissonance');
   const inharmonicity = s('inharmonicity');
@@ -369,6 +384,11 @@ export function lowLevelFrames(
     }
 
     if (needSalience) pitchSalience[i] = plan.salience.compute(mag);
+    if (needReferencePitch) {
+      const reference = plan.referencePitch.estimate(withSilenceNoise(frame, noisyFrame, noise));
+      referencePitch[i] = reference.pitch;
+      referenceConfidence[i] = reference.confidence;
+    }
 
     if (!needPitch) continue;
     let estimate = plan.pitch.estimate(frame);
@@ -391,7 +411,16 @@ export function lowLevelFrames(
     tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
-  return { series: out, averagePower, binHz: plan.binHz };
+  const pitchTrack = needReferencePitch
+    ? completePitchTrack(
+        signal,
+        LOWLEVEL_HOP,
+        plan.referencePitch,
+        { pitch: referencePitch, confidence: referenceConfidence },
+        noise,
+      )
+    : undefined;
+  return { series: out, averagePower, binHz: plan.binHz, pitchTrack };
 }
 
 /**

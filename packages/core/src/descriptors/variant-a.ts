@@ -3,6 +3,7 @@ import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
 import { estimateKey } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
+import type { PitchEnvelope } from './pitch-envelope.ts';
 import { bpmHistogram } from './rhythm.ts';
 import { finite, scalarStats, vectorStats } from './statistics.ts';
 import type { VariantATree } from './types.ts';
@@ -28,11 +29,24 @@ export interface AnalysisParts {
   soundStopFrame: number;
   averageLoudness: number;
   dynamicComplexity: number;
-  pitchSfx: {
-    centroid: number;
-    maxToTotal: number;
-    minToTotal: number;
-    afterMaxToBeforeMaxEnergyRatio: number;
+  /** The reference's pitch track over its own frames (LowLevelResult.pitchTrack). */
+  pitchTrack: PitchTrack;
+  pitchSfx: PitchEnvelope;
+}
+
+export interface PitchTrack {
+  pitch: Float32Array;
+  confidence: Float32Array;
+}
+
+/**
+ * `lowlevel.pitch` and `lowlevel.pitch_instantaneous_confidence` statistics: over the reference's frames
+ * (the pitch track), which may hold one frame more than the other series.
+ */
+export function pitchTrackStats(track: PitchTrack) {
+  return {
+    pitch: scalarStats(track.pitch),
+    pitch_instantaneous_confidence: scalarStats(track.confidence),
   };
 }
 
@@ -195,6 +209,7 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
   const low: VariantATree = {};
   for (const name of LOWLEVEL_SCALARS) low[name] = stats(lowlevel, name);
   for (const name of LOWLEVEL_VECTORS) low[name] = vstats(lowlevel, name);
+  Object.assign(low, pitchTrackStats(parts.pitchTrack));
   low.average_loudness = finite(parts.averageLoudness);
   low.dynamic_complexity = finite(parts.dynamicComplexity);
   low.loudness_ebu128 = {

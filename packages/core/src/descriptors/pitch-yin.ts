@@ -1,0 +1,246 @@
+/**
+ * The reference extractor's low-level pitch track (Essentia's PitchYin as the Freesound extractor runs it:
+ * 2048-sample raw frames, hop 1024, 20 Hz – Nyquist, tolerance 0.15, interpolation on). `lowlevel.pitch`
+ * and the pitch-envelope `sfx.*` descriptors are statistics of this track over every frame, unvoiced and
+ * noisy frames included, so it is kept apart from our own YIN (pitch.ts), which serves the note and
+ * variant-B pitch.
+ */
+import FFT from 'fft.js';
+import { cutFrame } from './spectrum.ts';
+
+export interface PitchYinEstimate {
+  /** Hz; 0 only when no candidate period exists (a frame of exact zeros). */
+  pitch: number;
+  /** 1 − the interpolated CMND value at the chosen period, floored at 0 (can exceed 1, as the reference). */
+  confidence: number;
+}
+
+/**
+ * The reference's frames (FrameCutter, startFromZero = false): frame i is centred on sample i·hop and the
+ * last frame is the first whose centre reaches the end, so there are ⌈length/hop⌉ + 1 of them.
+ */
+export function referenceFrameCount(length: number, hop: number): number {
+  return length > 0 ? Math.ceil(length / hop) + 1 : 0;
+}
+
+/** Frames whose mean power is below this are "silent" for the reference's FrameCutter (−100 dB). */
+const SILENT_POWER = 1e-10;
+/** The reference fills silent frames with uniform noise of this amplitude (NoiseAdder, level −100 dB). */
+const NOISE_AMPLITUDE = 1e-10;
+
+/**
+ * YIN with the reference's exact choices:
+ * - difference function over a fixed window of W = frameSize/2 samples, d(τ) = Σ_{j<W} (x_j − x_{j+τ})² for
+ *   τ ≤ W (computed as E_head + E[τ, τ+W) − 2·c(τ), c the cross-correlation of the head with the frame, by
+ *   FFT); cumulative-mean normalized (0/0 counts as 1);
+ * - period: the first local minimum of the CMND below the tolerance between τ = 2 and W, else the deepest
+ *   local minimum there, found and parabola-interpolated as the reference's PeakDetection does on −CMND
+ *   (including its position scale (W+1)/W and its edge rules);
+ * - pitch = sampleRate / period, confidence = max(0, 1 − interpolated minimum).
+ */
+export class ReferencePitchYin {
+  private readonly fft: FFT;
+  private readonly half: number;
+  private readonly head: Float64Array;
+  private readonly full: Float64Array;
+  private readonly headSpectrum: number[];
+  private readonly frameSpectrum: number[];
+  private readonly product: number[];
+  private readonly correlation: number[];
+  private readonly prefix: Float64Array;
+  /** −CMND, as the reference hands it to its peak detection. */
+  private readonly negCmnd: Float64Array;
+  private readonly tauMin: number;
+  private readonly tauMax: number;
+  private readonly scale: number;
+
+  constructor(
+    readonly frameSize: number,
+    readonly sampleRate: number,
+    minHz = 20,
+    maxHz = sampleRate / 2,
+    private readonly tolerance = 0.15,
+  ) {
+    const w = frameSize >> 1;
+    this.half = w;
+    this.fft = new FFT(frameSize);
+    this.head = new Float64Array(frameSize);
+    this.full = new Float64Array(frameSize);
+    this.headSpectrum = this.fft.createComplexArray();
+    this.frameSpectrum = this.fft.createComplexArray();
+    this.product = this.fft.createComplexArray();
+    this.correlation = this.fft.createComplexArray();
+    this.prefix = new Float64Array(frameSize + 1);
+    this.negCmnd = new Float64Array(w + 1);
+    this.tauMax = Math.min(Math.ceil(sampleRate / minHz), w);
+    this.tauMin = Math.min(Math.floor(sampleRate / maxHz), w);
+    // The reference's peak detection maps index i of the (W+1)-long array to position i·(W+1)/W.
+    this.scale = (w + 1) / w;
+  }
+
+  estimate(frame: Float32Array): PitchYinEstimate {
+    const n = this.frameSize;
+    const w = this.half;
+    const { head, full, prefix, negCmnd } = this;
+    for (let i = 0; i < n; i++) {
+      full[i] = frame[i];
+      prefix[i + 1] = prefix[i] + frame[i] * frame[i];
+    }
+    head.fill(0);
+    for (let i = 0; i < w; i++) head[i] = frame[i];
+    this.fft.realTransform(this.headSpectrum, head);
+    this.fft.realTransform(this.frameSpectrum, full);
+    // c(τ) = Σ_j head_j·x_{j+τ}: inverse transform of conj(H)·X. j + τ < n for τ ≤ W, so no wrap-around.
+    const h = this.headSpectrum;
+    const x = this.frameSpectrum;
+    const p = this.product;
+    for (let k = 0; k <= n >> 1; k++) {
+      const hr = h[2 * k];
+      const hi = h[2 * k + 1];
+      const xr = x[2 * k];
+      const xi = x[2 * k + 1];
+      p[2 * k] = hr * xr + hi * xi;
+      p[2 * k + 1] = hr * xi - hi * xr;
+    }
+    for (let k = (n >> 1) + 1; k < n; k++) {
+      p[2 * k] = p[2 * (n - k)];
+      p[2 * k + 1] = -p[2 * (n - k) + 1];
+    }
+    this.fft.inverseTransform(this.correlation, p);
+    const c = this.correlation;
+    const headEnergy = prefix[w];
+    negCmnd[0] = -1;
+    let sum = 0;
+    for (let tau = 1; tau <= w; tau++) {
+      const d = Math.max(0, headEnergy + (prefix[tau + w] - prefix[tau]) - 2 * c[2 * tau]);
+      sum += d;
+      const v = (d * tau) / sum;
+      negCmnd[tau] = Number.isNaN(v) ? -1 : -v;
+    }
+    const local = this.firstPeak(-this.tolerance);
+    const found = local ?? this.highestPeak();
+    if (!found || found.position === 0) return { pitch: 0, confidence: 0 };
+    return { pitch: this.sampleRate / found.position, confidence: Math.max(0, 1 + found.value) };
+  }
+
+  /** Parabolic vertex through three points around index j (the reference's interpolation). */
+  private vertex(j: number): { position: number; value: number } {
+    const a = this.negCmnd;
+    const left = a[j - 1];
+    const mid = a[j];
+    const right = a[j + 1];
+    const delta = (0.5 * (left - right)) / (left - 2 * mid + right);
+    return { position: (j + delta) * this.scale, value: mid - 0.25 * (left - right) * delta };
+  }
+
+  /**
+   * The peaks of −CMND the reference's PeakDetection reports between tauMin and tauMax, in order of
+   * position, above `threshold`; `visit` returns true to stop early.
+   */
+  private scanPeaks(threshold: number, visit: (position: number, value: number) => boolean): void {
+    const a = this.negCmnd;
+    const size = a.length;
+    const scale = this.scale;
+    let i = Math.max(0, Math.ceil(this.tauMin / scale));
+    if (i + 1 < size && a[i] > a[i + 1] && a[i] > threshold && visit(i * scale, a[i])) return;
+    for (;;) {
+      while (i + 1 < size - 1 && a[i] >= a[i + 1]) i++;
+      while (i + 1 < size - 1 && a[i] < a[i + 1]) i++;
+      let j = i;
+      while (j + 1 < size - 1 && a[j] === a[j + 1]) j++;
+      if (j + 1 < size - 1 && a[j + 1] < a[j] && a[j] > threshold) {
+        const peak = j !== i ? { position: (i + j) * 0.5 * scale, value: a[i] } : this.vertex(j);
+        if (peak.position > this.tauMax) break;
+        if (visit(peak.position, peak.value)) return;
+      }
+      i = j;
+      if (i + 1 >= size - 1) {
+        if (i === size - 2 && a[i - 1] < a[i] && a[i + 1] < a[i] && a[i] > threshold) {
+          const peak = this.vertex(i);
+          if (visit(peak.position, peak.value)) return;
+        }
+        break;
+      }
+    }
+    const last = this.tauMax / scale;
+    if (size - 2 < last && last <= size - 1 && a[size - 1] > a[size - 2] && a[size - 1] > threshold)
+      visit((size - 1) * scale, a[size - 1]);
+  }
+
+  private firstPeak(threshold: number): { position: number; value: number } | undefined {
+    let found: { position: number; value: number } | undefined;
+    this.scanPeaks(threshold, (position, value) => {
+      found = { position, value };
+      return true;
+    });
+    return found;
+  }
+
+  /** The highest peak (the smaller position on a tie), as the reference's fallback when none is deep enough. */
+  private highestPeak(): { position: number; value: number } | undefined {
+    let best: { position: number; value: number } | undefined;
+    this.scanPeaks(Number.NEGATIVE_INFINITY, (position, value) => {
+      if (!best || value > best.value || (value === best.value && position < best.position))
+        best = { position, value };
+      return false;
+    });
+    return best;
+  }
+}
+
+/**
+ * Deterministic uniform noise in [−1, 1) (a 32-bit LCG, fixed seed): the reference adds seeded noise to
+ * silent frames, so a frame of exact zeros gets a pitch (of that noise) rather than none.
+ */
+export class FrameNoise {
+  private state = 0;
+  next(): number {
+    this.state = (Math.imul(this.state, 1664525) + 1013904223) >>> 0;
+    return this.state / 2 ** 31 - 1;
+  }
+}
+
+/**
+ * Prepares a raw frame the way the reference's FrameCutter hands it on: a silent frame (mean power below
+ * −100 dB) gets uniform noise of amplitude 1e-10 added. Returns `frame` itself when it is not silent.
+ */
+export function withSilenceNoise(
+  frame: Float32Array,
+  scratch: Float32Array,
+  noise: FrameNoise,
+): Float32Array {
+  let power = 0;
+  for (let i = 0; i < frame.length; i++) power += frame[i] * frame[i];
+  if (power / frame.length >= SILENT_POWER) return frame;
+  for (let i = 0; i < frame.length; i++) scratch[i] = frame[i] + NOISE_AMPLITUDE * noise.next();
+  return scratch;
+}
+
+/**
+ * The whole reference pitch track of a signal: every frame of the reference's framing (see
+ * referenceFrameCount), `pitch` and `confidence` per frame. `computed` holds values already computed for
+ * the first frames (the low-level loop computes them on the frames it cuts anyway).
+ */
+export function completePitchTrack(
+  signal: Float32Array,
+  hop: number,
+  yin: ReferencePitchYin,
+  computed: { pitch: Float32Array; confidence: Float32Array },
+  noise: FrameNoise,
+): { pitch: Float32Array; confidence: Float32Array } {
+  const total = referenceFrameCount(signal.length, hop);
+  const pitch = new Float32Array(total);
+  const confidence = new Float32Array(total);
+  const have = Math.min(total, computed.pitch.length);
+  pitch.set(computed.pitch.subarray(0, have));
+  confidence.set(computed.confidence.subarray(0, have));
+  const frame = new Float32Array(yin.frameSize);
+  const scratch = new Float32Array(yin.frameSize);
+  for (let i = have; i < total; i++) {
+    cutFrame(signal, i * hop, frame);
+    const estimate = yin.estimate(withSilenceNoise(frame, scratch, noise));
+    pitch[i] = estimate.pitch;
+    confidence[i] = estimate.confidence;
+  }
+  return { pitch, confidence };
+}
