@@ -384,16 +384,22 @@ export function lowLevelFrames(
     }
 
     if (needSalience) pitchSalience[i] = plan.salience.compute(mag);
+    // One difference function serves both pitch trackers (the reference's noise on silent frames is far
+    // below the energy our tracker calls unvoiced).
+    if (needReferencePitch || needPitch)
+      plan.referencePitch.difference.compute(
+        needReferencePitch ? withSilenceNoise(frame, noisyFrame, noise) : frame,
+      );
     if (needReferencePitch) {
-      const reference = plan.referencePitch.estimate(withSilenceNoise(frame, noisyFrame, noise));
+      const reference = plan.referencePitch.pick(plan.referencePitch.difference);
       referencePitch[i] = reference.pitch;
       referenceConfidence[i] = reference.confidence;
     }
 
     if (!needPitch) continue;
-    let estimate = plan.pitch.estimate(frame);
+    let estimate = plan.pitch.pick(plan.referencePitch.difference);
     // Only a frame whose spectrum sits low can hold a note below 43 Hz; noise and clicks skip the costly retry.
-    if (!estimate.clear && estimate.confidence > 0 && m.centroid < 1500) {
+    if (!estimate.clear && (estimate.confidence > 0 || estimate.beyondRange) && m.centroid < 1500) {
       cutFrame(signal, centre, pitchFrame);
       const long = plan.longPitch.estimate(pitchFrame);
       if (long.confidence > estimate.confidence) estimate = long;

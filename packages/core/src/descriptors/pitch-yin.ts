@@ -29,18 +29,18 @@ const SILENT_POWER = 1e-10;
 const NOISE_AMPLITUDE = 1e-10;
 
 /**
- * YIN with the reference's exact choices:
- * - difference function over a fixed window of W = frameSize/2 samples, d(τ) = Σ_{j<W} (x_j − x_{j+τ})² for
- *   τ ≤ W (computed as E_head + E[τ, τ+W) − 2·c(τ), c the cross-correlation of the head with the frame, by
- *   FFT); cumulative-mean normalized (0/0 counts as 1);
- * - period: the first local minimum of the CMND below the tolerance between τ = 2 and W, else the deepest
- *   local minimum there, found and parabola-interpolated as the reference's PeakDetection does on −CMND
- *   (including its position scale (W+1)/W and its edge rules);
- * - pitch = sampleRate / period, confidence = max(0, 1 − interpolated minimum).
+ * YIN's cumulative-mean-normalized difference function as the reference defines it: over a fixed window of
+ * W = frameSize/2 samples, d(τ) = Σ_{j<W} (x_j − x_{j+τ})² for τ ≤ W, computed as E_head + E[τ, τ+W) −
+ * 2·c(τ) with c the cross-correlation of the head with the frame (one FFT pair and an inverse);
+ * CMND(τ) = d(τ)·τ / Σ_{k≤τ} d(k), and 0/0 counts as 1. Shared by the reference's pitch and ours.
  */
-export class ReferencePitchYin {
+export class YinDifference {
+  readonly half: number;
+  /** CMND(τ) for τ = 0 … W (CMND(0) = 1). */
+  readonly cmnd: Float64Array;
+  /** Σ x² over the frame last computed. */
+  energy = 0;
   private readonly fft: FFT;
-  private readonly half: number;
   private readonly head: Float64Array;
   private readonly full: Float64Array;
   private readonly headSpectrum: number[];
@@ -48,21 +48,11 @@ export class ReferencePitchYin {
   private readonly product: number[];
   private readonly correlation: number[];
   private readonly prefix: Float64Array;
-  /** −CMND, as the reference hands it to its peak detection. */
-  private readonly negCmnd: Float64Array;
-  private readonly tauMin: number;
-  private readonly tauMax: number;
-  private readonly scale: number;
 
-  constructor(
-    readonly frameSize: number,
-    readonly sampleRate: number,
-    minHz = 20,
-    maxHz = sampleRate / 2,
-    private readonly tolerance = 0.15,
-  ) {
+  constructor(readonly frameSize: number) {
     const w = frameSize >> 1;
     this.half = w;
+    this.cmnd = new Float64Array(w + 1);
     this.fft = new FFT(frameSize);
     this.head = new Float64Array(frameSize);
     this.full = new Float64Array(frameSize);
@@ -71,22 +61,17 @@ export class ReferencePitchYin {
     this.product = this.fft.createComplexArray();
     this.correlation = this.fft.createComplexArray();
     this.prefix = new Float64Array(frameSize + 1);
-    this.negCmnd = new Float64Array(w + 1);
-    this.tauMax = Math.min(Math.ceil(sampleRate / minHz), w);
-    this.tauMin = Math.min(Math.floor(sampleRate / maxHz), w);
-    // The reference's peak detection maps index i of the (W+1)-long array to position i·(W+1)/W.
-    this.scale = (w + 1) / w;
   }
 
-  estimate(frame: Float32Array): PitchYinEstimate {
+  compute(frame: Float32Array): void {
     const n = this.frameSize;
     const w = this.half;
-    const { head, full, prefix, negCmnd } = this;
+    const { head, full, prefix, cmnd } = this;
     for (let i = 0; i < n; i++) {
       full[i] = frame[i];
       prefix[i + 1] = prefix[i] + frame[i] * frame[i];
     }
-    head.fill(0);
+    this.energy = prefix[n];
     for (let i = 0; i < w; i++) head[i] = frame[i];
     this.fft.realTransform(this.headSpectrum, head);
     this.fft.realTransform(this.frameSpectrum, full);
@@ -109,16 +94,57 @@ export class ReferencePitchYin {
     this.fft.inverseTransform(this.correlation, p);
     const c = this.correlation;
     const headEnergy = prefix[w];
-    negCmnd[0] = -1;
+    cmnd[0] = 1;
     let sum = 0;
     for (let tau = 1; tau <= w; tau++) {
       const d = Math.max(0, headEnergy + (prefix[tau + w] - prefix[tau]) - 2 * c[2 * tau]);
       sum += d;
       const v = (d * tau) / sum;
-      negCmnd[tau] = Number.isNaN(v) ? -1 : -v;
+      cmnd[tau] = Number.isNaN(v) ? 1 : v;
     }
-    const local = this.firstPeak(-this.tolerance);
-    const found = local ?? this.highestPeak();
+  }
+}
+
+/**
+ * The reference's PitchYin on a YinDifference: period = the first local minimum of the CMND below the
+ * tolerance between τ = 2 and W, else the deepest local minimum there, found and parabola-interpolated
+ * as the reference's PeakDetection does on −CMND (including its position scale (W+1)/W and its edge
+ * rules); pitch = sampleRate / period, confidence = max(0, 1 − interpolated minimum).
+ */
+export class ReferencePitchYin {
+  readonly difference: YinDifference;
+  /** −CMND, as the reference hands it to its peak detection. */
+  private readonly negCmnd: Float64Array;
+  private readonly tauMin: number;
+  private readonly tauMax: number;
+  private readonly scale: number;
+
+  constructor(
+    readonly frameSize: number,
+    readonly sampleRate: number,
+    minHz = 20,
+    maxHz = sampleRate / 2,
+    private readonly tolerance = 0.15,
+  ) {
+    this.difference = new YinDifference(frameSize);
+    const w = this.difference.half;
+    this.negCmnd = new Float64Array(w + 1);
+    this.tauMax = Math.min(Math.ceil(sampleRate / minHz), w);
+    this.tauMin = Math.min(Math.floor(sampleRate / maxHz), w);
+    // The reference's peak detection maps index i of the (W+1)-long array to position i·(W+1)/W.
+    this.scale = (w + 1) / w;
+  }
+
+  estimate(frame: Float32Array): PitchYinEstimate {
+    this.difference.compute(frame);
+    return this.pick(this.difference);
+  }
+
+  /** The estimate from a difference function already computed on the frame (same frame size). */
+  pick(difference: YinDifference): PitchYinEstimate {
+    const { negCmnd } = this;
+    for (let tau = 0; tau < negCmnd.length; tau++) negCmnd[tau] = -difference.cmnd[tau];
+    const found = this.firstPeak(-this.tolerance) ?? this.highestPeak();
     if (!found || found.position === 0) return { pitch: 0, confidence: 0 };
     return { pitch: this.sampleRate / found.position, confidence: Math.max(0, 1 + found.value) };
   }
