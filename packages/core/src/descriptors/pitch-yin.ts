@@ -144,73 +144,79 @@ export class ReferencePitchYin {
   pick(difference: YinDifference): PitchYinEstimate {
     const { negCmnd } = this;
     for (let tau = 0; tau < negCmnd.length; tau++) negCmnd[tau] = -difference.cmnd[tau];
-    const found = this.firstPeak(-this.tolerance) ?? this.highestPeak();
-    if (!found || found.position === 0) return { pitch: 0, confidence: 0 };
-    return { pitch: this.sampleRate / found.position, confidence: Math.max(0, 1 + found.value) };
+    // The first peak of −CMND above −tolerance, else the highest peak (the smaller position on a tie).
+    if (!this.scanPeaks(-this.tolerance, true)) this.scanPeaks(Number.NEGATIVE_INFINITY, false);
+    if (!(this.bestPosition > 0)) return { pitch: 0, confidence: 0 };
+    return { pitch: this.sampleRate / this.bestPosition, confidence: Math.max(0, 1 + this.bestValue) };
   }
 
-  /** Parabolic vertex through three points around index j (the reference's interpolation). */
-  private vertex(j: number): { position: number; value: number } {
+  /** The peak scanPeaks keeps (position in lags, value of −CMND there); position 0 = none. */
+  private bestPosition = 0;
+  private bestValue = 0;
+
+  /** Keeps the peak at (position, value) if it is the first (`first`) or higher than the one kept. */
+  private offer(position: number, value: number, first: boolean): boolean {
+    if (this.bestPosition === 0 || value > this.bestValue) {
+      this.bestPosition = position;
+      this.bestValue = value;
+    }
+    return first;
+  }
+
+  /** Keeps the parabola vertex through the points around index j (the reference's interpolation). */
+  private offerVertex(j: number, first: boolean, limit: number): boolean | undefined {
     const a = this.negCmnd;
     const left = a[j - 1];
     const mid = a[j];
     const right = a[j + 1];
     const delta = (0.5 * (left - right)) / (left - 2 * mid + right);
-    return { position: (j + delta) * this.scale, value: mid - 0.25 * (left - right) * delta };
+    const position = (j + delta) * this.scale;
+    if (position > limit) return undefined;
+    return this.offer(position, mid - 0.25 * (left - right) * delta, first);
   }
 
   /**
-   * The peaks of −CMND the reference's PeakDetection reports between tauMin and tauMax, in order of
-   * position, above `threshold`; `visit` returns true to stop early.
+   * Walks the peaks of −CMND the reference's PeakDetection reports between tauMin and tauMax, in order of
+   * position, above `threshold`, keeping the first (`first`) or the highest; true once a peak is kept
+   * with `first`.
    */
-  private scanPeaks(threshold: number, visit: (position: number, value: number) => boolean): void {
+  private scanPeaks(threshold: number, first: boolean): boolean {
+    this.bestPosition = 0;
+    this.bestValue = 0;
     const a = this.negCmnd;
     const size = a.length;
     const scale = this.scale;
     let i = Math.max(0, Math.ceil(this.tauMin / scale));
-    if (i + 1 < size && a[i] > a[i + 1] && a[i] > threshold && visit(i * scale, a[i])) return;
+    if (i + 1 < size && a[i] > a[i + 1] && a[i] > threshold && this.offer(i * scale, a[i], first))
+      return true;
     for (;;) {
       while (i + 1 < size - 1 && a[i] >= a[i + 1]) i++;
       while (i + 1 < size - 1 && a[i] < a[i + 1]) i++;
       let j = i;
       while (j + 1 < size - 1 && a[j] === a[j + 1]) j++;
       if (j + 1 < size - 1 && a[j + 1] < a[j] && a[j] > threshold) {
-        const peak = j !== i ? { position: (i + j) * 0.5 * scale, value: a[i] } : this.vertex(j);
-        if (peak.position > this.tauMax) break;
-        if (visit(peak.position, peak.value)) return;
+        if (j !== i) {
+          const position = (i + j) * 0.5 * scale;
+          if (position > this.tauMax) break;
+          if (this.offer(position, a[i], first)) return true;
+        } else {
+          const kept = this.offerVertex(j, first, this.tauMax);
+          if (kept === undefined) break;
+          if (kept) return true;
+        }
       }
       i = j;
       if (i + 1 >= size - 1) {
         if (i === size - 2 && a[i - 1] < a[i] && a[i + 1] < a[i] && a[i] > threshold) {
-          const peak = this.vertex(i);
-          if (visit(peak.position, peak.value)) return;
+          if (this.offerVertex(i, first, Number.POSITIVE_INFINITY)) return true;
         }
         break;
       }
     }
     const last = this.tauMax / scale;
     if (size - 2 < last && last <= size - 1 && a[size - 1] > a[size - 2] && a[size - 1] > threshold)
-      visit((size - 1) * scale, a[size - 1]);
-  }
-
-  private firstPeak(threshold: number): { position: number; value: number } | undefined {
-    let found: { position: number; value: number } | undefined;
-    this.scanPeaks(threshold, (position, value) => {
-      found = { position, value };
-      return true;
-    });
-    return found;
-  }
-
-  /** The highest peak (the smaller position on a tie), as the reference's fallback when none is deep enough. */
-  private highestPeak(): { position: number; value: number } | undefined {
-    let best: { position: number; value: number } | undefined;
-    this.scanPeaks(Number.NEGATIVE_INFINITY, (position, value) => {
-      if (!best || value > best.value || (value === best.value && position < best.position))
-        best = { position, value };
-      return false;
-    });
-    return best;
+      return this.offer((size - 1) * scale, a[size - 1], first);
+    return this.bestPosition > 0 && first;
   }
 }
 
