@@ -2,15 +2,7 @@ import { envelopeDescriptors } from './envelope.ts';
 import { type LowLevelWanted, lowLevelFrames } from './lowlevel.ts';
 import { finite } from './statistics.ts';
 import type { VariantATree } from './types.ts';
-import {
-  ENVELOPE_SFX,
-  envelopeSfx,
-  LOWLEVEL_SCALARS,
-  LOWLEVEL_VECTORS,
-  pitchTrackStats,
-  stats,
-  vstats,
-} from './variant-a.ts';
+import { ENVELOPE_SFX, envelopeSfx, LOWLEVEL_SCALARS, LOWLEVEL_VECTORS, stats, vstats } from './variant-a.ts';
 
 /**
  * A lean analysis: only the variant-A descriptors a caller reads (a similarity space's inputs, the
@@ -65,13 +57,10 @@ export function analyzeSubset(samples: Float32Array, sampleRate: number, plan: S
   const lowlevel: VariantATree = {};
   const sfx: VariantATree = {};
   if (plan.series.size > 0) {
-    const { series, pitchTrack } = lowLevelFrames(samples, sampleRate, plan.series as LowLevelWanted);
-    // The pitch statistics cover the reference's frames, as in the full analysis.
-    const pitchStats = pitchTrack ? pitchTrackStats(pitchTrack) : undefined;
+    const { series } = lowLevelFrames(samples, sampleRate, plan.series as LowLevelWanted);
     for (const name of plan.series) {
       const target = SFX_SERIES.has(name) ? sfx : lowlevel;
-      const fromTrack = pitchStats?.[name as keyof typeof pitchStats];
-      target[name] = fromTrack ?? (series.vectors.has(name) ? vstats(series, name) : stats(series, name));
+      target[name] = series.vectors.has(name) ? vstats(series, name) : stats(series, name);
     }
   }
   if (plan.envelope) Object.assign(sfx, envelopeSfx(envelopeDescriptors(samples, sampleRate)));

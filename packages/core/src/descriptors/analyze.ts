@@ -154,9 +154,6 @@ export async function analyzeSignal(
     voicedPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
   );
 
-  // The full analysis computes every series, so the reference pitch track is there.
-  const pitchTrack = lowlevel.pitchTrack ?? { pitch: new Float32Array(0), confidence: new Float32Array(0) };
-
   const tracked: EssentiaResult = essentiaPromise
     ? await essentiaPromise
     : timed(timings, 'beats', () => {
@@ -204,8 +201,7 @@ export async function analyzeSignal(
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     averageLoudness: averageLoudness(frameEnergy),
     dynamicComplexity: dynamicComplexity(loudness.momentary),
-    pitchTrack,
-    pitchSfx: pitchEnvelope(pitchTrack.pitch),
+    pitchSfx: pitchEnvelope(series.scalar('pitch')),
   };
   const variantA = timed(timings, 'statistics', () => buildVariantA(parts));
 

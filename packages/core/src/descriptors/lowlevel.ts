@@ -12,9 +12,9 @@ import { FrameSeries } from './frame-series.ts';
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
-import { completePitchTrack, FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
+import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
-import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
+import { cutFrame, MagnitudeSpectrum, referenceFrameCount } from './spectrum.ts';
 
 export const LOWLEVEL_FRAME = 2048;
 export const LOWLEVEL_HOP = 1024;
@@ -100,12 +100,6 @@ export interface LowLevelResult {
   /** Mean power spectrum over all frames (for the timbral models). */
   averagePower: Float64Array;
   binHz: number;
-  /**
-   * The reference's pitch track (`pitch`, `pitch_instantaneous_confidence`) over the reference's frames,
-   * one more than `series` holds when the length is not a whole number of hops (see pitch-yin.ts); the
-   * series hold its first `series.frames` values. Present when either series was computed.
-   */
-  pitchTrack?: { pitch: Float32Array; confidence: Float32Array };
 }
 
 /**
@@ -175,7 +169,8 @@ export function lowLevelFrames(
   const { beatBank, contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
   const beatBands = new Float32Array(6);
-  const frames = frameCount(signal.length, LOWLEVEL_HOP);
+  // The reference's framing: up to the first frame centred at or past the end (⌈n/hop⌉ + 1 frames).
+  const frames = referenceFrameCount(signal.length, LOWLEVEL_HOP);
   const out = new FrameSeries(frames);
   const bins = plan.spectrum.bins;
   const frame = new Float32Array(LOWLEVEL_FRAME);
@@ -417,16 +412,7 @@ export function lowLevelFrames(
     tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
-  const pitchTrack = needReferencePitch
-    ? completePitchTrack(
-        signal,
-        LOWLEVEL_HOP,
-        plan.referencePitch,
-        { pitch: referencePitch, confidence: referenceConfidence },
-        noise,
-      )
-    : undefined;
-  return { series: out, averagePower, binHz: plan.binHz, pitchTrack };
+  return { series: out, averagePower, binHz: plan.binHz };
 }
 
 /**

@@ -84,7 +84,8 @@ const KNOWN_OPEN: Record<string, { rho: number; agreement: number }> = {
   'lowlevel.erbbands.mean': { rho: 0.785, agreement: 0.125 },
   'lowlevel.erbbands_crest.mean': { rho: 0.596, agreement: 0.318 },
   'lowlevel.erbbands_flatness_db.mean': { rho: 0.365, agreement: 0.224 },
-  'lowlevel.erbbands_spread.mean': { rho: 0.445, agreement: 0.328 },
+  // Re-measured after the low-level loop took the reference's framing (one more frame at the end).
+  'lowlevel.erbbands_spread.mean': { rho: 0.45, agreement: 0.308 },
   'lowlevel.erbbands_skewness.mean': { rho: 0.706, agreement: 0.37 },
   'lowlevel.erbbands_kurtosis.mean': { rho: 0.435, agreement: 0.339 },
   'lowlevel.gfcc.mean': { rho: 0.291, agreement: 0.14 },

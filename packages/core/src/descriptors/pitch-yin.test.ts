@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FrameNoise, ReferencePitchYin, referenceFrameCount, withSilenceNoise } from './pitch-yin.ts';
+import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
+import { referenceFrameCount } from './spectrum.ts';
 
 const SR = 44100;
 const N = 2048;

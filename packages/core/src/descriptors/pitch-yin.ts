@@ -2,25 +2,16 @@
  * The reference extractor's low-level pitch track (Essentia's PitchYin as the Freesound extractor runs it:
  * 2048-sample raw frames, hop 1024, 20 Hz – Nyquist, tolerance 0.15, interpolation on). `lowlevel.pitch`
  * and the pitch-envelope `sfx.*` descriptors are statistics of this track over every frame, unvoiced and
- * noisy frames included, so it is kept apart from our own YIN (pitch.ts), which serves the note and
- * variant-B pitch.
+ * noisy frames included. Our own YIN (pitch.ts: the note and variant-B pitch, with its own choice of lag
+ * and a longer retry frame) reads the same difference function.
  */
 import FFT from 'fft.js';
-import { cutFrame } from './spectrum.ts';
 
 export interface PitchYinEstimate {
   /** Hz; 0 only when no candidate period exists (a frame of exact zeros). */
   pitch: number;
   /** 1 − the interpolated CMND value at the chosen period, floored at 0 (can exceed 1, as the reference). */
   confidence: number;
-}
-
-/**
- * The reference's frames (FrameCutter, startFromZero = false): frame i is centred on sample i·hop and the
- * last frame is the first whose centre reaches the end, so there are ⌈length/hop⌉ + 1 of them.
- */
-export function referenceFrameCount(length: number, hop: number): number {
-  return length > 0 ? Math.ceil(length / hop) + 1 : 0;
 }
 
 /** Frames whose mean power is below this are "silent" for the reference's FrameCutter (−100 dB). */
@@ -246,33 +237,4 @@ export function withSilenceNoise(
   if (power / frame.length >= SILENT_POWER) return frame;
   for (let i = 0; i < frame.length; i++) scratch[i] = frame[i] + NOISE_AMPLITUDE * noise.next();
   return scratch;
-}
-
-/**
- * The whole reference pitch track of a signal: every frame of the reference's framing (see
- * referenceFrameCount), `pitch` and `confidence` per frame. `computed` holds values already computed for
- * the first frames (the low-level loop computes them on the frames it cuts anyway).
- */
-export function completePitchTrack(
-  signal: Float32Array,
-  hop: number,
-  yin: ReferencePitchYin,
-  computed: { pitch: Float32Array; confidence: Float32Array },
-  noise: FrameNoise,
-): { pitch: Float32Array; confidence: Float32Array } {
-  const total = referenceFrameCount(signal.length, hop);
-  const pitch = new Float32Array(total);
-  const confidence = new Float32Array(total);
-  const have = Math.min(total, computed.pitch.length);
-  pitch.set(computed.pitch.subarray(0, have));
-  confidence.set(computed.confidence.subarray(0, have));
-  const frame = new Float32Array(yin.frameSize);
-  const scratch = new Float32Array(yin.frameSize);
-  for (let i = have; i < total; i++) {
-    cutFrame(signal, i * hop, frame);
-    const estimate = yin.estimate(withSilenceNoise(frame, scratch, noise));
-    pitch[i] = estimate.pitch;
-    confidence[i] = estimate.confidence;
-  }
-  return { pitch, confidence };
 }

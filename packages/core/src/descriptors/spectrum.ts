@@ -41,6 +41,15 @@ export function frameCount(length: number, hop: number): number {
 }
 
 /**
+ * The reference's frames (FrameCutter, startFromZero = false): frame i is centred on sample i·hop and the
+ * last frame is the first whose centre reaches the end, so there are ⌈length/hop⌉ + 1 of them (one more
+ * than frameCount when the length is not a whole number of hops). The low-level loop uses it.
+ */
+export function referenceFrameCount(length: number, hop: number): number {
+  return length > 0 ? Math.ceil(length / hop) + 1 : 0;
+}
+
+/**
  * One reusable real FFT of a fixed size that returns the magnitude spectrum (size/2 + 1 bins). Every
  * spectral feature of a frame reads this one spectrum: the transform is the costly step.
  */

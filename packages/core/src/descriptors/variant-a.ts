@@ -29,25 +29,8 @@ export interface AnalysisParts {
   soundStopFrame: number;
   averageLoudness: number;
   dynamicComplexity: number;
-  /** The reference's pitch track over its own frames (LowLevelResult.pitchTrack). */
-  pitchTrack: PitchTrack;
+  /** The pitch-envelope `sfx.*` values of the `pitch` series (pitch-envelope.ts). */
   pitchSfx: PitchEnvelope;
-}
-
-export interface PitchTrack {
-  pitch: Float32Array;
-  confidence: Float32Array;
-}
-
-/**
- * `lowlevel.pitch` and `lowlevel.pitch_instantaneous_confidence` statistics: over the reference's frames
- * (the pitch track), which may hold one frame more than the other series.
- */
-export function pitchTrackStats(track: PitchTrack) {
-  return {
-    pitch: scalarStats(track.pitch),
-    pitch_instantaneous_confidence: scalarStats(track.confidence),
-  };
 }
 
 /** Low-level frame series that get the full statistics block, named as in Essentia's Freesound extractor. */
@@ -209,7 +192,6 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
   const low: VariantATree = {};
   for (const name of LOWLEVEL_SCALARS) low[name] = stats(lowlevel, name);
   for (const name of LOWLEVEL_VECTORS) low[name] = vstats(lowlevel, name);
-  Object.assign(low, pitchTrackStats(parts.pitchTrack));
   low.average_loudness = finite(parts.averageLoudness);
   low.dynamic_complexity = finite(parts.dynamicComplexity);
   low.loudness_ebu128 = {
