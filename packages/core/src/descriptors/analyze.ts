@@ -8,6 +8,7 @@ import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { detectOnsets } from './onsets.ts';
 import { frequencyToMidi, midiToNoteName } from './pitch.ts';
+import { pitchEnvelope } from './pitch-envelope.ts';
 import { beatLoudness, loopConfidence } from './rhythm.ts';
 import { vectorStats } from './statistics.ts';
 import { refineTempo } from './tempo.ts';
@@ -52,16 +53,13 @@ function timed<T>(timings: GroupTimings, group: string, run: () => T): T {
 function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Float32Array) {
   const voiced: number[] = [];
   const confidences: number[] = [];
-  const track = new Float32Array(pitch.length);
   for (let i = 0; i < pitch.length; i++) {
     if (confidence[i] >= VOICED_CONFIDENCE && energy[i] > 1e-8 && pitch[i] > 0) {
       voiced.push(pitch[i]);
       confidences.push(confidence[i]);
-      track[i] = pitch[i];
     }
   }
-  if (voiced.length === 0)
-    return { stats: { mean: 0, min: 0, max: 0, var: 0, median: 0, confidence: 0 }, track };
+  if (voiced.length === 0) return { stats: { mean: 0, min: 0, max: 0, var: 0, median: 0, confidence: 0 } };
   // Note confidence: the mean YIN confidence over all frames, so partly voiced sounds score lower.
   const mean = voiced.reduce((a, b) => a + b, 0) / voiced.length;
   const variance = voiced.reduce((a, b) => a + (b - mean) ** 2, 0) / voiced.length;
@@ -77,34 +75,6 @@ function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Floa
       median,
       confidence: noteConfidence,
     },
-    track,
-  };
-}
-
-/** Essentia's pitch-envelope SFX descriptors on the voiced pitch track (0 where unvoiced). */
-function pitchSfx(track: Float32Array) {
-  const n = track.length;
-  let sum = 0;
-  let weighted = 0;
-  let maxI = 0;
-  let minI = -1;
-  for (let i = 0; i < n; i++) {
-    sum += track[i];
-    weighted += (i / Math.max(1, n - 1)) * track[i];
-    if (track[i] > track[maxI]) maxI = i;
-    if (track[i] > 0 && (minI < 0 || track[i] < track[minI])) minI = i;
-  }
-  let before = 0;
-  let after = 0;
-  for (let i = 0; i < n; i++) {
-    if (i < maxI) before += track[i] * track[i];
-    else if (i > maxI) after += track[i] * track[i];
-  }
-  return {
-    centroid: sum > 0 ? weighted / sum : 0,
-    maxToTotal: n ? maxI / n : 0,
-    minToTotal: n && minI >= 0 ? minI / n : 0,
-    afterMaxToBeforeMaxEnergyRatio: before > 0 ? after / before : 0,
   };
 }
 
@@ -181,7 +151,7 @@ export async function analyzeSignal(
     detectOnsets(series.scalar('onset_strength'), frameEnergy, samples, sampleRate, LOWLEVEL_HOP),
   );
   const pitch = timed(timings, 'pitch_summary', () =>
-    voicedPitch(series.scalar('pitch'), series.scalar('pitch_instantaneous_confidence'), frameEnergy),
+    voicedPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
   );
 
   const tracked: EssentiaResult = essentiaPromise
@@ -231,7 +201,7 @@ export async function analyzeSignal(
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     averageLoudness: averageLoudness(frameEnergy),
     dynamicComplexity: dynamicComplexity(loudness.momentary),
-    pitchSfx: pitchSfx(pitch.track),
+    pitchSfx: pitchEnvelope(series.scalar('pitch')),
   };
   const variantA = timed(timings, 'statistics', () => buildVariantA(parts));
 

@@ -12,6 +12,7 @@ import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammaton
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
+import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { PitchYinFFT } from './pitch-yinfft.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
@@ -66,6 +67,7 @@ class LowLevelPlan {
   readonly spectrum = new MagnitudeSpectrum(LOWLEVEL_FRAME);
   readonly pitch: YinPitch;
   readonly longPitch: YinPitch;
+  readonly referencePitch: ReferencePitchYin;
   readonly bark: FilterBank;
   readonly mel40: FilterBank;
   readonly mel96: FilterBank;
@@ -86,6 +88,7 @@ class LowLevelPlan {
     const nyquist = sampleRate / 2;
     this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
     this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
+    this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate);
     this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
@@ -174,7 +177,9 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || needInharmonicity || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  const needPitch = needHarmonic || wantAny('pitch', 'pitch_instantaneous_confidence');
+  // Our YIN (note, variant-B pitch, harmonic peaks) and the reference's PitchYin (`pitch` in variant A).
+  const needPitch = needHarmonic || wantAny('yin_pitch', 'yin_confidence');
+  const needReferencePitch = wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
   const needDecrease = want('spectral_decrease');
@@ -235,8 +240,12 @@ export function lowLevelFrames(
   const entropyS = s('spectral_entropy');
   const complexity = s('spectral_complexity');
   const zcr = s('zerocrossingrate');
-  const pitch = s('pitch');
-  const pitchConfidence = s('pitch_instantaneous_confidence');
+  const pitch = s('yin_pitch');
+  const pitchConfidence = s('yin_confidence');
+  const referencePitch = needReferencePitch ? out.scalar('pitch') : discard;
+  const referenceConfidence = needReferencePitch ? out.scalar('pitch_instantaneous_confidence') : discard;
+  const noise = new FrameNoise();
+  const noisyFrame = new Float32Array(LOWLEVEL_FRAME);
   const pitchSalience = s('pitch_salience');
   const dissonanceS = s('dissonance');
   const inharmonicity = s('inharmonicity');
@@ -395,11 +404,22 @@ export function lowLevelFrames(
     }
 
     if (needSalience) pitchSalience[i] = plan.salience.compute(mag);
+    // One difference function serves both pitch trackers (the reference's noise on silent frames is far
+    // below the energy our tracker calls unvoiced).
+    if (needReferencePitch || needPitch)
+      plan.referencePitch.difference.compute(
+        needReferencePitch ? withSilenceNoise(frame, noisyFrame, noise) : frame,
+      );
+    if (needReferencePitch) {
+      const reference = plan.referencePitch.pick(plan.referencePitch.difference);
+      referencePitch[i] = reference.pitch;
+      referenceConfidence[i] = reference.confidence;
+    }
 
     if (!needPitch) continue;
-    let estimate = plan.pitch.estimate(frame);
+    let estimate = plan.pitch.pick(plan.referencePitch.difference);
     // Only a frame whose spectrum sits low can hold a note below 43 Hz; noise and clicks skip the costly retry.
-    if (!estimate.clear && estimate.confidence > 0 && m.centroid < 1500) {
+    if (!estimate.clear && (estimate.confidence > 0 || estimate.beyondRange) && m.centroid < 1500) {
       cutFrame(signal, centre, pitchFrame);
       const long = plan.longPitch.estimate(pitchFrame);
       if (long.confidence > estimate.confidence) estimate = long;

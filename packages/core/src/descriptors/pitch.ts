@@ -1,28 +1,26 @@
-import { Autocorrelation } from './spectrum.ts';
+import { YinDifference } from './pitch-yin.ts';
 
 export interface PitchEstimate {
   /** Whether the YIN dip went below the threshold (a clear period was found). */
   clear?: boolean;
+  /** Whether the CMND was still falling at the longest lag (the period may lie beyond the range). */
+  beyondRange?: boolean;
   /** Hz; 0 when the frame has no periodicity to speak of. */
   pitch: number;
   /** 1 − the YIN dip depth at the chosen lag (0…1). */
   confidence: number;
-  /** Normalized autocorrelation at the chosen lag (0…1): how much of the energy is periodic. */
-  salience: number;
 }
 
-const UNVOICED: PitchEstimate = { pitch: 0, confidence: 0, salience: 0 };
+const UNVOICED: PitchEstimate = { pitch: 0, confidence: 0 };
 
 /**
- * YIN pitch tracker (de Cheveigné & Kawahara 2002) with the difference function obtained from one FFT
- * autocorrelation per frame: d(τ) = E[0, W−τ) + E[τ, W) − 2·r(τ). The lag is the first dip of the
- * cumulative-mean-normalized difference below `threshold` (else the global minimum), refined by a parabola.
+ * YIN pitch tracker (de Cheveigné & Kawahara 2002) for the note and variant-B pitch, on the reference's
+ * difference function (pitch-yin.ts: a window of half the frame, so lags up to half the frame). The lag is
+ * the first dip of the CMND below `threshold` within [sampleRate/maxHz, sampleRate/minHz] (else the global
+ * minimum there), refined by a parabola; confidence = 1 − CMND at the dip.
  */
 export class YinPitch {
-  private readonly autocorrelation: Autocorrelation;
-  private readonly r: Float64Array;
-  private readonly cmnd: Float64Array;
-  private readonly energyPrefix: Float64Array;
+  private readonly difference: YinDifference;
   private readonly minLag: number;
   private readonly maxLag: number;
 
@@ -33,29 +31,22 @@ export class YinPitch {
     maxHz = 5000,
     private readonly threshold = 0.15,
   ) {
-    this.autocorrelation = new Autocorrelation(frameSize);
-    this.maxLag = Math.min(frameSize >> 1, Math.floor(sampleRate / minHz));
+    this.difference = new YinDifference(frameSize);
+    // The parabola reads one lag past the last candidate.
+    this.maxLag = Math.min((frameSize >> 1) - 1, Math.floor(sampleRate / minHz));
     this.minLag = Math.max(2, Math.floor(sampleRate / maxHz));
-    this.r = new Float64Array(this.maxLag + 2);
-    this.cmnd = new Float64Array(this.maxLag + 2);
-    this.energyPrefix = new Float64Array(frameSize + 1);
   }
 
   estimate(frame: Float32Array): PitchEstimate {
-    const { r, cmnd, energyPrefix: e } = this;
-    const w = this.frameSize;
-    for (let i = 0; i < w; i++) e[i + 1] = e[i] + frame[i] * frame[i];
-    if (e[w] < 1e-10) return UNVOICED;
-    this.autocorrelation.compute(frame, r);
+    this.difference.compute(frame);
+    return this.pick(this.difference);
+  }
+
+  /** The estimate from a difference function already computed on the frame (same frame size). */
+  pick(difference: YinDifference): PitchEstimate {
+    if (difference.energy < 1e-10) return UNVOICED;
+    const { cmnd } = difference;
     const maxLag = this.maxLag;
-    cmnd[0] = 1;
-    let running = 0;
-    for (let t = 1; t <= maxLag + 1; t++) {
-      // Energies of the two overlapping segments that r(τ) correlates.
-      const d = Math.max(0, e[w - t] + (e[w] - e[t]) - 2 * r[t]);
-      running += d;
-      cmnd[t] = running > 0 ? (d * t) / running : 1;
-    }
     let lag = -1;
     for (let t = this.minLag; t <= maxLag; t++) {
       if (cmnd[t] < this.threshold) {
@@ -64,11 +55,14 @@ export class YinPitch {
         break;
       }
     }
-    const clear = lag >= 0;
+    let clear = lag >= 0;
     if (lag < 0) {
       lag = this.minLag;
       for (let t = this.minLag + 1; t <= maxLag; t++) if (cmnd[t] < cmnd[lag]) lag = t;
     }
+    // A minimum still falling at the longest lag has the period beyond the range: not a clear estimate.
+    const beyondRange = lag === maxLag && cmnd[lag + 1] < cmnd[lag];
+    if (beyondRange) clear = false;
     const a = cmnd[lag - 1];
     const b = cmnd[lag];
     const c = cmnd[lag + 1];
@@ -76,9 +70,7 @@ export class YinPitch {
     const shift = denom > 0 ? (0.5 * (a - c)) / denom : 0;
     const refined = lag + Math.max(-0.5, Math.min(0.5, shift));
     const confidence = Math.max(0, Math.min(1, 1 - b));
-    const overlapEnergy = Math.sqrt(e[w - lag] * (e[w] - e[lag]));
-    const salience = overlapEnergy > 0 ? Math.max(0, Math.min(1, r[lag] / overlapEnergy)) : 0;
-    return { pitch: this.sampleRate / refined, confidence, salience, clear };
+    return { pitch: this.sampleRate / refined, confidence, clear, beyondRange };
   }
 }
 

@@ -3,6 +3,7 @@ import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
 import { estimateKey } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
+import type { PitchEnvelope } from './pitch-envelope.ts';
 import { bpmHistogram } from './rhythm.ts';
 import { finite, scalarStats, vectorStats } from './statistics.ts';
 import type { VariantATree } from './types.ts';
@@ -28,12 +29,8 @@ export interface AnalysisParts {
   soundStopFrame: number;
   averageLoudness: number;
   dynamicComplexity: number;
-  pitchSfx: {
-    centroid: number;
-    maxToTotal: number;
-    minToTotal: number;
-    afterMaxToBeforeMaxEnergyRatio: number;
-  };
+  /** The pitch-envelope `sfx.*` values of the `pitch` series (pitch-envelope.ts). */
+  pitchSfx: PitchEnvelope;
 }
 
 /** Low-level frame series that get the full statistics block, named as in Essentia's Freesound extractor. */
