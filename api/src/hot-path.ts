@@ -113,7 +113,8 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     // Counted here and only here: from now on this request is not handed to the application.
     const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
     const status = verdict && !verdict.allowed ? 429 : 200;
-    const json = status === 429 ? JSON.stringify(throttledBody(verdict?.detail, v1)) : body.json;
+    const bytes =
+      status === 429 ? Buffer.from(JSON.stringify(throttledBody(verdict?.detail, v1))) : body.bytes;
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(status, {
       // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
@@ -126,10 +127,10 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       'Access-Control-Allow-Origin': '*',
       'Content-Type': 'application/json; charset=utf-8',
       Vary: 'Accept',
-      'Content-Length': Buffer.byteLength(json),
+      'Content-Length': bytes.length,
       ...verdict?.headers,
     });
-    res.end(json);
+    res.end(bytes);
     if (options.logger.isLevelEnabled('info')) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status, ms }, 'request');

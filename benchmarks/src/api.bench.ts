@@ -115,6 +115,8 @@ interface Scenario {
   atLeast?: number;
   /** The p99 this row must stay under, with `versus` (ms). */
   p99Within?: number;
+  /** The serving process: its CPU time per request is measured too (Linux; a shared machine's fair figure). */
+  pid?: number;
 }
 
 interface Row {
@@ -129,6 +131,10 @@ interface Row {
   target: string;
   /** Rows held against another: req/s over the other's in each alternating round. */
   ratios?: number[];
+  /** The serving process's CPU µs per answer (rows with a `pid`). */
+  cpuUs?: number;
+  /** Rows held against another: the other's CPU µs per answer over this row's, each round. */
+  cpuRatios?: number[];
 }
 
 const cursors = new Map<string, number>();
@@ -141,15 +147,38 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function alternate(scenario: Scenario, against: Scenario, key: string): Promise<Row> {
   const runs: Row[] = [];
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const other = await load(against, key);
     const mine = await load(scenario, key);
     runs.push(mine);
     ratios.push(mine.rps / other.rps);
+    if (mine.cpuUs && other.cpuUs) cpuRatios.push(other.cpuUs / mine.cpuUs);
   }
   const mid = median(runs.map((run) => run.rps));
   const row = runs.find((run) => run.rps === mid) as Row;
-  return { ...row, ratios };
+  return { ...row, ratios, cpuRatios: cpuRatios.length > 0 ? cpuRatios : undefined };
+}
+
+/**
+ * CPU time (µs) a process's threads have run so far, from the scheduler's per-thread counters
+ * (nanoseconds, where /proc/<pid>/stat counts 10 ms ticks); undefined where there is no /proc.
+ */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  let ns = 0;
+  try {
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // a thread that ended between the listing and the read
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return ns / 1000;
 }
 
 async function load(scenario: Scenario, key: string): Promise<Row> {
@@ -176,7 +205,9 @@ async function load(scenario: Scenario, key: string): Promise<Row> {
   // A short unmeasured run first: both servers are measured warm (JIT, caches, pool connections).
   await autocannon({ ...options, duration: 2 });
   await drain(scenario.origin());
+  const cpuBefore = cpuMicros(scenario.pid);
   const result = await autocannon({ ...options, duration });
+  const cpuAfter = cpuMicros(scenario.pid);
   cursors.set(scenario.name, next);
   if (result.errors + result.timeouts > 0)
     process.stdout.write(`(socket errors ${result.errors}, timeouts ${result.timeouts}) `);
@@ -189,6 +220,10 @@ async function load(scenario: Scenario, key: string): Promise<Row> {
     non2xx: result.non2xx,
     total: result.requests.total,
     target: scenario.target,
+    cpuUs:
+      cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+        ? (cpuAfter - cpuBefore) / result.requests.total
+        : undefined,
   };
 }
 
@@ -469,6 +504,7 @@ async function main(): Promise<void> {
       origin: () => apiOrigin,
       paths: ids.map((id) => `/apiv2/sounds/${id}/?token=${key}`),
       target: 'info',
+      pid: api.child.pid,
     },
     {
       // Version 1's sound resource, keyed as old clients send it (`api_key` in the query).
@@ -477,6 +513,7 @@ async function main(): Promise<void> {
       paths: ids.map((id) => `/api/sounds/${id}/?api_key=${key}`),
       target: '≥ 90% of the v2 sound instance, key in the query',
       versus: 'sound instance, key in the query',
+      pid: api.child.pid,
     },
     {
       // The same route without the caches' help: a different sound on (almost) every request.
@@ -497,6 +534,7 @@ async function main(): Promise<void> {
       origin: () => apiOrigin,
       paths: TEXT_SEARCHES.map((q) => `/apiv2/search/${query({ ...q, token: key })}`),
       target: 'info',
+      pid: api.child.pid,
     },
     {
       // The same four searches in version 1's language, 15 a page like version 2's default.
@@ -505,6 +543,7 @@ async function main(): Promise<void> {
       paths: TEXT_SEARCHES.map((q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`),
       target: '≥ 90% of the v2 text search, key in the query',
       versus: 'text search (4 queries), key in the query',
+      pid: api.child.pid,
     },
     {
       // Every request a different search (query × page × page size): no result cache can help, so
@@ -577,7 +616,7 @@ async function main(): Promise<void> {
       if (i === 0) floorRps = row.rps;
       rows.push(row);
       console.log(
-        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}${row.ratios ? `, ratios ${row.ratios.map((r) => r.toFixed(2)).join(' ')}` : ''}`,
+        `${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}${row.ratios ? `, ratios ${row.ratios.map((r) => r.toFixed(2)).join(' ')}` : ''}${row.cpuUs ? `, server CPU ${row.cpuUs.toFixed(0)} µs/request` : ''}${row.cpuRatios ? ` (CPU ratios ${row.cpuRatios.map((r) => r.toFixed(2)).join(' ')})` : ''}`,
       );
     }
   } finally {
@@ -598,7 +637,12 @@ async function main(): Promise<void> {
     if (row.ratios) {
       const scenario = scenarios.find((sc) => sc.name === row.name);
       const ratio = median(row.ratios);
-      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}`;
+      // Beside the req/s (which other work on the machine swings), the server's CPU per request:
+      // the other row's over this one's is this row's share of the other's requests per CPU second.
+      const cpu = row.cpuRatios
+        ? `; by the server's CPU per request, ${(median(row.cpuRatios) * 100).toFixed(0)}% of its requests per CPU second`
+        : '';
+      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}${cpu}`;
       const ok =
         ratio >= (scenario?.atLeast ?? 0.9) &&
         row.errors + row.non2xx === 0 &&

@@ -8,6 +8,13 @@ describe('RenderedJson and RenderedCache', () => {
     expect(body.value).toEqual({ id: 1, name: 'a "quoted" name', tags: [] });
   });
 
+  it('keeps the body encoded as UTF-8 once, so its length is in bytes', () => {
+    const body = new RenderedJson({ name: 'café ☕' });
+    expect(body.json).toBe('{"name":"café ☕"}');
+    expect(body.bytes.equals(Buffer.from('{"name":"café ☕"}', 'utf8'))).toBe(true);
+    expect(body.bytes.length).toBe(body.json.length + 3); // é is 2 bytes, ☕ 3
+  });
+
   it('returns a remembered body until the ttl passes, and nothing when the ttl is 0', async () => {
     const cache = new RenderedCache(40);
     const body = cache.remember('k', { id: 1 });

@@ -15,9 +15,9 @@ export class SearchPageCache {
     private readonly changes: ChangeVersion | undefined,
     private readonly stateVersion: () => string,
     maxEntries = 2_000,
-    maxChars = 64 * 1024 * 1024,
+    maxBytes = 64 * 1024 * 1024,
   ) {
-    this.pages = new VersionedCache(maxEntries, (page) => page.json.length, maxChars);
+    this.pages = new VersionedCache(maxEntries, (page) => page.bytes.length, maxBytes);
   }
 
   /**

@@ -27,6 +27,8 @@ const IDLE_GRACE_MS = 300;
 export function drainable(server: http.Server, listener: http.RequestListener): Drainable {
   /** Open connections between two requests, with the timer that ends them while draining. */
   const idle = new Map<Socket, NodeJS.Timeout | undefined>();
+  /** Connections already watched for their close (one listener each, not one per request). */
+  const watched = new WeakSet<Socket>();
   let draining = false;
   const endWhenIdle = (socket: Socket) => {
     // Ended in the check phase, right after a poll phase read whatever the client sent meanwhile
@@ -46,6 +48,15 @@ export function drainable(server: http.Server, listener: http.RequestListener): 
       const socket = req.socket;
       clearTimeout(idle.get(socket));
       idle.delete(socket);
+      if (!watched.has(socket)) {
+        // Once per connection: one added per request piled up on a keep-alive socket until it
+        // closed (a closure per request answered on it; Node warned at 11).
+        watched.add(socket);
+        socket.once('close', () => {
+          clearTimeout(idle.get(socket));
+          idle.delete(socket);
+        });
+      }
       if (draining) res.setHeader('Connection', 'close');
       res.once('finish', () => {
         if (socket.destroyed) return;
@@ -53,10 +64,6 @@ export function drainable(server: http.Server, listener: http.RequestListener): 
         // request on its connection: that one is answered (with `Connection: close`) too.
         if (draining) endWhenIdle(socket);
         else idle.set(socket, undefined);
-        socket.once('close', () => {
-          clearTimeout(idle.get(socket));
-          idle.delete(socket);
-        });
       });
       listener(req, res);
     },

@@ -53,7 +53,7 @@ export function renderer() {
     // The type first: a string body assigned without one makes Koa guess (and look up) text/html.
     ctx.set('Content-Type', MEDIA_TYPES[format]);
     if (body instanceof RenderedJson) {
-      ctx.body = format === 'json' ? body.json : serialize(body.value, format);
+      ctx.body = format === 'json' ? body.bytes : serialize(body.value, format);
     } else {
       ctx.body = serialize(body, format);
     }
