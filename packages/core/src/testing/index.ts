@@ -3,3 +3,4 @@
 export { makeTempDir, synth, synthChannels } from './audio.ts';
 export { expectContractTypes } from './descriptors.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';
+export * from './frame-stride.ts';
