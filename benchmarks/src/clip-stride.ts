@@ -34,10 +34,7 @@ async function decode(file: string): Promise<Float32Array | undefined> {
 
 const files = fs
   .readdirSync(dir)
-  .filter(
-    (name) =>
-      !/^(bad-|silence|music-mix)/.test(name) && /\.(wav|flac|mp3|ogg|aiff)$/.test(name),
-  )
+  .filter((name) => !/^(bad-|silence|music-mix)/.test(name) && /\.(wav|flac|mp3|ogg|aiff)$/.test(name))
   .sort();
 const signals: Array<{ name: string; samples: Float32Array }> = [];
 for (const name of files) {
@@ -81,7 +78,10 @@ for (const stride of strides) {
   const real = cosines.filter((x) => !Number.isNaN(x));
   const low = cosines.indexOf(quantile(real, 0));
   worst.push(`stride ${stride}: lowest cosine ${cosines[low].toFixed(4)} for ${signals[low].name}`);
-  const spread = [...applied].sort((a, b) => a[0] - b[0]).map(([k, n]) => `${n}×${k}`).join(', ');
+  const spread = [...applied]
+    .sort((a, b) => a[0] - b[0])
+    .map(([k, n]) => `${n}×${k}`)
+    .join(', ');
   // Each strided sound's own full vector first among all the full vectors, or within 1e-4 of
   // the best (a twin: the fixtures hold the same sound at other bit depths, rates, levels).
   let first = 0;

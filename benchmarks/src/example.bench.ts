@@ -13,7 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { analyzeClip, CLIP_FRAME_STRIDE, decodeClipInProcess, decodeMono, exampleAnalysisNeeds, probeFile } from '@earshot/core';
+import {
+  analyzeClip,
+  CLIP_FRAME_STRIDE,
+  decodeClipInProcess,
+  decodeMono,
+  exampleAnalysisNeeds,
+  probeFile,
+} from '@earshot/core';
 import { fixture } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';

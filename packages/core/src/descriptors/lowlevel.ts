@@ -450,7 +450,8 @@ function keepStridedFrames(out: FrameSeries, stride: number): void {
   for (const [name, vector] of out.vectors) {
     const { dims, data } = vector;
     const compact = new Float32Array(kept * dims);
-    for (let j = 0; j < kept; j++) compact.set(data.subarray(j * stride * dims, (j * stride + 1) * dims), j * dims);
+    for (let j = 0; j < kept; j++)
+      compact.set(data.subarray(j * stride * dims, (j * stride + 1) * dims), j * dims);
     out.vectors.set(name, { dims, data: compact });
   }
 }

@@ -67,7 +67,9 @@ class Collector {
     const take = Math.min(decoded.samplesDecoded, this.limit - this.frames);
     if (take <= 0) return;
     const whole = take === decoded.samplesDecoded;
-    this.parts.push(decoded.channelData.map((ch) => (whole && ch.length === take ? ch : ch.subarray(0, take))));
+    this.parts.push(
+      decoded.channelData.map((ch) => (whole && ch.length === take ? ch : ch.subarray(0, take))),
+    );
     this.frames += take;
   }
 
