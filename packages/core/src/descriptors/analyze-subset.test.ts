@@ -8,7 +8,7 @@ import { exampleAnalysisNeeds } from '../similarity/example-query.ts';
 import { FREESOUND_CLASSIC } from '../similarity/spaces/freesound-classic.ts';
 import { similarityVectorFromAnalysis } from '../similarity/spaces/registry.ts';
 import { analyzeSignal } from './analyze.ts';
-import { analyzeClip } from './analyze-clip.ts';
+import { analyzeClip, CLIP_FRAME_STRIDE } from './analyze-clip.ts';
 import { analyzeSubset, planSubset } from './analyze-subset.ts';
 import { ClipAnalysisPool } from './clip-pool.ts';
 import type { VariantATree } from './types.ts';
@@ -126,7 +126,11 @@ describe('analyzeClip with needs', () => {
     const clip = await decodeClipInProcess(padFile, { sampleRate: 44_100, maxSeconds: 10 });
     expect(clip).toBeDefined();
     const signal = clip?.samples ?? new Float32Array(0);
-    const expected = analyzeSubset(signal, 44_100, planSubset(needs));
+    // A clip's lean analysis reads every CLIP_FRAME_STRIDE-th frame for its costly series.
+    const expected = analyzeSubset(signal, 44_100, planSubset(needs), { frameStride: CLIP_FRAME_STRIDE });
+    expect((await analyzeClip(padFile, { needs, maxSeconds: 10, frameStride: 1 })).tree).toEqual(
+      analyzeSubset(signal, 44_100, planSubset(needs)),
+    );
     const here = await analyzeClip(padFile, { needs, maxSeconds: 10 });
     expect(here.lean).toBe(true);
     expect(here.tree).toEqual(expected);

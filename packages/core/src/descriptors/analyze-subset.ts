@@ -1,5 +1,5 @@
 import { envelopeDescriptors } from './envelope.ts';
-import { type LowLevelWanted, lowLevelFrames } from './lowlevel.ts';
+import { type LowLevelOptions, type LowLevelWanted, lowLevelFrames } from './lowlevel.ts';
 import { finite } from './statistics.ts';
 import type { VariantATree } from './types.ts';
 import { ENVELOPE_SFX, envelopeSfx, LOWLEVEL_SCALARS, LOWLEVEL_VECTORS, stats, vstats } from './variant-a.ts';
@@ -47,9 +47,15 @@ export function planSubset(paths: readonly string[]): SubsetPlan {
 /**
  * The variant-A tree of a mono signal holding only what `plan` asks for: each requested low-level
  * series with its whole statistics block, the envelope values when asked, `sfx.duration` and the
- * metadata. Throws when the plan has unsupported paths (callers run the full analysis then).
+ * metadata. Throws when the plan has unsupported paths (callers run the full analysis then). With
+ * `frameStride` > 1 (clip queries only) some statistics are estimates: see `LowLevelOptions`.
  */
-export function analyzeSubset(samples: Float32Array, sampleRate: number, plan: SubsetPlan): VariantATree {
+export function analyzeSubset(
+  samples: Float32Array,
+  sampleRate: number,
+  plan: SubsetPlan,
+  options: LowLevelOptions = {},
+): VariantATree {
   if (plan.unsupported.length > 0) {
     throw new Error(`the lean analysis cannot compute ${plan.unsupported.join(', ')}`);
   }
@@ -57,7 +63,7 @@ export function analyzeSubset(samples: Float32Array, sampleRate: number, plan: S
   const lowlevel: VariantATree = {};
   const sfx: VariantATree = {};
   if (plan.series.size > 0) {
-    const { series } = lowLevelFrames(samples, sampleRate, plan.series as LowLevelWanted);
+    const { series } = lowLevelFrames(samples, sampleRate, plan.series as LowLevelWanted, options);
     for (const name of plan.series) {
       const target = SFX_SERIES.has(name) ? sfx : lowlevel;
       target[name] = series.vectors.has(name) ? vstats(series, name) : stats(series, name);

@@ -1,5 +1,11 @@
 export { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
-export { type AnalyzeClipOptions, analyzeClip, CLIP_MAX_SECONDS, type ClipAnalysis } from './analyze-clip.ts';
+export {
+  type AnalyzeClipOptions,
+  analyzeClip,
+  CLIP_FRAME_STRIDE,
+  CLIP_MAX_SECONDS,
+  type ClipAnalysis,
+} from './analyze-clip.ts';
 export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
 export { analyzeSubset, planSubset, type SubsetPlan } from './analyze-subset.ts';
 export { ClipAnalysisPool } from './clip-pool.ts';

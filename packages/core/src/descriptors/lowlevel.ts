@@ -146,6 +146,45 @@ function planFor(sampleRate: number): LowLevelPlan {
 export type LowLevelWanted = ReadonlySet<string>;
 
 /**
+ * Series every frame gives even with a `frameStride`: cheap sums over the one spectrum, and the ones
+ * whose frame-to-frame change (`dmean`) or previous frame (flux, onset) a statistic reads.
+ */
+const EVERY_FRAME_SERIES = new Set([
+  'frame_energy',
+  'zerocrossingrate',
+  ...SILENCE_THRESHOLDS_DB.map((db) => `silence_rate_${db}dB`),
+  'spectral_energy',
+  'spectral_rms',
+  'hfc',
+  'spectral_flux',
+  'onset_strength',
+  'spectral_centroid',
+  'spectral_rolloff',
+]);
+
+/** A strided series keeps at least this many frames (a shorter sound is read on every frame). */
+export const MIN_STRIDED_FRAMES = 100;
+
+/** The stride a signal of `frames` frames gets: at most `frameStride`, keeping MIN_STRIDED_FRAMES. */
+export function effectiveStride(frames: number, frameStride = 1): number {
+  const most = Math.max(1, Math.floor(frameStride));
+  return Math.max(1, Math.min(most, Math.floor(frames / MIN_STRIDED_FRAMES)));
+}
+
+export interface LowLevelOptions {
+  /**
+   * For a search-by-example query only (never a stored analysis): every frame still gets its
+   * spectrum and the EVERY_FRAME_SERIES, but the costly per-frame work (pitch, peaks, filterbanks,
+   * MFCC, contrast, …) runs on every `frameStride`-th frame, and those series hold only those frames,
+   * so their mean and variance are estimates from a subsample (their `dmean` spans `frameStride`
+   * hops). It is a maximum: a signal shorter than `frameStride` × MIN_STRIDED_FRAMES frames gets a
+   * smaller one (a one-shot of a second is read whole: too few frames to subsample, and cheap).
+   * Default 1: every frame, the stored analysis's values.
+   */
+  frameStride?: number;
+}
+
+/**
  * Computes the low-level frame series; with `wanted`, only those series (others are absent from the
  * result) and only the per-frame work they need, e.g. no YIN without a pitch series, no ERB bank
  * without ERB or GFCC series. A series computed in a subset run is the same code on the same
@@ -155,7 +194,9 @@ export function lowLevelFrames(
   signal: Float32Array,
   sampleRate: number,
   wanted?: LowLevelWanted,
+  options: LowLevelOptions = {},
 ): LowLevelResult {
+  const stride = effectiveStride(frameCount(signal.length, LOWLEVEL_HOP), options.frameStride);
   const want = (name: string) => wanted === undefined || wanted.has(name);
   const wantAny = (...names: string[]) => names.some(want);
   const shapeNames = (prefix: string) =>
@@ -333,20 +374,22 @@ export function lowLevelFrames(
     flux[i] = i === 0 ? 0 : Math.sqrt(fluxSum);
     previousMag.set(mag);
 
-    const m = moments(mag, nyquist);
     // The reference's centroid is of the power spectrum (its other moments are of the magnitudes).
     centroid[i] = powerCentroid(e, h, nyquist, bins);
+    if (needRolloff) rolloffS[i] = rolloff(power, plan.binHz);
+    if (needAveragePower) for (let k = 0; k < bins; k++) averagePower[k] += power[k];
+    if (stride > 1 && i % stride !== 0) continue;
+
+    const m = moments(mag, nyquist);
     spread[i] = m.spread;
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
-    if (needRolloff) rolloffS[i] = rolloff(power, plan.binHz);
     if (needDecrease) decreaseS[i] = decrease(power, nyquist);
     if (needCrest) crestS[i] = crest(mag);
     if (needFlatness) flatness[i] = flatnessDb(mag);
     if (needStrongPeak) strongpeak[i] = strongPeak(mag);
     if (needEntropy) entropyS[i] = entropy(mag); // the reference's Entropy reads the magnitudes
 
-    if (needAveragePower) for (let k = 0; k < bins; k++) averagePower[k] += power[k];
     if (needBeatBands) {
       applyFilterBank(beatBank, power, beatBands);
       beatBandsV.set(beatBands, i * 6);
@@ -435,7 +478,26 @@ export function lowLevelFrames(
     tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
+  if (stride > 1) keepStridedFrames(out, stride);
   return { series: out, averagePower, binHz: plan.binHz };
+}
+
+/** Cuts the series computed on every `stride`-th frame only down to those frames. */
+function keepStridedFrames(out: FrameSeries, stride: number): void {
+  const kept = Math.ceil(out.frames / stride);
+  for (const [name, data] of out.scalars) {
+    if (EVERY_FRAME_SERIES.has(name)) continue;
+    const compact = new Float32Array(kept);
+    for (let j = 0; j < kept; j++) compact[j] = data[j * stride];
+    out.scalars.set(name, compact);
+  }
+  for (const [name, vector] of out.vectors) {
+    const { dims, data } = vector;
+    const compact = new Float32Array(kept * dims);
+    for (let j = 0; j < kept; j++)
+      compact.set(data.subarray(j * stride * dims, (j * stride + 1) * dims), j * dims);
+    out.vectors.set(name, { dims, data: compact });
+  }
 }
 
 /**

@@ -2,4 +2,5 @@
 // production index.ts.
 export { makeTempDir, synth, synthChannels } from './audio.ts';
 export { expectContractTypes } from './descriptors.ts';
+export * from './frame-stride.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';

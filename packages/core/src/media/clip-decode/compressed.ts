@@ -2,6 +2,7 @@ import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
+import { mixInto } from './mix.ts';
 import type { ClipSource, DecodedChannels } from './types.ts';
 
 /**
@@ -44,7 +45,11 @@ async function newDecoder(codec: Codec): Promise<StreamDecoder> {
   return new OggOpusDecoder();
 }
 
-/** Collects decoded chunks per channel up to `limit` frames. */
+/**
+ * Collects decoded chunks up to `limit` frames and mixes them down to one channel at the end, with
+ * no copy per chunk (the decoders hand back fresh arrays) and one output array: copies of a
+ * 30 s stereo clip cost more in garbage collection than in copying.
+ */
 class Collector {
   private parts: Float32Array[][] = [];
   frames = 0;
@@ -61,21 +66,23 @@ class Collector {
     this.sampleRate ||= decoded.sampleRate;
     const take = Math.min(decoded.samplesDecoded, this.limit - this.frames);
     if (take <= 0) return;
-    this.parts.push(decoded.channelData.map((ch) => ch.slice(0, take)));
+    const whole = take === decoded.samplesDecoded;
+    this.parts.push(
+      decoded.channelData.map((ch) => (whole && ch.length === take ? ch : ch.subarray(0, take))),
+    );
     this.frames += take;
   }
 
-  finish(): Float32Array[] {
-    const channels = this.parts[0]?.length ?? 0;
-    return Array.from({ length: channels }, (_, c) => {
-      const out = new Float32Array(this.frames);
-      let at = 0;
-      for (const part of this.parts) {
-        out.set(part[c], at);
-        at += part[c].length;
-      }
-      return out;
-    });
+  /** The mean of the channels (what `mixDown` gives for the whole clip). */
+  finishMono(): Float32Array {
+    const out = new Float32Array(this.frames);
+    let at = 0;
+    for (const part of this.parts) {
+      if (part.length === 1) out.set(part[0], at);
+      else mixInto(out, at, part);
+      at += part[0].length;
+    }
+    return out;
   }
 }
 
@@ -150,7 +157,7 @@ export async function decodeCompressed(
   if (duration === undefined) return undefined;
   return {
     type: CONTAINER[header.codec],
-    channelData: collector.finish(),
+    channelData: [collector.finishMono()],
     sampleRate: header.sampleRate,
     duration,
   };

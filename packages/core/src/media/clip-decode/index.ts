@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { extensionOf, typeFromExtension } from '../formats.ts';
 import { compressedHeader, containerOf, decodeCompressed } from './compressed.ts';
+import { mixDown } from './mix.ts';
 import { decodePcm } from './pcm.ts';
 import { planResample, resample } from './resample.ts';
 import type { ClipSource, DecodedChannels } from './types.ts';
@@ -58,15 +59,6 @@ async function openSource(file: string): Promise<{ source: ClipSource; close: ()
     },
   };
   return { source, close: () => handle.close() };
-}
-
-/** Mean of the channels with ffmpeg's pan gains (1/channels to 6 significant digits). */
-export function mixDown(channels: Float32Array[]): Float32Array {
-  if (channels.length === 1) return channels[0];
-  const gain = Number((1 / channels.length).toPrecision(6));
-  const out = new Float32Array(channels[0].length);
-  for (const channel of channels) for (let i = 0; i < out.length; i++) out[i] += channel[i] * gain;
-  return out;
 }
 
 /** The user's name for the file names this container (or has no extension: judged by content). */

@@ -9,6 +9,7 @@ export interface ClipSource {
 export interface DecodedChannels {
   /** The container, as `typeFromProbe` names it. */
   type: 'wav' | 'aiff' | 'mp3' | 'flac' | 'ogg';
+  /** Per channel, or already mixed down to one (the compressed decoders mix as they collect). */
   channelData: Float32Array[];
   sampleRate: number;
   /** The whole file's duration in seconds, from its headers (or the decode when it went to the end). */
