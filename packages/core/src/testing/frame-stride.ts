@@ -2,7 +2,7 @@
 // statistics (`frameStride`) stand from the full analysis's, in one similarity space.
 
 import { analyzeSubset, planSubset } from '../descriptors/analyze-subset.ts';
-import { effectiveStride, LOWLEVEL_HOP } from '../descriptors/lowlevel.ts';
+import { effectiveStride, LOWLEVEL_FRAME, LOWLEVEL_HOP } from '../descriptors/lowlevel.ts';
 import { frameCount } from '../descriptors/spectrum.ts';
 import { readDescriptor } from '../similarity/analysis-tree.ts';
 import { exampleAnalysisNeeds } from '../similarity/example-query.ts';
@@ -40,7 +40,7 @@ export function compareStride(samples: Float32Array, sampleRate: number, space: 
     relativeErrors,
     strided: similarityVectorFromAnalysis(space, stridedTree),
     full: similarityVectorFromAnalysis(space, fullTree),
-    stride: effectiveStride(frameCount(samples.length, LOWLEVEL_HOP), stride),
+    stride: effectiveStride(frameCount(samples.length, LOWLEVEL_HOP, LOWLEVEL_FRAME), stride),
   } satisfies StrideComparison;
 }
 
