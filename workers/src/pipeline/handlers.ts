@@ -6,7 +6,15 @@ import type { ProbeResult } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
-import { PROBE_FILE, readProbe, SIGNAL_FILE, writeAtomically } from './hand-off.ts';
+import {
+  ANALYSIS_DIR,
+  analysisFileNames,
+  PROBE_FILE,
+  readAnalysisHandOff,
+  readProbe,
+  SIGNAL_FILE,
+  writeAtomically,
+} from './hand-off.ts';
 import { ADVANCED_BY_HANDLER, advanceAfter, type StageName } from './stages.ts';
 import type { PipelineStore, SoundToProcess } from './store.ts';
 import type { MediaTools } from './tools.ts';
@@ -79,8 +87,10 @@ const media: StageHandler = async (ctx, deps) => {
   const sound = await soundOf(ctx, deps);
   const probe = await probeOf(ctx, deps);
   const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
-  // A signal left by an earlier run belongs to whatever the original was then.
+  const analysisHandOff = deps.storage.workFile(ctx.soundId, ANALYSIS_DIR);
+  // A signal or analysis left by an earlier run belongs to whatever the original was then.
   await fs.rm(signalFile, { force: true });
+  await fs.rm(analysisHandOff, { recursive: true, force: true });
   const rendered = await deps.storage.replaceStageOutput(ctx.soundId, 'media', (dir) =>
     guarded(() =>
       deps.tools.renderMedia(sound.originalPath, dir, {
@@ -88,6 +98,7 @@ const media: StageHandler = async (ctx, deps) => {
         onProgress: reporter(ctx),
         probe,
         signalFile,
+        analysisHandOff,
       }),
     ),
   );
@@ -103,16 +114,24 @@ const analysis: StageHandler = async (ctx, deps) => {
   const sound = await soundOf(ctx, deps);
   const probe = await probeOf(ctx, deps);
   const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
-  const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', (dir) =>
-    guarded(() =>
+  const handOff = deps.storage.workFile(ctx.soundId, ANALYSIS_DIR);
+  const made = await readAnalysisHandOff(handOff);
+  const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', async (dir) => {
+    if (made) {
+      // Made by the media stage: the files move in (one rename each), nothing is computed again.
+      for (const name of analysisFileNames(made))
+        await fs.rename(path.join(handOff, name), path.join(dir, name));
+      return made;
+    }
+    return guarded(() =>
       deps.tools.analyze(sound.originalPath, dir, {
         signal: ctx.signal,
         onProgress: reporter(ctx),
         probe,
         signalFile,
       }),
-    ),
-  );
+    );
+  });
   const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
   const rel = (name: string) => deps.storage.relative(path.join(finalDir, name));
   await deps.store.saveAnalysis(
@@ -128,6 +147,7 @@ const analysis: StageHandler = async (ctx, deps) => {
     advance(ctx),
   );
   await fs.rm(signalFile, { force: true });
+  await fs.rm(handOff, { recursive: true, force: true });
 };
 
 const similarity: StageHandler = async (ctx, deps) => {
