@@ -15,7 +15,7 @@ import { runBinary } from '../ffmpeg/run.ts';
 
 /** Below this many seconds the trials would cost about what managed mode costs: keep it. */
 export const CALIBRATE_FROM_SECONDS = 30;
-const EXCERPT: Omit<Excerpts, 'duration'> = { count: 6, seconds: 2 };
+const EXCERPT: Omit<Excerpts, 'duration'> = { count: 6, seconds: 1.5 };
 /** Trial qualities above the nominal one: most material comes out below libvorbis's nominal rates. */
 const TRIAL_STEP = 3;
 /** A quality whose predicted bitrate misses the target by more than this falls back to managed mode. */
