@@ -67,6 +67,7 @@ describe('the media stage handing its signal to the analysis stage', () => {
     const signalFile = path.join(work, SIGNAL_FILE);
     const analysisHandOff = path.join(work, ANALYSIS_DIR);
     await fs.mkdir(path.join(dir, 'lone-media'));
+    await fs.mkdir(path.join(dir, 'lone-own'));
     const percents: number[] = [];
     await lone.renderMedia(file, path.join(dir, 'lone-media'), {
       signal,

@@ -52,13 +52,31 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function reporter(ctx: JobContext): (percent: number) => void {
+interface Reporter {
+  report: (percent: number) => void;
+  /** Waits for the writes under way and stops further ones: call before the stage's last save. */
+  settle: () => Promise<void>;
+}
+
+/**
+ * Progress writes one after the other, all done before the stage's own save: a progress write
+ * names the stage, so one landing after the save's advance would put the sound back a stage.
+ */
+function reporter(ctx: JobContext): Reporter {
   let last = -10;
-  return (percent) => {
-    // A catalogue write per 10 % is plenty for a progress bar.
-    if (percent - last < 10 && percent < 100) return;
-    last = percent;
-    void ctx.progress(percent).catch(() => {});
+  let closed = false;
+  let writes = Promise.resolve();
+  return {
+    report: (percent) => {
+      // A catalogue write per 10 % is plenty for a progress bar.
+      if (closed || (percent - last < 10 && percent < 100)) return;
+      last = percent;
+      writes = writes.then(() => ctx.progress(percent)).catch(() => {});
+    },
+    settle: () => {
+      closed = true;
+      return writes;
+    },
   };
 }
 
@@ -91,11 +109,12 @@ const media: StageHandler = async (ctx, deps) => {
   // A signal or analysis left by an earlier run belongs to whatever the original was then.
   await fs.rm(signalFile, { force: true });
   await fs.rm(analysisHandOff, { recursive: true, force: true });
+  const progress = reporter(ctx);
   const rendered = await deps.storage.replaceStageOutput(ctx.soundId, 'media', (dir) =>
     guarded(() =>
       deps.tools.renderMedia(sound.originalPath, dir, {
         signal: ctx.signal,
-        onProgress: reporter(ctx),
+        onProgress: progress.report,
         probe,
         signalFile,
         analysisHandOff,
@@ -107,6 +126,7 @@ const media: StageHandler = async (ctx, deps) => {
   for (const [key, name] of Object.entries(rendered.files)) {
     files[key] = deps.storage.relative(path.join(finalDir, name));
   }
+  await progress.settle();
   await deps.store.saveMedia(ctx.soundId, files, advance(ctx));
 };
 
@@ -116,6 +136,7 @@ const analysis: StageHandler = async (ctx, deps) => {
   const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
   const handOff = deps.storage.workFile(ctx.soundId, ANALYSIS_DIR);
   const made = await readAnalysisHandOff(handOff);
+  const progress = reporter(ctx);
   const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', async (dir) => {
     if (made) {
       // Made by the media stage: the files move in (one rename each), nothing is computed again.
@@ -126,12 +147,13 @@ const analysis: StageHandler = async (ctx, deps) => {
     return guarded(() =>
       deps.tools.analyze(sound.originalPath, dir, {
         signal: ctx.signal,
-        onProgress: reporter(ctx),
+        onProgress: progress.report,
         probe,
         signalFile,
       }),
     );
   });
+  await progress.settle();
   const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
   const rel = (name: string) => deps.storage.relative(path.join(finalDir, name));
   await deps.store.saveAnalysis(
