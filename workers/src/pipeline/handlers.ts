@@ -62,7 +62,7 @@ interface Reporter {
  * Progress writes one after the other, all done before the stage's own save: a progress write
  * names the stage, so one landing after the save's advance would put the sound back a stage.
  */
-function reporter(ctx: JobContext): Reporter {
+export function reporter(ctx: JobContext): Reporter {
   let last = -10;
   let closed = false;
   let writes = Promise.resolve();
