@@ -122,8 +122,11 @@ export async function processFile(
   // before the staging folder is removed.
   const stop = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  // The first failure is the cause; the parts it stopped fail after it with abort errors.
+  let firstFailure: { error: unknown } | undefined;
   const stopOnFailure = <T>(work: Promise<T>): Promise<T> =>
     work.catch((err) => {
+      firstFailure ??= { error: err };
       stop.abort();
       throw err;
     });
@@ -194,7 +197,7 @@ export async function processFile(
     };
   } catch (err) {
     await staging.abandon();
-    throw toMediaError(err);
+    throw toMediaError(firstFailure ? firstFailure.error : err);
   }
 }
 
