@@ -1,16 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@earshot/common';
+import { EarshotError, type Logger } from '@earshot/common';
+import type { z } from 'zod';
 import { authenticate } from './auth/authenticate.ts';
 import type { AuthStrategy, Principal } from './auth/principal.ts';
-import type { RenderedCache } from './caches/rendered-json.ts';
+import type { RenderedCache, RenderedJson } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
 import { linkOrigin } from './http/origin.ts';
+import { idParam } from './http/params.ts';
 import { readRawQuery } from './http/raw-query.ts';
 import { negotiate, wantsHtml } from './http/render.ts';
 import { API_CSP, CONTENT_TYPE_OPTIONS, FRAME_OPTIONS, REFERRER_POLICY } from './http/security-headers.ts';
 import { soundInstanceKey, v1SoundInstanceKey } from './http/sound-instance-key.ts';
+import { hasNul } from './middleware/nul-bytes.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
+import { soundInstanceQuery } from './routes/query-schemas.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;
@@ -25,7 +29,14 @@ export interface HotPathOptions {
   logger: Logger;
   /** OAUTH2_HTTPS_ONLY: this path only sees plain http, so bearer requests go to the application's 403. */
   httpsOnly?: boolean;
+  /**
+   * Reads and renders a version 2 sound instance that is not in `renderedSounds` (the route's own
+   * function); absent = such requests go to the application. Its errors are answered here.
+   */
+  renderSound?: (id: number, origin: string, query: SoundInstanceQuery) => Promise<RenderedJson>;
 }
+
+type SoundInstanceQuery = z.infer<typeof soundInstanceQuery>;
 
 /** Answers a request itself (true) or leaves it untouched for the application (false). */
 export type HotPath = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -52,9 +63,11 @@ const SEARCH_PATHS = new Set([
  * Koa and the router: in the profile their per-request work was most of the route's cost once the
  * body itself came from the cache (the route ran at ~21% of a bare node:http server). Only the
  * plainest case is taken: GET, JSON by format and Accept, a credential the strategies accept, a
- * cache entry. Everything else (a miss, a bad or missing key, XML/YAML, other parameters, HEAD,
- * TRUST_PROXY, which the caller checks) falls through to the application, which answers exactly
- * as before and fills the cache. The response carries the same headers the application sends.
+ * cache entry — or, for a version 2 sound instance, `renderSound` (the route's own read and
+ * render, run after the same authentication and rate limit). Everything else (a search miss, a
+ * bad or missing key, XML/YAML, other parameters, HEAD, TRUST_PROXY, which the caller checks)
+ * falls through to the application, which answers exactly as before and fills the cache. The
+ * response carries the same headers the application sends.
  */
 export function soundInstanceHotPath(options: HotPathOptions): HotPath {
   return async (req, res) => {
@@ -93,7 +106,11 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
             : soundInstanceKey(Number(match[1]), origin, query),
         )
       : await options.searchPages?.peek({ origin, path, rawQuery: query });
-    if (!body) return false;
+    // A cold version 2 instance is read here too (in the profile Koa's per-request work was about
+    // a fifth of such a request's cost), when its id and parameters are ones the route takes;
+    // anything the route would refuse stays the application's to answer.
+    const cold = !body && match && !v1 ? coldInstance(options, match[1], origin, req.url, query) : undefined;
+    if (!body && !cold) return false;
     let principal: Principal | null;
     try {
       principal = await authenticate(options.strategies, {
@@ -112,8 +129,22 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     const started = performance.now();
     // Counted here and only here: from now on this request is not handed to the application.
     const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
-    const status = verdict && !verdict.allowed ? 429 : 200;
-    const json = status === 429 ? JSON.stringify(throttledBody(verdict?.detail, v1)) : body.json;
+    let status = verdict && !verdict.allowed ? 429 : 200;
+    let json: string;
+    if (status === 429) json = JSON.stringify(throttledBody(verdict?.detail, v1));
+    else if (body) json = body.json;
+    else {
+      try {
+        json = (await (cold as () => Promise<RenderedJson>)()).json;
+      } catch (err) {
+        // As the application's error handler answers (middleware/errors.ts): the read found no
+        // such sound (404), or a field selection the serializer refuses (400).
+        const known = err instanceof EarshotError;
+        if (!known) options.logger.error({ err, url: req.url }, 'unhandled error');
+        status = known ? err.status : 500;
+        json = JSON.stringify({ detail: known ? err.message : 'Internal server error.' });
+      }
+    }
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(status, {
       // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
@@ -136,6 +167,22 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     }
     return true;
   };
+}
+
+/** Renders a cold instance, or undefined when the application must answer (see renderSound). */
+function coldInstance(
+  options: HotPathOptions,
+  id: string,
+  origin: string,
+  url: string,
+  query: Record<string, string>,
+): (() => Promise<RenderedJson>) | undefined {
+  const render = options.renderSound;
+  if (!render || hasNul(url)) return undefined;
+  const soundId = idParam.safeParse(id);
+  const parsed = soundInstanceQuery.safeParse(query);
+  if (!soundId.success || !parsed.success) return undefined;
+  return () => render(soundId.data, origin, parsed.data);
 }
 
 /** The 429 body, in version 1's error form on its paths (as `legacyErrors` answers). */

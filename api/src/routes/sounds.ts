@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RenderedJson } from '../caches/rendered-json.ts';
 import { pageSchema, readPageQuery } from '../http/pagination.ts';
 import { idParam } from '../http/params.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
@@ -10,6 +11,29 @@ import { listRequest } from './list-request.ts';
 import { analysisQuery, plainListQuery, similarQuery, soundInstanceQuery } from './query-schemas.ts';
 
 const soundParams = z.object({ sound_id: idParam });
+
+/**
+ * A sound instance's body: rendered moments ago, or read, rendered and remembered. The route and
+ * the hot path (hot-path.ts, which answers cold instances without Koa) both answer with this.
+ */
+export async function soundInstanceBody(
+  s: ApiServices,
+  id: number,
+  origin: string,
+  query: z.infer<typeof soundInstanceQuery>,
+): Promise<RenderedJson> {
+  const key = soundInstanceKey(id, origin, query);
+  const cached = s.renderedSounds.get(key);
+  if (cached) return cached;
+  const generation = s.renderedSounds.generation;
+  const sound = await s.sounds.instance(
+    id,
+    origin,
+    selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
+    { descriptors: query.descriptors, normalized: query.normalized === '1' },
+  );
+  return s.renderedSounds.remember(key, sound, generation);
+}
 
 export function soundRoutes(s: ApiServices): AnyRoute[] {
   return [
@@ -23,19 +47,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: soundInstanceQuery,
       response: soundSchema,
-      handler: async ({ params, query, origin }) => {
-        const key = soundInstanceKey(params.sound_id, origin, query);
-        const cached = s.renderedSounds.get(key);
-        if (cached) return cached;
-        const generation = s.renderedSounds.generation;
-        const sound = await s.sounds.instance(
-          params.sound_id,
-          origin,
-          selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
-          { descriptors: query.descriptors, normalized: query.normalized === '1' },
-        );
-        return s.renderedSounds.remember(key, sound, generation);
-      },
+      handler: ({ params, query, origin }) => soundInstanceBody(s, params.sound_id, origin, query),
     }),
     defineRoute({
       method: 'GET',
