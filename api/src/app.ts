@@ -17,7 +17,7 @@ import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
-import { soundInstanceBody } from './routes/sounds.ts';
+import { similarSoundsBody, soundInstanceBody } from './routes/sounds.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
@@ -124,6 +124,7 @@ function routedRequestListener(deps: AppDeps): RequestListener {
     logger: deps.logger,
     httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
     renderSound: (id, origin, query) => soundInstanceBody(services, id, origin, query),
+    renderSimilar: (id, input) => similarSoundsBody(services, id, input),
   });
   const changes = deps.api?.changes;
   return (req, res) => {

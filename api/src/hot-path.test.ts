@@ -4,6 +4,7 @@ import { createLogger, ValidationError } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenStrategy } from './auth/token-strategy.ts';
 import { RenderedCache, RenderedJson } from './caches/rendered-json.ts';
+import { SearchPageCache } from './caches/search-pages.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
 import { SoundNotFound } from './services/sounds.ts';
@@ -115,6 +116,11 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
         if (id === 500) throw new Error('database gone');
         return new RenderedJson({ id });
       },
+      searchPages: new SearchPageCache(undefined, () => ''),
+      renderSimilar: async (id, input) => {
+        rendered.push({ id, query: input.query });
+        return { count: 0, target: id, path: input.path, raw: input.rawQuery };
+      },
     });
     coldServer = http.createServer((req, res) => {
       hot(req, res).then((served) => {
@@ -165,5 +171,22 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
       body: JSON.stringify({ detail: 'Request was throttled' }),
     });
     expect(rendered.map((r) => r.id)).not.toContain(11);
+  });
+
+  it('reads a cold page of similar sounds with the route’s input', async () => {
+    counted.length = 0;
+    const res = await fetch(`${coldOrigin}/apiv2/sounds/12/similar/?fields=id&page_size=5&x=1`, {
+      headers: auth,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      count: 0,
+      target: 12,
+      path: '/apiv2/sounds/12/similar/',
+      raw: { fields: 'id', page_size: '5', x: '1' },
+    });
+    expect(rendered.at(-1)).toEqual({ id: 12, query: { fields: 'id', page_size: '5' } });
+    const beyond = await fetch(`${coldOrigin}/apiv2/sounds/99999999999/similar/`, { headers: auth });
+    expect(beyond.status).toBe(599);
   });
 });

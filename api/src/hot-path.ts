@@ -3,7 +3,7 @@ import { EarshotError, type Logger } from '@earshot/common';
 import type { z } from 'zod';
 import { authenticate } from './auth/authenticate.ts';
 import type { AuthStrategy, Principal } from './auth/principal.ts';
-import type { RenderedCache, RenderedJson } from './caches/rendered-json.ts';
+import { type RenderedCache, RenderedJson } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
 import { linkOrigin } from './http/origin.ts';
 import { idParam } from './http/params.ts';
@@ -14,7 +14,8 @@ import { soundInstanceKey, v1SoundInstanceKey } from './http/sound-instance-key.
 import { hasNul } from './middleware/nul-bytes.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
-import { soundInstanceQuery } from './routes/query-schemas.ts';
+import { similarQuery, soundInstanceQuery } from './routes/query-schemas.ts';
+import type { SimilarInput } from './routes/sounds.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;
@@ -34,6 +35,8 @@ export interface HotPathOptions {
    * function); absent = such requests go to the application. Its errors are answered here.
    */
   renderSound?: (id: number, origin: string, query: SoundInstanceQuery) => Promise<RenderedJson>;
+  /** The same for a page of similar sounds not in `searchPages` (the route's own function). */
+  renderSimilar?: (id: number, input: SimilarInput) => Promise<unknown>;
 }
 
 type SoundInstanceQuery = z.infer<typeof soundInstanceQuery>;
@@ -44,7 +47,7 @@ export type HotPath = (req: IncomingMessage, res: ServerResponse) => Promise<boo
 const SOUND_INSTANCE = /^\/apiv2\/sounds\/(\d{1,15})\/$/;
 /** Query keys the sound instance reads; anything else goes the full way. */
 const INSTANCE_KEYS = new Set(['fields', 'descriptors', 'normalized', 'token', 'format']);
-const SIMILAR_SOUNDS = /^\/apiv2\/sounds\/\d{1,15}\/similar\/$/;
+const SIMILAR_SOUNDS = /^\/apiv2\/sounds\/(\d{1,15})\/similar\/$/;
 /** Version 1's sound and sound search, with or without the trailing slash, keyed by `api_key` too. */
 const V1_SOUND_INSTANCE = /^\/api\/sounds\/(\d{1,15})\/?$/;
 const V1_INSTANCE_KEYS = new Set(['api_key', 'token', 'format']);
@@ -109,7 +112,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     // A cold version 2 instance is read here too (in the profile Koa's per-request work was about
     // a fifth of such a request's cost), when its id and parameters are ones the route takes;
     // anything the route would refuse stays the application's to answer.
-    const cold = !body && match && !v1 ? coldInstance(options, match[1], origin, req.url, query) : undefined;
+    const cold = body || v1 ? undefined : coldAnswer(options, path, match, origin, req.url, query);
     if (!body && !cold) return false;
     let principal: Principal | null;
     try {
@@ -135,7 +138,8 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     else if (body) json = body.json;
     else {
       try {
-        json = (await (cold as () => Promise<RenderedJson>)()).json;
+        const answer = await (cold as () => Promise<unknown>)();
+        json = answer instanceof RenderedJson ? answer.json : JSON.stringify(answer);
       } catch (err) {
         // As the application's error handler answers (middleware/errors.ts): the read found no
         // such sound (404), or a field selection the serializer refuses (400).
@@ -169,20 +173,34 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
   };
 }
 
-/** Renders a cold instance, or undefined when the application must answer (see renderSound). */
-function coldInstance(
+/**
+ * Reads and renders a cold sound instance or page of similar sounds, or undefined when the
+ * application must answer: no renderer, a NUL byte (refused there), an id or a parameter the
+ * route's schemas refuse (answered there with the route's own wording).
+ */
+function coldAnswer(
   options: HotPathOptions,
-  id: string,
+  path: string,
+  instance: RegExpExecArray | null,
   origin: string,
   url: string,
-  query: Record<string, string>,
-): (() => Promise<RenderedJson>) | undefined {
-  const render = options.renderSound;
-  if (!render || hasNul(url)) return undefined;
-  const soundId = idParam.safeParse(id);
-  const parsed = soundInstanceQuery.safeParse(query);
-  if (!soundId.success || !parsed.success) return undefined;
-  return () => render(soundId.data, origin, parsed.data);
+  rawQuery: Record<string, string>,
+): (() => Promise<unknown>) | undefined {
+  if (hasNul(url)) return undefined;
+  const similar = instance ? null : SIMILAR_SOUNDS.exec(path);
+  const id = idParam.safeParse((instance ?? similar)?.[1]);
+  if (!id.success) return undefined;
+  const { renderSound, renderSimilar } = options;
+  if (instance && renderSound) {
+    const query = soundInstanceQuery.safeParse(rawQuery);
+    return query.success ? () => renderSound(id.data, origin, query.data) : undefined;
+  }
+  if (similar && renderSimilar) {
+    const query = similarQuery.safeParse(rawQuery);
+    if (!query.success) return undefined;
+    return () => renderSimilar(id.data, { query: query.data, rawQuery, origin, path });
+  }
+  return undefined;
 }
 
 /** The 429 body, in version 1's error form on its paths (as `legacyErrors` answers). */

@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import type { RenderedJson } from '../caches/rendered-json.ts';
-import { pageSchema, readPageQuery } from '../http/pagination.ts';
+import { type PageEnvelope, pageSchema, readPageQuery } from '../http/pagination.ts';
 import { idParam } from '../http/params.ts';
-import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { type AnyRoute, defineRoute, type HandlerInput } from '../http/route.ts';
 import { soundInstanceKey } from '../http/sound-instance-key.ts';
-import { analysisSchema, commentSchema, soundListItem, soundSchema } from '../serializers/schemas.ts';
+import {
+  analysisSchema,
+  commentSchema,
+  type SoundJson,
+  soundListItem,
+  soundSchema,
+} from '../serializers/schemas.ts';
 import { selectFields } from '../serializers/sound-fields.ts';
 import type { ApiServices } from '../services/index.ts';
 import { listRequest } from './list-request.ts';
@@ -33,6 +39,30 @@ export async function soundInstanceBody(
     { descriptors: query.descriptors, normalized: query.normalized === '1' },
   );
   return s.renderedSounds.remember(key, sound, generation);
+}
+
+/** What a page of similar sounds depends on: the route's input without the HTTP context. */
+export type SimilarInput = Pick<
+  HandlerInput<z.output<typeof similarQuery>, unknown>,
+  'query' | 'rawQuery' | 'origin' | 'path'
+>;
+
+/**
+ * A page of similar sounds, kept like a search page until the catalogue or the similarity state
+ * changes. The route and the hot path (hot-path.ts) both answer with this.
+ */
+export async function similarSoundsBody(
+  s: ApiServices,
+  id: number,
+  input: SimilarInput,
+): Promise<RenderedJson | PageEnvelope<SoundJson | null>> {
+  return s.searchPages.answer(input, () =>
+    s.sounds.similar(
+      id,
+      { space: input.query.similarity_space, descriptorsFilter: input.query.descriptors_filter },
+      listRequest(input, s.variant, 'search', true),
+    ),
+  );
 }
 
 export function soundRoutes(s: ApiServices): AnyRoute[] {
@@ -76,15 +106,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: similarQuery,
       response: pageSchema(soundListItem),
-      // A page of neighbours, like a search page, is kept until the catalogue or the state changes.
-      handler: (input) =>
-        s.searchPages.answer(input, () =>
-          s.sounds.similar(
-            input.params.sound_id,
-            { space: input.query.similarity_space, descriptorsFilter: input.query.descriptors_filter },
-            listRequest(input, s.variant, 'search', true),
-          ),
-        ),
+      handler: (input) => similarSoundsBody(s, input.params.sound_id, input),
     }),
     defineRoute({
       method: 'GET',
