@@ -635,7 +635,9 @@ async function main(): Promise<void> {
     .map((l) => l.toFixed(1))
     .join(' / ')} at the end of the run (other work shares the machine).\n\n`;
   if (realisticOnly && split) {
-    writeRealisticSection(`${header.replace('# API load benchmark\n\n', '').replace(`--rounds ${rounds}\``, `--rounds ${rounds} --only realistic\``)}${table}\n`);
+    writeRealisticSection(
+      `${header.replace('# API load benchmark\n\n', '').replace(`--rounds ${rounds}\``, `--rounds ${rounds} --only realistic\``)}${table}\n`,
+    );
     return;
   }
   if (only.length > 0 || !split) {
@@ -667,7 +669,9 @@ function writeRealisticSection(body: string): void {
   const size = (part: string) => Number(/Realistic rows, (\d+)/.exec(part)?.[1] ?? 0);
   sections.sort((a, b) => size(a) - size(b));
   fs.writeFileSync(resultsFile, `${top.trimEnd()}\n${sections.join('')}`);
-  console.log(`written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`);
+  console.log(
+    `written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`,
+  );
 }
 
 if (role === 'api-server') await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
