@@ -605,7 +605,8 @@ async function main(): Promise<void> {
     if (row.ratios) {
       const scenario = scenarios.find((sc) => sc.name === row.name);
       const ratio = median(row.ratios);
-      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}`;
+      const each = row.ratios.map((r) => (r * 100).toFixed(0)).join(', ');
+      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds (${each}%)${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}`;
       const ok =
         ratio >= (scenario?.atLeast ?? 0.9) &&
         row.errors + row.non2xx === 0 &&
