@@ -646,33 +646,33 @@ async function main(): Promise<void> {
     return;
   }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${header}${table}\n${realisticSections(readResults()).join('')}`);
+  fs.writeFileSync(resultsFile, `${header}${table}\n${sections(readResults()).join('')}`);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
 }
 
 // The realistic rows alone (`--only realistic`) are recorded in a section per catalogue size below
-// the full table, which a full run keeps.
+// the full table; a full run rewrites only the table above the sections (notes are sections too).
 const realisticHeading = (n: number) => `\n## Realistic rows, ${n} sounds\n\n`;
 
 function readResults(): string {
   return fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# API load benchmark\n';
 }
 
-function realisticSections(text: string): string[] {
-  return text.split(/(?=\n## )/).filter((part) => part.startsWith('\n## Realistic rows, '));
+/** The sections below the full table (each starts with a newline and `## `). */
+function sections(text: string): string[] {
+  return text.split(/(?=\n## )/).slice(1);
 }
 
 function writeRealisticSection(body: string): void {
   const text = readResults();
   const [top] = text.split(/(?=\n## )/);
-  const sections = realisticSections(text).filter((part) => !part.startsWith(realisticHeading(sounds)));
-  sections.push(`${realisticHeading(sounds)}${body}`);
-  const size = (part: string) => Number(/Realistic rows, (\d+)/.exec(part)?.[1] ?? 0);
-  sections.sort((a, b) => size(a) - size(b));
-  fs.writeFileSync(resultsFile, `${top.trimEnd()}\n${sections.join('')}`);
-  console.log(
-    `written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`,
-  );
+  const mine = `${realisticHeading(sounds)}${body}`;
+  const rest = sections(text);
+  const at = rest.findIndex((part) => part.startsWith(realisticHeading(sounds)));
+  if (at >= 0) rest[at] = mine;
+  else rest.push(mine);
+  fs.writeFileSync(resultsFile, `${top.trimEnd()}\n${rest.join('')}`);
+  console.log(`written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`);
 }
 
 if (role === 'api-server') await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
