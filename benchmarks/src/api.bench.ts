@@ -672,7 +672,9 @@ function writeRealisticSection(body: string): void {
   if (at >= 0) rest[at] = mine;
   else rest.push(mine);
   fs.writeFileSync(resultsFile, `${top.trimEnd()}\n${rest.join('')}`);
-  console.log(`written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`);
+  console.log(
+    `written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`,
+  );
 }
 
 if (role === 'api-server') await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
