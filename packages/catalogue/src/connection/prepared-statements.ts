@@ -45,30 +45,41 @@ export class PreparingClient extends pg.Client {
     if (typeof config === 'string' && Array.isArray(values)) {
       const generic = config.startsWith(GENERIC_PLAN_MARK);
       if (generic || config.startsWith(PREPARED_MARK)) {
-        this.#plan(generic ? 'generic' : 'custom');
-        return super.query({ name: this.#nameOf(config), text: config, values }, callback);
+        const run = () => super.query({ name: this.#nameOf(config), text: config, values }, callback);
+        const setting = this.#plan(generic ? 'generic' : 'custom');
+        // The statement follows its SET once that is answered (pg 9 will refuse a second query
+        // sent while one runs); a caller's callback keeps pg's own queue.
+        return setting && !callback ? setting.then(run) : run();
       }
     }
     return super.query(config, values, callback);
   }
 
-  /** Queues the SET the next statement needs, when it needs one (see GENERIC_PLAN_MARK). */
-  #plan(wanted: 'custom' | 'generic'): void {
-    if (this.#plans === wanted) return;
+  /** Sends the SET the next statement needs, when it needs one (see GENERIC_PLAN_MARK). */
+  #plan(wanted: 'custom' | 'generic'): Promise<void> | undefined {
+    if (this.#plans === wanted) return undefined;
     // Idle: nothing in flight or queued ahead, so the status read now is the one the SET meets
     // (with Kysely a connection always is: its owner awaits each statement).
     const idle = (this as unknown as { readyForQuery?: boolean }).readyForQuery === true;
     const status = idle ? this.getTransactionStatus() : undefined;
     if (status === 'I') {
       this.#plans = wanted;
-      super.query(wanted === 'generic' ? GENERIC_SETUP : PREPARED_SESSION_SETUP).catch(() => {
-        this.#plans = 'unknown';
-      });
-    } else if (status === 'T' && wanted === 'custom') {
+      return super.query(wanted === 'generic' ? GENERIC_SETUP : PREPARED_SESSION_SETUP).then(
+        () => {},
+        () => {
+          this.#plans = 'unknown';
+        },
+      );
+    }
+    if (status === 'T' && wanted === 'custom') {
       // A search in a transaction on a connection left generic: custom plans until the
       // transaction ends, after which the session is generic again, as recorded.
-      super.query(`${PREPARED_SESSION_SETUP.replace('SET', 'SET LOCAL')}`).catch(() => {});
+      return super.query(`${PREPARED_SESSION_SETUP.replace('SET', 'SET LOCAL')}`).then(
+        () => {},
+        () => {},
+      );
     }
+    return undefined;
   }
 
   #nameOf(text: string): string {
