@@ -17,6 +17,7 @@ import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
+import { similarSoundsBody, soundInstanceBody } from './routes/sounds.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { v2Routes } from './routes/v2.ts';
 import { type ApiServices, createServices } from './services/index.ts';
@@ -100,7 +101,8 @@ export function createApp(
 
 /**
  * The node:http request listener: the application, behind the sound-instance hot path (answers
- * rendered moments ago, served without Koa; see http/hot-path.ts). Behind a trusted proxy the
+ * rendered moments ago, and version 2 sound instances read afresh, served without Koa; see
+ * hot-path.ts). Behind a trusted proxy the
  * origin comes from forwarded headers, which only the application reads, so there is no hot path.
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
@@ -121,6 +123,8 @@ function routedRequestListener(deps: AppDeps): RequestListener {
     allowedHosts: allowedLinkHosts(deps.config),
     logger: deps.logger,
     httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
+    renderSound: (id, origin, query) => soundInstanceBody(services, id, origin, query),
+    renderSimilar: (id, input) => similarSoundsBody(services, id, input),
   });
   const changes = deps.api?.changes;
   return (req, res) => {

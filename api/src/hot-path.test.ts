@@ -1,11 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@earshot/common';
+import { createLogger, ValidationError } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenStrategy } from './auth/token-strategy.ts';
-import { RenderedCache } from './caches/rendered-json.ts';
+import { RenderedCache, RenderedJson } from './caches/rendered-json.ts';
+import { SearchPageCache } from './caches/search-pages.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
+import { SoundNotFound } from './services/sounds.ts';
 
 /**
  * The hot path alone, in front of a stand-in application that answers 599: which requests it
@@ -81,5 +83,110 @@ describe('soundInstanceHotPath', () => {
     await fallsThrough('/apiv2/sounds/7/analysis/');
     await fallsThrough('/apiv2/sounds/7/', auth, 'HEAD');
     await fallsThrough('/apiv2/sounds/7/', auth, 'POST');
+  });
+});
+
+describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () => {
+  let coldOrigin: string;
+  let coldServer: http.Server;
+  const rendered: Array<{ id: number; query: unknown }> = [];
+  const counted: string[] = [];
+  beforeAll(async () => {
+    const strategy = tokenStrategy(async (key) =>
+      key === KEY ? { clientId: 'c', userId: 1, username: 'alice', active: true } : undefined,
+    );
+    const hot = soundInstanceHotPath({
+      renderedSounds: new RenderedCache(60_000),
+      strategies: [strategy],
+      publicUrl: undefined,
+      logger: createLogger('silent'),
+      rateLimiter: {
+        check: (subject) => {
+          counted.push(String(subject.clientId));
+          return counted.length > 5
+            ? { allowed: false, detail: 'Request was throttled', headers: {} }
+            : { allowed: true, headers: {} };
+        },
+        close: async () => {},
+      },
+      renderSound: async (id, _origin, query) => {
+        rendered.push({ id, query });
+        if (id === 404) throw new SoundNotFound();
+        if (query.fields === 'nope') throw new ValidationError('Unknown field "nope".');
+        if (id === 500) throw new Error('database gone');
+        return new RenderedJson({ id });
+      },
+      searchPages: new SearchPageCache(undefined, () => ''),
+      renderSimilar: async (id, input) => {
+        rendered.push({ id, query: input.query });
+        return { count: 0, target: id, path: input.path, raw: input.rawQuery };
+      },
+    });
+    coldServer = http.createServer((req, res) => {
+      hot(req, res).then((served) => {
+        if (served) return;
+        res.writeHead(599);
+        res.end('application');
+      });
+    });
+    await new Promise<void>((resolve) => coldServer.listen(0, '127.0.0.1', resolve));
+    coldOrigin = `http://127.0.0.1:${(coldServer.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => coldServer.close(() => resolve())));
+
+  it('reads a cold instance itself and answers its errors as the application does, counting each once', async () => {
+    const get = async (path: string, headers: Record<string, string> = auth) => {
+      const res = await fetch(`${coldOrigin}${path}`, { headers });
+      return { status: res.status, body: await res.text(), type: res.headers.get('content-type') };
+    };
+    expect(await get('/apiv2/sounds/8/?fields=id,name')).toEqual({
+      status: 200,
+      body: '{"id":8}',
+      type: 'application/json; charset=utf-8',
+    });
+    expect(rendered.at(-1)).toEqual({ id: 8, query: { fields: 'id,name' } });
+    expect(await get('/apiv2/sounds/404/')).toMatchObject({
+      status: 404,
+      body: JSON.stringify({ detail: 'No Sound matches the given query.' }),
+    });
+    expect(await get('/apiv2/sounds/9/?fields=nope')).toMatchObject({
+      status: 400,
+      body: JSON.stringify({ detail: 'Unknown field "nope".' }),
+    });
+    expect(await get('/apiv2/sounds/500/')).toMatchObject({
+      status: 500,
+      body: JSON.stringify({ detail: 'Internal server error.' }),
+    });
+    expect(counted).toHaveLength(4);
+    // Refused before any read: a missing key, an id beyond the database's integers, a NUL byte.
+    const reads = rendered.length;
+    expect((await get('/apiv2/sounds/8/', {})).status).toBe(599);
+    expect((await get('/apiv2/sounds/99999999999/')).status).toBe(599);
+    expect((await get('/apiv2/sounds/8/?fields=id%00')).status).toBe(599);
+    expect(rendered).toHaveLength(reads);
+    // A throttled client is answered 429 without a read.
+    await get('/apiv2/sounds/10/');
+    expect(await get('/apiv2/sounds/11/')).toMatchObject({
+      status: 429,
+      body: JSON.stringify({ detail: 'Request was throttled' }),
+    });
+    expect(rendered.map((r) => r.id)).not.toContain(11);
+  });
+
+  it('reads a cold page of similar sounds with the route’s input', async () => {
+    counted.length = 0;
+    const res = await fetch(`${coldOrigin}/apiv2/sounds/12/similar/?fields=id&page_size=5&x=1`, {
+      headers: auth,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      count: 0,
+      target: 12,
+      path: '/apiv2/sounds/12/similar/',
+      raw: { fields: 'id', page_size: '5', x: '1' },
+    });
+    expect(rendered.at(-1)).toEqual({ id: 12, query: { fields: 'id', page_size: '5' } });
+    const beyond = await fetch(`${coldOrigin}/apiv2/sounds/99999999999/similar/`, { headers: auth });
+    expect(beyond.status).toBe(599);
   });
 });

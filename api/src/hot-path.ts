@@ -1,16 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@earshot/common';
+import { isCatalogueUnavailable } from '@earshot/catalogue';
+import { EarshotError, type Logger } from '@earshot/common';
+import type { z } from 'zod';
 import { authenticate } from './auth/authenticate.ts';
 import type { AuthStrategy, Principal } from './auth/principal.ts';
-import type { RenderedCache } from './caches/rendered-json.ts';
+import { type RenderedCache, RenderedJson } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
 import { linkOrigin } from './http/origin.ts';
+import { idParam } from './http/params.ts';
 import { readRawQuery } from './http/raw-query.ts';
 import { negotiate, wantsHtml } from './http/render.ts';
 import { API_CSP, CONTENT_TYPE_OPTIONS, FRAME_OPTIONS, REFERRER_POLICY } from './http/security-headers.ts';
 import { soundInstanceKey, v1SoundInstanceKey } from './http/sound-instance-key.ts';
+import { UNAVAILABLE_DETAIL, UNAVAILABLE_RETRY_AFTER_S } from './middleware/errors.ts';
+import { hasNul } from './middleware/nul-bytes.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
+import { similarQuery, soundInstanceQuery } from './routes/query-schemas.ts';
+import type { SimilarInput } from './routes/sounds.ts';
 
 export interface HotPathOptions {
   renderedSounds: RenderedCache;
@@ -25,7 +32,16 @@ export interface HotPathOptions {
   logger: Logger;
   /** OAUTH2_HTTPS_ONLY: this path only sees plain http, so bearer requests go to the application's 403. */
   httpsOnly?: boolean;
+  /**
+   * Reads and renders a version 2 sound instance that is not in `renderedSounds` (the route's own
+   * function); absent = such requests go to the application. Its errors are answered here.
+   */
+  renderSound?: (id: number, origin: string, query: SoundInstanceQuery) => Promise<RenderedJson>;
+  /** The same for a page of similar sounds not in `searchPages` (the route's own function). */
+  renderSimilar?: (id: number, input: SimilarInput) => Promise<unknown>;
 }
+
+type SoundInstanceQuery = z.infer<typeof soundInstanceQuery>;
 
 /** Answers a request itself (true) or leaves it untouched for the application (false). */
 export type HotPath = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -33,7 +49,7 @@ export type HotPath = (req: IncomingMessage, res: ServerResponse) => Promise<boo
 const SOUND_INSTANCE = /^\/apiv2\/sounds\/(\d{1,15})\/$/;
 /** Query keys the sound instance reads; anything else goes the full way. */
 const INSTANCE_KEYS = new Set(['fields', 'descriptors', 'normalized', 'token', 'format']);
-const SIMILAR_SOUNDS = /^\/apiv2\/sounds\/\d{1,15}\/similar\/$/;
+const SIMILAR_SOUNDS = /^\/apiv2\/sounds\/(\d{1,15})\/similar\/$/;
 /** Version 1's sound and sound search, with or without the trailing slash, keyed by `api_key` too. */
 const V1_SOUND_INSTANCE = /^\/api\/sounds\/(\d{1,15})\/?$/;
 const V1_INSTANCE_KEYS = new Set(['api_key', 'token', 'format']);
@@ -52,9 +68,11 @@ const SEARCH_PATHS = new Set([
  * Koa and the router: in the profile their per-request work was most of the route's cost once the
  * body itself came from the cache (the route ran at ~21% of a bare node:http server). Only the
  * plainest case is taken: GET, JSON by format and Accept, a credential the strategies accept, a
- * cache entry. Everything else (a miss, a bad or missing key, XML/YAML, other parameters, HEAD,
- * TRUST_PROXY, which the caller checks) falls through to the application, which answers exactly
- * as before and fills the cache. The response carries the same headers the application sends.
+ * cache entry — or, for a version 2 sound instance, `renderSound` (the route's own read and
+ * render, run after the same authentication and rate limit). Everything else (a search miss, a
+ * bad or missing key, XML/YAML, other parameters, HEAD, TRUST_PROXY, which the caller checks)
+ * falls through to the application, which answers exactly as before and fills the cache. The
+ * response carries the same headers the application sends.
  */
 export function soundInstanceHotPath(options: HotPathOptions): HotPath {
   return async (req, res) => {
@@ -93,7 +111,11 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
             : soundInstanceKey(Number(match[1]), origin, query),
         )
       : await options.searchPages?.peek({ origin, path, rawQuery: query });
-    if (!body) return false;
+    // A cold version 2 instance is read here too (in the profile Koa's per-request work was about
+    // a fifth of such a request's cost), when its id and parameters are ones the route takes;
+    // anything the route would refuse stays the application's to answer.
+    const cold = body || v1 ? undefined : coldAnswer(options, path, match, origin, req.url, query);
+    if (!body && !cold) return false;
     let principal: Principal | null;
     try {
       principal = await authenticate(options.strategies, {
@@ -112,9 +134,36 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     const started = performance.now();
     // Counted here and only here: from now on this request is not handed to the application.
     const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
-    const status = verdict && !verdict.allowed ? 429 : 200;
-    const bytes =
-      status === 429 ? Buffer.from(JSON.stringify(throttledBody(verdict?.detail, v1))) : body.bytes;
+    let status = verdict && !verdict.allowed ? 429 : 200;
+    let bytes: Buffer;
+    let retryAfter: string | undefined;
+    if (status === 429) bytes = Buffer.from(JSON.stringify(throttledBody(verdict?.detail, v1)));
+    else if (body) bytes = body.bytes;
+    else {
+      try {
+        const answer = await (cold as () => Promise<unknown>)();
+        bytes = answer instanceof RenderedJson ? answer.bytes : Buffer.from(JSON.stringify(answer));
+      } catch (err) {
+        // As the application's error handler answers (middleware/errors.ts): the read found no
+        // such sound (404), a field selection the serializer refuses (400), the database out of
+        // reach (503 with Retry-After).
+        let detail: string;
+        if (err instanceof EarshotError) {
+          status = err.status;
+          detail = err.message;
+        } else if (isCatalogueUnavailable(err)) {
+          status = 503;
+          detail = UNAVAILABLE_DETAIL;
+          retryAfter = String(UNAVAILABLE_RETRY_AFTER_S);
+          options.logger.warn({ err: (err as Error).message, url: req.url }, 'database unreachable');
+        } else {
+          options.logger.error({ err, url: req.url }, 'unhandled error');
+          status = 500;
+          detail = 'Internal server error.';
+        }
+        bytes = Buffer.from(JSON.stringify({ detail }));
+      }
+    }
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     res.writeHead(status, {
       // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
@@ -128,6 +177,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       'Content-Type': 'application/json; charset=utf-8',
       Vary: 'Accept',
       'Content-Length': bytes.length,
+      ...(retryAfter ? { 'Retry-After': retryAfter } : {}),
       ...verdict?.headers,
     });
     res.end(bytes);
@@ -137,6 +187,36 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     }
     return true;
   };
+}
+
+/**
+ * Reads and renders a cold sound instance or page of similar sounds, or undefined when the
+ * application must answer: no renderer, a NUL byte (refused there), an id or a parameter the
+ * route's schemas refuse (answered there with the route's own wording).
+ */
+function coldAnswer(
+  options: HotPathOptions,
+  path: string,
+  instance: RegExpExecArray | null,
+  origin: string,
+  url: string,
+  rawQuery: Record<string, string>,
+): (() => Promise<unknown>) | undefined {
+  if (hasNul(url)) return undefined;
+  const similar = instance ? null : SIMILAR_SOUNDS.exec(path);
+  const id = idParam.safeParse((instance ?? similar)?.[1]);
+  if (!id.success) return undefined;
+  const { renderSound, renderSimilar } = options;
+  if (instance && renderSound) {
+    const query = soundInstanceQuery.safeParse(rawQuery);
+    return query.success ? () => renderSound(id.data, origin, query.data) : undefined;
+  }
+  if (similar && renderSimilar) {
+    const query = similarQuery.safeParse(rawQuery);
+    if (!query.success) return undefined;
+    return () => renderSimilar(id.data, { query: query.data, rawQuery, origin, path });
+  }
+  return undefined;
 }
 
 /** The 429 body, in version 1's error form on its paths (as `legacyErrors` answers). */

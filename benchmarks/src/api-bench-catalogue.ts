@@ -49,7 +49,9 @@ export async function ensureApiBenchCatalogue(
     const count = async (table: 'sounds' | 'sound_similarity_vectors' | 'sound_descriptors') =>
       (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(db)).rows[0].n;
     const started = Date.now();
+    let changed = false;
     if ((await count('sounds')) < sounds) {
+      changed = true;
       await loadSyntheticCatalogue(db, {
         sounds,
         progress: (n) => process.stdout.write(`\r  seeding sounds ${n}/${sounds}`),
@@ -57,6 +59,7 @@ export async function ensureApiBenchCatalogue(
       process.stdout.write('\n');
     }
     if ((await count('sound_similarity_vectors')) < sounds) {
+      changed = true;
       process.stdout.write('  seeding similarity vectors…\n');
       // Server-side generation: a random 100-d vector per sound.
       await sql`insert into sound_similarity_vectors (sound_id, space, vector)
@@ -64,6 +67,7 @@ export async function ensureApiBenchCatalogue(
         from sounds s on conflict do nothing`.execute(db);
     }
     if ((await count('sound_descriptors')) < sounds) {
+      changed = true;
       process.stdout.write('  seeding descriptors…\n');
       await sql`insert into sound_descriptors (sound_id, spectral_centroid, pitch, analysis_a, analysis_b)
         select x.id, x.c, x.p,
@@ -78,6 +82,7 @@ export async function ensureApiBenchCatalogue(
       n: number;
     }>`select count(*)::int as n from sound_descriptors where analysis_a = '{}'::jsonb`.execute(db);
     if (treeless.rows[0].n > 0) {
+      changed = true;
       // Content search reads the variant-A tree; build a small one from the typed columns.
       process.stdout.write(`  writing ${treeless.rows[0].n} analysis trees…\n`);
       await sql`update sound_descriptors set
@@ -94,6 +99,13 @@ export async function ensureApiBenchCatalogue(
       await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest(1, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(
         db,
       );
+    }
+    // As a maintained database would be: the server may run without autovacuum (this one does),
+    // and a freshly written table has no visibility map (every index-only probe visits the heap,
+    // through the dead versions the tree updates left) and stale statistics.
+    if (changed) {
+      process.stdout.write('  vacuum analyze…\n');
+      await sql`vacuum analyze`.execute(db);
     }
     process.stdout.write(`  catalogue ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     const credential = await createApiCredential(db, {

@@ -8,7 +8,8 @@
 // implementation needs for the same answer (sql-floor.ts), in alternating rounds; `↳ … PostgreSQL
 // alone` rows give the database's own throughput for those statements. `--only realistic` runs them.
 //   npx earshot bench api [--sounds 100000] [--duration 8] [--connections 50] [--reseed]
-//     [--only word,word] [--no-split] [--rounds 3]   (short runs while iterating; they do not write the results)
+//     [--only word,word] [--no-split] [--rounds 3]   (short runs while iterating; they do not write the results,
+//     except `--only realistic`, which writes its own section of them)
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,6 +52,9 @@ const only = arg('only', '')
   .map((w) => w.trim())
   .filter(Boolean);
 const split = !process.argv.includes('--no-split');
+// `--only realistic`: the realistic rows with their database-alone rows, written as a section of
+// the results file (one per catalogue size).
+const realisticOnly = only.length === 1 && only[0] === 'realistic';
 // A row held against another (`versus`) is measured in this many alternating rounds with it, on a
 // shared machine the only fair comparison: the verdict is the median of the per-round ratios.
 const rounds = Number(arg('rounds', '3'));
@@ -625,7 +629,10 @@ async function main(): Promise<void> {
     sqlFloor.child.kill('SIGTERM');
   }
   if (split) console.log('  the catalogue calls alone (API server stopped)…');
-  for (const row of split ? [...(await catalogueSplit()), ...(await databaseFloors(work))] : []) {
+  const splitRows = realisticOnly
+    ? () => databaseFloors(work)
+    : async () => [...(await catalogueSplit()), ...(await databaseFloors(work))];
+  for (const row of split ? await splitRows() : []) {
     rows.push(row);
     console.log(
       `  ${row.name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}`,
@@ -642,7 +649,8 @@ async function main(): Promise<void> {
       const cpu = row.cpuRatios
         ? `; by the server's CPU per request, ${(median(row.cpuRatios) * 100).toFixed(0)}% of its requests per CPU second`
         : '';
-      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}${cpu}`;
+      const each = row.ratios.map((r) => (r * 100).toFixed(0)).join(', ');
+      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds (${each}%)${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}${cpu}`;
       const ok =
         ratio >= (scenario?.atLeast ?? 0.9) &&
         row.errors + row.non2xx === 0 &&
@@ -671,13 +679,46 @@ async function main(): Promise<void> {
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' / ')} at the end of the run (other work shares the machine).\n\n`;
+  if (realisticOnly && split) {
+    writeRealisticSection(
+      `${header.replace('# API load benchmark\n\n', '').replace(`--rounds ${rounds}\``, `--rounds ${rounds} --only realistic\``)}${table}\n`,
+    );
+    return;
+  }
   if (only.length > 0 || !split) {
     console.log('partial run (--only / --no-split): results file not written');
     return;
   }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${header}${table}\n`);
+  fs.writeFileSync(resultsFile, `${header}${table}\n${sections(readResults()).join('')}`);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+// The realistic rows alone (`--only realistic`) are recorded in a section per catalogue size below
+// the full table; a full run rewrites only the table above the sections (notes are sections too).
+const realisticHeading = (n: number) => `\n## Realistic rows, ${n} sounds\n\n`;
+
+function readResults(): string {
+  return fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# API load benchmark\n';
+}
+
+/** The sections below the full table (each starts with a newline and `## `). */
+function sections(text: string): string[] {
+  return text.split(/(?=\n## )/).slice(1);
+}
+
+function writeRealisticSection(body: string): void {
+  const text = readResults();
+  const [top] = text.split(/(?=\n## )/);
+  const mine = `${realisticHeading(sounds)}${body}`;
+  const rest = sections(text);
+  const at = rest.findIndex((part) => part.startsWith(realisticHeading(sounds)));
+  if (at >= 0) rest[at] = mine;
+  else rest.push(mine);
+  fs.writeFileSync(resultsFile, `${top.trimEnd()}\n${rest.join('')}`);
+  console.log(
+    `written the ${sounds}-sound realistic section of ${path.relative(process.cwd(), resultsFile)}`,
+  );
 }
 
 if (role === 'api-server') await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');

@@ -13,7 +13,7 @@ interface ListQuery {
 
 /** Reads paging, field selection and variant A options the same way for every sound list. */
 export function listRequest(
-  input: HandlerInput<ListQuery, unknown>,
+  input: Pick<HandlerInput<ListQuery, unknown>, 'query' | 'rawQuery' | 'origin' | 'path'>,
   variant: Variant,
   style: PagingStyle,
   allowScore: boolean,

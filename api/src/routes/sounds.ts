@@ -1,15 +1,69 @@
 import { z } from 'zod';
-import { pageSchema, readPageQuery } from '../http/pagination.ts';
+import type { RenderedJson } from '../caches/rendered-json.ts';
+import { type PageEnvelope, pageSchema, readPageQuery } from '../http/pagination.ts';
 import { idParam } from '../http/params.ts';
-import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { type AnyRoute, defineRoute, type HandlerInput } from '../http/route.ts';
 import { soundInstanceKey } from '../http/sound-instance-key.ts';
-import { analysisSchema, commentSchema, soundListItem, soundSchema } from '../serializers/schemas.ts';
+import {
+  analysisSchema,
+  commentSchema,
+  type SoundJson,
+  soundListItem,
+  soundSchema,
+} from '../serializers/schemas.ts';
 import { selectFields } from '../serializers/sound-fields.ts';
 import type { ApiServices } from '../services/index.ts';
 import { listRequest } from './list-request.ts';
 import { analysisQuery, plainListQuery, similarQuery, soundInstanceQuery } from './query-schemas.ts';
 
 const soundParams = z.object({ sound_id: idParam });
+
+/**
+ * A sound instance's body: rendered moments ago, or read, rendered and remembered. The route and
+ * the hot path (hot-path.ts, which answers cold instances without Koa) both answer with this.
+ */
+export async function soundInstanceBody(
+  s: ApiServices,
+  id: number,
+  origin: string,
+  query: z.infer<typeof soundInstanceQuery>,
+): Promise<RenderedJson> {
+  const key = soundInstanceKey(id, origin, query);
+  const cached = s.renderedSounds.get(key);
+  if (cached) return cached;
+  const generation = s.renderedSounds.generation;
+  const sound = await s.sounds.instance(
+    id,
+    origin,
+    selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
+    { descriptors: query.descriptors, normalized: query.normalized === '1' },
+  );
+  return s.renderedSounds.remember(key, sound, generation);
+}
+
+/** What a page of similar sounds depends on: the route's input without the HTTP context. */
+export type SimilarInput = Pick<
+  HandlerInput<z.output<typeof similarQuery>, unknown>,
+  'query' | 'rawQuery' | 'origin' | 'path'
+>;
+
+/**
+ * A page of similar sounds, kept like a search page until the catalogue or the similarity state
+ * changes. The route and the hot path (hot-path.ts) both answer with this.
+ */
+export async function similarSoundsBody(
+  s: ApiServices,
+  id: number,
+  input: SimilarInput,
+): Promise<RenderedJson | PageEnvelope<SoundJson | null>> {
+  return s.searchPages.answer(input, () =>
+    s.sounds.similar(
+      id,
+      { space: input.query.similarity_space, descriptorsFilter: input.query.descriptors_filter },
+      listRequest(input, s.variant, 'search', true),
+    ),
+  );
+}
 
 export function soundRoutes(s: ApiServices): AnyRoute[] {
   return [
@@ -23,19 +77,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: soundInstanceQuery,
       response: soundSchema,
-      handler: async ({ params, query, origin }) => {
-        const key = soundInstanceKey(params.sound_id, origin, query);
-        const cached = s.renderedSounds.get(key);
-        if (cached) return cached;
-        const generation = s.renderedSounds.generation;
-        const sound = await s.sounds.instance(
-          params.sound_id,
-          origin,
-          selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
-          { descriptors: query.descriptors, normalized: query.normalized === '1' },
-        );
-        return s.renderedSounds.remember(key, sound, generation);
-      },
+      handler: ({ params, query, origin }) => soundInstanceBody(s, params.sound_id, origin, query),
     }),
     defineRoute({
       method: 'GET',
@@ -64,15 +106,7 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: similarQuery,
       response: pageSchema(soundListItem),
-      // A page of neighbours, like a search page, is kept until the catalogue or the state changes.
-      handler: (input) =>
-        s.searchPages.answer(input, () =>
-          s.sounds.similar(
-            input.params.sound_id,
-            { space: input.query.similarity_space, descriptorsFilter: input.query.descriptors_filter },
-            listRequest(input, s.variant, 'search', true),
-          ),
-        ),
+      handler: (input) => similarSoundsBody(s, input.params.sound_id, input),
     }),
     defineRoute({
       method: 'GET',

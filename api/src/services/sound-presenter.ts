@@ -25,16 +25,18 @@ export class SoundPresenter {
     readonly variant: Variant,
   ) {}
 
+  /** `records`: the hits' records when the caller read them already (with more, in one statement). */
   async present(
     hits: readonly Hit[],
     ctx: SoundContext,
     variantA: VariantAOptions = {},
+    records?: readonly SoundRecord[],
   ): Promise<Array<SoundJson | null>> {
-    const records = await this.catalogue.soundsByIds(hits.map((h) => h.id));
+    records ??= await this.catalogue.soundsByIds(hits.map((h) => h.id));
     const byId = new Map(records.map((r) => [r.id, r]));
     const values =
       ctx.selection.descriptors.length > 0
-        ? await this.descriptors.consolidatedMany(records.map((r) => r.id))
+        ? await this.descriptors.consolidatedMany(hits.flatMap((h) => (byId.has(h.id) ? [h.id] : [])))
         : undefined;
     const rows: Array<{ hit: Hit; record: SoundRecord; extras: SoundExtras } | null> = [];
     for (const hit of hits) {

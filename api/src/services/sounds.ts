@@ -89,20 +89,27 @@ export class SoundService {
       );
     }
     const page = req.page.page === 'last' ? 1 : req.page.page;
-    const [sound] = await this.catalogue.soundsByIds([id]);
-    if (!sound) throw new SoundNotFound();
     const hits = await this.search.similar({
       space: spaceName,
       target: { soundId: id },
       descriptorsFilter,
       ...pageWindow(page, req.page.pageSize),
     });
-    if (!hits) throw new NotFoundError('This sound is not analyzed for similarity yet.');
+    if (!hits) {
+      // Not in the index: a sound not (yet) analyzed, or none at all.
+      if ((await this.catalogue.soundsByIds([id])).length === 0) throw new SoundNotFound();
+      throw new NotFoundError('This sound is not analyzed for similarity yet.');
+    }
+    // One read for the target (the index may still hold a sound the catalogue no longer shows)
+    // and the page's neighbours.
+    const records = await this.catalogue.soundsByIds([id, ...hits.items.map((h) => h.id)]);
+    if (records[0]?.id !== id) throw new SoundNotFound();
     resolvePage(req.page, hits.count);
     const results = await this.presenter.present(
       hits.items,
       { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
       req.variantA,
+      records,
     );
     return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
   }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepared } from '../search/statement.ts';
 import { openTestCatalogue, type TestCatalogue } from '../testing/index.ts';
-import { MAX_PREPARED_PER_CONNECTION } from './prepared-statements.ts';
+import { GENERIC_PLAN_MARK, MAX_PREPARED_PER_CONNECTION } from './prepared-statements.ts';
 
 const postgresUrl = await testService('postgres');
 
@@ -47,6 +47,45 @@ describe.skipIf(!postgresUrl)('prepared statements on the PostgreSQL server', ()
       statements = await kept();
       expect(statements.length).toBe(MAX_PREPARED_PER_CONNECTION);
       expect(statements.some((x) => x.endsWith('+ 0 as n'))).toBe(true);
+    });
+  });
+
+  it('a statement marked for a generic plan is planned once; marked searches stay planned per run', async () => {
+    await t.catalogue.db.connection().execute(async (db) => {
+      const generic = (n: number) =>
+        sql<{ n: number }>`${sql.raw(GENERIC_PLAN_MARK)} select ${n}::int * 2 as n`.execute(db);
+      const search = (n: number) => prepared(sql<{ n: number }>`select ${n}::int * 3 as n`).execute(db);
+      for (const n of [1, 2, 3, 4, 5, 6, 7]) {
+        expect((await generic(n)).rows[0].n).toBe(n * 2);
+        expect((await search(n)).rows[0].n).toBe(n * 3);
+      }
+      // In a transaction a switch would not outlive a rollback: a search there is planned per run
+      // all the same (for that transaction only), and the connection switches after it.
+      expect((await generic(8)).rows[0].n).toBe(16);
+      await sql`begin`.execute(db);
+      expect((await search(8)).rows[0].n).toBe(24);
+      await sql`rollback`.execute(db);
+      expect((await sql`show plan_cache_mode`.execute(db)).rows[0]).toEqual({
+        plan_cache_mode: 'force_generic_plan',
+      });
+      expect((await search(9)).rows[0].n).toBe(27);
+      const statements = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
+        select statement, generic_plans::int, custom_plans::int from pg_prepared_statements
+        where statement like '%::int * %'`.execute(db);
+      expect(statements.rows).toHaveLength(2);
+      expect(statements.rows).toContainEqual({
+        statement: expect.stringContaining('* 2 as n'),
+        generic_plans: 8,
+        custom_plans: 0,
+      });
+      expect(statements.rows).toContainEqual({
+        statement: expect.stringContaining('* 3 as n'),
+        generic_plans: 0,
+        custom_plans: 9,
+      });
+      expect((await sql`show plan_cache_mode`.execute(db)).rows[0]).toEqual({
+        plan_cache_mode: 'force_custom_plan',
+      });
     });
   });
 });
