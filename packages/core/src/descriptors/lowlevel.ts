@@ -196,7 +196,10 @@ export function lowLevelFrames(
   wanted?: LowLevelWanted,
   options: LowLevelOptions = {},
 ): LowLevelResult {
-  const stride = effectiveStride(frameCount(signal.length, LOWLEVEL_HOP, LOWLEVEL_FRAME), options.frameStride);
+  const stride = effectiveStride(
+    frameCount(signal.length, LOWLEVEL_HOP, LOWLEVEL_FRAME),
+    options.frameStride,
+  );
   const want = (name: string) => wanted === undefined || wanted.has(name);
   const wantAny = (...names: string[]) => names.some(want);
   const shapeNames = (prefix: string) =>
