@@ -30,14 +30,11 @@ export function amplitudeEnvelope(
   const block = Math.max(1, Math.round(sampleRate / 1000));
   const points = Math.ceil(signal.length / block);
   const env = new Float32Array(points);
-  const ga = Math.exp(-1 / (attackS * sampleRate));
-  const gr = Math.exp(-1 / (releaseS * sampleRate));
-  let y = 0;
-  for (let i = 0; i < signal.length; i++) {
-    const x = Math.abs(signal[i]);
-    y = x > y ? ga * y + (1 - ga) * x : gr * y + (1 - gr) * x;
+  // The reference's follower, run through the whole signal without restarts, then its peak per ms.
+  const followed = referenceEnvelope(signal, sampleRate, attackS, releaseS, Math.max(1, signal.length));
+  for (let i = 0; i < followed.length; i++) {
     const p = (i / block) | 0;
-    if (y > env[p]) env[p] = y;
+    if (followed[i] > env[p]) env[p] = followed[i];
   }
   return { env, rate: sampleRate / block };
 }
