@@ -25,6 +25,7 @@ import { createLogger, loadConfig } from '@earshot/common';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
+import { arg } from './args.ts';
 import {
   catalogueVocabulary,
   combinedSearches,
@@ -37,10 +38,6 @@ import {
 } from './realistic-workload.ts';
 import { FLOOR_STATEMENTS, runSqlFloor } from './sql-floor.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const sounds = Number(arg('sounds', '100000'));
 const duration = Number(arg('duration', '8'));
 const connections = Number(arg('connections', '50'));

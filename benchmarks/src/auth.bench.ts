@@ -28,11 +28,8 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { accessToken } from './access-token.ts';
+import { arg } from './args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const duration = Number(arg('duration', '2'));
 const rounds = Number(arg('rounds', '3'));
 const connections = Number(arg('connections', '50'));

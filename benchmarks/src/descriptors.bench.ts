@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeSignal, decodeMono, stopEssentiaWorker, writeFramesFile } from '@earshot/core';
 import { ensureFixtures, fixture } from '@earshot/fixtures';
+import { arg } from './args.ts';
 
 const here = fileURLToPath(import.meta.url);
 const resultsFile = path.join(path.dirname(here), '..', 'results', 'descriptors.md');
@@ -17,11 +18,6 @@ const MB = 1024 * 1024;
 const ANCHOR_CPU_S_PER_MIN = 9.5;
 const TARGET_CPU_S_PER_MIN = 3;
 const MEMORY_ALLOWANCE = 150 * MB;
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 function vmKb(field: 'VmHWM' | 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync('/proc/self/status', 'utf8'));

@@ -22,11 +22,8 @@ import { ensureFixtures, fixture } from '@earshot/fixtures';
 import { createApiCredential, Downloads, OAuth2Service } from '@earshot/services';
 import pg from 'pg';
 import { accessToken } from './access-token.ts';
+import { arg } from './args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const runs = Number(arg('runs', '3'));
 /** `embedded` (PGlite hosted in the API's process) or `server` (a PostgreSQL server, as at scale). */
 const database = arg('database', 'embedded');

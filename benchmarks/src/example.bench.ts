@@ -24,11 +24,8 @@ import {
 import { fixture } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
+import { arg } from './args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const sounds = Number(arg('sounds', '100000'));
 const duration = Number(arg('duration', '6'));
 const clients = Number(arg('clients', '10'));

@@ -17,6 +17,7 @@ import {
   transcodeArgs,
 } from '@earshot/core';
 import { ensureFixtures, fixture } from '@earshot/fixtures';
+import { arg } from './args.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'media.md');
@@ -24,11 +25,6 @@ const MB = 1024 * 1024;
 // calibrate and decode overlap (decode, images and peaks run while the Vorbis trials and the
 // encoders work), so their CPU columns include whatever else ran meanwhile.
 const STAGES: Stage[] = ['probe', 'calibrate', 'decode', 'transcode', 'images', 'peaks', 'commit'];
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 // ---------- measuring one process and its children ----------
 

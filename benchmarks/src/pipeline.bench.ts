@@ -14,17 +14,13 @@ import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
 import { createUser, queueImports, SoundIntake, waitForSounds } from '@earshot/services';
 import { type BullmqRunner, createJobRunner, type JobReturn, STAGES } from '@earshot/workers';
 import pg from 'pg';
+import { arg } from './args.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'pipeline.md');
 const cliMain = path.join(here, '../../packages/cli/src/main.ts');
 const MAX_FIXTURE_SECONDS = 10;
 const SOURCE_STRIDE = 37;
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 const soundCount = Number(arg('sounds', '200'));
 const workerCounts = arg('workers', '1,2').split(',').map(Number);

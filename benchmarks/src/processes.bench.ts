@@ -12,11 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_REDIS_URL } from '@earshot/common';
 import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import { arg } from './args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const sounds = Number(arg('sounds', '10000'));
 const duration = Number(arg('duration', '8'));
 const connections = Number(arg('connections', '50'));

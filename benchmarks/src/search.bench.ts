@@ -25,11 +25,8 @@ import {
 import { createLogger, DEFAULT_TEST_DATABASE_URL } from '@earshot/common';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { arg } from './args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const sizes = arg('sizes', '100000,1000000').split(',').filter(Boolean).map(Number);
 const pgliteSizes = arg('pglite-sizes', '100000').split(',').filter(Boolean).map(Number);
 const reps = Number(arg('reps', '100'));

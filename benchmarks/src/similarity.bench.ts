@@ -17,6 +17,7 @@ import {
   searchDescriptorTarget,
   similarityVectorFromAnalysis,
 } from '@earshot/core';
+import { arg } from './args.ts';
 import { seededRandom } from './realistic-workload.ts';
 
 const DIM = 100;
@@ -30,10 +31,6 @@ const referenceFile = path.join(
   '../../packages/core/src/similarity/spaces/freesound-classic.reference.json',
 );
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const sizes = arg('sizes', '100000,1000000').split(',').map(Number);
 const queryCount = Number(arg('queries', '100'));
 const buildOnly = process.argv.includes('--build-only');

@@ -13,15 +13,11 @@ import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/co
 import { SimilarityState } from '@earshot/services';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { arg } from './args.ts';
 
 const here = fileURLToPath(import.meta.url);
 const resultsFile = path.join(path.dirname(here), '..', 'results', 'snapshot.md');
 const SPACE = 'freesound_classic';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 function databaseOf(sounds: number): { baseUrl: string; dbName: string; dbUrl: string } {
   const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;

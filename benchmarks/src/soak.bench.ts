@@ -19,6 +19,7 @@ import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import { arg } from './args.ts';
 import { processStats, startChild, stopChild } from './processes.ts';
 import {
   catalogueVocabulary,
@@ -29,10 +30,6 @@ import {
   uniformIds,
 } from './realistic-workload.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 const minutes = Number(arg('minutes', '30'));
 const windowSeconds = Number(arg('window', '60'));
 const rate = Number(arg('rate', '80'));

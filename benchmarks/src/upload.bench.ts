@@ -18,15 +18,11 @@ import { bearerGrant } from '@earshot/api/testing';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
+import { arg } from './args.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'upload.md');
 const cliMain = path.join(here, '../../packages/cli/src/main.ts');
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 /** A WAV of `seconds` of the 60-second stereo music fixture (looped), its last byte set to `tag`. */
 function musicWav(file: string, seconds: number, tag: number): number {
