@@ -41,14 +41,13 @@ export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
   };
 };
 
-/** What core's `analysisHook` does for the media pipeline, here on the signal at hand or the one the media stage left. */
+/** What core's `analysisHook` does for the media pipeline, here on the signal the media stage left. */
 async function analyze(file: string, options: StageToolsOptions): Promise<DescriptorAnalysis> {
   const probe = options.probe;
   const samples =
-    options.samples ??
-    (probe && options.signalFile
+    probe && options.signalFile
       ? await readSignal(options.signalFile, probe, ANALYSIS_SAMPLE_RATE)
-      : undefined);
+      : undefined;
   if (probe && samples) {
     const loudness = await fileLoudness(file, probe);
     return analyzeSignal(samples, ANALYSIS_SAMPLE_RATE, { frames: true, loudness });

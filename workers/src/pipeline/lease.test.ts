@@ -12,7 +12,6 @@ import { createJobRunner, type JobRunnerService } from '../service.ts';
 import { waitFor } from '../testing/wait.ts';
 import { coreAnalyzer } from './core-analyzer.ts';
 import { CoreMediaTools } from './core-tools.ts';
-import { readAnalysisHandOff } from './hand-off.ts';
 import type { MediaTools } from './tools.ts';
 
 const postgresUrl = await testService('postgres');
@@ -27,12 +26,9 @@ function countingTools(counts: Map<string, number>): MediaTools {
       count('probe', file);
       return real.probe(file, name);
     },
-    async renderMedia(file, out, o) {
+    renderMedia(file, out, o) {
       count('media', file);
-      const rendered = await real.renderMedia(file, out, o);
-      // The in-process runner's media stage analyses too (the analysis stage then only moves files).
-      if (o.analysisHandOff && (await readAnalysisHandOff(o.analysisHandOff))) count('analyze', file);
-      return rendered;
+      return real.renderMedia(file, out, o);
     },
     analyze(file, out, o) {
       count('analyze', file);
