@@ -98,7 +98,7 @@ describe('the embedded host killed under load while sounds are processing', () =
               ? `${follower.origin}/people/uploader/`
               : `${follower.origin}/people/uploader/sounds/${1 + ((i + n) % SOUNDS)}/`;
         try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(20_000) });
+          const res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
           await res.arrayBuffer();
           answers.push({ status: res.status, at: Date.now() });
         } catch (err) {
