@@ -81,15 +81,17 @@ describe.skipIf(!chromiumAvailable())('upload pages in a browser', () => {
     const id = Number(new URL(page.url()).searchParams.get('described'));
     const stages = new Set<string>();
     const stage = page.locator(`[data-sound-id="${id}"] .stage`);
+    // The stage element goes away when the sound moves on: read it without waiting for it.
     if (await stage.count()) {
-      stages.add((await stage.textContent()) ?? '');
+      stages.add((await stage.textContent({ timeout: 1_000 }).catch(() => null)) ?? '');
       await saveScreenshot(page, 'upload-stages');
     }
     // Nobody reloads: pending.js follows the record and shows the sound under moderation.
     const deadline = Date.now() + 120_000;
     while (!(await page.getByRole('heading', { name: 'Waiting for a moderator' }).count())) {
       expect(Date.now(), `stages seen: ${[...stages].join(' | ')}\n${s.output()}`).toBeLessThan(deadline);
-      if (await stage.count()) stages.add((await stage.textContent().catch(() => null)) ?? '');
+      if (await stage.count())
+        stages.add((await stage.textContent({ timeout: 1_000 }).catch(() => null)) ?? '');
       await page.waitForTimeout(200);
     }
     expect([...stages].some((t) => /Queued|Processing/.test(t))).toBe(true);
