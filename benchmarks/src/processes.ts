@@ -3,16 +3,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 
-/** A `node --import tsx <args>` child, resolved when its output matches `ready` (the match is returned). */
+/**
+ * A `node [nodeFlags] --import tsx <args>` child, resolved when its output matches `ready` (the match
+ * is returned). With node flags (profiling, tracing) the child's stdout is passed on to stderr.
+ */
 export function startChild(
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
+  nodeFlags: string[] = [],
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (nodeFlags.length) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
   let out = '';
   const output = () => out;
   return new Promise((resolve, reject) => {

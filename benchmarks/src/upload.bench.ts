@@ -4,7 +4,7 @@
 // moderation" of a 66-second stereo music file with one in-process worker, stage by stage.
 // `npx earshot bench upload [--sizes 50,200] [--runs 5] [--no-music]`. Results: benchmarks/results/upload.md.
 // `--no-music` skips the 66-second row (the pipeline's) and keeps that section of the results file.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,6 +18,7 @@ import { openCatalogue } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
 import { arg } from './args.ts';
+import { processStats, startChild } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'upload.md');
@@ -93,13 +94,6 @@ function postMultipart(
   });
 }
 
-/** Resident memory of a process in bytes, from /proc. */
-function rssOf(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb * 1024;
-}
-
 const clockTicks = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
 
 /** CPU ms a process (all its threads) has used so far, from /proc. */
@@ -114,46 +108,18 @@ async function withPeakRss<T>(
   pid: number,
   work: () => Promise<T>,
 ): Promise<{ result: T; before: number; peak: number }> {
-  const before = rssOf(pid);
+  const before = processStats(pid).rss;
   let peak = before;
   const timer = setInterval(() => {
-    peak = Math.max(peak, rssOf(pid));
+    peak = Math.max(peak, processStats(pid).rss);
   }, 5);
   try {
     const result = await work();
-    peak = Math.max(peak, rssOf(pid));
+    peak = Math.max(peak, processStats(pid).rss);
     return { result, before, peak };
   } finally {
     clearInterval(timer);
   }
-}
-
-function startChild(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  // UPLOAD_BENCH_NODE_FLAGS: node flags for the servers (e.g. --cpu-prof --cpu-prof-dir=…, --trace-gc).
-  const flags = process.env.UPLOAD_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const look = (d: Buffer) => {
-      out += d.toString();
-      const match = ready.exec(out);
-      if (match) resolve({ child, match });
-    };
-    child.stdout?.on('data', look);
-    // With flags given (tracing), the servers' own output is passed on.
-    if (flags.length) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
-  });
 }
 
 const median = (xs: number[]) => {
@@ -254,12 +220,15 @@ async function main(): Promise<void> {
   delete env.REDIS_URL;
   delete env.DATABASE_URL;
   // `earshot serve` as `npm start` runs it: API, embedded catalogue, one in-process worker.
-  const serve = await startChild([cliMain, 'serve'], env, /is serving on (http:\/\/\S+)/);
+  // UPLOAD_BENCH_NODE_FLAGS: node flags for the servers (e.g. --cpu-prof --cpu-prof-dir=…, --trace-gc).
+  const nodeFlags = process.env.UPLOAD_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const serve = await startChild([cliMain, 'serve'], env, /is serving on (http:\/\/\S+)/, nodeFlags);
   const origin = serve.match[1];
   const bare = await startChild(
     [fileURLToPath(import.meta.url), '--bare', '--dir', path.join(dataDir, 'bare')],
     env,
     /bare on (\d+)/,
+    nodeFlags,
   );
   const bareUrl = `http://127.0.0.1:${bare.match[1]}/`;
   const catalogue = await openCatalogue({
