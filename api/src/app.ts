@@ -85,6 +85,9 @@ export function createApp(
         mountRoutes(v1Routes(services.v1, services, { version: deps.version }), {
           strategies: deps.authStrategies ?? [],
           publicUrl: deps.config.PUBLIC_URL,
+          // The same origins as version 2's (and the hot path's, which keys the cached bodies by
+          // origin): without them an allowed host's version 1 links pointed at the socket address.
+          allowedHosts: allowedLinkHosts(deps.config),
           httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
           rateLimiter: deps.rateLimiter,
           legacy: { keyParameter: 'api_key' },

@@ -67,6 +67,8 @@ export interface BuildAppDepsOptions {
   changeFeed?: boolean;
   /** Worker threads analyzing `audio_file` clips (default: one per core but one, at least one, at most two). */
   clipThreads?: number;
+  /** Nice steps the clip threads run below the event loop (default: the pool's CLIP_THREAD_NICENESS). */
+  clipNiceness?: number;
   /** The clock OAuth2 expiry is decided by (tests move it); default the wall clock. */
   now?: () => Date;
   /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
@@ -137,7 +139,9 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   // Search by audio_file: clips are analyzed in worker threads, never on the event loop.
-  const clips = new ClipAnalysisPool(options.clipThreads ?? defaultClipThreads());
+  const clips = new ClipAnalysisPool(options.clipThreads ?? defaultClipThreads(), {
+    niceness: options.clipNiceness,
+  });
   const stateVersion = () => similarity.version;
   return {
     config,
@@ -181,7 +185,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     web: { ...web.deps, oauth2 },
     rateLimiter: limits.limiter,
     // Operations (/metrics, /ready): the serve command adds the queue's sources.
-    metrics: operationsMetrics(db),
+    metrics: operationsMetrics(db, clips),
     readiness: { redis: limits.redisReady, similarity: () => similarity.isReady() },
     similarity,
     dispose: async () => {
@@ -197,11 +201,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   };
 }
 
-/** The metrics every API process has: requests, and sounds by processing state. */
-function operationsMetrics(db: BuildAppDepsOptions['catalogue']['db']): Metrics {
+/** The metrics every API process has: requests, sounds by processing state, audio_file clip stages. */
+function operationsMetrics(db: BuildAppDepsOptions['catalogue']['db'], clips: ClipAnalysisPool): Metrics {
   const metrics = new Metrics();
   const counts = new ProcessingCounts(db);
-  metrics.use({ processing: () => counts.byState() });
+  metrics.use({ processing: () => counts.byState(), clips: () => clips.stats() });
   return metrics;
 }
 

@@ -116,6 +116,27 @@ describe('HTTP hygiene (black box)', () => {
     expect(JSON.parse(search.body).next).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/apiv2/search/`));
   });
 
+  it('builds version 1 links from an allowed Host too, the same from the application and the hot path', async () => {
+    const port = new URL(server.origin).port;
+    const key = server.seeded.apiKey;
+    for (const path of [
+      `/api/sounds/${server.seeded.ids.bd_808}/?api_key=${key}`,
+      `/api/sounds/search/?q=&sounds_per_page=1&api_key=${key}`,
+    ]) {
+      // Twice each: the first answer is the application's, the second the hot path's (cached by origin).
+      for (let i = 0; i < 2; i++) {
+        const allowed = await get(server.origin, path, { Host: 'sounds.example.org:8443' });
+        expect(allowed.status).toBe(200);
+        const ref = path.includes('search') ? JSON.parse(allowed.body).next : JSON.parse(allowed.body).ref;
+        expect(ref, `${path} #${i}`).toMatch(/^http:\/\/sounds\.example\.org:8443\/api\//);
+        const evil = await get(server.origin, path, { Host: 'evil.example.net' });
+        expect(evil.body).not.toContain('evil');
+        const fallback = path.includes('search') ? JSON.parse(evil.body).next : JSON.parse(evil.body).ref;
+        expect(fallback).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/`));
+      }
+    }
+  });
+
   it('refuses a 200 MB POST body with 413 before reading it, and a chunked one past the limit', async () => {
     const { port } = new URL(server.origin);
     const socket = net.connect(Number(port), '127.0.0.1');

@@ -192,4 +192,36 @@ describe.skipIf(!postgresUrl)('search caches on PostgreSQL', () => {
     for (const answer of answers)
       expect(answer.body.replaceAll(s.origin, uncached.origin)).toBe(expected.body);
   });
+
+  it('shows an edited sound in the next version 1 search page and sound, both served from the caches before', async () => {
+    const id = s.seeded.ids.tabla_ke1;
+    const key = s.seeded.apiKey;
+    const v1 = async (path: string): Promise<Json> => {
+      const res = await fetch(`${s.origin}${path}${path.includes('?') ? '&' : '?'}api_key=${key}`);
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as Json;
+    };
+    const searchPath = '/api/sounds/search/?q=tabla&sounds_per_page=5';
+    const soundPath = `/api/sounds/${id}/`;
+    // Twice each: the second answer comes from the hot path's cached bytes.
+    for (let i = 0; i < 2; i++) {
+      expect((await v1(searchPath)).sounds.find((x: Json) => x.id === id)?.original_filename).toBe(
+        'Tabla ke',
+      );
+      expect((await v1(soundPath)).description).toBe('A tabla stroke');
+    }
+    const db = s.catalogue.db;
+    try {
+      await sql`update sounds set name = 'Tabla ke, edited', description = 'An edited stroke'
+        where id = ${id}`.execute(db);
+      const page = await v1(searchPath);
+      expect(page.sounds.find((x: Json) => x.id === id)?.original_filename).toBe('Tabla ke, edited');
+      const sound = await v1(soundPath);
+      expect([sound.original_filename, sound.description]).toEqual(['Tabla ke, edited', 'An edited stroke']);
+    } finally {
+      await sql`update sounds set name = 'Tabla ke', description = 'A tabla stroke' where id = ${id}`.execute(
+        db,
+      );
+    }
+  });
 });

@@ -122,9 +122,15 @@ export async function ensureApiBenchCatalogue(
 
 /**
  * The API server of a benchmark's child process, on the bench catalogue: prints its origin as a
- * JSON line on stdout for the parent, which reads it to aim its load.
+ * JSON line on stdout for the parent, which reads it to aim its load. `clipThreads`,
+ * `clipNiceness`: the audio_file analysis threads and their priority below the event loop (default:
+ * the server's own defaults).
  */
-export async function runApiBenchServer(dbUrl: string, dataDir: string): Promise<void> {
+export async function runApiBenchServer(
+  dbUrl: string,
+  dataDir: string,
+  options: { clipThreads?: number; clipNiceness?: number } = {},
+): Promise<void> {
   const config = loadConfig({ PORT: '0', DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', DATA_DIR: dataDir });
   const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
   const deps = await buildAppDeps({
@@ -132,6 +138,8 @@ export async function runApiBenchServer(dbUrl: string, dataDir: string): Promise
     logger: createLogger('silent'),
     catalogue,
     similarityRefreshMs: 0,
+    clipThreads: options.clipThreads,
+    clipNiceness: options.clipNiceness,
   });
   const server = await startServer(deps);
   process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);

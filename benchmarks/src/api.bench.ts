@@ -73,6 +73,40 @@ async function runFloor(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ origin: `http://127.0.0.1:${port}` })}\n`);
 }
 
+// ---------------------------------------------------------------- child: the replay
+/**
+ * A bare node:http server answering each path with the body the API answered it with (read once,
+ * before the load): what the bytes alone cost, the same pages with no work behind them.
+ */
+async function runReplay(): Promise<void> {
+  const pages = JSON.parse(fs.readFileSync(arg('bodies-file', ''), 'utf8')) as Array<[string, string]>;
+  const bodies = new Map(pages.map(([p, body]) => [p, Buffer.from(body, 'base64')]));
+  const server = http.createServer((req, res) => {
+    const body = bodies.get(req.url ?? '');
+    if (!body) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ origin: `http://127.0.0.1:${port}` })}\n`);
+}
+
+/** Reads each path's body from the API, for the replay (its content, not its timing). */
+async function writeReplayBodies(origin: string, paths: string[], key: string, file: string) {
+  const pages: Array<[string, string]> = [];
+  for (const p of paths) {
+    const res = await fetch(`${origin}${p}`, { headers: { Authorization: `Token ${key}` } });
+    if (res.status !== 200) throw new Error(`${p} answered ${res.status}`);
+    pages.push([p, Buffer.from(await res.arrayBuffer()).toString('base64')]);
+  }
+  fs.writeFileSync(file, JSON.stringify(pages));
+}
+
 // ---------------------------------------------------------------- main
 const ensureDatabase = () => ensureApiBenchCatalogue(sounds, process.argv.includes('--reseed'));
 
@@ -132,6 +166,8 @@ interface Row {
   target: string;
   /** Rows held against another: req/s over the other's in each alternating round. */
   ratios?: number[];
+  /** Rows held against another: this row's p99 in each round (ms). */
+  p99s?: number[];
   /** The serving process's CPU µs per answer (rows with a `pid`). */
   cpuUs?: number;
   /** Rows held against another: the other's CPU µs per answer over this row's, each round. */
@@ -158,7 +194,12 @@ async function alternate(scenario: Scenario, against: Scenario, key: string): Pr
   }
   const mid = median(runs.map((run) => run.rps));
   const row = runs.find((run) => run.rps === mid) as Row;
-  return { ...row, ratios, cpuRatios: cpuRatios.length > 0 ? cpuRatios : undefined };
+  return {
+    ...row,
+    ratios,
+    p99s: runs.map((run) => run.p99),
+    cpuRatios: cpuRatios.length > 0 ? cpuRatios : undefined,
+  };
 }
 
 /**
@@ -289,6 +330,16 @@ const TEXT_SEARCHES: Array<Record<string, string>> = [
   { query: 'rain', filter: 'license:"Creative Commons 0"', sort: 'created_desc' },
 ];
 
+/**
+ * Version 2 fields holding what version 1's default (collection) record holds: the same metadata and
+ * links to the same resources (previews, images, analysis, similar sounds, the file, the pack…).
+ * The two searches without `fields` then answer pages of about version 1's size (~19.5 kB against
+ * ~20.7 kB; version 2's default fields make ~2.8 kB): the same queries and, as far as the
+ * contract lets version 2 ask for them, the same page sizes.
+ */
+const V2_FIELDS_LIKE_V1_RECORDS =
+  'id,type,duration,name,username,tags,url,download,similar_sounds,previews,images,analysis_stats,analysis_frames,pack,bookmark,rate,comments,comment';
+
 /** A version 2 text search in version 1's parameters (`q`, `f`, `s`; v1 field names). */
 function v1Search(q: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = { sounds_per_page: '15' };
@@ -382,7 +433,12 @@ function searchParams(q: TextSearch): Record<string, string> {
 }
 
 /** Each realistic row beside its bare floor (same requests, alternating rounds). */
-function realisticScenarios(work: RealisticWork, api: () => string, floor: () => string): Scenario[] {
+function realisticScenarios(
+  work: RealisticWork,
+  api: () => string,
+  floor: () => string,
+  pids: { api?: number; floor?: number },
+): Scenario[] {
   const pair = (
     name: string,
     apiPaths: string[],
@@ -390,11 +446,19 @@ function realisticScenarios(work: RealisticWork, api: () => string, floor: () =>
     atLeast: number,
     p99Within?: number,
   ): Scenario[] => [
-    { name: `realistic floor: ${name}`, origin: floor, paths: floorPaths, target: 'floor', distinct: true },
+    {
+      name: `realistic floor: ${name}`,
+      origin: floor,
+      paths: floorPaths,
+      target: 'floor',
+      distinct: true,
+      pid: pids.floor,
+    },
     {
       name: `realistic: ${name}`,
       origin: api,
       paths: apiPaths,
+      pid: pids.api,
       target: `≥ ${atLeast * 100}% of its floor${p99Within ? `, p99 ≤ ${p99Within} ms` : ''}`,
       distinct: true,
       versus: `realistic floor: ${name}`,
@@ -480,6 +544,15 @@ async function main(): Promise<void> {
   fs.writeFileSync(bodyFile, await sample.text());
   const floor = spawnRole('floor', ['--body-file', bodyFile]);
   const floorOrigin = await floor.origin;
+  // The search pages version 1 is held against version 2 with, and their bodies for the replay.
+  const v2Searches = TEXT_SEARCHES.map((q) => `/apiv2/search/${query({ ...q, token: key })}`);
+  const v1Searches = TEXT_SEARCHES.map(
+    (q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`,
+  );
+  const replayFile = '/tmp/earshot-api-bench-replay.json';
+  await writeReplayBodies(apiOrigin, [...v2Searches, ...v1Searches], key, replayFile);
+  const replay = spawnRole('replay', ['--bodies-file', replayFile]);
+  const replayOrigin = await replay.origin;
   console.log('  drawing the realistic requests and starting the bare-SQL floor (builds its own graph)…');
   const work = await realisticWork();
   const sqlFloor = spawnRole('sql-floor');
@@ -533,7 +606,7 @@ async function main(): Promise<void> {
     {
       name: 'text search (4 queries), key in the query',
       origin: () => apiOrigin,
-      paths: TEXT_SEARCHES.map((q) => `/apiv2/search/${query({ ...q, token: key })}`),
+      paths: v2Searches,
       target: 'info',
       pid: api.child.pid,
     },
@@ -541,9 +614,46 @@ async function main(): Promise<void> {
       // The same four searches in version 1's language, 15 a page like version 2's default.
       name: 'v1 sound search (the 4 text queries)',
       origin: () => apiOrigin,
-      paths: TEXT_SEARCHES.map((q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`),
+      paths: v1Searches,
       target: '≥ 90% of the v2 text search, key in the query',
       versus: 'text search (4 queries), key in the query',
+      pid: api.child.pid,
+    },
+    {
+      // What the bytes alone cost: the same v2 and v1 pages from a bare node:http server. The
+      // v1 pages' share here is the most any server could reach with them against version 2's.
+      name: 'v2 search pages replayed (node:http, no work; bytes alone)',
+      origin: () => replayOrigin,
+      paths: v2Searches,
+      target: 'info',
+      pid: replay.child.pid,
+    },
+    {
+      name: 'v1 search pages replayed (node:http, no work; bytes alone)',
+      origin: () => replayOrigin,
+      paths: v1Searches,
+      target: "info: the v1 pages' share of the v2 pages' req/s with no work behind them",
+      versus: 'v2 search pages replayed (node:http, no work; bytes alone)',
+      pid: replay.child.pid,
+    },
+    {
+      // Version 2 asked for version 1's information (V2_FIELDS_LIKE_V1_RECORDS): pages of about
+      // version 1's size, so the bytes on the wire, which a bare server pays too, fall on both.
+      name: 'text search (4 queries), key in the query, v1-sized pages',
+      origin: () => apiOrigin,
+      paths: TEXT_SEARCHES.map(
+        (q) => `/apiv2/search/${query({ ...q, fields: q.fields ?? V2_FIELDS_LIKE_V1_RECORDS, token: key })}`,
+      ),
+      target: 'info',
+      pid: api.child.pid,
+    },
+    {
+      // The version 1 row again, held against version 2 pages of its size.
+      name: 'v1 sound search (the 4 text queries), against v1-sized v2 pages',
+      origin: () => apiOrigin,
+      paths: v1Searches,
+      target: '≥ 90% of the v2 text search, key in the query, v1-sized pages',
+      versus: 'text search (4 queries), key in the query, v1-sized pages',
       pid: api.child.pid,
     },
     {
@@ -599,6 +709,7 @@ async function main(): Promise<void> {
       work,
       () => apiOrigin,
       () => sqlFloorOrigin,
+      { api: api.child.pid, floor: sqlFloor.child.pid },
     ),
   ];
   const rows: Row[] = [];
@@ -612,7 +723,8 @@ async function main(): Promise<void> {
     console.log(`[3/4] load: ${connections} connections, ${duration} s per scenario`);
     for (const [i, scenario] of chosen.entries()) {
       process.stdout.write(`  (${i + 1}/${chosen.length}) ${scenario.name}… `);
-      const against = scenario.versus && chosen.find((sc) => sc.name === scenario.versus);
+      // The row it is held against runs with it even when `--only` did not choose that row.
+      const against = scenario.versus && scenarios.find((sc) => sc.name === scenario.versus);
       const row = against ? await alternate(scenario, against, key) : await load(scenario, key);
       if (i === 0) floorRps = row.rps;
       rows.push(row);
@@ -623,6 +735,7 @@ async function main(): Promise<void> {
   } finally {
     api.child.kill('SIGTERM');
     floor.child.kill('SIGTERM');
+    replay.child.kill('SIGTERM');
     sqlFloor.child.kill('SIGTERM');
   }
   if (split) console.log('  the catalogue calls alone (API server stopped)…');
@@ -647,7 +760,9 @@ async function main(): Promise<void> {
         ? `; by the server's CPU per request, ${(median(row.cpuRatios) * 100).toFixed(0)}% of its requests per CPU second`
         : '';
       const each = row.ratios.map((r) => (r * 100).toFixed(0)).join(', ');
-      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds (${each}%)${scenario?.p99Within ? `, p99 ${row.p99} ms` : ''}${cpu}`;
+      const text = `median ${(ratio * 100).toFixed(0)}% of it over ${row.ratios.length} alternating rounds (${each}%)${scenario?.p99Within ? `, p99 ${row.p99} ms (rounds ${row.p99s?.join(', ')} ms)` : ''}${cpu}`;
+      // A reference held against another (the replayed pages) has no target of its own.
+      if (row.target.startsWith('info')) return text;
       const ok =
         ratio >= (scenario?.atLeast ?? 0.9) &&
         row.errors + row.non2xx === 0 &&
@@ -720,5 +835,6 @@ function writeRealisticSection(body: string): void {
 
 if (role === 'api-server') await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
 else if (role === 'floor') await runFloor();
+else if (role === 'replay') await runReplay();
 else if (role === 'sql-floor') await runSqlFloor(dbUrl, { similar: true, poolSize: 10 });
 else await main();

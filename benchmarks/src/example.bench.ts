@@ -2,10 +2,11 @@
 // analyzed during the request) over the API benchmark's catalogue (earshot_api_bench_<n>, seeded
 // on first use, reused after), with 10 concurrent clients, while other requests keep coming at a
 // fixed rate. The floor is the clip's analysis alone (the lean one the request runs: only what
-// the default space and the descriptor fallback read), in this process, one at a time; the whole
-// analysis is timed beside it for comparison.
+// the default space reads), in this process, one at a time; the whole
+// analysis is timed beside it for comparison. The server's /metrics, read around the 10-client
+// row, tells where a request's time went (clip-stages.ts).
 //   npx earshot bench example [--sounds 100000] [--duration 6] [--clients 10] [--rate 100]
-//     [--clip-threads n] [--reseed]
+//     [--clip-threads n] [--clip-niceness n] [--reseed]
 
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,15 +17,16 @@ import { fileURLToPath } from 'node:url';
 import {
   analyzeClip,
   CLIP_FRAME_STRIDE,
+  clipAnalysisNeeds,
   decodeClipInProcess,
   decodeMono,
-  exampleAnalysisNeeds,
   probeFile,
 } from '@earshot/core';
 import { fixture } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
+import { readClipStages, stageTable } from './clip-stages.ts';
 
 const sounds = Number(arg('sounds', '100000'));
 const duration = Number(arg('duration', '6'));
@@ -34,6 +36,8 @@ const rate = Number(arg('rate', '100'));
 const role = arg('role', 'main');
 /** The API server's clip analysis threads (default: the server's own default, one on two cores). */
 const clipThreads = arg('clip-threads', '');
+/** Nice steps the clip threads run below the server's event loop (default: the server's own). */
+const clipNiceness = arg('clip-niceness', '');
 const { dbName, dbUrl } = apiBenchDatabase(sounds);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'example.md');
@@ -55,6 +59,7 @@ function spawnApiServer() {
         String(sounds),
       ],
       ...(clipThreads ? ['--clip-threads', clipThreads] : []),
+      ...(clipNiceness ? ['--clip-niceness', clipNiceness] : []),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -107,6 +112,7 @@ async function clipLoad(origin: string, key: string, clip: Buffer, n: number, se
   );
   latencies.sort((a, b) => a - b);
   return {
+    mean: latencies.reduce((a, b) => a + b, 0) / latencies.length,
     rps: latencies.length / seconds,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
@@ -186,8 +192,8 @@ async function cpuBreakdown(clipFile: string, needs: string[]) {
     '|---|---:|',
     `| decode in-process (mpg123 WebAssembly, mix-down), what the request runs | ${inProcess.toFixed(0)} |`,
     `| decode by ffprobe + ffmpeg (the previous path, now the fallback) | ${ffmpeg.toFixed(0)} |`,
-    `| lean analysis, costly series on every ${CLIP_FRAME_STRIDE}th frame (clip path less its decode), what the request runs | ${(clip - inProcess).toFixed(0)} |`,
-    `| lean analysis on every frame (frameStride 1, the previous path) | ${(everyFrame - inProcess).toFixed(0)} |`,
+    `| lean analysis (space inputs, float32 FFTs), costly series on every ${CLIP_FRAME_STRIDE}th frame (clip path less its decode), what the request runs | ${(clip - inProcess).toFixed(0)} |`,
+    `| lean analysis on every frame (frameStride 1, float32 FFTs) | ${(everyFrame - inProcess).toFixed(0)} |`,
     `| whole clip path (analyzeClip, lean) | ${clip.toFixed(0)} |`,
     '| budget: 10 closed-loop clients at p50 ≤ 400 ms on 2 cores | ≈ 80 |',
   ].join('\n');
@@ -205,8 +211,8 @@ async function main(): Promise<void> {
 
   console.log('[2/5] floor: the 10 s clip analyzed in this process, one at a time');
   const clipFile = path.join(work, 'clip-10s.mp3');
-  // What the API asks for an audio_file with no similarity_space named.
-  const needs = exampleAnalysisNeeds();
+  // What the API asks for an audio_file with no similarity_space named (the default space's inputs).
+  const needs = clipAnalysisNeeds();
   // Warm-up: JIT and the ffmpeg binaries in the page cache.
   await analyzeClip(clipFile, { needs });
   await analyzeClip(clipFile);
@@ -230,16 +236,19 @@ async function main(): Promise<void> {
   const api = spawnApiServer();
   const origin = await api.origin;
   const rows: Row[] = [];
+  let stages = '';
   try {
     // Warm-up: the analysis threads start, the other routes' caches and JIT warm.
     await Promise.all([clipLoad(origin, key, clip, 2, 2), otherLoad(origin, key, 2)]);
     console.log(`[4/5] load: ${duration} s per row, ${clients} clip clients, other traffic at ${rate} req/s`);
     const quiet = await otherLoad(origin, key, duration);
     rows.push({ name: 'other requests alone', ...quiet, target: 'baseline', verdict: '' });
+    const stagesBefore = await readClipStages(origin);
     const [clips, busy] = await Promise.all([
       clipLoad(origin, key, clip, clients, duration),
       otherLoad(origin, key, duration),
     ]);
+    stages = stageTable(stagesBefore, await readClipStages(origin), clips.mean);
     rows.push({
       name: `audio_file, 10 s clip, ${clients} concurrent clients`,
       ...clips,
@@ -283,17 +292,22 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(table);
+  console.log(stages);
   console.log(cpuTable);
-  const header = `# Search by example benchmark\n\n\`npx earshot bench example --sounds ${sounds} --duration ${duration} --clients ${clients} --rate ${rate}${clipThreads ? ` --clip-threads ${clipThreads}` : ''}\`\n\nRun ${new Date().toISOString()}: ${sounds} sounds in the PostgreSQL server (the API benchmark's catalogue), the API server in a child process with ${clipThreads || 'its default number of'} clip analysis threads, the clients in this process (clip uploads with fetch, the other traffic with autocannon at a fixed ${rate} req/s over sound instances, a text search and similar sounds). ${os.cpus().length} cores, load average ${loadAtStart
+  const header = `# Search by example benchmark\n\n\`npx earshot bench example --sounds ${sounds} --duration ${duration} --clients ${clients} --rate ${rate}${clipThreads ? ` --clip-threads ${clipThreads}` : ''}${clipNiceness ? ` --clip-niceness ${clipNiceness}` : ''}\`\n\nRun ${new Date().toISOString()}: ${sounds} sounds in the PostgreSQL server (the API benchmark's catalogue), the API server in a child process with ${clipThreads || 'its default number of'} clip analysis threads (niceness ${clipNiceness || 'default'}), the clients in this process (clip uploads with fetch, the other traffic with autocannon at a fixed ${rate} req/s over sound instances, a text search and similar sounds). ${os.cpus().length} cores, load average ${loadAtStart
     .map((l) => l.toFixed(1))
     .join(' / ')} at the start and ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' / ')} at the end (other work shares the machine).\n\n`;
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${header}${table}\n\n${cpuTable}\n`);
+  fs.writeFileSync(resultsFile, `${header}${table}\n\n${stages}\n\n${cpuTable}\n`);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
 }
 
-if (role === 'api-server') await runApiBenchServer(dbUrl, work);
-else await main();
+if (role === 'api-server') {
+  await runApiBenchServer(dbUrl, work, {
+    clipThreads: clipThreads ? Number(clipThreads) : undefined,
+    clipNiceness: clipNiceness ? Number(clipNiceness) : undefined,
+  });
+} else await main();

@@ -22,7 +22,9 @@ import { arg } from './args.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'media.md');
 const MB = 1024 * 1024;
-const STAGES: Stage[] = ['probe', 'transcode', 'images', 'peaks', 'commit'];
+// calibrate and decode overlap (decode, images and peaks run while the Vorbis trials and the
+// encoders work), so their CPU columns include whatever else ran meanwhile.
+const STAGES: Stage[] = ['probe', 'calibrate', 'decode', 'transcode', 'images', 'peaks', 'commit'];
 
 // ---------- measuring one process and its children ----------
 
@@ -211,7 +213,13 @@ function report(name: string, duration: number, floors: Measurement[], ours: Mea
     const wall = median(ours.map((m) => m.stages?.[stage]?.wallMs ?? 0));
     const cpu = median(ours.map((m) => m.stages?.[stage]?.cpuMs ?? 0));
     const label =
-      stage === 'transcode' ? 'decode once + 4 previews + mono pipe (ffmpeg + relayed encoder)' : stage;
+      stage === 'transcode'
+        ? 'decode once + 4 previews (mp3 ffmpeg + relayed Vorbis encoder)'
+        : stage === 'calibrate'
+          ? 'Vorbis quality trials (from 30 s)'
+          : stage === 'decode'
+            ? 'mono signal (ffmpeg of its own)'
+            : stage;
     lines.push(`| ${label} | ${fmt(wall)} | ${fmt(cpu)} |`);
   }
   const oursWall = median(ours.map((m) => m.wallMs));

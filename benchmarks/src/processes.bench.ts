@@ -1,25 +1,42 @@
 // `earshot serve --processes 2` against one process (issue 18, "Both cores for the API"): both
 // serve the API bench catalogue (api-bench-catalogue.ts) from the PostgreSQL server with Redis, and
-// autocannon (in this process) loads the warm sound-instance row of each in alternating rounds, so
-// load from other work falls on both alike. The table: medians of the rounds, and the ratio of
-// each round against the target 1.6×.
+// this process loads the warm sound-instance row of each in alternating rounds, so load from other
+// work falls on both alike. The load generator shares the two cores with the servers: by default
+// it is the lean one (lean-load.ts, a fraction of autocannon's CPU per request); `--load
+// lean,autocannon` runs both, round by round. Each run also reads the CPU time the serving
+// processes and the load generator spent per answer, and how busy the whole machine was.
+// The table (medians of the rounds, each round's ratio against the target 1.6×) is printed and
+// written as a section of benchmarks/results/api.md.
 //
 //   npx earshot bench processes [--sounds 10000] [--duration 8] [--connections 50] [--rounds 5]
+//     [--load lean|autocannon|lean,autocannon]
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_REDIS_URL } from '@earshot/common';
 import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
+import { leanLoad } from './lean-load.ts';
+import { cpuMicros, processTree } from './processes.ts';
 
 const sounds = Number(arg('sounds', '10000'));
 const duration = Number(arg('duration', '8'));
 const connections = Number(arg('connections', '50'));
 const rounds = Number(arg('rounds', '5'));
+const generators = arg('load', 'lean')
+  .split(',')
+  .map((g) => g.trim())
+  .filter((g): g is LoadGenerator => g === 'lean' || g === 'autocannon');
 const TARGET = 1.6;
 const CLI_MAIN = fileURLToPath(new URL('../../packages/cli/src/main.ts', import.meta.url));
+const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results', 'api.md');
+const HEADING = '\n## `serve --processes 2` against one process, warm sound instance\n\n';
+
+type LoadGenerator = 'lean' | 'autocannon';
 
 interface Serve {
   processes: number;
@@ -68,25 +85,83 @@ function stop(serve: Serve): Promise<void> {
   });
 }
 
-/** One measured run (after 2 s unmeasured, so each is measured warm): req/s and p50/p99 in ms. */
-async function run(serve: Serve, key: string, ids: number[]) {
-  const options = {
-    url: serve.origin,
-    connections,
-    headers: { Authorization: `Token ${key}` },
-    requests: ids.map((id) => ({ method: 'GET' as const, path: `/apiv2/sounds/${id}/` })),
+/** Busy and total CPU time of the whole machine so far (/proc/stat, clock ticks). */
+function machineTicks(): { busy: number; total: number } {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const idle = cpu[3] + cpu[4]; // idle + iowait
+  const total = cpu.slice(0, 8).reduce((s, x) => s + x, 0);
+  return { busy: total - idle, total };
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU µs per answer: the serving processes (primary and workers), the load generator. */
+  serverUs: number;
+  loadUs: number;
+  /** Share of the machine's CPU time that was busy during the run (all work, ours and others'). */
+  machineBusy: number;
+}
+
+/** One measured run (after 2 s unmeasured, so each is measured warm). */
+async function run(serve: Serve, key: string, ids: number[], generator: LoadGenerator): Promise<Run> {
+  const headers = { Authorization: `Token ${key}` };
+  const paths = ids.map((id) => `/apiv2/sounds/${id}/`);
+  const pids = processTree(serve.child.pid as number);
+  const once = async (seconds: number) => {
+    if (generator === 'lean') {
+      const r = await leanLoad({ origin: serve.origin, paths, headers, connections, durationS: seconds });
+      return { ...r, bad: r.non2xx + r.errors };
+    }
+    const cpu = process.cpuUsage();
+    const r = await autocannon({
+      url: serve.origin,
+      connections,
+      headers,
+      duration: seconds,
+      requests: paths.map((p) => ({ method: 'GET' as const, path: p })),
+    });
+    const used = process.cpuUsage(cpu);
+    return {
+      total: r.requests.total,
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      bad: r.non2xx + r.errors + r.timeouts,
+      cpuUsPerRequest: r.requests.total ? (used.user + used.system) / r.requests.total : 0,
+    };
   };
-  await autocannon({ ...options, duration: 2 });
-  const result = await autocannon({ ...options, duration });
-  if (result.non2xx + result.errors + result.timeouts > 0) {
-    throw new Error(
-      `--processes ${serve.processes}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
-    );
-  }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  await once(2);
+  const serverBefore = cpuMicros(pids);
+  const machineBefore = machineTicks();
+  const r = await once(duration);
+  const serverAfter = cpuMicros(pids);
+  const machineAfter = machineTicks();
+  if (r.bad > 0) throw new Error(`--processes ${serve.processes}, ${generator}: ${r.bad} failed answers`);
+  return {
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    serverUs: r.total ? (serverAfter - serverBefore) / r.total : 0,
+    loadUs: r.cpuUsPerRequest,
+    machineBusy:
+      (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function writeSection(body: string): void {
+  const text = fs.existsSync(RESULTS) ? fs.readFileSync(RESULTS, 'utf8') : '# API load benchmark\n';
+  const [top, ...rest] = text.split(/(?=\n## )/);
+  const mine = `${HEADING}${body}`;
+  const at = rest.findIndex((part) => part.startsWith(HEADING));
+  if (at >= 0) rest[at] = mine;
+  else rest.push(mine);
+  fs.writeFileSync(RESULTS, `${top.trimEnd()}\n${rest.join('')}`);
+  console.log(`written its section of ${path.relative(process.cwd(), RESULTS)}`);
+}
 
 async function main(): Promise<void> {
   const loadAtStart = os.loadavg();
@@ -98,46 +173,60 @@ async function main(): Promise<void> {
   const one = await startServe(1, dbUrl);
   const two = await startServe(2, dbUrl);
   const ids = [1, 17, 503, 4242, 31337, 77777].filter((id) => id <= sounds);
-  const runs = { one: [] as Awaited<ReturnType<typeof run>>[], two: [] as Awaited<ReturnType<typeof run>>[] };
-  const ratios: number[] = [];
+  const runs = new Map(
+    generators.map((g) => [g, { one: [] as Run[], two: [] as Run[], ratios: [] as number[] }]),
+  );
   try {
     for (let r = 1; r <= rounds; r++) {
-      process.stdout.write(`[3/3] round ${r}/${rounds}: 1 process… `);
-      const a = await run(one, key, ids);
-      process.stdout.write(`${Math.round(a.rps)} req/s; 2 processes… `);
-      const b = await run(two, key, ids);
-      process.stdout.write(`${Math.round(b.rps)} req/s (×${(b.rps / a.rps).toFixed(2)})\n`);
-      runs.one.push(a);
-      runs.two.push(b);
-      ratios.push(b.rps / a.rps);
+      for (const g of generators) {
+        const into = runs.get(g) as { one: Run[]; two: Run[]; ratios: number[] };
+        process.stdout.write(`[3/3] round ${r}/${rounds}, ${g}: 1 process… `);
+        const a = await run(one, key, ids, g);
+        process.stdout.write(`${Math.round(a.rps)} req/s; 2 processes… `);
+        const b = await run(two, key, ids, g);
+        process.stdout.write(
+          `${Math.round(b.rps)} req/s (×${(b.rps / a.rps).toFixed(2)}); server µs/req ${a.serverUs.toFixed(0)} / ${b.serverUs.toFixed(0)}, load ${a.loadUs.toFixed(0)} / ${b.loadUs.toFixed(0)}, machine busy ${(a.machineBusy * 100).toFixed(0)}% / ${(b.machineBusy * 100).toFixed(0)}%\n`,
+        );
+        into.one.push(a);
+        into.two.push(b);
+        into.ratios.push(b.rps / a.rps);
+      }
     }
   } finally {
     await Promise.all([stop(one), stop(two)]);
   }
-  const row = (name: string, xs: typeof runs.one, ratio: string) =>
-    `| ${name} | ${Math.round(median(xs.map((x) => x.rps)))} | ${median(xs.map((x) => x.p50))} | ${median(xs.map((x) => x.p99))} | ${ratio} |`;
   const loadAtEnd = os.loadavg();
-  console.log(
-    [
-      '',
-      '# earshot serve --processes 2 against 1: warm sound instance',
-      '',
-      `\`npx earshot bench processes --sounds ${sounds} --duration ${duration} --connections ${connections} --rounds ${rounds}\``,
-      '',
-      `${new Date().toISOString()}, ${os.cpus().length} cores, ${connections} connections, autocannon in this process, ` +
-        `load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at start, ${loadAtEnd.map((l) => l.toFixed(2)).join(' ')} at end`,
-      '',
-      '| server | req/s (median) | p50 ms | p99 ms | 2 processes ÷ 1 |',
-      '| --- | ---: | ---: | ---: | --- |',
-      row('earshot serve (1 process)', runs.one, '—'),
+  const m = (xs: Run[], f: (r: Run) => number) => median(xs.map(f));
+  const row = (name: string, g: LoadGenerator, xs: Run[], ratio: string) =>
+    `| ${name} | ${g} | ${Math.round(m(xs, (r) => r.rps))} | ${m(xs, (r) => r.p50)} | ${m(xs, (r) => r.p99)} | ${m(xs, (r) => r.serverUs).toFixed(0)} | ${m(xs, (r) => r.loadUs).toFixed(0)} | ${(m(xs, (r) => r.machineBusy) * 100).toFixed(0)}% | ${ratio} |`;
+  const lines = [
+    '| server | load generator | req/s (median) | p50 ms | p99 ms | server CPU µs/answer | load generator CPU µs/answer | machine busy | 2 processes ÷ 1 |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
+  for (const [g, x] of runs) {
+    const ratio = median(x.ratios);
+    lines.push(
+      row('earshot serve (1 process)', g, x.one, '—'),
       row(
         'earshot serve --processes 2',
-        runs.two,
-        `median ×${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')}); target ≥ ×${TARGET}: ${median(ratios) >= TARGET ? 'met' : 'NOT met'}`,
+        g,
+        x.two,
+        `median ×${ratio.toFixed(2)} (rounds ${x.ratios.map((v) => v.toFixed(2)).join(', ')}); target ≥ ×${TARGET}: ${ratio >= TARGET ? 'met' : 'not met'}`,
       ),
-      '',
-    ].join('\n'),
-  );
+    );
+  }
+  const body = [
+    `\`npx earshot bench processes --sounds ${sounds} --duration ${duration} --connections ${connections} --rounds ${rounds} --load ${generators.join(',')}\``,
+    '',
+    `Run ${new Date().toISOString()}, ${os.cpus().length} cores, ${connections} connections, the load generator in the bench's process on the same cores; ` +
+      `load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(' / ')} at the end (other work shares the machine). ` +
+      'CPU per answer is read from the scheduler (`/proc/<pid>/task/*/schedstat` of the serving processes; the load generator’s own `process.cpuUsage()`); "machine busy" is the share of all CPU time that was not idle during the measured window (`/proc/stat`), other work included.',
+    '',
+    ...lines,
+    '',
+  ].join('\n');
+  console.log(`\n${body}`);
+  writeSection(body);
 }
 
 main().then(

@@ -49,3 +49,50 @@ export function processStats(pid: number): { rss: number; fds: number } {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return { rss: kb * 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length };
 }
+
+/** A process and every process below it (the workers of `serve --processes N`), from /proc. */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${out[i]}/task`);
+    } catch {
+      continue; // it exited
+    }
+    for (const task of tasks) {
+      try {
+        const children = fs.readFileSync(`/proc/${out[i]}/task/${task}/children`, 'utf8').trim();
+        if (children) out.push(...children.split(/\s+/).map(Number));
+      } catch {
+        // a thread that ended between the listing and the read
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time (µs) the threads of these processes have run so far, from the scheduler's per-thread
+ * counters (nanoseconds; /proc/<pid>/stat counts 10 ms ticks). Threads that ended are not counted,
+ * so read it around a window in which the processes live on.
+ */
+export function cpuMicros(pids: number[]): number {
+  let ns = 0;
+  for (const pid of pids) {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // a thread that ended between the listing and the read
+      }
+    }
+  }
+  return ns / 1000;
+}

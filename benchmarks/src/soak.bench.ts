@@ -375,7 +375,7 @@ function report(
     '| check | measured | limit | |',
     '|---|---|---|---|',
     `| errors: 5xx, socket errors, timeouts, failed uploads | ${fivexx} / ${broken} / ${uploadFailures} of ${total} requests and ${uploads.uploaded + uploadFailures} uploads (4xx: ${fourxx}) | 0 | ${verdict(fivexx + broken + uploadFailures === 0)} |`,
-    `| uploads: processed / failed / unfinished | ${uploads.processed} / ${uploads.failed} / ${uploads.unfinished} | none unfinished | ${verdict(uploads.unfinished === 0)} |`,
+    `| uploads: processed / failed / unfinished | ${uploads.processed} / ${uploads.failed} / ${uploads.unfinished} | none failed or unfinished (every upload is a valid file) | ${verdict(uploads.unfinished === 0 && uploads.failed === 0)} |`,
     `| serve memory, last third against first | ${(serveGrowth * 100).toFixed(1)}% (slope ${slopePerHour(steady.map((r) => mb(r.serveRss))).toFixed(0)} MB/h) | ≤ ${MEMORY_GROWTH_LIMIT * 100}% | ${verdict(serveGrowth <= MEMORY_GROWTH_LIMIT)} |`,
     `| worker memory, last third against first | ${(workerGrowth * 100).toFixed(1)}% (slope ${slopePerHour(steady.map((r) => mb(r.workerRss))).toFixed(0)} MB/h) | ≤ ${MEMORY_GROWTH_LIMIT * 100}% | ${verdict(workerGrowth <= MEMORY_GROWTH_LIMIT)} |`,
     `| file descriptors, range over the run (serve / worker) | ${fdsRange((r) => r.serveFds)} / ${fdsRange((r) => r.workerFds)} | ≤ ${FD_GROWTH_LIMIT} | ${verdict(fdsRange((r) => r.serveFds) <= FD_GROWTH_LIMIT && fdsRange((r) => r.workerFds) <= FD_GROWTH_LIMIT)} |`,

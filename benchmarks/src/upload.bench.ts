@@ -2,8 +2,9 @@
 // node:http handler that copies the same request bytes to the same data folder (the floor), the
 // upload server's peak memory growth per upload, and the wall time from upload to "pending
 // moderation" of a 66-second stereo music file with one in-process worker, stage by stage.
-// `npx earshot bench upload [--sizes 50,200] [--runs 5] [--no-music]`. Results: benchmarks/results/upload.md.
-// `--no-music` skips the 66-second row (the pipeline's) and keeps that section of the results file.
+// `npx earshot bench upload [--sizes 50,200] [--runs 5] [--no-music | --music-only]`. Results: benchmarks/results/upload.md.
+// `--no-music` skips the 66-second row (the pipeline's) and keeps that section of the results file;
+// `--music-only` runs only that row and keeps the upload speed section.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -96,11 +97,17 @@ function postMultipart(
 
 const clockTicks = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
 
-/** CPU ms a process (all its threads) has used so far, from /proc. */
-function cpuOf(pid: number): number {
+/**
+ * CPU ms a process (all its threads) has used so far, from /proc; with `children`, also that of its
+ * finished children (the pipeline's ffmpeg and ffprobe).
+ */
+function cpuOf(pid: number, children = false): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  // utime, stime, cutime, cstime are fields 14–17 of stat(5); fields[0] here is field 3.
+  const own = Number(fields[11]) + Number(fields[12]);
+  const waited = children ? Number(fields[13]) + Number(fields[14]) : 0;
+  return ((own + waited) * 1000) / clockTicks;
 }
 
 /** Samples a process's RSS every 5 ms while `work` runs; returns its result and the peak. */
@@ -133,11 +140,14 @@ async function musicToModeration(
   catalogue: Awaited<ReturnType<typeof openCatalogue>>,
   origin: string,
   work: string,
+  pid: number,
 ): Promise<string[]> {
   const token = (await bearerGrant(catalogue.db, origin, 'bench-music')).accessToken;
   const music = path.join(work, 'music-66s.wav');
   musicWav(music, 66, 0x5a);
-  const stages: { stage: string; at: number }[] = [];
+  const cpuS = () => cpuOf(pid, true) / 1000;
+  const stages: { stage: string; at: number; cpu: number }[] = [];
+  const cpuStart = cpuS();
   const started = Date.now();
   const upload = await postMultipart(`${origin}/apiv2/sounds/upload/`, music, `Bearer ${token}`, {
     name: 'Sixty-six seconds',
@@ -147,6 +157,7 @@ async function musicToModeration(
     license: 'Creative Commons 0',
   });
   const uploaded = Date.now();
+  const cpuUploaded = cpuS();
   if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.body}`);
   const id = (JSON.parse(upload.body) as { id: number }).id;
   let last = '';
@@ -158,7 +169,7 @@ async function musicToModeration(
       .executeTakeFirstOrThrow();
     const now = `${row.processing_state}:${row.processing_stage ?? '-'}`;
     if (now !== last) {
-      stages.push({ stage: now, at: Date.now() });
+      stages.push({ stage: now, at: Date.now(), cpu: cpuS() });
       last = now;
     }
     if (row.processing_state === 'Processed' || row.processing_state === 'Failed') break;
@@ -166,23 +177,53 @@ async function musicToModeration(
     await new Promise((r) => setTimeout(r, 20));
   }
   const wall = (stages[stages.length - 1].at - started) / 1000;
-  const stageRows = [`| upload (request) | ${((uploaded - started) / 1000).toFixed(2)} |`];
+  const cpu = stages[stages.length - 1].cpu - cpuStart;
+  const stageRows = [
+    `| upload (request) | ${((uploaded - started) / 1000).toFixed(2)} | ${(cpuUploaded - cpuStart).toFixed(2)} |`,
+  ];
   for (let i = 0; i < stages.length - 1; i++) {
-    stageRows.push(`| ${stages[i].stage} | ${((stages[i + 1].at - stages[i].at) / 1000).toFixed(2)} |`);
+    stageRows.push(
+      `| ${stages[i].stage} | ${((stages[i + 1].at - stages[i].at) / 1000).toFixed(2)} | ${(stages[i + 1].cpu - stages[i].cpu).toFixed(2)} |`,
+    );
   }
-  stageRows.push(`| ${stages[stages.length - 1].stage} (pending moderation) | — |`);
-  process.stdout.write(`66 s stereo: ${wall.toFixed(2)} s to pending moderation\n${stageRows.join('\n')}\n`);
-
+  stageRows.push(`| ${stages[stages.length - 1].stage} (pending moderation) | — | — |`);
+  stageRows.push(`| **total** | **${wall.toFixed(2)}** | **${cpu.toFixed(2)}** |`);
+  process.stdout.write(
+    `66 s stereo: ${wall.toFixed(2)} s to pending moderation, ${cpu.toFixed(2)} CPU-s\n${stageRows.join('\n')}\n`,
+  );
+  const cores = os.cpus().length;
   return [
     '## 66-second stereo music: upload to pending moderation',
     '',
-    `One upload with its description to \`earshot serve\` (one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue), then the sound's processing state read from the catalogue every 20 ms. **${wall.toFixed(2)} s** from the start of the request to pending moderation (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+    `Command: \`npx earshot bench upload --music-only\` (or the full command above). Run ${new Date().toISOString()}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end.`,
     '',
-    '| stage (state:stage as recorded) | seconds |',
-    '|---|---:|',
+    `One upload with its description to \`earshot serve\` (one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue), then the sound's processing state read from the catalogue every 20 ms; CPU = the server process (all threads) and its finished ffmpeg/ffprobe children, from /proc, between the same moments. **${wall.toFixed(2)} s** from the start of the request to pending moderation (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+    '',
+    `The sound's work took **${cpu.toFixed(2)} CPU-s**, so it needs at least ${(cpu / cores).toFixed(2)} s of wall on ${cores} free cores; in this run it got ${(cpu / wall).toFixed(2)} cores on average (the rest went to other processes on the machine).`,
+    '',
+    '| stage (state:stage as recorded) | wall s | server CPU s (with its ffmpeg) |',
+    '|---|---:|---:|',
     ...stageRows,
     '',
   ];
+}
+
+/** The results file up to its 66-second section (what a `--music-only` run keeps). */
+function keptSpeedSection(): string {
+  const text = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '# Upload benchmark\n\n';
+  const at = text.indexOf('## 66-second stereo music');
+  return at >= 0 ? text.slice(0, at) : `${text.trimEnd()}\n\n`;
+}
+
+/** What follows the 66-second section (hand-written notes): a `--music-only` run keeps it too. */
+function keptAfterMusic(): string {
+  const text = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '';
+  const at = text.indexOf('## 66-second stereo music');
+  const next = at < 0 ? -1 : text.indexOf('\n## ', at + 3);
+  return next < 0 ? '' : `\n${text.slice(next + 1)}`;
 }
 
 /** The 66-second section of the results file as it stands (a run with `--no-music` keeps it). */
@@ -203,7 +244,8 @@ function keptMusicSection(): string[] {
 }
 
 async function main(): Promise<void> {
-  const sizes = arg('sizes', '50,200').split(',').map(Number);
+  const musicOnly = process.argv.includes('--music-only');
+  const sizes = musicOnly ? [] : arg('sizes', '50,200').split(',').map(Number);
   const runs = Number(arg('runs', '5'));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-upload-'));
   const dataDir = path.join(work, 'data');
@@ -288,7 +330,12 @@ async function main(): Promise<void> {
     // 2. Upload → pending moderation of a 66-second stereo music file, one in-process worker.
     const musicSection = process.argv.includes('--no-music')
       ? keptMusicSection()
-      : await musicToModeration(catalogue, origin, work);
+      : await musicToModeration(catalogue, origin, work, serve.child.pid as number);
+    if (musicOnly) {
+      fs.writeFileSync(resultsFile, `${keptSpeedSection()}${musicSection.join('\n')}${keptAfterMusic()}`);
+      process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)} (66-second section)\n`);
+      return;
+    }
     lines.push(
       '# Upload benchmark',
       '',

@@ -1,3 +1,4 @@
+import type { ClipPoolStats } from '@earshot/core';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Queue depth by state, as the job runner counts it (waiting, active, delayed, failed, completed). */
@@ -13,6 +14,8 @@ export interface MetricSources {
   processing?: () => Promise<Record<string, number>>;
   /** Hits and misses of the API's caches, by cache name. */
   caches?: () => Array<{ cache: string; hits: number; misses: number }>;
+  /** The audio_file clips' running totals (ClipAnalysisPool.stats()), milliseconds by stage. */
+  clips?: () => ClipPoolStats;
 }
 
 /**
@@ -98,6 +101,32 @@ export class Metrics {
           const total = c.hits + c.misses;
           this.set({ cache: c.cache }, total === 0 ? 0 : c.hits / total);
         }
+      },
+    });
+    // Where an audio_file clip's time goes: a mean per stage is sum / earshot_clips_total.
+    new Counter({
+      name: 'earshot_clips_total',
+      help: 'audio_file clips answered by the clip analysis threads',
+      registers: [this.registry],
+      collect() {
+        if (!sources.clips) return;
+        this.reset();
+        this.inc(sources.clips().clips);
+      },
+    });
+    new Counter({
+      name: 'earshot_clip_stage_seconds_total',
+      help: 'Seconds audio_file clips spent by stage: waiting for a thread (wait), decoding (decode), analysing (analysis), in the thread in all (thread)',
+      labelNames: ['stage'],
+      registers: [this.registry],
+      collect() {
+        if (!sources.clips) return;
+        this.reset();
+        const c = sources.clips();
+        this.inc({ stage: 'wait' }, c.waitMs / 1000);
+        this.inc({ stage: 'decode' }, c.decodeMs / 1000);
+        this.inc({ stage: 'analysis' }, c.analysisMs / 1000);
+        this.inc({ stage: 'thread' }, c.threadMs / 1000);
       },
     });
   }

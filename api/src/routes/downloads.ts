@@ -39,15 +39,23 @@ export function downloadRoutes(social: SocialService): AnyRoute[] {
       operationId: 'downloadPack',
       summary: 'All public sounds of a pack as one zip, with a licence and attribution text file',
       description:
-        'Streamed as it is built (stored, not compressed): the first bytes come at once whatever the size of the pack. No Content-Length and no ranges.',
+        'Streamed as it is built (stored, not compressed): the first bytes come at once whatever the size of the pack. No Content-Length and no ranges. The download is counted by the time the zip ends.',
       tags: ['files'],
       auth: 'oauth2',
       params: z.object({ pack_id: idParam }),
       response: 'file',
       errors: [403, 429],
       handler: async ({ params, origin, principal, ctx }) => {
-        const archive = await downloads.packArchive(params.pack_id, origin);
-        await social.countPackDownload(params.pack_id, (principal as Principal).userId);
+        // The download is counted beside the transfer, not ahead of its first byte (four statements
+        // and a change-feed round trip); the zip waits for the count before it ends, so a client
+        // that has the whole zip reads the pack with the download counted.
+        let counted: Promise<void> | undefined;
+        const archive = await downloads.packArchive(params.pack_id, origin, {
+          beforeEnd: () => counted ?? Promise.resolve(),
+        });
+        counted = social.countPackDownload(params.pack_id, (principal as Principal).userId);
+        // A failure is reported through the stream (the zip aborts), not as an unhandled rejection.
+        counted.catch(() => {});
         ctx.status = 200;
         ctx.type = 'application/zip';
         ctx.attachment(archive.filename);

@@ -1,5 +1,5 @@
 import { EarshotError, ValidationError } from '@earshot/common';
-import { CLIP_MAX_SECONDS, exampleAnalysisNeeds, parseAnalysisFile } from '@earshot/core';
+import { CLIP_MAX_SECONDS, clipAnalysisNeeds, parseAnalysisFile } from '@earshot/core';
 import type { ClipAnalyzer, SearchExample } from '../ports.ts';
 
 /**
@@ -47,8 +47,8 @@ export async function resolveExample(
   }
   if (!clips) throw new AudioSearchUnavailable();
   const audio = input.audioFile as { path: string; fileName: string };
-  // Only what the comparison reads is computed (an unknown space is a 400 before any decoding).
-  const needs = exampleAnalysisNeeds(space);
+  // Only what the space compares is computed (an unknown space is a 400 before any decoding).
+  const needs = clipAnalysisNeeds(space);
   const clip = await clips.analyze(audio.path, {
     fileName: audio.fileName,
     maxSeconds: CLIP_MAX_SECONDS,

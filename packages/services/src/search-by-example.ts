@@ -3,9 +3,9 @@ import { type Db, publicAnalysisBatch, publicVectorBatch, soundRecordsByIds } fr
 import {
   type AnalysisTree,
   analyzeClip,
+  clipAnalysisNeeds,
   DEFAULT_SIMILARITY_SPACE,
   DescriptorTable,
-  exampleAnalysisNeeds,
   exampleTarget,
   exampleVector,
   getSimilaritySpace,
@@ -46,9 +46,9 @@ export async function readExample(
   space?: string,
 ): Promise<{ tree: AnalysisTree; clip?: ExampleSearchResult['clip'] }> {
   if (file.toLowerCase().endsWith('.json')) return { tree: parseAnalysisFile(await fs.readFile(file)).tree };
-  // A clip is analysed only for what the comparison reads (see exampleAnalysisNeeds).
+  // A clip is analysed only for what the space compares (see clipAnalysisNeeds).
   const { tree, analyzedSeconds, duration, truncated } = await analyzeClip(file, {
-    needs: exampleAnalysisNeeds(space),
+    needs: clipAnalysisNeeds(space),
   });
   return { tree, clip: { analyzedSeconds, duration, truncated } };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { moderate, SoundIntake } from '@earshot/services';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BullmqRunner } from '../runners/bullmq.ts';
 import { createJobRunner, type JobRunnerService } from '../service.ts';
 import type { Child } from '../testing/child.ts';
@@ -45,6 +45,13 @@ describe.skipIf(!redisUrl)('worker processes (`earshot worker`) against the real
     });
     intake = new SoundIntake(env.catalogue.db, producer.storage);
     userId = await env.user('uploader');
+  });
+
+  // A case that fails before it stops its workers must not leave them to take the next case's jobs.
+  afterEach(async () => {
+    const alive = children.filter((c) => c.process.exitCode === null && c.process.signalCode === null);
+    for (const c of alive) c.process.kill('SIGKILL');
+    await Promise.all(alive.map((c) => c.exited));
   });
 
   afterAll(async () => {
@@ -96,7 +103,12 @@ describe.skipIf(!redisUrl)('worker processes (`earshot worker`) against the real
     );
     expect(done.processing_state).toBe('Processed');
     const dir = producer.storage.soundDir(id);
-    expect((await fs.readdir(dir)).sort()).toEqual(['analysis', 'media', 'original.wav']);
+    const work = await fs.readdir(path.join(dir, 'work')).catch(() => []);
+    expect((await fs.readdir(dir)).sort(), `work/ holds ${JSON.stringify(work)}`).toEqual([
+      'analysis',
+      'media',
+      'original.wav',
+    ]);
     expect((await fs.readdir(path.join(dir, 'media'))).sort()).toEqual(MEDIA_FILES);
     for (const key of ['preview-hq-mp3', 'preview-lq-ogg', 'waveform_l', 'spectral_m']) {
       const file = path.join(env.dataDir, done.media_paths[key]);

@@ -41,15 +41,16 @@ export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
   };
 };
 
-/** What core's `analysisHook` does for the media pipeline, here on the signal the media stage left. */
+/** What core's `analysisHook` does for the media pipeline, here on the signal at hand or the one the media stage left. */
 async function analyze(file: string, options: StageToolsOptions): Promise<DescriptorAnalysis> {
   const probe = options.probe;
   const samples =
-    probe && options.signalFile
+    options.samples ??
+    (probe && options.signalFile
       ? await readSignal(options.signalFile, probe, ANALYSIS_SAMPLE_RATE)
-      : undefined;
+      : undefined);
   if (probe && samples) {
-    const loudness = await fileLoudness(file, probe);
+    const loudness = await fileLoudness(file, probe, undefined, options.signal);
     return analyzeSignal(samples, ANALYSIS_SAMPLE_RATE, { frames: true, loudness });
   }
   return analyzeFile(file, { frames: true });

@@ -7,7 +7,7 @@ import { fixture } from '@earshot/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coreAnalyzer } from './core-analyzer.ts';
 import { CoreMediaTools } from './core-tools.ts';
-import { SIGNAL_FILE } from './hand-off.ts';
+import { ANALYSIS_DIR, readAnalysisHandOff, SIGNAL_FILE } from './hand-off.ts';
 
 // The media stage hands its decoded signal to the analysis stage; the analysis must not change.
 describe('the media stage handing its signal to the analysis stage', () => {
@@ -57,5 +57,37 @@ describe('the media stage handing its signal to the analysis stage', () => {
     const out = await tools.analyze(file, path.join(dir, 'sine'), { signal, probe, signalFile });
     const flat = out.analysis.analysisB;
     expect(flat.duration_effective).toBeGreaterThan(1.5);
+  });
+
+  it('with two cores, analyses while ffmpeg encodes and leaves the analysis whole for its stage', async () => {
+    const lone = new CoreMediaTools(coreAnalyzer, createLogger('silent'));
+    const file = fixture('drums-100bpm');
+    const probe = await lone.probe(file, path.basename(file));
+    const work = path.join(dir, 'lone-work');
+    const signalFile = path.join(work, SIGNAL_FILE);
+    const analysisHandOff = path.join(work, ANALYSIS_DIR);
+    await fs.mkdir(path.join(dir, 'lone-media'));
+    await fs.mkdir(path.join(dir, 'lone-own'));
+    const percents: number[] = [];
+    await lone.renderMedia(file, path.join(dir, 'lone-media'), {
+      signal,
+      probe,
+      signalFile,
+      analysisHandOff,
+      onProgress: (p) => percents.push(p),
+    });
+    // The analysis was made here, so no signal was left to decode again.
+    await expect(fs.stat(signalFile)).rejects.toThrow();
+    const made = await readAnalysisHandOff(analysisHandOff);
+    expect(made).toBeDefined();
+    expect(made?.analysis.analysisB).toEqual(
+      (await lone.analyze(file, path.join(dir, 'lone-own'), { signal })).analysis.analysisB,
+    );
+    expect(percents.at(-1)).toBe(100);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+
+    // A hand-off missing one of its files is not used.
+    await fs.rm(path.join(analysisHandOff, made?.analysisFile as string));
+    expect(await readAnalysisHandOff(analysisHandOff)).toBeUndefined();
   });
 });

@@ -6,7 +6,15 @@ import type { ProbeResult } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
-import { PROBE_FILE, readProbe, SIGNAL_FILE, writeAtomically } from './hand-off.ts';
+import {
+  ANALYSIS_DIR,
+  analysisFileNames,
+  PROBE_FILE,
+  readAnalysisHandOff,
+  readProbe,
+  SIGNAL_FILE,
+  writeAtomically,
+} from './hand-off.ts';
 import { ADVANCED_BY_HANDLER, advanceAfter, type StageName } from './stages.ts';
 import type { PipelineStore, SoundToProcess } from './store.ts';
 import type { MediaTools } from './tools.ts';
@@ -44,13 +52,31 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function reporter(ctx: JobContext): (percent: number) => void {
+interface Reporter {
+  report: (percent: number) => void;
+  /** Waits for the writes under way and stops further ones: call before the stage's last save. */
+  settle: () => Promise<void>;
+}
+
+/**
+ * Progress writes one after the other, all done before the stage's own save: a progress write
+ * names the stage, so one landing after the save's advance would put the sound back a stage.
+ */
+export function reporter(ctx: JobContext): Reporter {
   let last = -10;
-  return (percent) => {
-    // A catalogue write per 10 % is plenty for a progress bar.
-    if (percent - last < 10 && percent < 100) return;
-    last = percent;
-    void ctx.progress(percent).catch(() => {});
+  let closed = false;
+  let writes = Promise.resolve();
+  return {
+    report: (percent) => {
+      // A catalogue write per 10 % is plenty for a progress bar.
+      if (closed || (percent - last < 10 && percent < 100)) return;
+      last = percent;
+      writes = writes.then(() => ctx.progress(percent)).catch(() => {});
+    },
+    settle: () => {
+      closed = true;
+      return writes;
+    },
   };
 }
 
@@ -60,7 +86,7 @@ const probe: StageHandler = async (ctx, deps) => {
     deps.tools.probe(sound.originalPath, sound.originalFilename, { signal: ctx.signal }),
   );
   // The hand-off first: the save below may already mark the next stage as due.
-  await writeAtomically(deps.storage.workFile(ctx.soundId, PROBE_FILE), JSON.stringify(result));
+  await writeAtomically(deps.storage.workFile(ctx.soundId, PROBE_FILE), JSON.stringify(result), ctx.signal);
   await deps.store.saveProbe(ctx.soundId, result, advance(ctx));
 };
 
@@ -79,15 +105,19 @@ const media: StageHandler = async (ctx, deps) => {
   const sound = await soundOf(ctx, deps);
   const probe = await probeOf(ctx, deps);
   const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
-  // A signal left by an earlier run belongs to whatever the original was then.
+  const analysisHandOff = deps.storage.workFile(ctx.soundId, ANALYSIS_DIR);
+  // A signal or analysis left by an earlier run belongs to whatever the original was then.
   await fs.rm(signalFile, { force: true });
+  await fs.rm(analysisHandOff, { recursive: true, force: true });
+  const progress = reporter(ctx);
   const rendered = await deps.storage.replaceStageOutput(ctx.soundId, 'media', (dir) =>
     guarded(() =>
       deps.tools.renderMedia(sound.originalPath, dir, {
         signal: ctx.signal,
-        onProgress: reporter(ctx),
+        onProgress: progress.report,
         probe,
         signalFile,
+        analysisHandOff,
       }),
     ),
   );
@@ -96,6 +126,7 @@ const media: StageHandler = async (ctx, deps) => {
   for (const [key, name] of Object.entries(rendered.files)) {
     files[key] = deps.storage.relative(path.join(finalDir, name));
   }
+  await progress.settle();
   await deps.store.saveMedia(ctx.soundId, files, advance(ctx));
 };
 
@@ -103,16 +134,26 @@ const analysis: StageHandler = async (ctx, deps) => {
   const sound = await soundOf(ctx, deps);
   const probe = await probeOf(ctx, deps);
   const signalFile = deps.storage.workFile(ctx.soundId, SIGNAL_FILE);
-  const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', (dir) =>
-    guarded(() =>
+  const handOff = deps.storage.workFile(ctx.soundId, ANALYSIS_DIR);
+  const made = await readAnalysisHandOff(handOff);
+  const progress = reporter(ctx);
+  const out = await deps.storage.replaceStageOutput(ctx.soundId, 'analysis', async (dir) => {
+    if (made) {
+      // Made by the media stage: the files move in (one rename each), nothing is computed again.
+      for (const name of analysisFileNames(made))
+        await fs.rename(path.join(handOff, name), path.join(dir, name));
+      return made;
+    }
+    return guarded(() =>
       deps.tools.analyze(sound.originalPath, dir, {
         signal: ctx.signal,
-        onProgress: reporter(ctx),
+        onProgress: progress.report,
         probe,
         signalFile,
       }),
-    ),
-  );
+    );
+  });
+  await progress.settle();
   const finalDir = deps.storage.outputDir(ctx.soundId, 'analysis');
   const rel = (name: string) => deps.storage.relative(path.join(finalDir, name));
   await deps.store.saveAnalysis(
@@ -128,6 +169,7 @@ const analysis: StageHandler = async (ctx, deps) => {
     advance(ctx),
   );
   await fs.rm(signalFile, { force: true });
+  await fs.rm(handOff, { recursive: true, force: true });
 };
 
 const similarity: StageHandler = async (ctx, deps) => {
@@ -139,8 +181,12 @@ const similarity: StageHandler = async (ctx, deps) => {
 };
 
 const handover: StageHandler = async (ctx, deps) => {
-  const outcome = await deps.store.finishProcessing(ctx.soundId);
+  // The hand-off folder goes before the sound is recorded as processed, not after: whoever reads
+  // "Processed" in the catalogue (the API, a test, a reprocess that starts a new run) must find the
+  // sound's folder holding its outputs only, and a late removal could delete what the first stage
+  // of a reprocess has just written there. Nothing of this run reads `work/` after the analysis.
   await deps.storage.removeWork(ctx.soundId);
+  const outcome = await deps.store.finishProcessing(ctx.soundId);
   ctx.logger.info({ outcome }, 'sound processed');
 };
 

@@ -12,6 +12,7 @@ import { createJobRunner, type JobRunnerService } from '../service.ts';
 import { waitFor } from '../testing/wait.ts';
 import { coreAnalyzer } from './core-analyzer.ts';
 import { CoreMediaTools } from './core-tools.ts';
+import { readAnalysisHandOff } from './hand-off.ts';
 import type { MediaTools } from './tools.ts';
 
 const postgresUrl = await testService('postgres');
@@ -26,9 +27,12 @@ function countingTools(counts: Map<string, number>): MediaTools {
       count('probe', file);
       return real.probe(file, name);
     },
-    renderMedia(file, out, o) {
+    async renderMedia(file, out, o) {
       count('media', file);
-      return real.renderMedia(file, out, o);
+      const rendered = await real.renderMedia(file, out, o);
+      // The in-process runner's media stage analyses too (the analysis stage then only moves files).
+      if (o.analysisHandOff && (await readAnalysisHandOff(o.analysisHandOff))) count('analyze', file);
+      return rendered;
     },
     analyze(file, out, o) {
       count('analyze', file);

@@ -16,6 +16,12 @@ export interface StageToolsOptions {
    * analyze: where such a signal may be waiting (used when it is there and fits, else it decodes).
    */
   signalFile?: string;
+  /**
+   * renderMedia: where to leave the analysis made alongside the media (hand-off.ts), when the
+   * tools analyse there; analyze: the decoded mono signal in memory (44.1 kHz), used before any file.
+   */
+  analysisHandOff?: string;
+  samples?: Float32Array;
 }
 
 export interface RenderedMedia {

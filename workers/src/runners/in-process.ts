@@ -1,3 +1,4 @@
+import { isCatalogueUnavailable } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import {
   type EnqueueOptions,
@@ -182,8 +183,14 @@ export class InProcessRunner implements JobRunner {
         return;
       }
       // A failure the catalogue did not hear of would leave the sound "Processing" for good: the
-      // job runs again later (its final attempt again), until the outcome can be recorded.
-      const unrecorded = err instanceof JobFailedError && err.final && !err.recorded;
+      // job runs again later (its final attempt again), until the outcome can be recorded. The same
+      // when the catalogue could not be reached around the attempt (taking the lease, say): the
+      // database is restarting or changing hosts, which is no fault of the job.
+      const unreachable = !(err instanceof JobFailedError) && isCatalogueUnavailable(err);
+      if (unreachable) {
+        this.logger.warn({ job: job.name, soundId: job.soundId, err }, 'job waits for the catalogue');
+      }
+      const unrecorded = unreachable || (err instanceof JobFailedError && err.final && !err.recorded);
       if (!unrecorded && (!(err instanceof JobFailedError) || err.final)) {
         if (!(err instanceof JobFailedError)) this.logger.error({ err }, 'job runner error');
         this.failedCount++;

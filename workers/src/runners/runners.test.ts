@@ -224,3 +224,33 @@ describe.each(runners)('%s runner', (_kind, make) => {
     await waitFor(() => runs === 2, { what: 'the second run' });
   });
 });
+
+describe('in-process runner and an unreachable catalogue', () => {
+  it('runs a job again, at the same attempt, when its lease could not be taken because the database was gone', async () => {
+    let guardCalls = 0;
+    const runs: number[] = [];
+    const runner = new InProcessRunner({
+      registry: new JobRegistry([
+        def('only', async (ctx) => void runs.push(ctx.attempt), { backoff: { type: 'fixed', delayMs: 20 } }),
+      ]),
+      hooks: recorder().hooks,
+      logger,
+      // The embedded host died while the lease was being taken (what the fault test saw).
+      guard: async (_job, run) => {
+        guardCalls++;
+        if (guardCalls === 1) throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+        return run();
+      },
+    });
+    try {
+      await runner.startWorkers(1);
+      await runner.enqueue('only', 8);
+      await waitFor(() => runs.length === 1, { what: 'the job run once the catalogue is back' });
+      expect(runs).toEqual([1]);
+      const counts = await runner.counts();
+      expect(counts.failed).toBe(0);
+    } finally {
+      await runner.close(1_000);
+    }
+  });
+});

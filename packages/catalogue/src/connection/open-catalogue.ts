@@ -28,6 +28,8 @@ export interface OpenCatalogueOptions {
   description?: string;
   /** Apply pending migrations on open (default true). */
   migrate?: boolean;
+  /** Connections to a PostgreSQL server at most (default 10); the embedded database ignores it. */
+  poolSize?: number;
   /** How long to wait for the data folder to become usable (default 120 s). */
   waitMs?: number;
   /** How long a hosting process waits on close for other processes to disconnect (default 60 s). */
@@ -37,7 +39,7 @@ export interface OpenCatalogueOptions {
 /** Opens the catalogue database, applying migrations unless told not to. */
 export async function openCatalogue(options: OpenCatalogueOptions): Promise<Catalogue> {
   const catalogue = options.config.DATABASE_URL
-    ? openServer(options.config.DATABASE_URL, options.logger)
+    ? openServer(options.config.DATABASE_URL, options.logger, options.poolSize)
     : await openEmbedded(options);
   if (options.migrate !== false) {
     try {
@@ -51,8 +53,8 @@ export async function openCatalogue(options: OpenCatalogueOptions): Promise<Cata
   return catalogue;
 }
 
-function openServer(url: string, logger: Logger): Catalogue {
-  const pool = serverPool(url, logger);
+function openServer(url: string, logger: Logger, poolSize?: number): Catalogue {
+  const pool = serverPool(url, logger, poolSize);
   return wrap(
     pool,
     () => 'postgres',

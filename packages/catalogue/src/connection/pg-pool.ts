@@ -1,5 +1,6 @@
 import type { Logger } from '@earshot/common';
 import pg from 'pg';
+import { answeringClient, HOSTED_ANSWER_MS } from './answer-guard.ts';
 import type { HostAddress } from './pglite-host.ts';
 import { PREPARED_SESSION_SETUP, PreparingClient } from './prepared-statements.ts';
 
@@ -33,25 +34,39 @@ export function serverPool(connectionString: string, logger?: Logger, max = 10):
   return pool;
 }
 
-/** A pg pool for an embedded database hosted by some process on this machine. */
+/**
+ * A pg pool for an embedded database hosted by some process on this machine. Every statement is
+ * answered or fails within `answerMs` (answer-guard.ts), and a wait for a connection — for a free
+ * one of the pool's, or for the host to accept — ends after `connectMs`: nothing the pool is asked
+ * can hold its caller for ever.
+ */
 export function hostedPool(
   address: HostAddress,
-  options: { max: number; idleTimeoutMillis: number },
+  options: { max: number; idleTimeoutMillis: number; answerMs?: number; connectMs?: number },
   logger?: Logger,
 ): pg.Pool {
   const where =
     'socketDir' in address ? { host: address.socketDir } : { host: address.host, port: address.port };
+  const { answerMs = HOSTED_ANSWER_MS, connectMs = HOSTED_CONNECT_MS, ...sizes } = options;
   return watched(
     new pg.Pool({
       ...where,
       user: 'postgres',
       database: 'postgres',
       types,
-      ...options,
+      Client: answeringClient(answerMs, logger),
+      connectionTimeoutMillis: connectMs,
+      ...sizes,
     }),
     logger,
   );
 }
+
+/**
+ * How long a caller waits for a connection to an embedded host. As long as a statement may go
+ * unanswered: a connection is waited for while the connections ahead finish their statements.
+ */
+const HOSTED_CONNECT_MS = HOSTED_ANSWER_MS;
 
 // A pooled connection that breaks (server restart, embedded host gone) emits 'error': on the pool
 // while it is idle, on the client itself while it is checked out (in a transaction, or between two

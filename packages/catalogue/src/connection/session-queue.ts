@@ -18,6 +18,16 @@ interface Pending {
 const READY_FOR_QUERY = 0x5a; // 'Z'
 const IDLE = 0x49; // 'I'
 const SYNC = Uint8Array.of(0x53, 0, 0, 0, 4);
+/** A simple-protocol Query message ('Q', length, text, NUL). */
+function simpleQuery(text: string): Uint8Array {
+  const body = Buffer.from(`${text}\0`, 'utf8');
+  const message = Buffer.alloc(5 + body.length);
+  message.write('Q', 0, 'latin1');
+  message.writeUInt32BE(4 + body.length, 1);
+  body.copy(message, 5);
+  return message;
+}
+const ROLLBACK = simpleQuery('ROLLBACK');
 
 /**
  * Gives one socket connection the single PGlite backend for a whole protocol exchange.
@@ -70,9 +80,12 @@ export class SessionQueue implements SocketQueryQueue {
    */
   clearTransactionIfNeeded(handlerId: number): Promise<void> {
     if (this.#owner !== handlerId) return Promise.resolve();
+    // Raw protocol messages only: this runs inside `runExclusive`, and PGlite's `exec` takes the
+    // same lock again, so `exec('ROLLBACK')` here waited for itself and every later statement of
+    // every process waited behind it for ever (a worker killed inside a transaction).
     const run = async () => {
       await this.#db.execProtocolRaw(SYNC);
-      if (this.#db.isInTransaction()) await this.#db.exec('ROLLBACK');
+      if (this.#db.isInTransaction()) await this.#db.execProtocolRaw(ROLLBACK);
       return { bytes: 0, idle: true };
     };
     return new Promise<void>((resolve) => {

@@ -39,9 +39,16 @@ export interface PackFile {
   crc32: number | null;
 }
 
-/** The public sounds of a pack with their original files, in id order (one statement). */
-export function listPackFiles(db: Db, packId: number): Promise<PackFile[]> {
-  return db
+/**
+ * The public sounds of a pack with their original files, in id order (one statement); `after` and
+ * `limit` read one page of them (ids above `after`), as `packFilePages` does.
+ */
+export function listPackFiles(
+  db: Db,
+  packId: number,
+  page: { after?: number; limit?: number } = {},
+): Promise<PackFile[]> {
+  let query = db
     .selectFrom('sounds')
     .innerJoin('users', 'users.id', 'sounds.user_id')
     .select([
@@ -54,7 +61,30 @@ export function listPackFiles(db: Db, packId: number): Promise<PackFile[]> {
       'sounds.crc32',
     ])
     .where('sounds.pack_id', '=', packId)
-    .where(isPublic)
-    .orderBy('sounds.id')
-    .execute();
+    .where(isPublic);
+  if (page.after !== undefined) query = query.where('sounds.id', '>', page.after);
+  query = query.orderBy('sounds.id');
+  if (page.limit !== undefined) query = query.limit(page.limit);
+  return query.execute();
+}
+
+/**
+ * The same rows a page at a time (keyset on the id): a small first page, then larger ones, each
+ * asked for only when the caller has used the one before. A pack's zip starts on the first page's
+ * first sound instead of after reading (and parsing) every row of a large pack.
+ */
+export async function* packFilePages(
+  db: Db,
+  packId: number,
+  sizes: { first: number; next: number } = { first: 20, next: 500 },
+): AsyncGenerator<PackFile[]> {
+  let limit = sizes.first;
+  let after: number | undefined;
+  for (;;) {
+    const page = await listPackFiles(db, packId, { after, limit });
+    if (page.length > 0) yield page;
+    if (page.length < limit) return;
+    after = page[page.length - 1].id;
+    limit = sizes.next;
+  }
 }

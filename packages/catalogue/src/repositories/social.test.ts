@@ -14,7 +14,7 @@ import {
   UNCATEGORIZED,
 } from './bookmarks.ts';
 import { addComment, listComments } from './comments.ts';
-import { listPackFiles, recordPackDownload, recordSoundDownload } from './downloads.ts';
+import { listPackFiles, packFilePages, recordPackDownload, recordSoundDownload } from './downloads.ts';
 import { findOrCreatePack, getPack } from './packs.ts';
 import { AlreadyRatedError, getRating, rateSound } from './ratings.ts';
 import { userRecordByName } from './records.ts';
@@ -169,5 +169,29 @@ describe.each(testBackends(postgresUrl))('social repositories on %s', (backend) 
       })),
     );
     expect(await listPackFiles(db(), 2 ** 31 - 1)).toEqual([]);
+  });
+
+  it('pages the same rows by id (a small first page, then larger ones), skipping sounds that are not public', async () => {
+    const owner = await createUser(db(), { username: unique('owner') });
+    const pack = await findOrCreatePack(db(), owner.id, 'paged');
+    const ids: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const sound = await publicSound(owner.id, pack.id);
+      if (i === 2) await setModerationState(db(), sound.id, 'pending_moderation', null);
+      else ids.push(sound.id);
+    }
+    const pages: number[][] = [];
+    for await (const page of packFilePages(db(), pack.id, { first: 2, next: 3 }))
+      pages.push(page.map((f) => f.id));
+    expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 5), ids.slice(5, 7)]);
+    expect(pages.flat()).toEqual((await listPackFiles(db(), pack.id)).map((f) => f.id));
+    // A last page that is exactly full is followed by one empty read, not by an empty page.
+    const exact: number[][] = [];
+    for await (const page of packFilePages(db(), pack.id, { first: 1, next: 6 }))
+      exact.push(page.map((f) => f.id));
+    expect(exact).toEqual([ids.slice(0, 1), ids.slice(1, 7)]);
+    const none: unknown[] = [];
+    for await (const page of packFilePages(db(), 2 ** 31 - 1)) none.push(page);
+    expect(none).toEqual([]);
   });
 });

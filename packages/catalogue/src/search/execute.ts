@@ -7,7 +7,7 @@ import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepar
 import { SEARCH_TABLE } from './search-schema.ts';
 import { sideCount, singleTermClause, termStats } from './side-counts.ts';
 import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, prepared, withStatementTimeout } from './statement.ts';
-import { termMemoOf, termSearch } from './term-search.ts';
+import { clausesSearch, termMemoOf, termSearch } from './term-search.ts';
 
 export type { PackGroup, SearchResult } from './page-statements.ts';
 
@@ -53,14 +53,22 @@ export async function searchSounds(
       const memo = termMemoOf(catalogue.db);
       return run((db) => termSearch(db, { search, where, rank, offset, clause, capAbove, memo }));
     }
+    // Several clauses (or one that is not a single word), ungrouped and unfiltered: the same cap,
+    // counted by a statement.
+    if (
+      !search.filter &&
+      !search.groupByPack &&
+      search.sort === 'score' &&
+      search.query.clauses.some((c) => c.occur === 'must')
+    ) {
+      const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
+      const memo = termMemoOf(catalogue.db);
+      return run((db) => clausesSearch(db, { search, where, rank, offset, capAbove, memo }));
+    }
     if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
       return run((db) => exactPage(db, search, where, rank, offset));
     }
-    const page = prepared(sql<{ id: number; score: number }>`
-      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s
-      where ${where}
-      order by ${orderBy(search.sort, !search.query.clauses.length, 's')}
-      limit ${search.limit} offset ${offset}`);
+    const page = prepared(sortedPage(search, where, rank, offset));
     const plainCount = sql<{
       n: number;
     }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
@@ -79,6 +87,34 @@ export async function searchSounds(
       scores: rows.rows.map((r) => Number(r.score)),
     };
   });
+}
+
+/**
+ * The page of a search in another order than relevance (or of an empty query), from the order's
+ * B-tree or a top-N sort. The relevance of the page's rows is computed outside the ordered
+ * selection: written beside it, ts_rank runs on every match that enters a top-N sort (the planner
+ * keeps a cheap-looking function below the sort), about 1–1.5 µs a match (reference/SEARCH.md)
+ * for the 15 that are kept.
+ */
+function sortedPage(
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+): RawBuilder<{ id: number; score: number }> {
+  const emptyQuery = !search.query.clauses.length;
+  const table = sql.table(SEARCH_TABLE);
+  const order = orderBy(search.sort, emptyQuery, 's');
+  if (emptyQuery) {
+    return sql`select s.id, 0::float8 as score from ${table} s where ${where}
+      order by ${order} limit ${search.limit} offset ${offset}`;
+  }
+  // The inner rows carry what the rank and the order read (`rank` is written over `s`).
+  return sql`select s.id, ${rank}::float8 as score from (
+      select s.id, s.tsv, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings
+      from ${table} s where ${where}
+      order by ${order} limit ${search.limit} offset ${offset}) s
+    order by ${order}`;
 }
 
 /**

@@ -221,4 +221,73 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
       await sql`update sounds set moderation_state = 'ok' where id = any(${hidden})`.execute(t.catalogue.db);
     }
   });
+
+  it('several clauses: counts exact under every cap, the capped page only matches, a stale memo corrected', async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    const [a, b, c] = [vocab[0], vocab[1], vocab[3]];
+    const plain = (w: string) => `plainto_tsquery('english', ${lit(w)})`;
+    // Two common words (many matches together), a word with a prohibited one, a phrase and a word.
+    const cases = [
+      { query: `${a} ${b}`, tsq: `${plain(a)} && ${plain(b)}` },
+      { query: `${b} -${c}`, tsq: `${plain(b)} && !!${plain(c)}` },
+      { query: `"${a}" ${c}`, tsq: `phraseto_tsquery('english', ${lit(a)}) && ${plain(c)}` },
+    ];
+    const fresh = () => ({ db: t.catalogue.db.withoutPlugins() });
+    for (const { query, tsq } of cases) {
+      const exact = await searchSounds(fresh(), { query, limit: 30 }, { popularityCapAbove: Infinity });
+      const matchIds = new Set(
+        (await rows<{ id: number }>(`select id from sound_search s where tsv @@ (${tsq})`)).map((r) => r.id),
+      );
+      expect(exact.count).toBe(matchIds.size);
+      expect(exact.count).toBeGreaterThan(30);
+      const catalogue = fresh();
+      const memo = termMemoOf(catalogue.db);
+      for (const cap of [0, 5]) {
+        const capped = await searchSounds(catalogue, { query, limit: 30 }, { popularityCapAbove: cap });
+        expect({ query, cap, count: capped.count }).toEqual({ query, cap, count: exact.count });
+        expect(capped.ids.length).toBe(30);
+        for (const id of capped.ids) expect(matchIds.has(id)).toBe(true);
+        expect(capped.scores).toEqual([...capped.scores].sort((a, b) => b - a));
+        // Asked again, the memo says "above the cap": count and page at once, the same answer.
+        expect([...memo.values()]).toContain('*');
+        expect(await searchSounds(catalogue, { query, limit: 30 }, { popularityCapAbove: cap })).toEqual(
+          capped,
+        );
+      }
+      // Under a cap above its matches the memo's "above the cap" is corrected: the exact answer.
+      const above = { popularityCapAbove: exact.count + 1 };
+      expect(await searchSounds(catalogue, { query, limit: 30 }, above)).toEqual(exact);
+      expect([...memo.values()]).toContain(exact.count + 1);
+      // A page past the popular candidates is ranked exactly too.
+      const deep = await searchSounds(
+        catalogue,
+        { query, limit: 30, offset: 990 },
+        { popularityCapAbove: 0 },
+      );
+      expect(deep).toEqual(
+        await searchSounds(fresh(), { query, limit: 30, offset: 990 }, { popularityCapAbove: Infinity }),
+      );
+    }
+  });
+
+  it("another order than relevance: the page and its scores are the plain statement's", async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    for (const [query, sort, order] of [
+      [vocab[1], 'downloads_desc', 'num_downloads desc, id'],
+      [`${vocab[0]} ${vocab[4]}`, 'duration_asc', 'duration asc, id'],
+      [vocab[2000], 'created_desc', 'created desc, id'],
+    ]) {
+      const tsq = query
+        .split(' ')
+        .map((w) => `plainto_tsquery('english', ${lit(w)})`)
+        .join(' && ');
+      const expected = await rows<{ id: number; score: number }>(
+        `select id, ts_rank('{0.25,0.5,0.75,1}', tsv, ${tsq})::float8 as score from sound_search s
+         where tsv @@ (${tsq}) order by ${order} limit 20`,
+      );
+      const got = await searchSounds(t.catalogue, { query, sort, limit: 20 });
+      expect({ query, ids: got.ids }).toEqual({ query, ids: expected.map((r) => r.id) });
+      expect(got.scores.map((x) => x.toFixed(5))).toEqual(expected.map((r) => Number(r.score).toFixed(5)));
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { exactPage, type SearchResult, scanPage } from './page-statements.ts';
 import {
   cappedGroupedPage,
@@ -8,7 +8,9 @@ import {
 } from './popular-candidates.ts';
 import type { PreparedSearch } from './prepare.ts';
 import type { QueryClause } from './query-parser.ts';
+import { SEARCH_TABLE } from './search-schema.ts';
 import { type TermStats, termStats } from './side-counts.ts';
+import { prepared } from './statement.ts';
 
 /**
  * What earlier searches of a catalogue learnt about a clause: the lexeme of a word too common to
@@ -85,6 +87,54 @@ export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<Search
   }
   // More matches than the scan took, yet not one common lexeme: rank them all.
   return remember(memo, key, cap, await exactPage(db, search, where, rank, offset));
+}
+
+/** What the memo holds for a query of several clauses with more matches than the cap. */
+const ABOVE_CAP = '*';
+
+/**
+ * A relevance query of several clauses (words, phrases, exclusions) without filters, ungrouped:
+ * termSearch's plan where no df row holds the count. Every match is ranked unless the query has
+ * more than `capAbove` matches; then the page is ranked among the popular candidates and the
+ * exact count comes from a count statement, which reads every match but ranks none (43k matches
+ * at 100k sounds: 150 ms ranked in full, 48 ms counted). A query remembered as above the cap runs its count and its capped page in
+ * parallel; any other runs termSearch's cut scan first, so queries with few matches stay one
+ * statement.
+ */
+export async function clausesSearch(db: Kysely<any>, p: Omit<TermSearch, 'clause'>): Promise<SearchResult> {
+  const { search, where, rank, offset, memo } = p;
+  if (!Number.isFinite(p.capAbove) || offset + search.limit > POPULAR_CANDIDATES) {
+    return exactPage(db, search, where, rank, offset);
+  }
+  const cap = p.capAbove;
+  // What decides the matches: the clauses, and the weights (a field weighted 0 is not searched, a
+  // number also matches that id while the id is weighted).
+  const key = JSON.stringify([search.query.clauses.map((c) => [c.occur, c.phrase, c.text]), search.weights]);
+  const known = memo.get(key);
+  if (known === ABOVE_CAP) {
+    const [count, page] = await Promise.all([
+      matchCount(db, where),
+      cappedRankedPage(db, search, where, rank, offset),
+    ]);
+    if (count > cap) return { ...page, count };
+  }
+  const limit = Math.min(typeof known === 'number' ? known : FIRST_SCAN, cap) + 1;
+  const { result, matches } = await scanPage(db, search, where, rank, offset, limit);
+  if (matches < limit) return remember(memo, key, limit - 1, result);
+  const count = await matchCount(db, where);
+  if (count > cap) {
+    const page = await cappedRankedPage(db, search, where, rank, offset);
+    return remember(memo, key, ABOVE_CAP, { ...page, count });
+  }
+  return remember(memo, key, cap, await exactPage(db, search, where, rank, offset));
+}
+
+/** The exact number of visible sounds `where` matches. */
+async function matchCount(db: Kysely<any>, where: RawBuilder<boolean>): Promise<number> {
+  const rows = await prepared(
+    sql<{ n: number }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`,
+  ).execute(db);
+  return Number(rows.rows[0].n);
 }
 
 function remember(memo: TermMemo, key: string, plan: string | number, result: SearchResult): SearchResult {

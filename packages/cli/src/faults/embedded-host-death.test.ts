@@ -72,10 +72,7 @@ afterAll(() => {
 });
 
 describe('the embedded host killed under load while sounds are processing', () => {
-  // Skipped until the defect it found is fixed: in 2 of 4 runs on a loaded machine the follower kept
-  // serving but its in-process pipeline made no progress after the host's death (the dead host's
-  // two sounds stayed Processing past their lease, the other ten Queued, for 150 s). See issue 19.
-  it.skip('leaves the follower serving and hosting, and every sound processed', async () => {
+  it('leaves the follower serving and hosting, and every sound processed', async () => {
     const host = await serve();
     const follower = await serve();
     expect(earshot(['users', 'create', 'uploader', '--password', 'pw']).status).toBe(0);

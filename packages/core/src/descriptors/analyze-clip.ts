@@ -3,6 +3,7 @@ import { ANALYSIS_SAMPLE_RATE, type DecodedSignal, decodeMono } from '../media/d
 import { probeFile } from '../media/probe.ts';
 import { analyzeSignal } from './analyze.ts';
 import { analyzeSubset, planSubset } from './analyze-subset.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 import type { VariantATree } from './types.ts';
 
 /** How much of a search-by-example clip is analyzed: longer clips are cut to their first 30 s. */
@@ -26,6 +27,16 @@ export interface ClipAnalysis {
   truncated: boolean;
   /** True when only the `needs` were computed (false: the whole analysis ran). */
   lean: boolean;
+  /** Wall-clock milliseconds of the two stages, for the clip pool's per-stage figures. */
+  timings: ClipTimings;
+}
+
+/** Where a clip's time went in the thread that analyzed it. */
+export interface ClipTimings {
+  /** Reading and decoding the file to the mono analysis signal. */
+  decodeMs: number;
+  /** The (lean or whole) analysis of that signal. */
+  analysisMs: number;
 }
 
 export interface AnalyzeClipOptions {
@@ -44,6 +55,11 @@ export interface AnalyzeClipOptions {
    * analysis does). The whole analysis, when it runs, always reads every frame.
    */
   frameStride?: number;
+  /**
+   * The lean analysis's spectra by the float32 WebAssembly FFT (default true; false gives fft.js's
+   * float64 values, as the full analysis has them). See `LowLevelOptions.float32Fft`.
+   */
+  float32Fft?: boolean;
 }
 
 /**
@@ -79,18 +95,25 @@ async function decodeClip(
  */
 export async function analyzeClip(file: string, options: AnalyzeClipOptions = {}): Promise<ClipAnalysis> {
   const maxSeconds = options.maxSeconds ?? CLIP_MAX_SECONDS;
+  const started = performance.now();
   const { signal, duration } = await decodeClip(file, maxSeconds, options);
+  const decoded = performance.now();
   const plan = options.needs ? planSubset(options.needs) : undefined;
   const lean = plan !== undefined && plan.unsupported.length === 0;
+  const float32Fft = lean && (options.float32Fft ?? true);
+  if (float32Fft) await loadFloat32Fft();
   const tree =
     plan && lean
       ? analyzeSubset(signal.samples, signal.sampleRate, plan, {
           frameStride: options.frameStride ?? CLIP_FRAME_STRIDE,
+          float32Fft,
         })
       : (await analyzeSignal(signal.samples, signal.sampleRate)).variantA;
+  const timings = { decodeMs: decoded - started, analysisMs: performance.now() - decoded };
   return {
     lean,
     tree,
+    timings,
     analyzedSeconds: signal.duration,
     duration,
     truncated: duration > maxSeconds + 0.01,

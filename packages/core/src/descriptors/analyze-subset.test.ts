@@ -11,6 +11,7 @@ import { analyzeSignal } from './analyze.ts';
 import { analyzeClip, CLIP_FRAME_STRIDE } from './analyze-clip.ts';
 import { analyzeSubset, planSubset } from './analyze-subset.ts';
 import { ClipAnalysisPool } from './clip-pool.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 import type { VariantATree } from './types.ts';
 import { ENVELOPE_SFX, LOWLEVEL_SCALARS, LOWLEVEL_VECTORS } from './variant-a.ts';
 
@@ -126,11 +127,15 @@ describe('analyzeClip with needs', () => {
     const clip = await decodeClipInProcess(padFile, { sampleRate: 44_100, maxSeconds: 10 });
     expect(clip).toBeDefined();
     const signal = clip?.samples ?? new Float32Array(0);
-    // A clip's lean analysis reads every CLIP_FRAME_STRIDE-th frame for its costly series.
-    const expected = analyzeSubset(signal, 44_100, planSubset(needs), { frameStride: CLIP_FRAME_STRIDE });
-    expect((await analyzeClip(padFile, { needs, maxSeconds: 10, frameStride: 1 })).tree).toEqual(
-      analyzeSubset(signal, 44_100, planSubset(needs)),
-    );
+    // A clip's lean analysis reads every CLIP_FRAME_STRIDE-th frame for its costly series, its
+    // spectra from the float32 FFT.
+    await loadFloat32Fft();
+    const exact = await analyzeClip(padFile, { needs, maxSeconds: 10, frameStride: 1, float32Fft: false });
+    expect(exact.tree).toEqual(analyzeSubset(signal, 44_100, planSubset(needs)));
+    const expected = analyzeSubset(signal, 44_100, planSubset(needs), {
+      frameStride: CLIP_FRAME_STRIDE,
+      float32Fft: true,
+    });
     const here = await analyzeClip(padFile, { needs, maxSeconds: 10 });
     expect(here.lean).toBe(true);
     expect(here.tree).toEqual(expected);

@@ -157,16 +157,16 @@ export async function analyzeSignal(
   const tracked: EssentiaResult = essentiaPromise
     ? await essentiaPromise
     : timed(timings, 'beats', () => {
-        const beats = trackBeats(series.scalar('onset_strength'), onsets, duration, sampleRate, LOWLEVEL_HOP);
-        // Like the degara method, the tracker reports no confidence of its own (bpm_confidence is the grid's support).
-        return { bpm: beats.bpm, bpmConfidence: 0, ticks: beats.ticks, bpmIntervals: [] };
+        const beats = trackBeats(samples, sampleRate);
+        return { bpm: beats.bpm, bpmConfidence: beats.confidence, ticks: beats.ticks, bpmIntervals: [] };
       });
   const tempo = timed(timings, 'rhythm', () => refineTempo(tracked.bpm, tracked.ticks, onsets));
+  // The grid stays the tracker's (beats on its frame grid, as the reference's): the bpm histogram reads its
+  // intervals. Only the tempo goes through the octave check and the fit on the onsets.
   const beatGrid = {
     ...tracked,
     bpm: tempo.bpm,
-    ticks: tempo.beats,
-    bpmIntervals: tempo.beats.slice(1).map((t, i) => t - tempo.beats[i]),
+    bpmIntervals: tracked.ticks.slice(1).map((t, i) => t - tracked.ticks[i]),
   };
   const hopSeconds = LOWLEVEL_HOP / sampleRate;
   const rhythmDerived = timed(timings, 'rhythm', () => {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { createTsWorker, EarshotError } from '@earshot/common';
 import type { AnalyzeClipOptions, ClipAnalysis } from './analyze-clip.ts';
@@ -7,6 +8,8 @@ interface Job {
   request: ClipRequest;
   resolve: (result: ClipAnalysis) => void;
   reject: (error: Error) => void;
+  queuedAt: number;
+  startedAt: number;
 }
 
 interface Slot {
@@ -15,19 +18,54 @@ interface Slot {
 }
 
 /**
+ * Running totals of the pool's clips, in milliseconds, so a caller (the API's /metrics) can tell
+ * where a clip's time goes: waiting for a thread, decoding, analysing, and the rest of the trip
+ * to and from the thread (message passing, the thread's scheduling).
+ */
+export interface ClipPoolStats {
+  /** Clips answered (analyzed or refused). */
+  clips: number;
+  waitMs: number;
+  decodeMs: number;
+  analysisMs: number;
+  /** From the post to the thread to its reply: decode + analysis + message passing. */
+  threadMs: number;
+}
+
+export interface ClipPoolOptions {
+  /**
+   * How much lower than the creating thread's scheduling priority the analysis threads run (Linux
+   * nice steps, per thread; default CLIP_THREAD_NICENESS). The event loop that receives and
+   * answers requests then preempts a clip's analysis, so one thread per core can analyze clips
+   * while other requests keep their latency. 0 keeps the caller's priority.
+   */
+  niceness?: number;
+}
+
+/** Nice steps below the event loop for the analysis threads (0: the same priority). */
+export const CLIP_THREAD_NICENESS = 0;
+
+/**
  * Analyzes clips in worker threads, one clip per thread at a time, so a server's event loop keeps
- * answering other requests while a clip is analyzed (analysis is CPU-bound: about a second of CPU
- * per minute of audio). Threads start on first use and stay; jobs beyond `size` wait in order.
+ * answering other requests while a clip is analyzed (analysis is CPU-bound). Threads start on
+ * first use and stay, at a lower scheduling priority than their creator; jobs beyond `size` wait
+ * and are served in arrival order.
  */
 export class ClipAnalysisPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private readonly totals: ClipPoolStats = { clips: 0, waitMs: 0, decodeMs: 0, analysisMs: 0, threadMs: 0 };
+  private readonly niceness: number;
 
-  constructor(readonly size = 1) {
+  constructor(
+    readonly size = 1,
+    options: ClipPoolOptions = {},
+  ) {
     if (!Number.isInteger(size) || size < 1)
       throw new Error(`pool size must be a positive integer, got ${size}`);
+    this.niceness = options.niceness ?? CLIP_THREAD_NICENESS;
   }
 
   /** Jobs waiting for a free thread (not counting those running). */
@@ -35,10 +73,16 @@ export class ClipAnalysisPool {
     return this.queue.length;
   }
 
+  /** Totals since the pool started (a copy). */
+  stats(): ClipPoolStats {
+    return { ...this.totals };
+  }
+
   analyze(file: string, options: AnalyzeClipOptions = {}): Promise<ClipAnalysis> {
     if (this.closed) return Promise.reject(new Error('the clip analysis pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ request: { id: this.nextId++, file, options }, resolve, reject });
+      const request = { id: this.nextId++, file, options };
+      this.queue.push({ request, resolve, reject, queuedAt: performance.now(), startedAt: 0 });
       this.dispatch();
     });
   }
@@ -55,14 +99,28 @@ export class ClipAnalysisPool {
       if (!slot && this.slots.length < this.size) slot = this.start();
       if (!slot) return;
       const job = this.queue.shift() as Job;
+      job.startedAt = performance.now();
       slot.job = job;
       slot.worker.ref();
       slot.worker.postMessage(job.request);
     }
   }
 
+  private count(job: Job, reply: ClipReply): void {
+    const now = performance.now();
+    this.totals.clips++;
+    this.totals.waitMs += job.startedAt - job.queuedAt;
+    this.totals.threadMs += now - job.startedAt;
+    if (reply.ok) {
+      this.totals.decodeMs += reply.result.timings.decodeMs;
+      this.totals.analysisMs += reply.result.timings.analysisMs;
+    }
+  }
+
   private start(): Slot {
-    const worker = createTsWorker(new URL('./clip.worker.ts', import.meta.url));
+    const worker = createTsWorker(new URL('./clip.worker.ts', import.meta.url), {
+      workerData: { priority: threadPriority(this.niceness) },
+    });
     // An idle pool must not keep a process (a CLI command, a test) alive; a busy thread does.
     worker.unref();
     const slot: Slot = { worker, job: undefined };
@@ -71,6 +129,7 @@ export class ClipAnalysisPool {
       slot.job = undefined;
       slot.worker.unref();
       if (job && job.request.id === reply.id) {
+        this.count(job, reply);
         if (reply.ok) job.resolve(reply.result);
         else {
           const { message, code, status } = reply.error;
@@ -93,5 +152,18 @@ export class ClipAnalysisPool {
     });
     this.slots.push(slot);
     return slot;
+  }
+}
+
+/**
+ * The nice value an analysis thread sets on itself: `niceness` steps below the calling thread's
+ * (capped at 19, the lowest), or undefined to leave it.
+ */
+function threadPriority(niceness: number): number | undefined {
+  if (niceness <= 0) return undefined;
+  try {
+    return Math.min(19, os.getPriority(0) + niceness);
+  } catch {
+    return undefined;
   }
 }

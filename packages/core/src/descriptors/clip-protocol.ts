@@ -10,3 +10,9 @@ export interface ClipRequest {
 export type ClipReply =
   | { id: number; ok: true; result: ClipAnalysis }
   | { id: number; ok: false; error: { message: string; code?: string; status?: number } };
+
+/** What ClipAnalysisPool hands a thread it starts. */
+export interface ClipWorkerData {
+  /** The nice value the thread sets on itself (undefined: left as it is). */
+  priority?: number;
+}

@@ -1,8 +1,19 @@
 // Worker-thread entry of ClipAnalysisPool: analyzes one clip at a time, off the caller's event loop.
-import { parentPort } from 'node:worker_threads';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import { EarshotError } from '@earshot/common';
 import { analyzeClip } from './analyze-clip.ts';
-import type { ClipReply, ClipRequest } from './clip-protocol.ts';
+import type { ClipReply, ClipRequest, ClipWorkerData } from './clip-protocol.ts';
+
+const { priority } = (workerData ?? {}) as ClipWorkerData;
+if (priority !== undefined) {
+  // On Linux a nice value belongs to a thread, and pid 0 names the calling one: only this
+  // analysis thread steps back, not the event loop that serves requests. Elsewhere (or without
+  // the right to) it is left as it is: a slower answer for other requests, never a failure.
+  try {
+    os.setPriority(0, priority);
+  } catch {}
+}
 
 parentPort?.on('message', async (request: ClipRequest) => {
   let reply: ClipReply;

@@ -1,6 +1,7 @@
 import { fileUrl } from '../ffmpeg/args.ts';
 import { runBinary } from '../ffmpeg/run.ts';
 import type { ProbeResult } from '../media/probe.ts';
+import { sanitizeSamples } from '../media/sanitize-samples.ts';
 import { KWeightedSteps, type LoudnessResult, loudnessFromSteps } from './loudness.ts';
 
 const BYTES_PER_SAMPLE = 4;
@@ -14,6 +15,8 @@ export async function fileLoudness(
   file: string,
   probe: Pick<ProbeResult, 'channels' | 'streamIndex'>,
   sampleRate = 44100,
+  /** Stops the decode (a stopped job's analysis must not keep an ffmpeg busy). */
+  signal?: AbortSignal,
 ): Promise<LoudnessResult> {
   const meter = new KWeightedSteps(sampleRate, probe.channels);
   const frameBytes = BYTES_PER_SAMPLE * probe.channels;
@@ -39,12 +42,14 @@ export async function fileLoudness(
     'pipe:1',
   ];
   await runBinary('ffmpeg', args, {
+    signal,
     onStdout: (chunk) => {
       const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
       const usable = data.length - (data.length % frameBytes);
       // Copy into an aligned buffer: a Buffer's offset inside its pool is not always a multiple of 4.
       const samples = new Float32Array(usable / BYTES_PER_SAMPLE);
       new Uint8Array(samples.buffer).set(data.subarray(0, usable));
+      sanitizeSamples(samples);
       meter.push(samples);
       carry = Buffer.from(data.subarray(usable));
     },

@@ -7,24 +7,27 @@ import { DEFAULT_SIMILARITY_SPACE } from '../similarity/spaces/registry.ts';
 import { compareStride, cosine, quantile, type StrideComparison } from '../testing/frame-stride.ts';
 import { CLIP_FRAME_STRIDE } from './analyze-clip.ts';
 import { analyzeSubset, planSubset } from './analyze-subset.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 
 /**
  * A clip query's lean analysis reads its costly series on every CLIP_FRAME_STRIDE-th frame (fewer
  * on short clips). Over the 40 real recordings (drums, pads, hats, tabla, loops, ≤ 10 s like a
  * clip) and four 10 s clips of one music mix (the full stride; the same material, so close to each
  * other), its statistics stay close to the full analysis's, and each strided vector still finds
- * its own full vector first among all of them (the catalogue holds full analyses).
+ * its own full vector first among all of them (the catalogue holds full analyses). The strided
+ * analysis takes its spectra from the float32 FFT, as a clip query does.
  */
 
 const GENERATED = fileURLToPath(new URL('../../../../fixtures/generated/', import.meta.url));
 const comparisons: Array<{ name: string } & StrideComparison> = [];
 
 function compare(name: string, samples: Float32Array, sampleRate: number) {
-  const c = compareStride(samples, sampleRate, DEFAULT_SIMILARITY_SPACE, CLIP_FRAME_STRIDE);
+  const c = compareStride(samples, sampleRate, DEFAULT_SIMILARITY_SPACE, CLIP_FRAME_STRIDE, true);
   comparisons.push({ name, ...c });
 }
 
 beforeAll(async () => {
+  await loadFloat32Fft();
   for (const sample of realSamples()) {
     const signal = await decodeMono(sample.file, { maxSeconds: 10 });
     compare(sample.name, signal.samples, signal.sampleRate);

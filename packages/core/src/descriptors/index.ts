@@ -5,10 +5,16 @@ export {
   CLIP_FRAME_STRIDE,
   CLIP_MAX_SECONDS,
   type ClipAnalysis,
+  type ClipTimings,
 } from './analyze-clip.ts';
 export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
 export { analyzeSubset, planSubset, type SubsetPlan } from './analyze-subset.ts';
-export { ClipAnalysisPool } from './clip-pool.ts';
+export {
+  CLIP_THREAD_NICENESS,
+  ClipAnalysisPool,
+  type ClipPoolOptions,
+  type ClipPoolStats,
+} from './clip-pool.ts';
 export {
   type DescriptorLayout,
   descriptorLayout,
@@ -25,6 +31,7 @@ export {
   parseAnalysisFile,
   readAnalysisExample,
 } from './example-file.ts';
+export { loadFloat32Fft } from './fft-f32.ts';
 export { fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';

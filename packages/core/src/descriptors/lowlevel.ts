@@ -16,6 +16,7 @@ import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts'
 import { PitchYinFFT } from './pitch-yinfft.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
+import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
 
 export const LOWLEVEL_FRAME = 2048;
 export const LOWLEVEL_HOP = 1024;
@@ -64,7 +65,7 @@ const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
 
 /** Everything precomputed once per sample rate: FFT plans, windows, filterbanks, DCT matrices. */
 class LowLevelPlan {
-  readonly spectrum = new MagnitudeSpectrum(LOWLEVEL_FRAME);
+  readonly spectrum: MagnitudeSpectrum | Float32MagnitudeSpectrum;
   readonly pitch: YinPitch;
   readonly longPitch: YinPitch;
   readonly referencePitch: ReferencePitchYin;
@@ -83,12 +84,16 @@ class LowLevelPlan {
   readonly salience: SpectralPitchSalience;
   readonly yinFFT: PitchYinFFT;
 
-  constructor(readonly sampleRate: number) {
+  constructor(
+    readonly sampleRate: number,
+    float32Fft: boolean,
+  ) {
     const n = LOWLEVEL_FRAME;
+    this.spectrum = float32Fft ? new Float32MagnitudeSpectrum(n) : new MagnitudeSpectrum(n);
     const nyquist = sampleRate / 2;
     this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
     this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
-    this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate);
+    this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate, 20, nyquist, 0.15, float32Fft);
     this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
@@ -104,7 +109,7 @@ class LowLevelPlan {
       n,
     );
     this.contrast = new SpectralContrast(sampleRate, n);
-    this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz);
+    this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz, float32Fft);
     this.yinFFT = new PitchYinFFT(n, sampleRate);
   }
 }
@@ -128,13 +133,14 @@ export interface LowLevelResult {
  * Plans by sample rate: building one (FFT tables, filterbanks, YIN buffers) costs about as much as 100
  * frames, so short sounds would pay mostly for it. Safe to share: lowLevelFrames runs synchronously.
  */
-const plans = new Map<number, LowLevelPlan>();
+const plans = new Map<string, LowLevelPlan>();
 
-function planFor(sampleRate: number): LowLevelPlan {
-  let plan = plans.get(sampleRate);
+function planFor(sampleRate: number, float32Fft: boolean): LowLevelPlan {
+  const key = `${sampleRate}:${float32Fft ? 'f32' : 'f64'}`;
+  let plan = plans.get(key);
   if (!plan) {
-    plan = new LowLevelPlan(sampleRate);
-    plans.set(sampleRate, plan);
+    plan = new LowLevelPlan(sampleRate, float32Fft);
+    plans.set(key, plan);
   }
   return plan;
 }
@@ -182,6 +188,13 @@ export interface LowLevelOptions {
    * Default 1: every frame, the stored analysis's values.
    */
   frameStride?: number;
+  /**
+   * For a search-by-example query only: every frame's spectrum, the reference pitch's difference
+   * function and the pitch salience's autocorrelation by the float32 WebAssembly FFT (fft-f32.ts;
+   * `loadFloat32Fft()` must have finished) instead of fft.js's float64 one. Default false: the
+   * stored analysis's values.
+   */
+  float32Fft?: boolean;
 }
 
 /**
@@ -232,7 +245,7 @@ export function lowLevelFrames(
   const needStrongPeak = want('spectral_strongpeak');
   const needEntropy = want('spectral_entropy');
 
-  const plan = planFor(sampleRate);
+  const plan = planFor(sampleRate, options.float32Fft ?? false);
   const { beatBank, contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
   const beatBands = new Float32Array(6);

@@ -89,15 +89,16 @@ const AT_TARGET = [
   'sfx.pitch_max_to_total',
   'sfx.pitch_min_to_total',
   'sfx.pitch_after_max_to_before_max_energy_ratio',
+  'rhythm.bpm_histogram_first_peak_weight',
+  'rhythm.bpm_histogram_first_peak_spread',
+  'rhythm.bpm_histogram_second_peak_weight',
 ];
 
 /** Issue 17's descriptors not at target yet, with their measured ρ and filter agreement (known open). */
 const KNOWN_OPEN: Record<string, { rho: number; agreement: number }> = {
-  // The reference's BpmHistogramDescriptors (exact on its own intervals, rhythm.test.ts) on our beats.
-  'rhythm.bpm_histogram_first_peak_weight': { rho: 0.455, agreement: 0.834 },
-  'rhythm.bpm_histogram_first_peak_spread': { rho: 0.722, agreement: 1 },
-  'rhythm.bpm_histogram_second_peak_weight': { rho: 0.389, agreement: 1 },
-  'rhythm.bpm_histogram_second_peak_spread': { rho: -0.037, agreement: 1 },
+  // Our multi-feature tracker tracks three of the reference's five onset functions: on the two ambient
+  // recordings of 5 s or more the choice among candidates differs (docs/descriptors.md, parity).
+  'rhythm.bpm_histogram_second_peak_spread': { rho: 0.679, agreement: 1 },
 };
 
 describe('parity with native Essentia on 40 real recordings', () => {

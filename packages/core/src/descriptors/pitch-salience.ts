@@ -7,21 +7,25 @@
  * (4 to 231 at 2048 points and 44.1 kHz). The lowest lag matters: on a noisy spectrum the autocorrelation
  * is largest there, so starting one lag later lowers the salience of noisy frames.
  */
+import { Float32Autocorrelation } from './correlation-f32.ts';
 import { Autocorrelation } from './spectrum.ts';
 
 export const SALIENCE_LOW_HZ = 100;
 export const SALIENCE_HIGH_HZ = 5000;
 
 export class SpectralPitchSalience {
-  private readonly autocorrelation: Autocorrelation;
+  private readonly autocorrelation: Autocorrelation | Float32Autocorrelation;
   private readonly input: Float32Array;
   private readonly lags: Float64Array;
   private readonly lowLag: number;
 
-  /** `bins` magnitude bins spaced `binHz` apart; the autocorrelation uses the first power-of-two bins. */
-  constructor(bins: number, binHz: number) {
+  /**
+   * `bins` magnitude bins spaced `binHz` apart; the autocorrelation uses the first power-of-two bins.
+   * `float32Fft`: by the float32 FFT (clip queries only, see fft-f32.ts).
+   */
+  constructor(bins: number, binHz: number, float32Fft = false) {
     const size = 2 ** Math.floor(Math.log2(bins));
-    this.autocorrelation = new Autocorrelation(size);
+    this.autocorrelation = float32Fft ? new Float32Autocorrelation(size) : new Autocorrelation(size);
     this.input = new Float32Array(size);
     const nyquist = binHz * (bins - 1);
     this.lowLag = Math.max(1, Math.floor((SALIENCE_LOW_HZ * bins) / nyquist));

@@ -6,6 +6,7 @@
  * and a longer retry frame) reads the same difference function.
  */
 import FFT from 'fft.js';
+import { Float32HeadCorrelation } from './correlation-f32.ts';
 
 export interface PitchYinEstimate {
   /** Hz; 0 only when no candidate period exists (a frame of exact zeros). */
@@ -39,11 +40,21 @@ export class YinDifference {
   private readonly product: number[];
   private readonly correlation: number[];
   private readonly prefix: Float64Array;
+  /** c(τ) for τ = 0 … W. */
+  private readonly cross: Float64Array;
+  /** The float32 WebAssembly correlation (clip queries), else undefined: fft.js in float64. */
+  private readonly float32: Float32HeadCorrelation | undefined;
 
-  constructor(readonly frameSize: number) {
+  /** `float32Fft`: the correlation by the float32 FFT (clip queries only, see fft-f32.ts). */
+  constructor(
+    readonly frameSize: number,
+    float32Fft = false,
+  ) {
     const w = frameSize >> 1;
     this.half = w;
     this.cmnd = new Float64Array(w + 1);
+    this.cross = new Float64Array(w + 1);
+    this.float32 = float32Fft ? new Float32HeadCorrelation(frameSize) : undefined;
     this.fft = new FFT(frameSize);
     this.head = new Float64Array(frameSize);
     this.full = new Float64Array(frameSize);
@@ -57,12 +68,29 @@ export class YinDifference {
   compute(frame: Float32Array): void {
     const n = this.frameSize;
     const w = this.half;
-    const { head, full, prefix, cmnd } = this;
-    for (let i = 0; i < n; i++) {
-      full[i] = frame[i];
-      prefix[i + 1] = prefix[i] + frame[i] * frame[i];
-    }
+    const { prefix, cmnd } = this;
+    for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + frame[i] * frame[i];
     this.energy = prefix[n];
+    const c = this.cross;
+    if (this.float32) this.float32.compute(frame, c);
+    else this.correlate(frame);
+    const headEnergy = prefix[w];
+    cmnd[0] = 1;
+    let sum = 0;
+    for (let tau = 1; tau <= w; tau++) {
+      const d = Math.max(0, headEnergy + (prefix[tau + w] - prefix[tau]) - 2 * c[tau]);
+      sum += d;
+      const v = (d * tau) / sum;
+      cmnd[tau] = Number.isNaN(v) ? 1 : v;
+    }
+  }
+
+  /** c(τ) into `cross` by fft.js in float64 (what every stored analysis reads). */
+  private correlate(frame: Float32Array): void {
+    const n = this.frameSize;
+    const w = this.half;
+    const { head, full } = this;
+    for (let i = 0; i < n; i++) full[i] = frame[i];
     for (let i = 0; i < w; i++) head[i] = frame[i];
     this.fft.realTransform(this.headSpectrum, head);
     this.fft.realTransform(this.frameSpectrum, full);
@@ -83,16 +111,7 @@ export class YinDifference {
       p[2 * k + 1] = -p[2 * (n - k) + 1];
     }
     this.fft.inverseTransform(this.correlation, p);
-    const c = this.correlation;
-    const headEnergy = prefix[w];
-    cmnd[0] = 1;
-    let sum = 0;
-    for (let tau = 1; tau <= w; tau++) {
-      const d = Math.max(0, headEnergy + (prefix[tau + w] - prefix[tau]) - 2 * c[2 * tau]);
-      sum += d;
-      const v = (d * tau) / sum;
-      cmnd[tau] = Number.isNaN(v) ? 1 : v;
-    }
+    for (let tau = 0; tau <= w; tau++) this.cross[tau] = this.correlation[2 * tau];
   }
 }
 
@@ -116,8 +135,9 @@ export class ReferencePitchYin {
     minHz = 20,
     maxHz = sampleRate / 2,
     private readonly tolerance = 0.15,
+    float32Fft = false,
   ) {
-    this.difference = new YinDifference(frameSize);
+    this.difference = new YinDifference(frameSize, float32Fft);
     const w = this.difference.half;
     this.negCmnd = new Float64Array(w + 1);
     this.tauMax = Math.min(Math.ceil(sampleRate / minHz), w);

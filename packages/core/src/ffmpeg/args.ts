@@ -23,6 +23,8 @@ export interface PreviewEncoding {
   kbps: number;
   /** Vorbis quality used where libvorbis cannot hold a managed bitrate (rates below 44.1 kHz). */
   fallbackQuality?: number;
+  /** Vorbis: encode at this quality (chosen to land at `kbps`, see vorbis-quality.ts) instead of a managed bitrate. */
+  quality?: number;
 }
 
 export interface SourceAudio {
@@ -47,18 +49,78 @@ export function previewSampleRate(sourceRate: number): number {
 export function previewOutputArgs(encoding: PreviewEncoding, source: SourceAudio, output: string): string[] {
   const rate = previewSampleRate(source.samplerate);
   const args = ['-map', `0:${source.streamIndex}`, '-vn', '-sn', '-dn', '-map_metadata', '-1'];
+  args.push('-af', PREVIEW_CLIP_FILTER);
   if (source.channels > 2) args.push('-ac', '2');
   if (rate !== source.samplerate) args.push('-ar', String(rate));
-  args.push('-c:a', encoding.codec);
+  return [...args, ...encoderArgs(encoding, rate), fileUrl(output)];
+}
+
+/**
+ * Previews are clipped to full scale before encoding: LAME aborts on an assertion when a sample is
+ * NaN, infinite or absurdly large (a float WAV's corrupt word; the soak benchmark found one), and a
+ * player clips there anyway. Samples within ±1 pass unchanged (checked bit for bit).
+ */
+export const PREVIEW_CLIP_FILTER = 'asoftclip=type=hard:threshold=1';
+
+/** Codec, rate control and container of one preview encoded at `rate`. */
+function encoderArgs(encoding: PreviewEncoding, rate: number): string[] {
   const kbps = `${encoding.kbps}k`;
-  if (encoding.codec === 'libmp3lame') {
-    args.push('-b:a', kbps, '-f', 'mp3');
-  } else {
-    if (rate >= 44_100) args.push('-b:a', kbps, '-minrate', kbps, '-maxrate', kbps);
-    else args.push('-q:a', String(encoding.fallbackQuality ?? 3));
-    args.push('-f', 'ogg');
-  }
-  args.push(fileUrl(output));
+  if (encoding.codec === 'libmp3lame') return ['-c:a', 'libmp3lame', '-b:a', kbps, '-f', 'mp3'];
+  const control =
+    encoding.quality !== undefined
+      ? ['-q:a', encoding.quality.toFixed(2)]
+      : rate >= 44_100
+        ? ['-b:a', kbps, '-minrate', kbps, '-maxrate', kbps]
+        : ['-q:a', String(encoding.fallbackQuality ?? 3)];
+  return ['-c:a', 'libvorbis', ...control, '-f', 'ogg'];
+}
+
+/** Where the Vorbis trial encodings look: `count` excerpts of `seconds` each, evenly spread. */
+export interface Excerpts {
+  count: number;
+  seconds: number;
+  /** Seconds of the source. */
+  duration: number;
+}
+
+/**
+ * One decode of `input`, cut down to evenly spread excerpts and shaped like the previews, encoded
+ * once per trial Vorbis quality (vorbis-quality.ts measures the bytes to pick each preview's quality).
+ */
+export function vorbisTrialArgs(
+  input: string,
+  source: SourceAudio,
+  excerpts: Excerpts,
+  trials: Array<{ quality: number; output: string }>,
+): string[] {
+  const rate = previewSampleRate(source.samplerate);
+  const period = (excerpts.duration / excerpts.count).toFixed(3);
+  const shape = [
+    ...(source.channels > 2 ? ['aformat=channel_layouts=stereo'] : []),
+    ...(rate !== source.samplerate ? [`aresample=${rate}`] : []),
+  ];
+  const labels = trials.map((_, i) => `[t${i}]`).join('');
+  const filter = [
+    `[0:${source.streamIndex}]aselect='lt(mod(t\\,${period})\\,${excerpts.seconds})'`,
+    'asetpts=N/SR/TB',
+    PREVIEW_CLIP_FILTER,
+    ...shape,
+    `asplit=${trials.length}${labels}`,
+  ].join(',');
+  const args = [...QUIET, '-y', '-i', fileUrl(input), '-filter_complex', filter];
+  trials.forEach((trial, i) => {
+    args.push(
+      '-map',
+      `[t${i}]`,
+      '-map_metadata',
+      '-1',
+      '-c:a',
+      'libvorbis',
+      '-q:a',
+      trial.quality.toFixed(2),
+    );
+    args.push('-f', 'ogg', fileUrl(trial.output));
+  });
   return args;
 }
 

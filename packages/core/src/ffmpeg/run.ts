@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { type BinaryName, resolveBinary } from './binaries.ts';
 import { FfmpegProcessError } from './errors.ts';
 import { dieWithParent } from './parent-death.ts';
+import { runInHelper, spawnHelperEnabled } from './spawn-helper.ts';
 
 const STDERR_TAIL_BYTES = 4096;
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -55,7 +56,58 @@ export function runBinary(
   args: readonly string[],
   options: RunOptions = {},
 ): Promise<RunResult> {
+  // ffprobe (short, its output collected) goes through the spawn helper where the process opted in.
+  if (name === 'ffprobe' && spawnHelperEnabled() && !options.onStdout && !options.signal)
+    return runThroughHelper(name, args, options);
   return startProcess(name, args, ['ignore', 'pipe', 'pipe'], options).done;
+}
+
+/** runBinary's answer, the same errors included, for a binary the spawn helper starts. */
+async function runThroughHelper(
+  name: BinaryName,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<RunResult> {
+  const { path: bin } = resolveBinary(name);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const run = dieWithParent(bin, args);
+  const result = await runInHelper({ command: run.command, args: run.args, timeoutMs });
+  const stderr = new TailBuffer();
+  stderr.push(result.stderr);
+  const failure =
+    result.failure &&
+    Object.assign(new Error(result.failure.message), {
+      syscall: result.failure.syscall,
+      code: result.failure.code,
+    });
+  return settle(name, args, timeoutMs, { ...result, stderrTail: stderr.toString(), failure });
+}
+
+/** How a process ended and what it printed. */
+interface Ending {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderrTail: string;
+  timedOut: boolean;
+  aborted?: boolean;
+  /** It could not be started, or its stdout consumer threw. */
+  failure?: Error;
+}
+
+/**
+ * The answer for a process that ended so: its output, or the one error that says why — the same
+ * whether it ran as our child or the spawn helper's.
+ */
+function settle(name: BinaryName, args: readonly string[], timeoutMs: number, ending: Ending): RunResult {
+  const { code, stderrTail: tail, failure } = ending;
+  if (failure) throw failure instanceof FfmpegProcessError ? failure : wrap(failure, args, code, tail);
+  if (ending.timedOut)
+    throw new FfmpegProcessError(`${name} timed out after ${timeoutMs} ms`, args, code, tail, true);
+  if (ending.aborted) throw new FfmpegProcessError(`${name} was aborted`, args, code, tail);
+  if (code !== 0)
+    throw new FfmpegProcessError(`${name} exited with ${code ?? ending.signal}`, args, code, tail);
+  return { stdout: ending.stdout, stderrTail: tail };
 }
 
 export interface LinkedRun {
@@ -150,20 +202,22 @@ function startProcess(
     child.on('error', (err) => {
       spawnError = err;
     });
-    child.on('close', (code, killSignal) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      const tail = stderr.toString();
-      if (spawnError) {
-        reject(spawnError instanceof FfmpegProcessError ? spawnError : wrap(spawnError, args, code, tail));
-      } else if (timedOut) {
-        reject(new FfmpegProcessError(`${name} timed out after ${timeoutMs} ms`, args, code, tail, true));
-      } else if (aborted) {
-        reject(new FfmpegProcessError(`${name} was aborted`, args, code, tail));
-      } else if (code !== 0) {
-        reject(new FfmpegProcessError(`${name} exited with ${code ?? killSignal}`, args, code, tail));
-      } else {
-        resolve({ stdout: Buffer.concat(stdoutChunks), stderrTail: tail });
+      const ending = {
+        code,
+        signal,
+        stdout: Buffer.concat(stdoutChunks),
+        stderrTail: stderr.toString(),
+        timedOut,
+        aborted,
+        failure: spawnError,
+      };
+      try {
+        resolve(settle(name, args, timeoutMs, ending));
+      } catch (err) {
+        reject(err);
       }
     });
   });

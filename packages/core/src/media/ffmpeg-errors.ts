@@ -10,5 +10,10 @@ export function toMediaError(err: unknown): unknown {
   if (/invalid data|corrupt|error while decoding|header missing|could not find codec/i.test(err.stderrTail)) {
     return new MediaError('corrupt_file', undefined, details);
   }
+  // An encoder that aborts on an assertion does so on the same samples every time: retrying the
+  // file only repeats the crash, so it fails at once (LAME asserted on a float WAV's NaN sample).
+  if (/Assertion .+ failed/.test(err.stderrTail)) {
+    return new MediaError('corrupt_file', undefined, details);
+  }
   return new MediaError('processing_failed', undefined, details);
 }

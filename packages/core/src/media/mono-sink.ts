@@ -1,3 +1,5 @@
+import { sanitizeSamples } from './sanitize-samples.ts';
+
 /** Largest buffer we preallocate on the word of a header alone (20 min at 44.1 kHz ≈ 106 MB). */
 const MAX_PREALLOCATED_SAMPLES = 20 * 60 * 44_100;
 /** Slack above the probed length: containers round durations, resamplers add a few samples. */
@@ -47,9 +49,11 @@ export class MonoSink {
     }
   }
 
-  /** The samples written so far; a view into the one buffer (no copy). */
+  /** The samples written so far, made safe to measure (sanitizeSamples); a view into the one buffer (no copy). */
   finish(): Float32Array {
-    return this.buffer.subarray(0, this.length);
+    const samples = this.buffer.subarray(0, this.length);
+    sanitizeSamples(samples);
+    return samples;
   }
 
   private append(source: Uint8Array, offset: number, byteCount: number): void {

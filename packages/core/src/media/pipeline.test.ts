@@ -136,6 +136,52 @@ describe('processFile refuses every bad fixture cleanly', () => {
   });
 });
 
+describe('processFile on a float WAV with corrupt samples', () => {
+  /** 2 s of a 440 Hz sine as 32-bit float WAV, with a few words that are not audio. */
+  function floatWav(file: string, corrupt: number[]): void {
+    const rate = 44_100;
+    const samples = new Float32Array(rate * 2).map((_, i) => 0.5 * Math.sin((2 * Math.PI * 440 * i) / rate));
+    corrupt.forEach((value, k) => {
+      samples[samples.length - 1 - k * 1000] = value;
+    });
+    const data = Buffer.from(samples.buffer);
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0);
+    header.writeUInt32LE(36 + data.length, 4);
+    header.write('WAVEfmt ', 8);
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(3, 20); // IEEE float
+    header.writeUInt16LE(1, 22);
+    header.writeUInt32LE(rate, 24);
+    header.writeUInt32LE(rate * 4, 28);
+    header.writeUInt16LE(4, 32);
+    header.writeUInt16LE(32, 34);
+    header.write('data', 36);
+    header.writeUInt32LE(data.length, 40);
+    fs.writeFileSync(file, Buffer.concat([header, data]));
+  }
+
+  // LAME aborted on an assertion for each of these (found by the soak benchmark's uploads).
+  it('makes every preview and hands analysis a finite signal (NaN, ±Infinity, 3.4e38)', async () => {
+    const input = path.join(work, 'corrupt-float.wav');
+    floatWav(input, [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 3.4e38]);
+    const out = path.join(work, 'corrupt-float');
+    let finite = false;
+    const result = await processFile(input, out, {
+      analyze: async (signal) => {
+        finite = signal.samples.every((x) => Number.isFinite(x) && Math.abs(x) <= 8);
+        return { files: [], descriptorCount: 0 };
+      },
+    });
+    expect(finite).toBe(true);
+    for (const key of PREVIEW_KEYS) {
+      const facts = await previewFacts(path.join(out, PREVIEWS[key].file));
+      expect(facts.sampleRate).toBe(44_100);
+    }
+    expect(result.probe.bitdepth).toBe(32);
+  });
+});
+
 describe('processFile: analysis hook, atomic outputs, timeouts', () => {
   it('hands the one decoded signal to the analysis hook and moves its files with the rest', async () => {
     const out = path.join(work, 'hooked');

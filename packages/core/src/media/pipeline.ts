@@ -1,6 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { relayEncodeArgs, relayedAudio, transcodeArgs } from '../ffmpeg/args.ts';
+import {
+  decodeMonoArgs,
+  type PreviewEncoding,
+  relayEncodeArgs,
+  relayedAudio,
+  transcodeArgs,
+} from '../ffmpeg/args.ts';
 import { runBinary, runLinked } from '../ffmpeg/run.ts';
 import { ANALYSIS_SAMPLE_RATE } from './decode.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
@@ -11,6 +17,7 @@ import { PREVIEW_KEYS, PREVIEWS, type PreviewKey } from './previews.ts';
 import { type ProbeResult, probeFile } from './probe.ts';
 import { Staging } from './staging.ts';
 import { checkDecodedLength } from './validate.ts';
+import { calibrateVorbis } from './vorbis-quality.ts';
 
 export const PEAKS_FILE = 'peaks.json';
 
@@ -40,15 +47,25 @@ export interface ProcessOptions {
   probe?: ProbeResult;
   signal?: AbortSignal;
   /**
-   * Encode part of the previews in a second ffmpeg process (default true): a sound is ready sooner,
-   * but one call then uses more than one core. Workers that run one job per core turn it off.
+   * Use more than one core for one sound (default true): the mono signal is decoded by a process
+   * of its own, so the images and the analysis hook run while the previews are encoded, and the
+   * Vorbis previews are encoded by a second ffmpeg fed from the first one's decode. Workers that
+   * run one job per core turn it off: one ffmpeg then decodes once for everything.
    */
   relayPreviews?: boolean;
   /** Called as each stage starts and ends: progress for job records, CPU accounting for benchmarks. */
   onStage?: (stage: Stage, phase: 'start' | 'end') => void;
 }
 
-export type Stage = 'probe' | 'transcode' | 'images' | 'peaks' | 'analysis' | 'commit';
+export type Stage =
+  | 'probe'
+  | 'calibrate'
+  | 'decode'
+  | 'transcode'
+  | 'images'
+  | 'peaks'
+  | 'analysis'
+  | 'commit';
 
 export interface ProcessResult {
   probe: ProbeResult;
@@ -80,6 +97,8 @@ export async function processFile(
 ): Promise<ProcessResult> {
   const timings: Record<Stage, number> = {
     probe: 0,
+    calibrate: 0,
+    decode: 0,
     transcode: 0,
     images: 0,
     peaks: 0,
@@ -99,21 +118,59 @@ export async function processFile(
 
   const probe = opts.probe ?? (await time('probe', () => probeFile(input, { fileName: opts.fileName })));
   const staging = await Staging.create(outDir);
+  // One failing part stops the others' ffmpeg at once; allSettled below then waits for all of them
+  // before the staging folder is removed.
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  // The first failure is the cause; the parts it stopped fail after it with abort errors.
+  let firstFailure: { error: unknown } | undefined;
+  const stopOnFailure = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((err) => {
+      firstFailure ??= { error: err };
+      stop.abort();
+      throw err;
+    });
+  const run: RunContext = { input, probe, staging, signal, timeoutMs: transcodeTimeout(probe, opts) };
   try {
-    const signal = await time('transcode', () => transcode(input, probe, staging, opts));
+    const calibrated = (scratch: string) =>
+      time('calibrate', () => calibratedPreviews(run, staging.path(scratch)));
+    let mono: Promise<MonoSignal>;
+    let previews: Promise<void>;
+    if (opts.relayPreviews === false) {
+      mono = stopOnFailure(
+        calibrated('.trial').then((encodings) =>
+          time('transcode', () => transcodeWithSignal(run, encodings)),
+        ),
+      );
+      previews = mono.then(() => undefined);
+    } else {
+      mono = stopOnFailure(time('decode', () => decodeSignal(run)));
+      previews = stopOnFailure(
+        calibrated('.trial').then((encodings) => time('transcode', () => transcodeRelayed(run, encodings))),
+      );
+    }
     const ctx: AnalysisContext = { probe, outDir: staging.dir, input };
     // The hook starts first so that work it hands to another thread overlaps the images; images
     // and peaks then run one after the other so their timings are their own.
     const analysisDone = opts.analyze
-      ? time('analysis', () => (opts.analyze as AnalysisHook)(signal, ctx))
+      ? stopOnFailure(
+          mono.then((decoded) => time('analysis', () => (opts.analyze as AnalysisHook)(decoded, ctx))),
+        )
       : undefined;
-    const mediaDone = (async () => {
-      const images = await time('images', () => writeImages(signal, staging));
-      const peaks = await time('peaks', () => writePeaks(signal, staging));
-      return { images, peaks };
-    })();
-    // allSettled: when one part fails, the other must finish before the staging folder is removed.
-    const [{ images, peaks }, analysis] = await settleAll([mediaDone, analysisDone] as const);
+    const mediaDone = stopOnFailure(
+      mono.then(async (decoded) => {
+        const images = await time('images', () => writeImages(decoded, staging));
+        const peaks = await time('peaks', () => writePeaks(decoded, staging));
+        return { images, peaks, decoded };
+      }),
+    );
+    // allSettled: when one part fails, the others must finish before the staging folder is removed.
+    const [{ images, peaks, decoded }, analysis] = await settleAll([
+      mediaDone,
+      analysisDone,
+      previews,
+    ] as const);
+    const signalOf = decoded;
     const previewNames = PREVIEW_KEYS.map((key) => PREVIEWS[key].file);
     const analysisNames = analysis?.files ?? [];
     await time('commit', () => staging.commit([...previewNames, ...images, peaks, ...analysisNames]));
@@ -135,57 +192,89 @@ export async function processFile(
         analysis: analysisNames.map(final),
       },
       analysis: analysis ? analysisRest : undefined,
-      decodedDuration: signal.samples.length / signal.sampleRate,
+      decodedDuration: signalOf.samples.length / signalOf.sampleRate,
       timings,
     };
   } catch (err) {
     await staging.abandon();
-    throw toMediaError(err);
+    throw toMediaError(firstFailure ? firstFailure.error : err);
   }
 }
 
-/**
- * Previews encoded by a second ffmpeg fed from the first one's decode. ffmpeg 5.1 runs all of a
- * process's encoders on one thread, and managed-bitrate Vorbis at 80 kbps alone costs about half
- * of the encoding CPU; moving it to its own process uses the second core while the source is
- * still decoded only once.
- */
-const RELAYED_PREVIEWS: ReadonlySet<PreviewKey> = new Set(['preview-lq-ogg']);
+interface RunContext {
+  input: string;
+  probe: ProbeResult;
+  staging: Staging;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
 
-async function transcode(
-  input: string,
-  probe: ProbeResult,
-  staging: Staging,
-  opts: ProcessOptions,
-): Promise<MonoSignal> {
+function transcodeTimeout(probe: ProbeResult, opts: ProcessOptions): number {
+  return opts.timeoutMs ?? Math.max(120_000, probe.duration * 2000);
+}
+
+type PreviewOutput = { key: PreviewKey; encoding: PreviewEncoding; output: string };
+
+/** The four previews with the Vorbis qualities chosen for this source (vorbis-quality.ts). */
+async function calibratedPreviews(run: RunContext, scratch: string): Promise<PreviewOutput[]> {
+  const encodings = await calibrateVorbis(
+    run.input,
+    run.probe,
+    run.probe.duration,
+    PREVIEW_KEYS.map((key) => PREVIEWS[key].encoding),
+    scratch,
+    { timeoutMs: run.timeoutMs, signal: run.signal },
+  );
+  return PREVIEW_KEYS.map((key, i) => ({
+    key,
+    encoding: encodings[i],
+    output: run.staging.path(PREVIEWS[key].file),
+  }));
+}
+
+/** The mono float32 signal for images, peaks and analysis, from an ffmpeg of its own (a fast decode). */
+async function decodeSignal(run: RunContext): Promise<MonoSignal> {
   const sampleRate = ANALYSIS_SAMPLE_RATE;
-  const sink = new MonoSink(probe.duration * sampleRate);
-  const outputs = (keys: PreviewKey[]) =>
-    keys.map((key) => ({ encoding: PREVIEWS[key].encoding, output: staging.path(PREVIEWS[key].file) }));
-  const timeoutMs = opts.timeoutMs ?? Math.max(120_000, probe.duration * 2000);
-  const onStdout = (chunk: Buffer) => sink.write(chunk);
-  if (opts.relayPreviews === false) {
-    await runBinary('ffmpeg', transcodeArgs(input, probe, outputs(PREVIEW_KEYS), { sampleRate }), {
-      onStdout,
-      timeoutMs,
-      signal: opts.signal,
-    });
-  } else {
-    const main = outputs(PREVIEW_KEYS.filter((key) => !RELAYED_PREVIEWS.has(key)));
-    const relayed = outputs(PREVIEW_KEYS.filter((key) => RELAYED_PREVIEWS.has(key)));
-    await runLinked(
-      {
-        name: 'ffmpeg',
-        args: transcodeArgs(input, probe, main, { sampleRate }, true),
-        options: { onStdout },
-      },
-      { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(probe), relayed) },
-      { timeoutMs, signal: opts.signal },
-    );
-  }
+  const sink = new MonoSink(run.probe.duration * sampleRate);
+  await runBinary('ffmpeg', decodeMonoArgs(run.input, run.probe, sampleRate), {
+    onStdout: (chunk) => sink.write(chunk),
+    timeoutMs: run.timeoutMs,
+    signal: run.signal,
+  });
+  return finishSignal(run, sink);
+}
+
+/** One ffmpeg: one decode, all four previews and the mono signal (one core per job). */
+async function transcodeWithSignal(run: RunContext, previews: PreviewOutput[]): Promise<MonoSignal> {
+  const sampleRate = ANALYSIS_SAMPLE_RATE;
+  const sink = new MonoSink(run.probe.duration * sampleRate);
+  await runBinary('ffmpeg', transcodeArgs(run.input, run.probe, previews, { sampleRate }), {
+    onStdout: (chunk) => sink.write(chunk),
+    timeoutMs: run.timeoutMs,
+    signal: run.signal,
+  });
+  return finishSignal(run, sink);
+}
+
+function finishSignal(run: RunContext, sink: MonoSink): MonoSignal {
   const samples = sink.finish();
-  checkDecodedLength(probe, samples.length, sampleRate);
-  return { samples, sampleRate };
+  checkDecodedLength(run.probe, samples.length, ANALYSIS_SAMPLE_RATE);
+  return { samples, sampleRate: ANALYSIS_SAMPLE_RATE };
+}
+
+/**
+ * The previews from one decode in two ffmpeg processes: ffmpeg 5.1 runs all encoders of one
+ * process on one thread, so the first encodes the mp3 previews and relays the decoded audio over
+ * a pipe to a second that encodes the Vorbis ones, on the other core.
+ */
+async function transcodeRelayed(run: RunContext, previews: PreviewOutput[]): Promise<void> {
+  const main = previews.filter((p) => p.encoding.codec !== 'libvorbis');
+  const relayed = previews.filter((p) => p.encoding.codec === 'libvorbis');
+  await runLinked(
+    { name: 'ffmpeg', args: transcodeArgs(run.input, run.probe, main, undefined, true) },
+    { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(run.probe), relayed) },
+    { timeoutMs: run.timeoutMs, signal: run.signal },
+  );
 }
 
 async function writeImages(signal: MonoSignal, staging: Staging): Promise<string[]> {

@@ -28,6 +28,7 @@ export * from './errors.ts';
 export { exactNearest } from './exact-search.ts';
 export {
   type AnalysisInput,
+  clipAnalysisNeeds,
   exampleAnalysisNeeds,
   exampleTarget,
   exampleVector,

@@ -21,10 +21,20 @@ export interface StrideComparison {
 /** A statistic this close to zero is compared in absolute terms (its relative error says nothing). */
 const NEAR_ZERO = 1e-6;
 
-export function compareStride(samples: Float32Array, sampleRate: number, space: string, stride: number) {
+/**
+ * The strided analysis against the full one. `float32Fft`: the strided one also takes its spectra
+ * from the float32 FFT, as a clip query does (`loadFloat32Fft()` must have finished).
+ */
+export function compareStride(
+  samples: Float32Array,
+  sampleRate: number,
+  space: string,
+  stride: number,
+  float32Fft = false,
+) {
   const plan = planSubset(exampleAnalysisNeeds(space));
   const fullTree = analyzeSubset(samples, sampleRate, plan);
-  const stridedTree = analyzeSubset(samples, sampleRate, plan, { frameStride: stride });
+  const stridedTree = analyzeSubset(samples, sampleRate, plan, { frameStride: stride, float32Fft });
   const relativeErrors: number[] = [];
   for (const path of getSimilaritySpace(space).inputs) {
     const a = readDescriptor(fullTree, path);

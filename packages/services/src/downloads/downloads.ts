@@ -4,13 +4,14 @@ import {
   type Db,
   getPack,
   getPublicSound,
-  listPackFiles,
+  type PackFile,
+  packFilePages,
   recordPackDownload,
   recordSoundDownload,
 } from '@earshot/catalogue';
 import { NotFoundError } from '@earshot/common';
 import { downloadName, originalMediaType } from './download-names.ts';
-import { packZip } from './pack-zip.ts';
+import { packZip, type ZippedSound } from './pack-zip.ts';
 
 export interface OriginalFile {
   /** Absolute path of the stored original. */
@@ -24,6 +25,11 @@ export interface PackArchive {
   filename: string;
   /** The zip, produced as it is read: one sound file open at a time, whatever the pack's size. */
   stream: Readable;
+}
+
+export interface PackArchiveOptions {
+  /** Awaited before the zip's last entry (the readme) and its end: the download counted meanwhile. */
+  beforeEnd?: () => Promise<unknown>;
 }
 
 /**
@@ -56,15 +62,31 @@ export class Downloads {
     return recordSoundDownload(this.db, soundId, userId);
   }
 
-  /** 404 for an unknown pack or one without public sounds (nothing to download). */
-  async packArchive(packId: number, origin: string): Promise<PackArchive> {
-    const [pack, files] = await Promise.all([getPack(this.db, packId), listPackFiles(this.db, packId)]);
-    if (!pack || files.length === 0) throw new NotFoundError('Not found.');
-    const sounds = files.flatMap((f) => {
-      const file = this.inDataDir(f.original_path);
-      return file ? [{ ...f, file, entryName: downloadName(f, f.original_filename || file) }] : [];
-    });
-    return { filename: `${pack.id}__${safeName(pack.name)}.zip`, stream: packZip({ pack, sounds, origin }) };
+  /**
+   * 404 for an unknown pack or one without public sounds (nothing to download). Only the pack and
+   * the first page of its sounds are read before the zip starts; the other pages are read as the
+   * zip reaches them (packFilePages), so a pack of thousands starts as soon as one of ten.
+   */
+  async packArchive(packId: number, origin: string, options: PackArchiveOptions = {}): Promise<PackArchive> {
+    const pages = packFilePages(this.db, packId);
+    const [pack, first] = await Promise.all([getPack(this.db, packId), pages.next()]);
+    if (!pack || first.done) {
+      await pages.return(undefined);
+      throw new NotFoundError('Not found.');
+    }
+    const zipped = (files: readonly PackFile[]) =>
+      files.flatMap((f): ZippedSound[] => {
+        const file = this.inDataDir(f.original_path);
+        return file ? [{ ...f, file, entryName: downloadName(f, f.original_filename || file) }] : [];
+      });
+    async function* sounds(): AsyncGenerator<ZippedSound> {
+      yield* zipped(first.value as PackFile[]);
+      for await (const page of pages) yield* zipped(page);
+    }
+    return {
+      filename: `${pack.id}__${safeName(pack.name)}.zip`,
+      stream: packZip({ pack, sounds: sounds(), origin, beforeEnd: options.beforeEnd }),
+    };
   }
 
   countPackDownload(packId: number, userId: number | null): Promise<void> {

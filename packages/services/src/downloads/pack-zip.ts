@@ -29,18 +29,30 @@ const LICENSE_DEEDS: Record<LicenseName, string> = {
  * bytes go out at once and one file is open at a time, whatever the number of sounds, so memory
  * stays flat. A file missing on disk is left out and named in the readme, which therefore comes
  * last; a file that fails halfway breaks the stream, so the client sees an aborted download, never
- * a zip that looks complete but is not.
+ * a zip that looks complete but is not. The sounds may come as they are read from the catalogue
+ * (an async iterable): the first entry leaves before the last row is read. `beforeEnd` is awaited
+ * before the readme: what must be done before the download is complete (counting it) runs beside
+ * the transfer instead of ahead of the first byte, and its failure aborts the zip.
  */
-export function packZip(input: { pack: PackView; sounds: readonly ZippedSound[]; origin: string }): Readable {
+export function packZip(input: {
+  pack: PackView;
+  sounds: Iterable<ZippedSound> | AsyncIterable<ZippedSound>;
+  origin: string;
+  beforeEnd?: () => Promise<unknown>;
+}): Readable {
   const bySound = new Map<ZipEntry, ZippedSound>();
   const missing = new Set<ZippedSound>();
-  function* entries(): Generator<ZipEntry> {
-    for (const sound of input.sounds) {
+  const present: ZippedSound[] = [];
+  async function* entries(): AsyncGenerator<ZipEntry> {
+    for await (const sound of input.sounds) {
       const entry = { name: sound.entryName, file: sound.file, crc32: sound.crc32 };
       bySound.set(entry, sound);
       yield entry;
+      // storedZip asks for the next entry only once this one is written (or found missing).
+      bySound.delete(entry);
+      if (!missing.has(sound)) present.push(sound);
     }
-    const present = input.sounds.filter((s) => !missing.has(s));
+    await input.beforeEnd?.();
     const text = readme(input.pack, present, [...missing], input.origin);
     yield { name: README_NAME, data: Buffer.from(text) };
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { extensionOf, typeFromExtension } from '../formats.ts';
+import { sanitizeSamples } from '../sanitize-samples.ts';
 import { compressedHeader, containerOf, decodeCompressed } from './compressed.ts';
 import { mixDown } from './mix.ts';
 import { decodePcm } from './pcm.ts';
@@ -95,6 +96,7 @@ export async function decodeClipInProcess(
   }
   const limit = Math.round(options.maxSeconds * options.sampleRate);
   if (samples.length > limit) samples = samples.subarray(0, limit);
+  sanitizeSamples(samples);
   return {
     samples,
     sampleRate: options.sampleRate,

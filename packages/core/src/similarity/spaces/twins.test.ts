@@ -1,5 +1,5 @@
 // Issue #17: a level change and a lossy re-encoding must move a sound less than a change of key
-// or tempo. Real ffmpeg, real analyses (the lean analysis of the space's inputs on every frame,
+// or tempo. Real ffmpeg, real analyses (the lean analysis of the space's inputs on every frame, in float64,
 // which gives the values the whole analysis gives them), every space the project has.
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,10 @@ beforeAll(async () => {
   const needs = [...new Set(listSimilaritySpaces().flatMap((space) => space.inputs))];
   for (const files of set) {
     for (const variant of VARIANTS)
-      trees.set(files[variant], (await analyzeClip(files[variant], { needs, frameStride: 1 })).tree);
+      trees.set(
+        files[variant],
+        (await analyzeClip(files[variant], { needs, frameStride: 1, float32Fft: false })).tree,
+      );
   }
   fs.rmSync(dir, { recursive: true, force: true });
 }, 600_000);
