@@ -1,6 +1,9 @@
 // Similarity snapshots (issue 18): time from a fresh process's start of the similarity state to
 // its first similar-sounds answer, starting from a snapshot vs rebuilding from the catalogue, and
-// that process's RSS. `npx earshot bench snapshot [--sizes 100000,1000000] [--rounds 3]`.
+// that process's RSS. `npx earshot bench snapshot [--sizes 100000,1000000] [--rounds 3]
+// [--no-rebuild] [--keep DIR]`: at 1M a rebuild takes tens of CPU-minutes per round, and writing the
+// snapshot does too, so `--keep` writes it once into DIR/<size> and later runs reuse it (run the
+// writing pass niced, the measured rounds on a quiet machine).
 // Catalogue: database earshot_snapshot_bench_<n> on the PostgreSQL server (kept between runs),
 // synthetic sounds with a random 100-d freesound_classic vector each.
 import { spawn } from 'node:child_process';
@@ -119,21 +122,40 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const sizes = arg('sizes', '100000').split(',').map(Number);
   const rounds = Number(arg('rounds', '3'));
+  const modes = process.argv.includes('--no-rebuild')
+    ? (['snapshot'] as const)
+    : (['snapshot', 'rebuild'] as const);
+  const keep = arg('keep', '');
   const rows: string[] = [];
   for (const sounds of sizes) {
     const dbUrl = await ensureCatalogue(sounds);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-snapshot-bench-'));
+    const dir = keep
+      ? path.resolve(keep, String(sounds))
+      : fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-snapshot-bench-'));
+    const snapshotFiles = path.join(dir, 'similarity', SPACE);
     try {
-      process.stdout.write(`${sounds} sounds: writing the snapshot (a full load, then the files)…\n`);
-      const writeStarted = performance.now();
-      await runChild('write', dbUrl, dir);
-      const writeS = (performance.now() - writeStarted) / 1000;
+      let writeS = Number.NaN;
+      if (keep && fs.existsSync(snapshotFiles) && fs.readdirSync(snapshotFiles).length > 0) {
+        process.stdout.write(`${sounds} sounds: using the snapshot kept in ${dir}\n`);
+      } else {
+        fs.mkdirSync(dir, { recursive: true });
+        process.stdout.write(`${sounds} sounds: writing the snapshot (a full load, then the files)…\n`);
+        const writeStarted = performance.now();
+        // The 1M build is silent for many minutes: say that it is alive.
+        const beat = setInterval(
+          () => process.stdout.write(`  … ${((performance.now() - writeStarted) / 1000).toFixed(0)} s\n`),
+          30_000,
+        );
+        await runChild('write', dbUrl, dir).finally(() => clearInterval(beat));
+        writeS = (performance.now() - writeStarted) / 1000;
+      }
       const bytes = fs
-        .readdirSync(path.join(dir, 'similarity', SPACE))
-        .reduce((sum, f) => sum + fs.statSync(path.join(dir, 'similarity', SPACE, f)).size, 0);
+        .readdirSync(snapshotFiles)
+        .reduce((sum, f) => sum + fs.statSync(path.join(snapshotFiles, f)).size, 0);
+      if (rounds === 0) continue;
       const results: Record<string, StartResult[]> = { snapshot: [], rebuild: [] };
       for (let round = 0; round < rounds; round++) {
-        for (const mode of ['snapshot', 'rebuild'] as const) {
+        for (const mode of modes) {
           const r = await runChild(mode, dbUrl, dir);
           results[mode].push(r);
           process.stdout.write(
@@ -144,12 +166,13 @@ async function main(): Promise<void> {
       const snap = results.snapshot;
       const rebuilt = results.rebuild;
       const snapS = median(snap.map((r) => r.firstAnswerMs)) / 1000;
-      const rebuildS = median(rebuilt.map((r) => r.firstAnswerMs)) / 1000;
+      const rebuildS = rebuilt.length ? median(rebuilt.map((r) => r.firstAnswerMs)) / 1000 : Number.NaN;
+      const or = (x: number, text: string) => (Number.isNaN(x) ? 'not run' : text);
       rows.push(
-        `| ${sounds.toLocaleString('en')} | ${snapS.toFixed(2)} s | ${median(snap.map((r) => r.rssMb)).toFixed(0)} MB | ${rebuildS.toFixed(2)} s | ${median(rebuilt.map((r) => r.rssMb)).toFixed(0)} MB | ${(rebuildS / snapS).toFixed(1)}× | ${writeS.toFixed(1)} s, ${(bytes / 2 ** 20).toFixed(0)} MB |`,
+        `| ${sounds.toLocaleString('en')} | ${snapS.toFixed(2)} s | ${median(snap.map((r) => r.rssMb)).toFixed(0)} MB | ${or(rebuildS, `${rebuildS.toFixed(2)} s`)} | ${or(rebuildS, `${median(rebuilt.map((r) => r.rssMb)).toFixed(0)} MB`)} | ${or(rebuildS, `${(rebuildS / snapS).toFixed(1)}×`)} | ${or(writeS, `${writeS.toFixed(1)} s`)}, ${(bytes / 2 ** 20).toFixed(0)} MB |`,
       );
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     }
   }
   const table = [
@@ -157,6 +180,7 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
+  if (rows.length === 0) return;
   const load = os
     .loadavg()
     .map((x) => x.toFixed(2))
