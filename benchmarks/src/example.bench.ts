@@ -191,12 +191,12 @@ async function cpuBreakdown(clipFile: string, needs: string[]) {
   return [
     '| step (10 s mp3 clip, 44.1 kHz stereo) | CPU ms per clip (mean of 7, children included) |',
     '|---|---:|',
-    `| decode in-process (mpg123 WebAssembly, mix-down), what the request runs | ${inProcess.toFixed(0)} |`,
+    `| decode in-process (the thread's reused mpg123 WebAssembly, mixed from its memory), what the request runs | ${inProcess.toFixed(0)} |`,
     `| decode by ffprobe + ffmpeg (the previous path, now the fallback) | ${ffmpeg.toFixed(0)} |`,
     `| lean analysis (space inputs, float32 FFTs), costly series on every ${CLIP_FRAME_STRIDE}th frame (clip path less its decode), what the request runs | ${(clip - inProcess).toFixed(0)} |`,
     `| lean analysis on every frame (frameStride 1, float32 FFTs) | ${(everyFrame - inProcess).toFixed(0)} |`,
     `| whole clip path (analyzeClip, lean) | ${clip.toFixed(0)} |`,
-    '| budget: 10 closed-loop clients at p50 ≤ 400 ms on 2 cores | ≈ 80 |',
+    '| budget: 10 closed-loop clients at p50 ≤ 400 ms need 25 clips/s: ≤ 40 ms per clip in one thread, ≤ 80 ms all-in (threads, event loop, clients) on 2 idle cores | ≈ 80 |',
   ].join('\n');
 }
 
