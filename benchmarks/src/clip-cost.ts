@@ -18,6 +18,7 @@ import {
   planSubset,
 } from '@earshot/core';
 import { fixture } from '@earshot/fixtures';
+import { MPEGDecoder } from 'mpg123-decoder';
 import { arg } from './args.ts';
 
 const runs = Number(arg('runs', '21'));
@@ -62,10 +63,39 @@ const decoded = await decodeClipInProcess(clipFile, { sampleRate: 44_100, maxSec
 if (!decoded) throw new Error(`${clipFile} is not decoded in-process`);
 const signal = decoded.samples;
 
+/**
+ * The decode before mpeg.ts (for comparison): a new package decoder per clip (its own 16 MB
+ * WebAssembly memory), its public decode() on 64 KB reads, the chunks mixed down afterwards.
+ */
+async function freshDecoderPerClip(): Promise<number> {
+  const bytes = await fs.promises.readFile(clipFile);
+  const decoder = new MPEGDecoder();
+  await decoder.ready;
+  const parts: Float32Array[][] = [];
+  let frames = 0;
+  for (let offset = 0; offset < bytes.length && frames < 30 * 44_100; offset += 65_536) {
+    const decoded = decoder.decode(new Uint8Array(bytes.subarray(offset, offset + 65_536)));
+    parts.push(decoded.channelData);
+    frames += decoded.samplesDecoded;
+  }
+  decoder.free();
+  const out = new Float32Array(frames);
+  let at = 0;
+  for (const [left, right] of parts) {
+    for (let i = 0; i < left.length; i++) out[at + i] = left[i] * 0.5 + right[i] * 0.5;
+    at += left.length;
+  }
+  return out.length;
+}
+
 const rows: Array<[string, { cpu: number; wall: number }]> = [
   ['read the file (fs.readFile)', await measure(() => fs.promises.readFile(clipFile))],
   [
-    'decode in-process (decodeClipInProcess)',
+    'decode with a new package decoder per clip, its decode() and copies (before mpeg.ts)',
+    await measure(freshDecoderPerClip),
+  ],
+  [
+    "decode in-process (decodeClipInProcess: the thread's reused mpg123, mixed from its memory)",
     await measure(() => decodeClipInProcess(clipFile, { sampleRate: 44_100, maxSeconds: 30 })),
   ],
   [

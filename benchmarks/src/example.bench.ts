@@ -27,6 +27,7 @@ import autocannon from 'autocannon';
 import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { readClipStages, stageTable } from './clip-stages.ts';
+import { cpuSplit, cpuTable as cpuSplitTable, readCpu } from './cpu-split.ts';
 
 const sounds = Number(arg('sounds', '100000'));
 const duration = Number(arg('duration', '6'));
@@ -190,12 +191,12 @@ async function cpuBreakdown(clipFile: string, needs: string[]) {
   return [
     '| step (10 s mp3 clip, 44.1 kHz stereo) | CPU ms per clip (mean of 7, children included) |',
     '|---|---:|',
-    `| decode in-process (mpg123 WebAssembly, mix-down), what the request runs | ${inProcess.toFixed(0)} |`,
+    `| decode in-process (the thread's reused mpg123 WebAssembly, mixed from its memory), what the request runs | ${inProcess.toFixed(0)} |`,
     `| decode by ffprobe + ffmpeg (the previous path, now the fallback) | ${ffmpeg.toFixed(0)} |`,
     `| lean analysis (space inputs, float32 FFTs), costly series on every ${CLIP_FRAME_STRIDE}th frame (clip path less its decode), what the request runs | ${(clip - inProcess).toFixed(0)} |`,
     `| lean analysis on every frame (frameStride 1, float32 FFTs) | ${(everyFrame - inProcess).toFixed(0)} |`,
     `| whole clip path (analyzeClip, lean) | ${clip.toFixed(0)} |`,
-    '| budget: 10 closed-loop clients at p50 ≤ 400 ms on 2 cores | ≈ 80 |',
+    '| budget: 10 closed-loop clients at p50 ≤ 400 ms need 25 clips/s: ≤ 40 ms per clip in one thread, ≤ 80 ms all-in (threads, event loop, clients) on 2 idle cores | ≈ 80 |',
   ].join('\n');
 }
 
@@ -237,18 +238,25 @@ async function main(): Promise<void> {
   const origin = await api.origin;
   const rows: Row[] = [];
   let stages = '';
+  let cpu = '';
+  const pid = api.child.pid ?? 0;
   try {
     // Warm-up: the analysis threads start, the other routes' caches and JIT warm.
     await Promise.all([clipLoad(origin, key, clip, 2, 2), otherLoad(origin, key, 2)]);
     console.log(`[4/5] load: ${duration} s per row, ${clients} clip clients, other traffic at ${rate} req/s`);
+    const quietCpu = readCpu(pid);
     const quiet = await otherLoad(origin, key, duration);
+    const quietSplit = cpuSplit(pid, quietCpu, readCpu(pid));
     rows.push({ name: 'other requests alone', ...quiet, target: 'baseline', verdict: '' });
     const stagesBefore = await readClipStages(origin);
+    const busyCpu = readCpu(pid);
     const [clips, busy] = await Promise.all([
       clipLoad(origin, key, clip, clients, duration),
       otherLoad(origin, key, duration),
     ]);
+    const busySplit = cpuSplit(pid, busyCpu, readCpu(pid));
     stages = stageTable(stagesBefore, await readClipStages(origin), clips.mean);
+    cpu = cpuSplitTable(quietSplit, busySplit, clips.rps * duration);
     rows.push({
       name: `audio_file, 10 s clip, ${clients} concurrent clients`,
       ...clips,
@@ -293,16 +301,24 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(table);
   console.log(stages);
+  console.log(cpu);
   console.log(cpuTable);
-  const header = `# Search by example benchmark\n\n\`npx earshot bench example --sounds ${sounds} --duration ${duration} --clients ${clients} --rate ${rate}${clipThreads ? ` --clip-threads ${clipThreads}` : ''}${clipNiceness ? ` --clip-niceness ${clipNiceness}` : ''}\`\n\nRun ${new Date().toISOString()}: ${sounds} sounds in the PostgreSQL server (the API benchmark's catalogue), the API server in a child process with ${clipThreads || 'its default number of'} clip analysis threads (niceness ${clipNiceness || 'default'}), the clients in this process (clip uploads with fetch, the other traffic with autocannon at a fixed ${rate} req/s over sound instances, a text search and similar sounds). ${os.cpus().length} cores, load average ${loadAtStart
-    .map((l) => l.toFixed(1))
-    .join(' / ')} at the start and ${os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' / ')} at the end (other work shares the machine).\n\n`;
-  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.writeFileSync(resultsFile, `${header}${table}\n\n${stages}\n\n${cpuTable}\n`);
+  const command = `npx earshot bench example --sounds ${sounds} --duration ${duration} --clients ${clients} --rate ${rate}${clipThreads ? ` --clip-threads ${clipThreads}` : ''}${clipNiceness ? ` --clip-niceness ${clipNiceness}` : ''}`;
+  const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' / ');
+  const section = `## Run ${new Date().toISOString()}\n\n\`${command}\`: ${sounds} sounds in the PostgreSQL server (the API benchmark's catalogue), the API server in a child process with ${clipThreads || 'its default number of'} clip analysis threads (niceness ${clipNiceness || 'default'}), the clients in this process (clip uploads with fetch, the other traffic with autocannon at a fixed ${rate} req/s over sound instances, a text search and similar sounds). ${os.cpus().length} cores, load average ${load(loadAtStart)} at the start and ${load(os.loadavg())} at the end (other work shares the machine).\n\n${table}\n\n${stages}\n\n${cpu}\n\n${cpuTable}\n`;
+  saveSection(section);
   console.log(`written ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+/** Puts a run's section first under the file's title, keeping the earlier runs below it. */
+function saveSection(section: string): void {
+  const title = '# Search by example benchmark\n\n';
+  const old = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : title;
+  const firstSection = old.indexOf('\n## ');
+  const head = firstSection >= 0 ? old.slice(0, firstSection + 1) : old.endsWith('\n') ? old : `${old}\n`;
+  const rest = firstSection >= 0 ? old.slice(firstSection + 1) : '';
+  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+  fs.writeFileSync(resultsFile, `${head}${section}\n${rest}`);
 }
 
 if (role === 'api-server') {

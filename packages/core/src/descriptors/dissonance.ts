@@ -52,24 +52,26 @@ export function plompLeveltConsonance(df: number): number {
   return Math.min(1, Math.max(0, c));
 }
 
-function pairConsonance(f1: number, f2: number): number {
-  const bandwidth = Math.min(criticalBandwidth(hzToBark(f1)), criticalBandwidth(hzToBark(f2)));
-  return plompLeveltConsonance(Math.abs(f2 - f1) / bandwidth);
-}
-
 const weights = new Float64Array(1024);
+/**
+ * Each peak's critical bandwidth, computed once per peak rather than once per pair (the pairs are
+ * O(n²): this took most of the function's time); the same values, so the same result.
+ */
+const bandwidths = new Float64Array(1024);
 
 /** 0 (consonant) … ≈0.5 (dense inharmonic peaks); `peaks` sorted by frequency. */
 export function dissonance(peaks: Peaks): number {
   const n = peaks.count;
   const { frequencies: f, magnitudes: a } = peaks;
   const w = n <= weights.length ? weights : new Float64Array(n);
+  const cb = n <= bandwidths.length ? bandwidths : new Float64Array(n);
   let total = 0;
   for (let i = 0; i < n; i++) {
     // The reference squares the weighting gain: it treats the peak magnitudes as intensities.
     const g = aWeighting(f[i]);
     w[i] = a[i] * g * g;
     total += w[i];
+    cb[i] = criticalBandwidth(hzToBark(f[i]));
   }
   if (!(total > 0)) return 0;
   let sum = 0;
@@ -82,7 +84,8 @@ export function dissonance(peaks: Peaks): number {
     while (j < n && f[j] < start && f[j] < 50) j++;
     let own = 0;
     for (; j < n && f[j] < end && f[j] < 10000; j++) {
-      const d = 1 - pairConsonance(f[i], f[j]);
+      // A pair's gap in critical bandwidths: the narrower of the two peaks' bands.
+      const d = 1 - plompLeveltConsonance(Math.abs(f[j] - f[i]) / Math.min(cb[i], cb[j]));
       if (d > 0) own += (d * (w[j] + w[i])) / total;
     }
     sum += Math.min(own, w[i] / total);

@@ -350,11 +350,16 @@ export function lowLevelFrames(
     cutFrame(signal, centre, frame);
     plan.spectrum.compute(frame, mag);
 
-    let instantPower = 0;
+    let instantPower = frame[0] * frame[0];
     let crossings = 0;
-    for (let j = 0; j < LOWLEVEL_FRAME; j++) {
-      instantPower += frame[j] * frame[j];
-      if (j > 0 && frame[j] >= 0 !== frame[j - 1] >= 0) crossings++;
+    // A sign change counted without a branch: audio's signs change too irregularly to predict.
+    let previousSign = frame[0] >= 0 ? 1 : 0;
+    for (let j = 1; j < LOWLEVEL_FRAME; j++) {
+      const x = frame[j];
+      instantPower += x * x;
+      const sign = x >= 0 ? 1 : 0;
+      crossings += sign ^ previousSign;
+      previousSign = sign;
     }
     instantPower /= LOWLEVEL_FRAME;
     frameEnergy[i] = instantPower;

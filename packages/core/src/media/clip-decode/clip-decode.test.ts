@@ -2,12 +2,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fixture } from '@earshot/fixtures';
+import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeClip } from '../../descriptors/analyze-clip.ts';
 import { makeTempDir } from '../../testing/audio.ts';
 import { decodeMono } from '../decode.ts';
 import { MediaError } from '../errors.ts';
 import { decodeClipInProcess } from './index.ts';
+import { mixDown } from './mix.ts';
+import { reusableMpegSupported } from './mpeg.ts';
 import { planResample, resample } from './resample.ts';
 
 const dir = makeTempDir('earshot-clip-decode-');
@@ -112,6 +115,48 @@ describe('in-process clip decoding against ffmpeg (decodeMono) of the same file'
     expect(clip.duration).toBeGreaterThan(599.9);
     expect(clip.duration).toBeLessThan(600.1);
     expect(clip.truncated).toBe(true);
+  });
+});
+
+describe('mp3 clips by the mpg123 instance a thread keeps', () => {
+  /** The package's public path on a fresh instance: every frame, mixed down afterwards. */
+  async function freshDecode(file: string): Promise<Float32Array> {
+    const decoder = new MPEGDecoder();
+    await decoder.ready;
+    try {
+      const decoded = decoder.decode(new Uint8Array(fs.readFileSync(file)));
+      return mixDown(decoded.channelData);
+    } finally {
+      decoder.free();
+    }
+  }
+
+  it('is what decodes them (the package still has the fields mpeg.ts drives)', async () => {
+    expect(await reusableMpegSupported()).toBe(true);
+  });
+
+  it('gives clip after clip exactly what a fresh decoder gives, whatever came before', async () => {
+    // Rates, channel counts and lengths that change from one clip to the next; a clip that reached
+    // its end and one cut midway leave a stream in different states for the next.
+    const files = [
+      encode('seq-a.mp3', 5, ['-c:a', 'libmp3lame', '-b:a', '128k']),
+      encode('seq-b-48k.mp3', 4, ['-ar', '48000', '-c:a', 'libmp3lame', '-b:a', '128k']),
+      encode('seq-c-long.mp3', 35, ['-c:a', 'libmp3lame', '-b:a', '96k']),
+      encode('seq-d-mono.mp3', 3, ['-ac', '1', '-c:a', 'libmp3lame', '-b:a', '64k']),
+    ];
+    const rates = [RATE, 48_000, RATE, RATE];
+    for (const round of [0, 1]) {
+      for (const [i, file] of files.entries()) {
+        const mine = await decodeClipInProcess(file, { sampleRate: rates[i], maxSeconds: 30 });
+        const ref = await freshDecode(file);
+        const want = Math.min(ref.length, 30 * rates[i]);
+        expect(mine?.samples.length, `${path.basename(file)}, round ${round}`).toBe(want);
+        // Asked at the file's own rate: no resampling, so the samples must be bit for bit the same.
+        const samples = mine?.samples ?? new Float32Array(0);
+        const bytes = (a: Float32Array, n: number) => Buffer.from(a.buffer, a.byteOffset, n * 4);
+        expect(bytes(samples, samples.length).equals(bytes(ref, want))).toBe(true);
+      }
+    }
   });
 });
 

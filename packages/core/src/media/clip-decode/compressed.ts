@@ -3,6 +3,7 @@ import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
 import { mixInto } from './mix.ts';
+import { monoSink, releaseMpegDecoder, takeMpegDecoder } from './mpeg.ts';
 import type { ClipSource, DecodedChannels } from './types.ts';
 
 /**
@@ -122,6 +123,10 @@ export async function decodeCompressed(
   header: CompressedHeader,
   maxSeconds: number,
 ): Promise<DecodedChannels | undefined> {
+  if (header.codec === 'mp3') {
+    const decoded = await decodeMpeg(source, header, maxSeconds);
+    if (decoded !== 'unsupported') return decoded;
+  }
   const collector = new Collector(Math.round(maxSeconds * header.sampleRate));
   const decoder = await newDecoder(header.codec);
   let reachedEnd = false;
@@ -146,7 +151,17 @@ export async function decodeCompressed(
     decoder.free();
   }
   if (collector.frames === 0) return undefined;
-  const decodedSeconds = collector.frames / header.sampleRate;
+  return finish(header, collector.frames, reachedEnd, () => collector.finishMono());
+}
+
+/** The decode's answer once its frames are out, or undefined when they fall short of the header. */
+function finish(
+  header: CompressedHeader,
+  frames: number,
+  reachedEnd: boolean,
+  mono: () => Float32Array,
+): DecodedChannels | undefined {
+  const decodedSeconds = frames / header.sampleRate;
   let duration = header.duration;
   if (reachedEnd) {
     if (duration !== undefined && decodedSeconds < duration * MIN_SHARE[header.codec] - 0.05)
@@ -155,10 +170,46 @@ export async function decodeCompressed(
   }
   // Cut short without a declared length: only ffprobe can tell how long the whole file is.
   if (duration === undefined) return undefined;
-  return {
-    type: CONTAINER[header.codec],
-    channelData: [collector.finishMono()],
-    sampleRate: header.sampleRate,
-    duration,
-  };
+  return { type: CONTAINER[header.codec], channelData: [mono()], sampleRate: header.sampleRate, duration };
+}
+
+/**
+ * An MP3 by this thread's reused mpg123 (mpeg.ts), mixed down as it is read; 'unsupported' when
+ * the package lacks what that needs (decodeCompressed then uses its public calls).
+ */
+async function decodeMpeg(
+  source: ClipSource,
+  header: CompressedHeader,
+  maxSeconds: number,
+): Promise<DecodedChannels | undefined | 'unsupported'> {
+  const limit = Math.round(maxSeconds * header.sampleRate);
+  // Sized from the declared length (a little over: the header's figure is an estimate); grown if short.
+  const expected = Math.ceil(((header.duration ?? maxSeconds) + 0.5) * header.sampleRate);
+  const sink = monoSink(limit, expected);
+  let decoder: Awaited<ReturnType<typeof takeMpegDecoder>>;
+  try {
+    decoder = await takeMpegDecoder();
+  } catch {
+    return undefined;
+  }
+  if (!decoder) return 'unsupported';
+  let broken = false;
+  let reachedEnd = false;
+  try {
+    for (let offset = 0; sink.frames < limit; offset += CHUNK_BYTES) {
+      const chunk = await source.read(offset, CHUNK_BYTES);
+      if (chunk.length === 0) {
+        reachedEnd = true;
+        break;
+      }
+      if (!decoder.feed(chunk, sink, header.sampleRate)) return undefined;
+    }
+  } catch {
+    broken = true;
+    return undefined;
+  } finally {
+    releaseMpegDecoder(decoder, broken);
+  }
+  if (sink.frames === 0) return undefined;
+  return finish(header, sink.frames, reachedEnd, () => sink.samples.subarray(0, sink.frames));
 }
