@@ -175,7 +175,7 @@ function render(results: ChildResult[], runs: number): string {
   lines.push('|---|---:|---:|---|');
   const what: Record<string, string> = {
     beats:
-      'our beat tracker: three onset functions on a Hann FFT every 1024 samples, Degara tracker on each, max-agreement choice',
+      'our beat tracker: three onset functions every 1024 samples and the information gain every 512 (a Hann FFT every 512), Degara tracker on each, max-agreement choice',
     lowlevel:
       'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, YIN pitch, peaks, dissonance',
     tonal: '4096 frames: HPCP (36), tuning, chords, key',

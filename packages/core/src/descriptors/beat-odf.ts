@@ -180,8 +180,8 @@ function melFluxBank(sampleRate: number): FilterBank {
 }
 
 /**
- * The onset detection functions of a signal: three every 1024 samples and, with `withInfoGain`, the
- * information gain every 512 (which doubles the transforms: off by default, see docs/descriptors.md).
+ * The onset detection functions of a signal: three every 1024 samples and, with `withInfoGain` (which the
+ * beat tracker asks for by default), the information gain every 512, which doubles the transforms.
  */
 export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain = false): BeatOdfs {
   const frames = odfFrameCount(signal.length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scalarStats, vectorStats } from './statistics.ts';
+import { median, scalarStats, vectorStats } from './statistics.ts';
 
 describe('frame statistics (Essentia PoolAggregator semantics)', () => {
   it('matches hand-computed values on a step series', () => {
@@ -43,5 +43,33 @@ describe('frame statistics (Essentia PoolAggregator semantics)', () => {
     expect(v.min).toEqual([1, 10]);
     expect(v.max).toEqual([3, 30]);
     expect(v.dmean).toEqual([2, 20]);
+  });
+
+  it('takes the median by selection with the value a sort gives (odd, even, ties, sorted, reversed)', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const bySort = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const m = s.length >> 1;
+      return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+    };
+    const cases: number[][] = [[3], [2, 1], [0, 0, 0, 1], [1, 0, 1, 0, 1, 0]];
+    for (const n of [5, 6, 101, 2584]) {
+      const values = Array.from({ length: n }, () => random() * 2 - 1);
+      cases.push(
+        values,
+        [...values].sort((a, b) => a - b),
+        [...values].sort((a, b) => b - a),
+      );
+      cases.push(
+        values.map((v) => (v > 0.3 ? 1 : 0)),
+        values.map((v) => Math.round(v * 3)),
+      );
+    }
+    // (+ 0 reads −0 as 0: the two orders may differ on which zero is in the middle; JSON writes both as 0.)
+    for (const values of cases) expect(median(values) + 0).toBe(bySort(values) + 0);
   });
 });

@@ -65,15 +65,59 @@ function meanVar(values: ArrayLike<number>, from: number, to: number): [number, 
 /** One sort buffer for every median: the statistics run over hundreds of series, one after another. */
 let sortScratch = new Float64Array(0);
 
-function median(values: ArrayLike<number>): number {
+export function median(values: ArrayLike<number>): number {
   const n = values.length;
   if (n === 0) return 0;
   if (sortScratch.length < n) sortScratch = new Float64Array(n);
-  const sorted = sortScratch.subarray(0, n);
-  for (let i = 0; i < n; i++) sorted[i] = values[i];
-  sorted.sort();
+  const a = sortScratch.subarray(0, n);
+  for (let i = 0; i < n; i++) a[i] = values[i];
+  // Selection instead of a sort (the median of every series of a long sound was a visible share of the
+  // analysis): the same order statistics, so the same value.
   const mid = n >> 1;
-  return n % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const upper = select(a, mid, 0, n - 1);
+  if (n % 2) return upper;
+  // Everything left of `mid` is ≤ a[mid] now: the lower middle value is their largest.
+  let lower = a[0];
+  for (let i = 1; i < mid; i++) if (a[i] > lower) lower = a[i];
+  return (lower + upper) / 2;
+}
+
+/**
+ * Hoare's selection: reorders a[lo..hi] so that a[k] holds the value a sort would put there, with nothing
+ * larger before it and nothing smaller after it. Median-of-three pivots, and scans that stop on values
+ * equal to the pivot, keep it linear on sorted input and on series full of equal values (silence rates).
+ */
+function select(a: Float64Array, k: number, lo: number, hi: number): number {
+  let left = lo;
+  let right = hi;
+  while (right > left) {
+    const m = (left + right) >> 1;
+    if (a[m] < a[left]) swap(a, m, left);
+    if (a[right] < a[left]) swap(a, right, left);
+    if (a[right] < a[m]) swap(a, right, m);
+    const pivot = a[m];
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return a[k];
+  }
+  return a[k];
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
 }
 
 /**
