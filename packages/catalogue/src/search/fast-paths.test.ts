@@ -8,6 +8,14 @@ import { termMemoOf } from './term-search.ts';
 
 const postgresUrl = await testService('postgres');
 
+/** The literal text of a raw statement, its nested statements included (every value a `?`). */
+function rawText(node: unknown): string {
+  const n = node as { kind?: string; sqlFragments?: readonly string[]; parameters?: readonly unknown[] };
+  if (n?.kind !== 'RawNode' || !n.sqlFragments) return '?';
+  const params = n.parameters ?? [];
+  return n.sqlFragments.map((f, i) => f + (i < params.length ? rawText(params[i]) : '')).join('');
+}
+
 /** A deterministic generator, so a failure names the same cases on every run. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -268,6 +276,41 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
         await searchSounds(fresh(), { query, limit: 30, offset: 990 }, { popularityCapAbove: Infinity }),
       );
     }
+  });
+
+  it('several clauses whose df rows keep them under the cap: ranked in full without a count statement', async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    const query = `${vocab[0]} ${vocab[1]}`;
+    const sent: string[] = [];
+    // A catalogue of its own (empty memo) that notes the text of every statement it runs.
+    const catalogue = {
+      db: t.catalogue.db.withPlugin({
+        transformQuery(args) {
+          sent.push(rawText(args.node));
+          return args.node;
+        },
+        async transformResult(args) {
+          return args.result;
+        },
+      }),
+    };
+    const memo = termMemoOf(catalogue.db);
+    const under = { popularityCapAbove: 1_000_000 };
+    const exact = await searchSounds(
+      { db: t.catalogue.db.withoutPlugins() },
+      { query, limit: 30 },
+      { popularityCapAbove: Infinity },
+    );
+    expect(exact.count).toBeGreaterThan(3);
+    expect(await searchSounds(catalogue, { query, limit: 30 }, under)).toEqual(exact);
+    // Remembered as having at most 2 matches: the scan is cut short, and the df rows decide.
+    const [key] = [...memo.keys()];
+    memo.set(key, 2);
+    sent.length = 0;
+    expect(await searchSounds(catalogue, { query, limit: 30 }, under)).toEqual(exact);
+    expect(sent.some((s) => s.includes('search_term_df'))).toBe(true);
+    expect(sent.filter((s) => s.includes('count(*)::int as n from'))).toEqual([]);
+    expect(memo.get(key)).toBe(1_000_000);
   });
 
   it("another order than relevance: the page and its scores are the plain statement's", async () => {
