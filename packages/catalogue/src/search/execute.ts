@@ -68,16 +68,25 @@ export async function searchSounds(
     if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
       return run((db) => exactPage(db, search, where, rank, offset));
     }
+    // A text query whose count no df row or side table answers: page and count from one scan.
+    if (search.query.clauses.length && !clause) {
+      return run(async (db) => {
+        const rows = (await prepared(sortedScan(search, where, rank, offset)).execute(db)).rows;
+        const total = rows.length
+          ? Number(rows[0].matches)
+          : offset === 0
+            ? 0
+            : (await prepared(plainCount(where)).execute(db)).rows[0].n;
+        return { count: total, ids: rows.map((r) => r.id), scores: rows.map((r) => Number(r.score)) };
+      });
+    }
     const page = prepared(sortedPage(search, where, rank, offset));
-    const plainCount = sql<{
-      n: number;
-    }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
     const count = async (db: Kysely<any>): Promise<number> => {
       if (clause) {
         const stats = await termStats(db, clause);
         if (stats) return stats.ndoc;
       }
-      return (await prepared(sideCount(search) ?? plainCount).execute(db)).rows[0].n;
+      return (await prepared(sideCount(search) ?? plainCount(where)).execute(db)).rows[0].n;
     };
     // Page and count on two connections at once: on the server they run in parallel.
     const [rows, total] = await Promise.all([run((db) => page.execute(db)), run(count)]);
@@ -115,6 +124,36 @@ function sortedPage(
       from ${table} s where ${where}
       order by ${order} limit ${search.limit} offset ${offset}) s
     order by ${order}`;
+}
+
+/** The exact number of visible sounds `where` matches, every one of them read. */
+function plainCount(where: RawBuilder<boolean>): RawBuilder<{ n: number }> {
+  return sql<{ n: number }>`select count(*)::int as n from ${sql.table(SEARCH_TABLE)} s where ${where}`;
+}
+
+/**
+ * The page in another order than relevance and the exact count from one scan of the matches:
+ * what the count reads anyway (every match), kept with the order's columns, then the page's rows
+ * ranked. Collecting the matches first also keeps the planner from walking the order's B-tree for
+ * a word rarer than it thinks: with 13 matches and a filter on half the sounds, that walk read
+ * every sound of the filter (58 ms at 10k sounds, against a few ms for the scan).
+ */
+function sortedScan(
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  rank: RawBuilder<number>,
+  offset: number,
+): RawBuilder<{ id: number; score: number; matches: number }> {
+  const table = sql.table(SEARCH_TABLE);
+  return sql`with m as materialized (
+      select s.id, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings
+      from ${table} s where ${where}
+    ), p as (
+      select m.* from m order by ${orderBy(search.sort, false, 'm')} limit ${search.limit} offset ${offset}
+    )
+    select s.id, ${rank}::float8 as score, (select count(*) from m)::int as matches
+    from p join ${table} s on s.id = p.id
+    order by ${orderBy(search.sort, false, 'p')}`;
 }
 
 /**

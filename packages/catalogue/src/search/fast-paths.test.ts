@@ -333,4 +333,54 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
       expect(got.scores.map((x) => x.toFixed(5))).toEqual(expected.map((r) => Number(r.score).toFixed(5)));
     }
   });
+
+  it('another order with a filter: page, scores and count from one scan equal the plain statements', async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    const cases: [string, string, string, string, string][] = [
+      [
+        vocab[0],
+        'duration:[0 TO 5]',
+        's.duration >= 0 and s.duration <= 5',
+        'duration_desc',
+        'duration desc, id',
+      ],
+      [`${vocab[1]} ${vocab[3]}`, 'type:wav', "s.type = 'wav'", 'created_desc', 'created desc, id'],
+      [
+        vocab[2000],
+        'duration:[0 TO 5]',
+        's.duration >= 0 and s.duration <= 5',
+        'duration_desc',
+        'duration desc, id',
+      ],
+      [
+        vocab[5],
+        'avg_rating:[3 TO 5]',
+        's.avg_rating >= 3 and s.avg_rating <= 5',
+        'rating_desc',
+        'avg_rating desc, num_ratings desc, id',
+      ],
+    ];
+    for (const [query, filter, where, sort, order] of cases) {
+      const tsq = query
+        .split(' ')
+        .map((w) => `plainto_tsquery('english', ${lit(w)})`)
+        .join(' && ');
+      const n = await plainCount(`tsv @@ (${tsq}) and ${where}`);
+      for (const offset of [0, 10, n + 5]) {
+        const expected = await rows<{ id: number; score: number }>(
+          `select id, ts_rank('{0.25,0.5,0.75,1}', tsv, ${tsq})::float8 as score from sound_search s
+           where tsv @@ (${tsq}) and ${where} order by ${order} limit 10 offset ${offset}`,
+        );
+        const got = await searchSounds(t.catalogue, { query, filter, sort, limit: 10, offset });
+        expect({ query, filter, offset, count: got.count, ids: got.ids }).toEqual({
+          query,
+          filter,
+          offset,
+          count: n,
+          ids: expected.map((r) => r.id),
+        });
+        expect(got.scores.map((x) => x.toFixed(5))).toEqual(expected.map((r) => Number(r.score).toFixed(5)));
+      }
+    }
+  });
 });
