@@ -29,6 +29,11 @@ export interface SearchOptions {
    * Default DEFAULT_POPULARITY_CAP_ABOVE; Infinity always ranks every match.
    */
   popularityCapAbove?: number;
+  /**
+   * A search in another order that has at most this many matches takes page and count from one
+   * scan (sortedScan); default SORTED_SCAN.
+   */
+  sortedScanUpTo?: number;
 }
 
 /** Above ~20k matches exact ranking alone exceeds 50 ms at 1M sounds (reference/SEARCH.md §5). */
@@ -68,17 +73,21 @@ export async function searchSounds(
     if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
       return run((db) => exactPage(db, search, where, rank, offset));
     }
-    // A text query whose count no df row or side table answers: page and count from one scan.
+    // A text query whose count no df row or side table answers: page and count from one scan
+    // when it has few matches; with more, the scan is cut short and the order's B-tree gives the
+    // page while a count statement counts, in parallel.
     if (search.query.clauses.length && !clause) {
-      return run(async (db) => {
-        const rows = (await prepared(sortedScan(search, where, rank, offset)).execute(db)).rows;
-        const total = rows.length
-          ? Number(rows[0].matches)
-          : offset === 0
-            ? 0
-            : (await prepared(plainCount(where)).execute(db)).rows[0].n;
-        return { count: total, ids: rows.map((r) => r.id), scores: rows.map((r) => Number(r.score)) };
-      });
+      const upTo = options.sortedScanUpTo ?? SORTED_SCAN;
+      const scan = sortedScan(search, where, rank, offset, upTo + 1);
+      const { rows } = await run((db) => prepared(scan).execute(db));
+      if (rows.length && Number(rows[0].matches) <= upTo) {
+        return {
+          count: Number(rows[0].matches),
+          ids: rows.map((r) => r.id),
+          scores: rows.map((r) => Number(r.score)),
+        };
+      }
+      if (!rows.length && offset === 0) return { count: 0, ids: [], scores: [] };
     }
     const page = prepared(sortedPage(search, where, rank, offset));
     const count = async (db: Kysely<any>): Promise<number> => {
@@ -132,22 +141,30 @@ function plainCount(where: RawBuilder<boolean>): RawBuilder<{ n: number }> {
 }
 
 /**
- * The page in another order than relevance and the exact count from one scan of the matches:
- * what the count reads anyway (every match), kept with the order's columns, then the page's rows
- * ranked. Collecting the matches first also keeps the planner from walking the order's B-tree for
- * a word rarer than it thinks: with 13 matches and a filter on half the sounds, that walk read
- * every sound of the filter (58 ms at 10k sounds, against a few ms for the scan).
+ * Most matches a sorted search collects to take page and count from one scan (sortedScan). Past a
+ * few thousand, keeping every match costs more than the order's B-tree page and a count in
+ * parallel (a word in every sound with a filter: 60–80 ms against 40–50 ms at 100k sounds).
+ */
+export const SORTED_SCAN = 2000;
+
+/**
+ * The page in another order than relevance and the number of matches from one scan stopped after
+ * `scanLimit` matches (fewer: the exact count): the matches with the order's columns, then the
+ * page's rows ranked. Collecting the matches first also keeps the planner from walking the
+ * order's B-tree for a word rarer than it thinks: with 13 matches and a filter on half the
+ * sounds, that walk read every sound of the filter (58 ms at 10k sounds, against a few ms here).
  */
 function sortedScan(
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
+  scanLimit: number,
 ): RawBuilder<{ id: number; score: number; matches: number }> {
   const table = sql.table(SEARCH_TABLE);
   return sql`with m as materialized (
       select s.id, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings
-      from ${table} s where ${where}
+      from ${table} s where ${where} limit ${scanLimit}::bigint
     ), p as (
       select m.* from m order by ${orderBy(search.sort, false, 'm')} limit ${search.limit} offset ${offset}
     )

@@ -360,27 +360,37 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
         'avg_rating desc, num_ratings desc, id',
       ],
     ];
+    let most = 0;
     for (const [query, filter, where, sort, order] of cases) {
       const tsq = query
         .split(' ')
         .map((w) => `plainto_tsquery('english', ${lit(w)})`)
         .join(' && ');
       const n = await plainCount(`tsv @@ (${tsq}) and ${where}`);
+      most = Math.max(most, n);
       for (const offset of [0, 10, n + 5]) {
         const expected = await rows<{ id: number; score: number }>(
           `select id, ts_rank('{0.25,0.5,0.75,1}', tsv, ${tsq})::float8 as score from sound_search s
            where tsv @@ (${tsq}) and ${where} order by ${order} limit 10 offset ${offset}`,
         );
-        const got = await searchSounds(t.catalogue, { query, filter, sort, limit: 10, offset });
-        expect({ query, filter, offset, count: got.count, ids: got.ids }).toEqual({
-          query,
-          filter,
-          offset,
-          count: n,
-          ids: expected.map((r) => r.id),
-        });
-        expect(got.scores.map((x) => x.toFixed(5))).toEqual(expected.map((r) => Number(r.score).toFixed(5)));
+        // The one scan, and (with fewer allowed than the matches) the B-tree page and a count.
+        for (const upTo of [undefined, 3]) {
+          const request = { query, filter, sort, limit: 10, offset };
+          const got = await searchSounds(t.catalogue, request, { sortedScanUpTo: upTo });
+          expect({ query, filter, offset, upTo, count: got.count, ids: got.ids }).toEqual({
+            query,
+            filter,
+            offset,
+            upTo,
+            count: n,
+            ids: expected.map((r) => r.id),
+          });
+          expect(got.scores.map((x) => x.toFixed(5))).toEqual(
+            expected.map((r) => Number(r.score).toFixed(5)),
+          );
+        }
       }
     }
+    expect(most).toBeGreaterThan(20);
   });
 });
