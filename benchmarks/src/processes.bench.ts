@@ -136,11 +136,17 @@ async function idleCost(
 ): Promise<{ server: number; database: number }> {
   const pids = processTree(serve.child.pid as number);
   const backends = await databaseBackends(serve, dbUrl);
-  const [s0, d0] = [cpuMicros(pids), cpuMicros(backends)];
+  const before = [...pids, ...backends].map((pid) => cpuMicros([pid]));
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  // A session the pool closed meanwhile (idle timeout) reads 0 afterwards: it is left out.
+  const used = [...pids, ...backends].map((pid, i) => {
+    const after = cpuMicros([pid]);
+    return after >= before[i] ? after - before[i] : 0;
+  });
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   return {
-    server: (cpuMicros(pids) - s0) / 1000 / seconds,
-    database: (cpuMicros(backends) - d0) / 1000 / seconds,
+    server: sum(used.slice(0, pids.length)) / 1000 / seconds,
+    database: sum(used.slice(pids.length)) / 1000 / seconds,
   };
 }
 
