@@ -4,7 +4,8 @@
 // work falls on both alike. The load generator shares the two cores with the servers: by default
 // it is the lean one (lean-load.ts, a fraction of autocannon's CPU per request); `--load
 // lean,autocannon` runs both, round by round. Each run also reads the CPU time the serving
-// processes and the load generator spent per answer, and how busy the whole machine was.
+// processes, their database sessions and the load generator spent per answer, and how busy the
+// whole machine was; from those costs it prints the ratio two idle cores would allow at most.
 // The table (medians of the rounds, each round's ratio against the target 1.6×) is printed and
 // written as a section of benchmarks/results/api.md.
 //
@@ -18,10 +19,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_REDIS_URL } from '@earshot/common';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { leanLoad } from './lean-load.ts';
-import { cpuMicros, processTree } from './processes.ts';
+import { cpuMicros, localPorts, processStats, processTree } from './processes.ts';
 
 const sounds = Number(arg('sounds', '10000'));
 const duration = Number(arg('duration', '8'));
@@ -100,12 +102,62 @@ interface Run {
   /** CPU µs per answer: the serving processes (primary and workers), the load generator. */
   serverUs: number;
   loadUs: number;
+  /** CPU µs per answer of the database server's sessions that the serving processes hold open. */
+  databaseUs: number;
+  /** Cores the serving processes kept busy (their CPU time over the window's length). */
+  serverCores: number;
   /** Share of the machine's CPU time that was busy during the run (all work, ours and others'). */
   machineBusy: number;
 }
 
+/**
+ * The PostgreSQL sessions (backend pids) of a `serve`'s processes: pool connections and the change
+ * feed's listening connection alike, found by the local ports of the processes' sockets.
+ */
+async function databaseBackends(serve: Serve, dbUrl: string): Promise<number[]> {
+  const ports = localPorts(processTree(serve.child.pid as number));
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number; client_port: number | null }>(
+      'select pid, client_port from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return rows.filter((r) => r.client_port !== null && ports.has(r.client_port)).map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU ms per second of a serve's processes and of their database sessions, with no load at all. */
+async function idleCost(
+  serve: Serve,
+  dbUrl: string,
+  seconds = 4,
+): Promise<{ server: number; database: number }> {
+  const pids = processTree(serve.child.pid as number);
+  const backends = await databaseBackends(serve, dbUrl);
+  const before = [...pids, ...backends].map((pid) => cpuMicros([pid]));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  // A session the pool closed meanwhile (idle timeout) reads 0 afterwards: it is left out.
+  const used = [...pids, ...backends].map((pid, i) => {
+    const after = cpuMicros([pid]);
+    return after >= before[i] ? after - before[i] : 0;
+  });
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    server: sum(used.slice(0, pids.length)) / 1000 / seconds,
+    database: sum(used.slice(pids.length)) / 1000 / seconds,
+  };
+}
+
 /** One measured run (after 2 s unmeasured, so each is measured warm). */
-async function run(serve: Serve, key: string, ids: number[], generator: LoadGenerator): Promise<Run> {
+async function run(
+  serve: Serve,
+  key: string,
+  ids: number[],
+  generator: LoadGenerator,
+  dbUrl: string,
+): Promise<Run> {
   const headers = { Authorization: `Token ${key}` };
   const paths = ids.map((id) => `/apiv2/sounds/${id}/`);
   const pids = processTree(serve.child.pid as number);
@@ -133,10 +185,15 @@ async function run(serve: Serve, key: string, ids: number[], generator: LoadGene
     };
   };
   await once(2);
+  const backends = await databaseBackends(serve, dbUrl);
   const serverBefore = cpuMicros(pids);
+  const databaseBefore = cpuMicros(backends);
   const machineBefore = machineTicks();
   const r = await once(duration);
+  // The measured window (the generators count answers over `duration`; a few in flight at its end finish after).
+  const wallUs = duration * 1e6;
   const serverAfter = cpuMicros(pids);
+  const databaseAfter = cpuMicros(backends);
   const machineAfter = machineTicks();
   if (r.bad > 0) throw new Error(`--processes ${serve.processes}, ${generator}: ${r.bad} failed answers`);
   return {
@@ -145,6 +202,8 @@ async function run(serve: Serve, key: string, ids: number[], generator: LoadGene
     p99: r.p99,
     serverUs: r.total ? (serverAfter - serverBefore) / r.total : 0,
     loadUs: r.cpuUsPerRequest,
+    databaseUs: r.total ? (databaseAfter - databaseBefore) / r.total : 0,
+    serverCores: (serverAfter - serverBefore) / wallUs,
     machineBusy:
       (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
   };
@@ -173,6 +232,11 @@ async function main(): Promise<void> {
   const one = await startServe(1, dbUrl);
   const two = await startServe(2, dbUrl);
   const ids = [1, 17, 503, 4242, 31337, 77777].filter((id) => id <= sounds);
+  // What each serve costs with nothing to do (timers, the change feed), and its memory.
+  const idle = [await idleCost(one, dbUrl), await idleCost(two, dbUrl)];
+  const rss = [one, two].map((s) =>
+    processTree(s.child.pid as number).reduce((sum, pid) => sum + processStats(pid).rss, 0),
+  );
   const runs = new Map(
     generators.map((g) => [g, { one: [] as Run[], two: [] as Run[], ratios: [] as number[] }]),
   );
@@ -181,11 +245,11 @@ async function main(): Promise<void> {
       for (const g of generators) {
         const into = runs.get(g) as { one: Run[]; two: Run[]; ratios: number[] };
         process.stdout.write(`[3/3] round ${r}/${rounds}, ${g}: 1 process… `);
-        const a = await run(one, key, ids, g);
+        const a = await run(one, key, ids, g, dbUrl);
         process.stdout.write(`${Math.round(a.rps)} req/s; 2 processes… `);
-        const b = await run(two, key, ids, g);
+        const b = await run(two, key, ids, g, dbUrl);
         process.stdout.write(
-          `${Math.round(b.rps)} req/s (×${(b.rps / a.rps).toFixed(2)}); server µs/req ${a.serverUs.toFixed(0)} / ${b.serverUs.toFixed(0)}, load ${a.loadUs.toFixed(0)} / ${b.loadUs.toFixed(0)}, machine busy ${(a.machineBusy * 100).toFixed(0)}% / ${(b.machineBusy * 100).toFixed(0)}%\n`,
+          `${Math.round(b.rps)} req/s (×${(b.rps / a.rps).toFixed(2)}); server µs/req ${a.serverUs.toFixed(0)} / ${b.serverUs.toFixed(0)}, database ${a.databaseUs.toFixed(1)} / ${b.databaseUs.toFixed(1)}, load ${a.loadUs.toFixed(0)} / ${b.loadUs.toFixed(0)}, machine busy ${(a.machineBusy * 100).toFixed(0)}% / ${(b.machineBusy * 100).toFixed(0)}%\n`,
         );
         into.one.push(a);
         into.two.push(b);
@@ -198,11 +262,12 @@ async function main(): Promise<void> {
   const loadAtEnd = os.loadavg();
   const m = (xs: Run[], f: (r: Run) => number) => median(xs.map(f));
   const row = (name: string, g: LoadGenerator, xs: Run[], ratio: string) =>
-    `| ${name} | ${g} | ${Math.round(m(xs, (r) => r.rps))} | ${m(xs, (r) => r.p50)} | ${m(xs, (r) => r.p99)} | ${m(xs, (r) => r.serverUs).toFixed(0)} | ${m(xs, (r) => r.loadUs).toFixed(0)} | ${(m(xs, (r) => r.machineBusy) * 100).toFixed(0)}% | ${ratio} |`;
+    `| ${name} | ${g} | ${Math.round(m(xs, (r) => r.rps))} | ${m(xs, (r) => r.p50)} | ${m(xs, (r) => r.p99)} | ${m(xs, (r) => r.serverUs).toFixed(0)} | ${m(xs, (r) => r.databaseUs).toFixed(1)} | ${m(xs, (r) => r.loadUs).toFixed(0)} | ${m(xs, (r) => r.serverCores).toFixed(2)} | ${Math.round(m(xs, (r) => 1e6 / r.serverUs))} | ${(m(xs, (r) => r.machineBusy) * 100).toFixed(0)}% | ${ratio} |`;
   const lines = [
-    '| server | load generator | req/s (median) | p50 ms | p99 ms | server CPU µs/answer | load generator CPU µs/answer | machine busy | 2 processes ÷ 1 |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| server | load generator | req/s (median) | p50 ms | p99 ms | server CPU µs/answer | database CPU µs/answer | load generator CPU µs/answer | server cores used | answers per server CPU-second | machine busy | 2 processes ÷ 1 |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
+  const ceilings: string[] = [];
   for (const [g, x] of runs) {
     const ratio = median(x.ratios);
     lines.push(
@@ -214,15 +279,35 @@ async function main(): Promise<void> {
         `median ×${ratio.toFixed(2)} (rounds ${x.ratios.map((v) => v.toFixed(2)).join(', ')}); target ≥ ×${TARGET}: ${ratio >= TARGET ? 'met' : 'not met'}`,
       ),
     );
+    // What these per-answer costs allow on two otherwise idle cores: one serving process uses at
+    // most one core, and everything (servers, their database sessions, the generator) shares two.
+    const cost = (xs: Run[]) => ({
+      s: m(xs, (r) => r.serverUs),
+      d: m(xs, (r) => r.databaseUs),
+      l: m(xs, (r) => r.loadUs),
+    });
+    const [c1, c2] = [cost(x.one), cost(x.two)];
+    const best1 = Math.min(1e6 / c1.s, 2e6 / (c1.s + c1.d + c1.l));
+    const best2 = Math.min(2e6 / c2.s, 2e6 / (c2.s + c2.d + c2.l));
+    const perCpu = median(x.two.map((b, i) => x.one[i].serverUs / b.serverUs));
+    ceilings.push(
+      `- ${g}: the measured costs allow at most ×${(best2 / best1).toFixed(2)} on two idle cores (1 process ≤ ${Math.round(best1)} answers/s, 2 processes ≤ ${Math.round(best2)}); ` +
+        `with the generator's CPU taken out (a generator on cores of its own) the ceiling is ×${(Math.min(2e6 / c2.s, 2e6 / (c2.s + c2.d)) / Math.min(1e6 / c1.s, 2e6 / (c1.s + c1.d))).toFixed(2)}; ` +
+        `answers per server CPU-second, 2 processes ÷ 1: median ×${perCpu.toFixed(2)}.`,
+    );
   }
   const body = [
     `\`npx earshot bench processes --sounds ${sounds} --duration ${duration} --connections ${connections} --rounds ${rounds} --load ${generators.join(',')}\``,
     '',
     `Run ${new Date().toISOString()}, ${os.cpus().length} cores, ${connections} connections, the load generator in the bench's process on the same cores; ` +
       `load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(' / ')} at the end (other work shares the machine). ` +
-      'CPU per answer is read from the scheduler (`/proc/<pid>/task/*/schedstat` of the serving processes; the load generator’s own `process.cpuUsage()`); "machine busy" is the share of all CPU time that was not idle during the measured window (`/proc/stat`), other work included.',
+      'CPU per answer is read from the scheduler (`/proc/<pid>/task/*/schedstat` of the serving processes and of the PostgreSQL sessions they hold open, found by their sockets\' ports; the load generator’s own `process.cpuUsage()`); "server cores used" is the serving processes\' CPU time over the window; "machine busy" is the share of all CPU time that was not idle during the measured window (`/proc/stat`), other work included.',
     '',
     ...lines,
+    '',
+    ...ceilings,
+    `- With no load: 1 process ${idle[0].server.toFixed(1)} ms CPU per second (its database sessions ${idle[0].database.toFixed(1)}), ` +
+      `2 processes ${idle[1].server.toFixed(1)} (${idle[1].database.toFixed(1)}); resident memory ${(rss[0] / 2 ** 20).toFixed(0)} MB and ${(rss[1] / 2 ** 20).toFixed(0)} MB (primary and workers).`,
     '',
   ].join('\n');
   console.log(`\n${body}`);

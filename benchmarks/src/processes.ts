@@ -96,3 +96,42 @@ export function cpuMicros(pids: number[]): number {
   }
   return ns / 1000;
 }
+
+/**
+ * Local TCP ports of the sockets these processes hold open (their /proc/<pid>/fd links matched with
+ * /proc/net/tcp{,6} by inode): how a database server's session names its client (`client_port`).
+ */
+export function localPorts(pids: number[]): Set<number> {
+  const inodes = new Set<string>();
+  for (const pid of pids) {
+    let fds: string[] = [];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m) inodes.add(m[1]);
+      } catch {
+        // closed between the listing and the read
+      }
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines: string[] = [];
+    try {
+      lines = fs.readFileSync(table, 'utf8').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const cols = line.trim().split(/\s+/);
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      if (cols.length > 9 && inodes.has(cols[9])) ports.add(Number.parseInt(cols[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}

@@ -48,11 +48,16 @@ export class CatalogueChangeFeed implements ChangeVersion {
   private version = 0;
   private live = false;
   private closed = false;
-  /** A `select 1` on the listening connection, started after the call (shared). */
+  /**
+   * A round trip on the listening connection, started after the call (shared). An empty query:
+   * the server sends pending notifications before every ReadyForQuery whatever the query was, and
+   * an empty one is not parsed, planned or executed. Under load these round trips run back to back
+   * in every serving process, so their cost on the server counts.
+   */
   private readonly sync = sharedRoundTrips(async () => {
     const client = this.client;
     if (!client) throw new Error('not connected');
-    await client.query('select 1');
+    await client.query('');
   });
   private retry: NodeJS.Timeout | undefined;
   private readonly listeners: Array<() => void> = [];

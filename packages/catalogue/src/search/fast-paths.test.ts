@@ -8,6 +8,14 @@ import { termMemoOf } from './term-search.ts';
 
 const postgresUrl = await testService('postgres');
 
+/** The literal text of a raw statement, its nested statements included (every value a `?`). */
+function rawText(node: unknown): string {
+  const n = node as { kind?: string; sqlFragments?: readonly string[]; parameters?: readonly unknown[] };
+  if (n?.kind !== 'RawNode' || !n.sqlFragments) return '?';
+  const params = n.parameters ?? [];
+  return n.sqlFragments.map((f, i) => f + (i < params.length ? rawText(params[i]) : '')).join('');
+}
+
 /** A deterministic generator, so a failure names the same cases on every run. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -270,6 +278,41 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
     }
   });
 
+  it('several clauses whose df rows keep them under the cap: ranked in full without a count statement', async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    const query = `${vocab[0]} ${vocab[1]}`;
+    const sent: string[] = [];
+    // A catalogue of its own (empty memo) that notes the text of every statement it runs.
+    const catalogue = {
+      db: t.catalogue.db.withPlugin({
+        transformQuery(args) {
+          sent.push(rawText(args.node));
+          return args.node;
+        },
+        async transformResult(args) {
+          return args.result;
+        },
+      }),
+    };
+    const memo = termMemoOf(catalogue.db);
+    const under = { popularityCapAbove: 1_000_000 };
+    const exact = await searchSounds(
+      { db: t.catalogue.db.withoutPlugins() },
+      { query, limit: 30 },
+      { popularityCapAbove: Infinity },
+    );
+    expect(exact.count).toBeGreaterThan(3);
+    expect(await searchSounds(catalogue, { query, limit: 30 }, under)).toEqual(exact);
+    // Remembered as having at most 2 matches: the scan is cut short, and the df rows decide.
+    const [key] = [...memo.keys()];
+    memo.set(key, 2);
+    sent.length = 0;
+    expect(await searchSounds(catalogue, { query, limit: 30 }, under)).toEqual(exact);
+    expect(sent.some((s) => s.includes('search_term_df'))).toBe(true);
+    expect(sent.filter((s) => s.includes('count(*)::int as n from'))).toEqual([]);
+    expect(memo.get(key)).toBe(1_000_000);
+  });
+
   it("another order than relevance: the page and its scores are the plain statement's", async () => {
     const vocab = syntheticVocabulary(50_000, 42);
     for (const [query, sort, order] of [
@@ -289,5 +332,65 @@ describe.each(testBackends(postgresUrl))('fast paths give the plain results on %
       expect({ query, ids: got.ids }).toEqual({ query, ids: expected.map((r) => r.id) });
       expect(got.scores.map((x) => x.toFixed(5))).toEqual(expected.map((r) => Number(r.score).toFixed(5)));
     }
+  });
+
+  it('another order with a filter: page, scores and count from one scan equal the plain statements', async () => {
+    const vocab = syntheticVocabulary(50_000, 42);
+    const cases: [string, string, string, string, string][] = [
+      [
+        vocab[0],
+        'duration:[0 TO 5]',
+        's.duration >= 0 and s.duration <= 5',
+        'duration_desc',
+        'duration desc, id',
+      ],
+      [`${vocab[1]} ${vocab[3]}`, 'type:wav', "s.type = 'wav'", 'created_desc', 'created desc, id'],
+      [
+        vocab[2000],
+        'duration:[0 TO 5]',
+        's.duration >= 0 and s.duration <= 5',
+        'duration_desc',
+        'duration desc, id',
+      ],
+      [
+        vocab[5],
+        'avg_rating:[3 TO 5]',
+        's.avg_rating >= 3 and s.avg_rating <= 5',
+        'rating_desc',
+        'avg_rating desc, num_ratings desc, id',
+      ],
+    ];
+    let most = 0;
+    for (const [query, filter, where, sort, order] of cases) {
+      const tsq = query
+        .split(' ')
+        .map((w) => `plainto_tsquery('english', ${lit(w)})`)
+        .join(' && ');
+      const n = await plainCount(`tsv @@ (${tsq}) and ${where}`);
+      most = Math.max(most, n);
+      for (const offset of [0, 10, n + 5]) {
+        const expected = await rows<{ id: number; score: number }>(
+          `select id, ts_rank('{0.25,0.5,0.75,1}', tsv, ${tsq})::float8 as score from sound_search s
+           where tsv @@ (${tsq}) and ${where} order by ${order} limit 10 offset ${offset}`,
+        );
+        // The one scan, and (with fewer allowed than the matches) the B-tree page and a count.
+        for (const upTo of [undefined, 3]) {
+          const request = { query, filter, sort, limit: 10, offset };
+          const got = await searchSounds(t.catalogue, request, { sortedScanUpTo: upTo });
+          expect({ query, filter, offset, upTo, count: got.count, ids: got.ids }).toEqual({
+            query,
+            filter,
+            offset,
+            upTo,
+            count: n,
+            ids: expected.map((r) => r.id),
+          });
+          expect(got.scores.map((x) => x.toFixed(5))).toEqual(
+            expected.map((r) => Number(r.score).toFixed(5)),
+          );
+        }
+      }
+    }
+    expect(most).toBeGreaterThan(20);
   });
 });

@@ -73,6 +73,24 @@ export async function termStats(db: Kysely<any>, clause: QueryClause): Promise<T
 }
 
 /**
+ * An upper bound on a search's matches from the df rows: every match holds the lexeme of each
+ * required clause that is one lexeme, so it is at most the smallest of their document
+ * frequencies. Null when no required clause is one lexeme. A number while the id is weighted is
+ * left out (it also matches the sound with that id, which may not hold the word).
+ */
+export async function requiredTermsBound(db: Kysely<any>, search: PreparedSearch): Promise<number | null> {
+  const clauses = search.query.clauses.filter(
+    (c) => c.occur === 'must' && !(search.weights.id > 0 && /^\d{1,9}$/.test(c.text)),
+  );
+  if (!clauses.length) return null;
+  const rows = sql.join(clauses.map(termStatsSelect), sql` union all `);
+  const r = await prepared(sql<{ bound: number | null }>`select min(t.ndoc)::int as bound
+    from (${rows}) t where t.nodes = 1 and t.lexeme is not null`).execute(db);
+  const bound = r.rows[0]?.bound;
+  return bound === null || bound === undefined ? null : Number(bound);
+}
+
+/**
  * The exact count statement that a side structure answers for this search, or null when the
  * search has another shape (the caller then counts matching rows).
  */
