@@ -132,6 +132,27 @@ describe.each(BACKENDS)('%s: similarity snapshots', (backend) => {
     await state.close();
   });
 
+  it('rebuilds when the snapshot is of another catalogue (a data folder pointed at another database)', async () => {
+    const dir = path.join(similaritySnapshotDir(s.dataDir), SPACE);
+    await s.deps.similarity.writeSnapshots();
+    const metaFile = path.join(dir, 'meta.json');
+    const meta = JSON.parse(await fs.readFile(metaFile, 'utf8')) as Json;
+    expect(meta.position.catalogue).toMatch(/^\d+\/\S+$/);
+    // The same positions and graph, but taken in another database: nothing in them can be trusted here.
+    await fs.writeFile(
+      metaFile,
+      JSON.stringify({ ...meta, position: { ...meta.position, catalogue: '1234/another' } }),
+    );
+    const state = openState();
+    lines.length = 0;
+    await state.refresh();
+    expect(lines.some((l) => l.includes('snapshot not usable') && l.includes('another catalogue'))).toBe(
+      true,
+    );
+    expect(state.indexes.get(SPACE)?.size).toBe(s.deps.similarity.indexes.get(SPACE)?.size);
+    await state.close();
+  });
+
   it('rebuilds when the snapshot is of another dimension', async () => {
     const dir = path.join(similaritySnapshotDir(s.dataDir), SPACE);
     await s.deps.similarity.writeSnapshots();

@@ -137,7 +137,7 @@ export class SimilarityState {
     const indexes = new Map<string, SimilarityIndex>();
     const sources: string[] = [];
     for (const space of listSimilaritySpaces()) {
-      const fromSnapshot = await this.openSnapshot(space.name);
+      const fromSnapshot = await this.openSnapshot(space.name, exact.catalogue);
       sources.push(`${space.name}:${fromSnapshot ? 'snapshot' : 'rebuild'}`);
       indexes.set(space.name, fromSnapshot ?? (await this.loadSpace(space.name, space.dimension)));
     }
@@ -150,7 +150,11 @@ export class SimilarityState {
     this.table = table;
     this.since = mark;
     this.publishedSince = published;
-    this.position = { analysedUpTo: exact.analysed, publishedUpTo: exact.published };
+    this.position = {
+      catalogue: exact.catalogue,
+      analysedUpTo: exact.analysed,
+      publishedUpTo: exact.published,
+    };
     this.logger.info(
       {
         ms: Date.now() - started,
@@ -167,13 +171,15 @@ export class SimilarityState {
    * The space's snapshot brought up to date from the catalogue, or undefined (logged) when there
    * is none usable: then the caller rebuilds.
    */
-  private async openSnapshot(space: string): Promise<SimilarityIndex | undefined> {
+  private async openSnapshot(space: string, catalogue: string): Promise<SimilarityIndex | undefined> {
     if (!this.snapshotDir) return undefined;
     const started = Date.now();
     try {
       const { index, meta } = await SimilarityIndex.loadWithMeta(path.join(this.snapshotDir, space));
       if (meta.space !== space) throw new Error(`the snapshot is of space ${meta.space}`);
       if (!meta.position) throw new Error('the snapshot has no catalogue position');
+      if (meta.position.catalogue !== catalogue)
+        throw new Error(`the snapshot is of another catalogue (${meta.position.catalogue ?? 'unnamed'})`);
       const loadedMs = Date.now() - started;
       const caught = await this.catchUp(index, meta.position);
       this.logger.info(
@@ -299,7 +305,11 @@ export class SimilarityState {
     if (vectors.length > 0) this.generation++;
     this.since = mark;
     this.publishedSince = published;
-    this.position = { analysedUpTo: exact.analysed, publishedUpTo: exact.published };
+    this.position = {
+      catalogue: exact.catalogue,
+      analysedUpTo: exact.analysed,
+      publishedUpTo: exact.published,
+    };
     this.logger.debug({ vectors: vectors.length, analyses: analyses.length }, 'similarity state updated');
   }
 

@@ -17,6 +17,8 @@ const FORMAT = 1;
  * rows after them; the catalogue stays the source of truth.
  */
 export interface SnapshotPosition {
+  /** The catalogue these moments are of; a snapshot of another catalogue is rebuilt, not caught up. */
+  catalogue?: string;
   analysedUpTo: string;
   publishedUpTo: string;
 }
