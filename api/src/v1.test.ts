@@ -313,6 +313,21 @@ describe('content search (version 1)', () => {
     expect(idsOf(two)).toEqual(idsOf(page).slice(0, 2));
   });
 
+  it('takes vector targets (comma-separated values): a sound is closest to its own vector', async () => {
+    for (const sample of ['bd_808', 'tabla_ke1']) {
+      const mfcc = (await json(
+        `/api/sounds/${ids[sample]}/analysis/lowlevel/mfcc/mean`,
+      )) as unknown as number[];
+      expect(Array.isArray(mfcc) && mfcc.length > 1).toBe(true);
+      const page = await json('/api/sounds/content_search/', {
+        t: `.lowlevel.mfcc.mean:${mfcc.join(',')}`,
+        fields: 'id',
+      });
+      expect(idsOf(page)[0]).toBe(ids[sample]);
+      expect(page.num_results).toBe(ANALYZED.length);
+    }
+  });
+
   it('filters by descriptor ranges with AND/OR, by id ascending without a target', async () => {
     const low = await json('/api/sounds/content_search', {
       f: '.lowlevel.pitch.mean:[0 TO 300]',
@@ -373,6 +388,8 @@ describe('analysis (version 1)', () => {
     );
     expect(subset.lowlevel.pitch).toEqual({ mean: all.lowlevel.pitch.mean });
     expect(subset.rhythm).toEqual({ bpm: all.rhythm.bpm });
+    // The key, its scale and strength are recommended, in the tree's own nesting (tonal.key.*).
+    expect(subset.tonal.key).toEqual(all.tonal.key);
     expect(Object.keys(all.lowlevel).length).toBeGreaterThan(Object.keys(subset.lowlevel).length);
   });
 

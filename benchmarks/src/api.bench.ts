@@ -387,16 +387,42 @@ function v2Equivalent(q: Record<string, string>, perPage = 30, page = 1): Record
 }
 
 /**
- * Distinct page requests of the four searches (page 1–50 × page size 5–44), for the cold rows: the
- * i-th v1 request and the i-th v2 request ask the same page of the same search, and no two
- * requests of a row repeat within 8,000, more than a cold row asks in its rounds.
+ * Distinct page requests of the four searches (page size 5–84 × the pages that exist at that size,
+ * at most 50), for the cold rows, the searches taking turns. Only pages inside the results: past
+ * the end version 2 answers a quick 404 where version 1 answers an empty page, which would not be
+ * the same work. `counts` are the searches' result counts. Both rows ask the same list, the v1 row
+ * starting half-way (`shift`): the engine's hit cache (5,000 entries) is shared by the two
+ * versions, and each row must find cold what the other asked just before it.
  */
-function distinctPages(each: (q: Record<string, string>, perPage: number, page: number) => string): string[] {
-  return Array.from({ length: 8_000 }, (_, i) => {
-    const q = TEXT_SEARCHES[i % TEXT_SEARCHES.length];
-    const n = Math.floor(i / TEXT_SEARCHES.length);
-    return each(q, 5 + Math.floor(n / 50), 1 + (n % 50));
+function distinctPages(
+  counts: number[],
+  each: (q: Record<string, string>, perPage: number, page: number) => string,
+  shift = 0,
+): string[] {
+  const perSearch = TEXT_SEARCHES.map((q, n) => {
+    const out: string[] = [];
+    for (let perPage = 5; perPage <= 84; perPage++)
+      for (let page = 1; page <= Math.min(50, Math.ceil(counts[n] / perPage)); page++)
+        out.push(each(q, perPage, page));
+    return out;
   });
+  const longest = Math.max(...perSearch.map((list) => list.length));
+  const all: string[] = [];
+  for (let i = 0; i < longest; i++) for (const list of perSearch) if (i < list.length) all.push(list[i]);
+  const at = Math.floor(all.length * shift);
+  return [...all.slice(at), ...all.slice(0, at)];
+}
+
+/** Each text search's result count, as version 2 answers it. */
+async function searchCounts(origin: string, key: string): Promise<number[]> {
+  const counts: number[] = [];
+  for (const q of TEXT_SEARCHES) {
+    const res = await fetch(
+      `${origin}/apiv2/search/${query({ ...q, fields: 'id', page_size: '1', token: key })}`,
+    );
+    counts.push(((await res.json()) as { count: number }).count);
+  }
+  return counts;
 }
 
 const COMBINED_SEARCHES: Array<Record<string, string>> = [
@@ -597,9 +623,15 @@ async function main(): Promise<void> {
   const floorOrigin = await floor.origin;
   // The search pages version 1 is held against version 2 with, and their bodies for the replay.
   const v2Searches = TEXT_SEARCHES.map((q) => `/apiv2/search/${query({ ...q, token: key })}`);
-  const v1Searches = TEXT_SEARCHES.map((q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`);
+  const v1Searches = TEXT_SEARCHES.map(
+    (q) => `/api/sounds/search/${query({ ...v1Search(q), api_key: key })}`,
+  );
   const v2EquivalentSearches = TEXT_SEARCHES.map(
     (q) => `/apiv2/search/${query({ ...v2Equivalent(q), token: key })}`,
+  );
+  const counts = await searchCounts(apiOrigin, key);
+  console.log(
+    `  the 4 searches' result counts: ${counts.join(', ')}; ${distinctPages(counts, () => '').length} distinct pages for the cold rows`,
   );
   const replayFile = '/tmp/earshot-api-bench-replay.json';
   await writeReplayBodies(apiOrigin, [...v2EquivalentSearches, ...v1Searches], key, replayFile);
@@ -714,9 +746,10 @@ async function main(): Promise<void> {
     {
       // Without the page cache: every request a different page (search × page × page size), so
       // each answer runs the search, the catalogue read and the serializer (v1's or v2's).
-      name: 'v2 equivalent of the v1 search, 8,000 distinct pages (cold caches)',
+      name: 'v2 equivalent of the v1 search, distinct pages (cold caches)',
       origin: () => apiOrigin,
       paths: distinctPages(
+        counts,
         (q, perPage, page) => `/apiv2/search/${query({ ...v2Equivalent(q, perPage, page), token: key })}`,
       ),
       target: 'info',
@@ -724,14 +757,16 @@ async function main(): Promise<void> {
       pid: api.child.pid,
     },
     {
-      name: 'v1 sound search, 8,000 distinct pages (cold caches)',
+      name: 'v1 sound search, distinct pages (cold caches)',
       origin: () => apiOrigin,
       paths: distinctPages(
+        counts,
         (q, perPage, page) =>
           `/api/sounds/search/${query({ ...v1Search(q, { p: String(page), sounds_per_page: String(perPage) }), api_key: key })}`,
+        0.5,
       ),
       target: '≥ 90% of its v2 equivalent, cold',
-      versus: 'v2 equivalent of the v1 search, 8,000 distinct pages (cold caches)',
+      versus: 'v2 equivalent of the v1 search, distinct pages (cold caches)',
       distinct: true,
       pid: api.child.pid,
     },
@@ -931,8 +966,7 @@ if (role === 'api-server') {
   // A profiled server exits on SIGTERM (rather than being killed by it) so node writes the profile.
   if (arg('profile-api', '')) process.once('SIGTERM', () => process.exit(0));
   await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
-}
-else if (role === 'floor') await runFloor();
+} else if (role === 'floor') await runFloor();
 else if (role === 'replay') await runReplay();
 else if (role === 'sql-floor') await runSqlFloor(dbUrl, { similar: true, poolSize: 10 });
 else await main();
