@@ -388,29 +388,31 @@ function v2Equivalent(q: Record<string, string>, perPage = 30, page = 1): Record
 
 /**
  * Distinct page requests of the four searches (page size 5–84 × the pages that exist at that size,
- * at most 50), for the cold rows, the searches taking turns. Only pages inside the results: past
+ * at most 50), for the cold rows, in a seeded random order. Only pages inside the results: past
  * the end version 2 answers a quick 404 where version 1 answers an empty page, which would not be
- * the same work. `counts` are the searches' result counts. Both rows ask the same list, the v1 row
- * starting half-way (`shift`): the engine's hit cache (5,000 entries) is shared by the two
- * versions, and each row must find cold what the other asked just before it.
+ * the same work. `counts` are the searches' result counts. The v2 row takes the even places of
+ * the list and the v1 row the odd ones (`half`): the same mix of requests, none asked by both, as
+ * the engine's hit cache (5,000 entries) is shared by the two versions.
  */
 function distinctPages(
   counts: number[],
   each: (q: Record<string, string>, perPage: number, page: number) => string,
-  shift = 0,
+  half: 0 | 1 = 0,
 ): string[] {
-  const perSearch = TEXT_SEARCHES.map((q, n) => {
-    const out: string[] = [];
+  const all: Array<[number, number, number]> = [];
+  TEXT_SEARCHES.forEach((_, n) => {
     for (let perPage = 5; perPage <= 84; perPage++)
       for (let page = 1; page <= Math.min(50, Math.ceil(counts[n] / perPage)); page++)
-        out.push(each(q, perPage, page));
-    return out;
+        all.push([n, perPage, page]);
   });
-  const longest = Math.max(...perSearch.map((list) => list.length));
-  const all: string[] = [];
-  for (let i = 0; i < longest; i++) for (const list of perSearch) if (i < list.length) all.push(list[i]);
-  const at = Math.floor(all.length * shift);
-  return [...all.slice(at), ...all.slice(0, at)];
+  const random = seededRandom(16);
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [all[i], all[j]] = [all[j], all[i]];
+  }
+  return all
+    .filter((_, i) => i % 2 === half)
+    .map(([n, perPage, page]) => each(TEXT_SEARCHES[n], perPage, page));
 }
 
 /** Each text search's result count, as version 2 answers it. */
@@ -631,7 +633,7 @@ async function main(): Promise<void> {
   );
   const counts = await searchCounts(apiOrigin, key);
   console.log(
-    `  the 4 searches' result counts: ${counts.join(', ')}; ${distinctPages(counts, () => '').length} distinct pages for the cold rows`,
+    `  the 4 searches' result counts: ${counts.join(', ')}; ${distinctPages(counts, () => '').length} distinct pages for each cold row`,
   );
   const replayFile = '/tmp/earshot-api-bench-replay.json';
   await writeReplayBodies(apiOrigin, [...v2EquivalentSearches, ...v1Searches], key, replayFile);
@@ -763,7 +765,7 @@ async function main(): Promise<void> {
         counts,
         (q, perPage, page) =>
           `/api/sounds/search/${query({ ...v1Search(q, { p: String(page), sounds_per_page: String(perPage) }), api_key: key })}`,
-        0.5,
+        1,
       ),
       target: '≥ 90% of its v2 equivalent, cold',
       versus: 'v2 equivalent of the v1 search, distinct pages (cold caches)',
