@@ -119,6 +119,37 @@ const FULL_EXTRA = [
   'license',
 ];
 
+describe('paths (version 1)', () => {
+  it('answers every path the same with and without the trailing slash', async () => {
+    const pack = s.seeded.packId;
+    const sound = ids.bd_808;
+    const paths: Array<[string, Record<string, string>]> = [
+      ['/api/sounds/search', { q: 'kick' }],
+      ['/api/sounds/content_search', { t: '.lowlevel.pitch.mean:220' }],
+      ['/api/sounds/geotag', { min_lat: '41', max_lat: '42' }],
+      [`/api/sounds/${sound}`, {}],
+      [`/api/sounds/${sound}/analysis/lowlevel/pitch`, {}],
+      [`/api/sounds/${sound}/similar`, {}],
+      ['/api/people/alice', {}],
+      ['/api/people/bob/sounds', {}],
+      ['/api/people/alice/packs', {}],
+      ['/api/people/alice/bookmark_categories', {}],
+      ['/api/people/alice/bookmark_categories/uncategorized/sounds', {}],
+      [`/api/packs/${pack}`, {}],
+      [`/api/packs/${pack}/sounds`, {}],
+      [`/api/sounds/${sound}/serve`, {}],
+    ];
+    for (const [path, params] of paths) {
+      const bare = await fetch(url(path, params));
+      const slashed = await fetch(url(`${path}/`, params));
+      expect([bare.status, slashed.status], path).toEqual([200, 200]);
+      const [a, b] = [Buffer.from(await bare.arrayBuffer()), Buffer.from(await slashed.arrayBuffer())];
+      expect(a.length, path).toBeGreaterThan(0);
+      expect(a.equals(b), path).toBe(true);
+    }
+  });
+});
+
 describe('sound (version 1)', () => {
   it('shows the version 1 record with v1 links, timestamps and the pack and geotag only when present', async () => {
     const sound = await json(`/api/sounds/${ids.bd_808}`);
@@ -282,6 +313,21 @@ describe('content search (version 1)', () => {
     expect(idsOf(two)).toEqual(idsOf(page).slice(0, 2));
   });
 
+  it('takes vector targets (comma-separated values): a sound is closest to its own vector', async () => {
+    for (const sample of ['bd_808', 'tabla_ke1']) {
+      const mfcc = (await json(
+        `/api/sounds/${ids[sample]}/analysis/lowlevel/mfcc/mean`,
+      )) as unknown as number[];
+      expect(Array.isArray(mfcc) && mfcc.length > 1).toBe(true);
+      const page = await json('/api/sounds/content_search/', {
+        t: `.lowlevel.mfcc.mean:${mfcc.join(',')}`,
+        fields: 'id',
+      });
+      expect(idsOf(page)[0]).toBe(ids[sample]);
+      expect(page.num_results).toBe(ANALYZED.length);
+    }
+  });
+
   it('filters by descriptor ranges with AND/OR, by id ascending without a target', async () => {
     const low = await json('/api/sounds/content_search', {
       f: '.lowlevel.pitch.mean:[0 TO 300]',
@@ -342,6 +388,8 @@ describe('analysis (version 1)', () => {
     );
     expect(subset.lowlevel.pitch).toEqual({ mean: all.lowlevel.pitch.mean });
     expect(subset.rhythm).toEqual({ bpm: all.rhythm.bpm });
+    // The key, its scale and strength are recommended, in the tree's own nesting (tonal.key.*).
+    expect(subset.tonal.key).toEqual(all.tonal.key);
     expect(Object.keys(all.lowlevel).length).toBeGreaterThan(Object.keys(subset.lowlevel).length);
   });
 
@@ -501,6 +549,34 @@ describe('errors, authentication and limits (version 1)', () => {
     }
     const body = await expectV1Error(fetch(`${s.origin}/api/people/alice/?api_key=${limited}`), 429);
     expect(body.type).toBe('Throttled');
+  });
+
+  it('counts cached repeats (answered without the application) in the same limits, with the v1 429', async () => {
+    const credential = await createApiCredential(s.catalogue.db, {
+      username: 'bob',
+      name: 'v1 limited, cached',
+      redirectUri: 'http://127.0.0.1/cb',
+      level: 'standard',
+    });
+    const limited = credential.client_secret;
+    for (let i = 0; i < 30; i++) {
+      const res = await fetch(`${s.origin}/apiv2/users/alice/?token=${limited}`);
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+    }
+    // The first of each fills the caches; the repeats are the hot path's.
+    const repeats = [`/api/sounds/${ids.bd_fat}/`, '/api/sounds/search/?q=kick'];
+    for (let i = 0; i < 30; i++) {
+      const path = repeats[i % 2];
+      const res = await fetch(`${s.origin}${path}${path.includes('?') ? '&' : '?'}api_key=${limited}`);
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+    }
+    for (const path of repeats) {
+      const res = fetch(`${s.origin}${path}${path.includes('?') ? '&' : '?'}api_key=${limited}`);
+      const body = await expectV1Error(res, 429);
+      expect(body.type).toBe('Throttled');
+    }
   });
 });
 

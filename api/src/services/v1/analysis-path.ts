@@ -6,6 +6,10 @@ export const RECOMMENDED_DESCRIPTORS = [
   'tonal.key_key',
   'tonal.key_scale',
   'tonal.key_strength',
+  // The same three as Essentia's own trees nest them (reference analyses, imported ones).
+  'tonal.key.key',
+  'tonal.key.scale',
+  'tonal.key.strength',
   'tonal.tuning_frequency',
   'rhythm.bpm',
   'lowlevel.average_loudness',
