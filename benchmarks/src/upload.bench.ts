@@ -134,6 +134,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const mb = (bytes: number) => bytes / 1024 ** 2;
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+const loads = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
 
 /** Upload → pending moderation of a 66-second stereo music file, one in-process worker: its section. */
 async function musicToModeration(
@@ -226,21 +228,19 @@ function keptAfterMusic(): string {
   return next < 0 ? '' : `\n${text.slice(next + 1)}`;
 }
 
-/** The 66-second section of the results file as it stands (a run with `--no-music` keeps it). */
+const NOT_MEASURED = '_Not measured by the run above (`--no-music`): kept from the run recorded before it._';
+
+/**
+ * The 66-second section of the results file as it stands and everything after it (notes, dated
+ * sections): what a run with `--no-music` keeps, marked once as not measured by it.
+ */
 function keptMusicSection(): string[] {
   const text = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '';
   const at = text.indexOf('## 66-second stereo music');
   if (at < 0) return [];
-  const rest = text.slice(at);
-  const next = rest.indexOf('\n## ', 3);
-  const section = (next < 0 ? rest : rest.slice(0, next + 1)).trimEnd().split('\n');
-  return [
-    section[0],
-    '',
-    '_Not measured by the run above (`--no-music`): kept from the run recorded before it._',
-    ...section.slice(1),
-    '',
-  ];
+  const section = text.slice(at).trimEnd().split('\n');
+  const marked = section.slice(1, 4).includes(NOT_MEASURED);
+  return [section[0], ...(marked ? [] : ['', NOT_MEASURED]), ...section.slice(1), ''];
 }
 
 async function main(): Promise<void> {
@@ -280,6 +280,7 @@ async function main(): Promise<void> {
     description: 'upload bench',
   });
   const lines: string[] = [];
+  const loadAtStart = os.loadavg();
   try {
     // 1. Throughput and memory, audiofile only (pending description: no processing runs).
     const rows: string[] = [];
@@ -292,19 +293,26 @@ async function main(): Promise<void> {
       const floor: number[] = [];
       const earshotCpu: number[] = [];
       const floorCpu: number[] = [];
+      const clientCpu: { earshot: number[]; floor: number[] } = { earshot: [], floor: [] };
       let growth = 0;
       let bytes = 0;
       for (let i = 0; i <= runs; i++) {
         const file = path.join(work, `take-${size}.wav`);
         bytes = musicWav(file, seconds, ++tag);
         const bareCpu0 = cpuOf(bare.child.pid as number);
-        const b = await postMultipart(bareUrl, file, undefined);
+        const bareClient0 = process.cpuUsage();
+        // Sampled like the upload below, so that both runs carry the sampler's own cost.
+        const b = (await withPeakRss(bare.child.pid as number, () => postMultipart(bareUrl, file, undefined)))
+          .result;
+        const bareClient = cpuMs(process.cpuUsage(bareClient0));
         const bareCpu = cpuOf(bare.child.pid as number) - bareCpu0;
         if (b.status !== 200) throw new Error(`bare: ${b.status} ${b.body}`);
         const serveCpu0 = cpuOf(serve.child.pid as number);
+        const serveClient0 = process.cpuUsage();
         const e = await withPeakRss(serve.child.pid as number, () =>
           postMultipart(`${origin}/apiv2/sounds/upload/`, file, `Bearer ${token}`),
         );
+        const serveClient = cpuMs(process.cpuUsage(serveClient0));
         const serveCpu = cpuOf(serve.child.pid as number) - serveCpu0;
         if (e.result.status !== 200) throw new Error(`upload: ${e.result.status} ${e.result.body}`);
         if (i === 0) continue; // warm-up
@@ -312,6 +320,8 @@ async function main(): Promise<void> {
         floor.push(b.seconds);
         earshotCpu.push(serveCpu);
         floorCpu.push(bareCpu);
+        clientCpu.earshot.push(serveClient);
+        clientCpu.floor.push(bareClient);
         growth = Math.max(growth, e.peak - e.before);
         fs.rmSync(path.join(dataDir, 'bare'), { recursive: true, force: true });
         fs.mkdirSync(path.join(dataDir, 'bare'));
@@ -322,7 +332,7 @@ async function main(): Promise<void> {
       );
       const perMb = (ms: number) => `${(ms / mb(bytes)).toFixed(2)} ms/MB (${ms.toFixed(0)} ms)`;
       cpuRows.push(
-        `| ${mb(bytes).toFixed(0)} MB WAV | ${perMb(median(earshotCpu))} | ${perMb(median(floorCpu))} | ${((median(floorCpu) / median(earshotCpu)) * 100).toFixed(0)} % |`,
+        `| ${mb(bytes).toFixed(0)} MB WAV | ${perMb(median(earshotCpu))} | ${perMb(median(floorCpu))} | ${((median(floorCpu) / median(earshotCpu)) * 100).toFixed(0)} % | ${median(clientCpu.earshot).toFixed(0)} / ${median(clientCpu.floor).toFixed(0)} ms |`,
       );
       process.stdout.write(`${rows[rows.length - 1]}\n${cpuRows[cpuRows.length - 1]}\n`);
     }
@@ -341,26 +351,24 @@ async function main(): Promise<void> {
       '',
       `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}${process.argv.includes('--no-music') ? ' --no-music' : ''}\``,
       '',
-      `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')} at the end (the machine is shared; ratios within the run are what counts).`,
+      `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end (the machine is shared; ratios within the run are what counts).`,
       '',
       '## Upload speed and memory',
       '',
-      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming`, counted on the way, md5 and CRC-32 taken by a thread reading the file behind the writes, ffprobe of the file, duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
+      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, median of the runs after one warm-up. **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming`, counted on the way, md5 and CRC-32 taken by a thread reading the file behind the writes, the file judged from its header while it streams in (ffprobe for what a header does not settle), duplicate check, rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
       '',
       '| file | runs | earshot upload | floor: bare node:http copy | speed vs floor (≥ 80 %) | peak memory growth (≤ 32 MB) |',
       '|---|---:|---:|---:|---:|---:|',
       ...rows,
       '',
-      'CPU time of each server process during its uploads (all its threads, from /proc; 10 ms ticks), median: less disturbed by a busy machine than wall time.',
+      'CPU time of each server process during its uploads (all its threads, from /proc; 10 ms ticks), median: less disturbed by a busy machine than wall time. Client = this process sending the body (the same work for both servers), measured by `process.cpuUsage()`.',
       '',
-      '| file | earshot server CPU | floor server CPU | floor / earshot |',
-      '|---|---:|---:|---:|',
+      '| file | earshot server CPU | floor server CPU | floor / earshot | client CPU (to earshot / to floor) |',
+      '|---|---:|---:|---:|---:|',
       ...cpuRows,
       '',
       ...musicSection,
+      ...(process.argv.includes('--no-music') ? [] : [keptAfterMusic()]),
     );
     fs.writeFileSync(resultsFile, lines.join('\n'));
     process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)}\n`);

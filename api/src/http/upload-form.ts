@@ -23,6 +23,8 @@ export interface UploadFormOptions {
 }
 
 const MAX_FIELD_BYTES = 256 * 1024;
+/** How much of the body each stage of the file's way to disk may hold (a few MiB in all). */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
 /** Room for the text fields and multipart framing beyond the file itself. */
 const FORM_OVERHEAD_BYTES = 4 * MAX_FIELD_BYTES;
 
@@ -55,6 +57,10 @@ export async function readUploadForm(ctx: Context, options: UploadFormOptions): 
     parser = busboy({
       headers: req.headers,
       limits: { fieldSize: MAX_FIELD_BYTES, fields: 100, parts: 120 },
+      // Room for many socket chunks in the parser and the file part: with Node's 16 KiB default
+      // every 64 KiB chunk filled them, and each one paused and resumed the request.
+      highWaterMark: STREAM_BUFFER_BYTES,
+      fileHwm: STREAM_BUFFER_BYTES,
     });
   } catch (err) {
     throw new ValidationError(`The multipart body could not be read: ${(err as Error).message}`);

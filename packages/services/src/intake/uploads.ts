@@ -14,7 +14,14 @@ import {
   takePendingUpload,
 } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
-import { checkProbedLength, MediaError, type ProbeResult, probeFile, typeFromExtension } from '@earshot/core';
+import {
+  checkProbedLength,
+  MediaError,
+  probeFile,
+  probeFileHeader,
+  type SoundType,
+  typeFromExtension,
+} from '@earshot/core';
 import type { ProcessingQueue } from '../processing-queue.ts';
 import type { SoundStorage } from '../sound-files.ts';
 import {
@@ -61,13 +68,16 @@ export class SoundUploads {
   }
 
   /**
-   * Streams an upload to the data folder (UploadReceiver), probing it as soon as its first MiB is
-   * there: ffprobe's start-up then overlaps the transfer instead of following it.
+   * Streams an upload to the data folder (UploadReceiver), judging it as soon as its first MiB is
+   * there: from its header alone when that says enough (WAV, AIFF, FLAC), else with ffprobe, whose
+   * start-up then overlaps the transfer instead of following it.
    */
   receive(stream: Readable, filename: string): Promise<ReceivedFile> {
     return this.receiver.receive(stream, filename, {
       prefixBytes: EARLY_PROBE_BYTES,
-      onPrefix: (file) => probeFile(file, { fileName: filename, md5: '', partial: true }),
+      onPrefix: async (file) =>
+        (await probeFileHeader(file, filename)) ??
+        probeFile(file, { fileName: filename, md5: '', partial: true }),
     });
   }
 
@@ -153,11 +163,14 @@ export class SoundUploads {
   private async checkAudio(file: ReceivedFile): Promise<void> {
     this.checkFilename(file.filename);
     try {
-      // The probe of the file's head, when it found audio, stands (the pipeline probes the whole
-      // file again); whatever it could not judge from the head alone (an m4a whose index is at the
-      // end) is probed again now that the file is whole.
-      const early = (await file.early) as ProbeResult | Error | undefined;
-      if (early && !(early instanceof Error)) await checkProbedLength(file.path, early);
+      // The judgement of the file's head, when it found audio, stands (the pipeline probes the whole
+      // file again); whatever could not be judged from the head alone (an m4a whose index is at the
+      // end) is probed again now that the file is whole. A file too small for the early look is
+      // judged now, by its header when that is plain.
+      const early = (await file.early) as { type: SoundType } | Error | undefined;
+      const judged =
+        early && !(early instanceof Error) ? early : await probeFileHeader(file.path, file.filename);
+      if (judged) await checkProbedLength(file.path, judged);
       else await probeFile(file.path, { fileName: file.filename, md5: file.md5 });
     } catch (err) {
       if (err instanceof MediaError) throw audiofileError(err);
