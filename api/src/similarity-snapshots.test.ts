@@ -137,7 +137,7 @@ describe.each(BACKENDS)('%s: similarity snapshots', (backend) => {
     await s.deps.similarity.writeSnapshots();
     const metaFile = path.join(dir, 'meta.json');
     const meta = JSON.parse(await fs.readFile(metaFile, 'utf8')) as Json;
-    expect(meta.position.catalogue).toMatch(/^\d+\/\S+$/);
+    expect(meta.position.catalogue).toMatch(/^\d+\/\S+\/\d+$/);
     // The same positions and graph, but taken in another database: nothing in them can be trusted here.
     await fs.writeFile(
       metaFile,

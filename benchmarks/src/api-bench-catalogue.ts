@@ -2,6 +2,8 @@
 // (database earshot_api_bench_<n>, kept between runs and shared by the benchmarks that need it),
 // with a random freesound_classic vector and a small variant-A tree per sound.
 
+import os from 'node:os';
+import path from 'node:path';
 import { buildAppDeps, startServer } from '@earshot/api';
 import { loadSyntheticCatalogue, openCatalogue } from '@earshot/catalogue';
 import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
@@ -18,12 +20,21 @@ const logger = createLogger('warn');
 export function apiBenchDatabase(
   sounds: number,
   prefix = 'earshot_api_bench',
-): { baseUrl: string; dbName: string; dbUrl: string } {
+): { baseUrl: string; dbName: string; dbUrl: string; dataDir: string } {
   const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
   const dbName = `${prefix}_${sounds}`;
   const u = new URL(baseUrl);
   u.pathname = `/${dbName}`;
-  return { baseUrl, dbName, dbUrl: u.toString() };
+  return { baseUrl, dbName, dbUrl: u.toString(), dataDir: apiBenchDataDir(u.toString()) };
+}
+
+/**
+ * The data folder of the servers on one bench database: one per database, so the similarity
+ * snapshot a run leaves (the API writes one every 10 minutes; `earshot index snapshot` with this
+ * DATA_DIR writes one at once) is the next run's on the same catalogue, never another size's.
+ */
+export function apiBenchDataDir(dbUrl: string): string {
+  return path.join(os.tmpdir(), 'earshot-api-bench', new URL(dbUrl).pathname.slice(1));
 }
 
 /**
@@ -42,7 +53,7 @@ export async function ensureApiBenchCatalogue(
   if (exists && reseed) await admin.query(`drop database ${dbName} with (force)`);
   if (!exists || reseed) await admin.query(`create database ${dbName}`);
   await admin.end();
-  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: apiBenchDataDir(dbUrl) });
   const catalogue = await openCatalogue({ config, logger, role: 'command' });
   const db = catalogue.db;
   try {

@@ -28,7 +28,12 @@ import { openCatalogue, searchSounds } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { apiBenchDatabase, ensureApiBenchCatalogue, runApiBenchServer } from './api-bench-catalogue.ts';
+import {
+  apiBenchDatabase,
+  apiBenchDataDir,
+  ensureApiBenchCatalogue,
+  runApiBenchServer,
+} from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import {
   catalogueVocabulary,
@@ -445,7 +450,7 @@ function query(params: Record<string, string>): string {
 
 /** The catalogue calls behind the text and combined scenarios, timed alone on a fresh connection pool. */
 async function catalogueSplit(): Promise<Row[]> {
-  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: apiBenchDataDir(dbUrl) });
   const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
   try {
     const text = await loadCall(
@@ -572,7 +577,7 @@ function realisticScenarios(
 /** PostgreSQL's own throughput for the floors' statements: a pg pool loop in this process. */
 async function databaseFloors(work: RealisticWork): Promise<Row[]> {
   const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
-  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: apiBenchDataDir(dbUrl) });
   const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
   try {
     const sound = await loadCall(
@@ -967,8 +972,9 @@ function writeSection(heading: string, body: string): void {
 if (role === 'api-server') {
   // A profiled server exits on SIGTERM (rather than being killed by it) so node writes the profile.
   if (arg('profile-api', '')) process.once('SIGTERM', () => process.exit(0));
-  await runApiBenchServer(dbUrl, '/tmp/earshot-api-bench');
+  await runApiBenchServer(dbUrl, apiBenchDataDir(dbUrl));
 } else if (role === 'floor') await runFloor();
 else if (role === 'replay') await runReplay();
-else if (role === 'sql-floor') await runSqlFloor(dbUrl, { similar: true, poolSize: 10 });
+else if (role === 'sql-floor')
+  await runSqlFloor(dbUrl, { similar: true, poolSize: 10, dataDir: apiBenchDataDir(dbUrl) });
 else await main();

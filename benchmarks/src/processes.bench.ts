@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_REDIS_URL } from '@earshot/common';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { leanLoad } from './lean-load.ts';
 import { cpuMicros, localPorts, processStats, processTree } from './processes.ts';
@@ -56,7 +56,7 @@ function startServe(processes: number, dbUrl: string): Promise<Serve> {
         ...process.env,
         DATABASE_URL: dbUrl,
         REDIS_URL: process.env.REDIS_URL ?? DEFAULT_TEST_REDIS_URL,
-        DATA_DIR: '/tmp/earshot-api-bench',
+        DATA_DIR: apiBenchDataDir(dbUrl),
         PORT: '0',
         DEMO_IMPORT: 'false',
         LOG_LEVEL: 'warn',

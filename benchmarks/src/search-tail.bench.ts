@@ -12,7 +12,7 @@ import os from 'node:os';
 import { type Catalogue, openCatalogue, searchSounds } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
 import pg from 'pg';
-import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import {
   catalogueVocabulary,
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   const { timed: searches, warmUp } = await coldSearches();
   const words = [...new Set(searches.flatMap((q) => q.query.split(/\s+/)))];
   const df = await documentFrequencies(words);
-  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: '/tmp/earshot-api-bench' });
+  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: apiBenchDataDir(dbUrl) });
   // One catalogue throughout, as a serving process has: what its term memo learns stays.
   const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false, poolSize });
   try {

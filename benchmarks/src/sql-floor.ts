@@ -11,9 +11,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { openCatalogue, publicVectorBatch, searchSounds } from '@earshot/catalogue';
+import { newestMarksExact, openCatalogue, publicVectorBatch, searchSounds } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { buildSimilarityIndexInWorker, type SimilarityIndex } from '@earshot/core';
+import { buildSimilarityIndexInWorker, SimilarityIndex } from '@earshot/core';
 import pg from 'pg';
 
 const SOUND_SQL = `select s.id, s.name, s.tags, s.description, s.license, s.type, s.channels, s.filesize,
@@ -30,10 +30,22 @@ export const FLOOR_STATEMENTS = { sound: SOUND_SQL, records: RECORDS_SQL } as co
 
 const BATCH = 10_000;
 
+/**
+ * The space's graph: the snapshot the API's servers left in `dataDir` when it is of this very
+ * catalogue (what a minimal implementation would keep too; at 1M sounds a build takes many
+ * CPU-minutes), else built from the stored vectors.
+ */
 async function loadGraph(
   db: Parameters<typeof publicVectorBatch>[0],
   space: string,
+  dataDir: string,
 ): Promise<SimilarityIndex | null> {
+  try {
+    const { index, meta } = await SimilarityIndex.loadWithMeta(path.join(dataDir, 'similarity', space));
+    if (meta.position?.catalogue === (await newestMarksExact(db)).catalogue) return index;
+  } catch {
+    // No snapshot (or an unreadable one): build below.
+  }
   const ids: number[] = [];
   const chunks: number[][] = [];
   for (let after = 0; ; ) {
@@ -65,12 +77,17 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
  * Starts the floor on the bench database and prints its origin as a JSON line (the parent reads it).
  * `similar` builds the graph from the stored vectors first, as the API does at start.
  */
-export async function runSqlFloor(dbUrl: string, options: { similar: boolean; poolSize: number }) {
+export async function runSqlFloor(
+  dbUrl: string,
+  options: { similar: boolean; poolSize: number; dataDir?: string },
+) {
   const pool = new pg.Pool({ connectionString: dbUrl, max: options.poolSize });
   const logger = createLogger('warn');
   const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: path.join(os.tmpdir(), 'earshot-floor') });
   const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
-  const graph = options.similar ? await loadGraph(catalogue.db, 'freesound_classic') : null;
+  const graph = options.similar
+    ? await loadGraph(catalogue.db, 'freesound_classic', options.dataDir ?? config.dataDir)
+    : null;
   const records = async (ids: number[]) => {
     const { rows } = await pool.query(RECORDS_SQL, [ids]);
     const byId = new Map(rows.map((r) => [r.id as number, r]));

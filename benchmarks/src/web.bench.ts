@@ -136,5 +136,5 @@ async function main(): Promise<void> {
 }
 
 if (arg('role', 'main') === 'server')
-  await runApiBenchServer(apiBenchDatabase(sounds).dbUrl, '/tmp/earshot-api-bench');
+  await runApiBenchServer(apiBenchDatabase(sounds).dbUrl, apiBenchDatabase(sounds).dataDir);
 else await main();

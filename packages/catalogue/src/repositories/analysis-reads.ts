@@ -182,15 +182,16 @@ export async function publicVectorIds(db: Db, space: string): Promise<number[]> 
  * `newestAnalysisUpdate` and `newestPublication` as PostgreSQL's own text, to the microsecond (a
  * Date keeps milliseconds, so rows stored in the same millisecond would all look newer): what a
  * snapshot records as its position, and what the `…After` reads above accept back. `catalogue`
- * names the database the marks belong to (the cluster's system identifier and the database's
- * name): marks of one catalogue mean nothing in another, so a snapshot left in a data folder that
+ * names the database the marks belong to (the cluster's system identifier, the database's name and
+ * its oid, which a database dropped and created again under the same name does not keep): marks of one catalogue mean nothing in another, so a snapshot left in a data folder that
  * is later pointed at another database must not be caught up from it.
  */
 export async function newestMarksExact(
   db: Db,
 ): Promise<{ analysed: string; published: string; catalogue: string }> {
   const row = await sql<{ analysed: string; published: string; catalogue: string }>`select
-      (select system_identifier::text from pg_control_system()) || '/' || current_database() as catalogue,
+      (select system_identifier::text from pg_control_system()) || '/' || current_database() || '/'
+        || (select oid::text from pg_database where datname = current_database()) as catalogue,
       coalesce(greatest((select max(updated) from sound_similarity_vectors),
         (select max(updated) from sound_descriptors)), 'epoch'::timestamptz)::text as analysed,
       coalesce((select max(greatest(s.moderated_at, s.processing_updated)) from sounds s
