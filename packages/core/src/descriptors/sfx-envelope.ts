@@ -12,6 +12,8 @@
  * becomes 0.56 s). Moments are over time normalized to [0, 1] (range 1, the extractor's default).
  */
 
+import { selectKth } from './select-kth.ts';
+
 /** Block length of the reference's streaming Envelope; the follower restarts at each block. */
 export const REFERENCE_ENVELOPE_BLOCK = 4096;
 /** EffectiveDuration's threshold in the extractor (it passes 0.1, not the algorithm's default 0.4). */
@@ -187,35 +189,10 @@ export function flatnessSFX(env: Float32Array): number {
 function percentile(values: Float32Array, lo: number, hi: number, p: number, n = hi + 1): number {
   const index = (n - 1) * p;
   const k = Math.floor(index);
-  select(values, lo, hi, k);
+  selectKth(values, k, lo, hi);
   if (index === k || k + 1 >= n) return values[k];
   // The next order statistic is the smallest value right of k.
   let next = Number.POSITIVE_INFINITY;
   for (let i = k + 1; i < n; i++) if (values[i] < next) next = values[i];
   return values[k] + (next - values[k]) * (index - k);
-}
-
-/** Quickselect (Hoare partition, middle pivot): puts the k-th smallest of values[lo…hi] at k. */
-function select(values: Float32Array, lo: number, hi: number, k: number): void {
-  let left = lo;
-  let right = hi;
-  while (left < right) {
-    const pivot = values[(left + right) >> 1];
-    let i = left;
-    let j = right;
-    while (i <= j) {
-      while (values[i] < pivot) i++;
-      while (values[j] > pivot) j--;
-      if (i <= j) {
-        const t = values[i];
-        values[i] = values[j];
-        values[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) right = j;
-    else if (k >= i) left = i;
-    else return;
-  }
 }

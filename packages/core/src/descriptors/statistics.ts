@@ -3,6 +3,8 @@
  * are the mean/variance of |x[i+1] − x[i]|, `dmean2`/`dvar2` those of |Δ²x| (the absolute value is taken
  * after differencing twice, not between the two differences).
  */
+
+import { selectKth } from './select-kth.ts';
 export interface ScalarStats {
   mean: number;
   var: number;
@@ -74,50 +76,12 @@ export function median(values: ArrayLike<number>): number {
   // Selection instead of a sort (the median of every series of a long sound was a visible share of the
   // analysis): the same order statistics, so the same value.
   const mid = n >> 1;
-  const upper = select(a, mid, 0, n - 1);
+  const upper = selectKth(a, mid, 0, n - 1);
   if (n % 2) return upper;
   // Everything left of `mid` is ≤ a[mid] now: the lower middle value is their largest.
   let lower = a[0];
   for (let i = 1; i < mid; i++) if (a[i] > lower) lower = a[i];
   return (lower + upper) / 2;
-}
-
-/**
- * Hoare's selection: reorders a[lo..hi] so that a[k] holds the value a sort would put there, with nothing
- * larger before it and nothing smaller after it. Median-of-three pivots, and scans that stop on values
- * equal to the pivot, keep it linear on sorted input and on series full of equal values (silence rates).
- */
-function select(a: Float64Array, k: number, lo: number, hi: number): number {
-  let left = lo;
-  let right = hi;
-  while (right > left) {
-    const m = (left + right) >> 1;
-    if (a[m] < a[left]) swap(a, m, left);
-    if (a[right] < a[left]) swap(a, right, left);
-    if (a[right] < a[m]) swap(a, right, m);
-    const pivot = a[m];
-    let i = left;
-    let j = right;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        swap(a, i, j);
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) right = j;
-    else if (k >= i) left = i;
-    else return a[k];
-  }
-  return a[k];
-}
-
-function swap(a: Float64Array, i: number, j: number): void {
-  const t = a[i];
-  a[i] = a[j];
-  a[j] = t;
 }
 
 /**
