@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { chunks, extended80, flacStreamInfo } from './container-headers.ts';
 import { extensionOf, type SoundType, typeFromExtension } from './formats.ts';
 import { MAX_CHANNELS } from './probe.ts';
 
@@ -75,10 +76,7 @@ function wavStream(head: Buffer): Stream | undefined {
   )
     return undefined;
   let format: Stream | undefined;
-  for (let at = 12; at + 8 <= head.length; ) {
-    const id = head.toString('latin1', at, at + 4);
-    const size = head.readUInt32LE(at + 4);
-    const body = at + 8;
+  for (const { id, size, body } of chunks(head, false)) {
     if (id === 'fmt ') {
       if (format || size < 16 || body + size > head.length) return undefined;
       format = wavFormat(head.subarray(body, body + size));
@@ -88,7 +86,6 @@ function wavStream(head: Buffer): Stream | undefined {
         ? format
         : undefined;
     }
-    at = body + size + (size % 2);
   }
   return undefined;
 }
@@ -119,10 +116,7 @@ function aiffStream(head: Buffer): Stream | undefined {
   const form = head.toString('latin1', 8, 12);
   if (form !== 'AIFF' && form !== 'AIFC') return undefined;
   let format: Stream | undefined;
-  for (let at = 12; at + 8 <= head.length; ) {
-    const id = head.toString('latin1', at, at + 4);
-    const size = head.readUInt32BE(at + 4);
-    const body = at + 8;
+  for (const { id, size, body } of chunks(head, true)) {
     if (id === 'COMM') {
       if (format || body + size > head.length) return undefined;
       format = aiffCommon(head.subarray(body, body + size), form === 'AIFC');
@@ -131,7 +125,6 @@ function aiffStream(head: Buffer): Stream | undefined {
       // SSND opens with 8 bytes of offset and block size before the samples.
       return format && !UNKNOWN_SIZES.has(size) && size > 8 ? format : undefined;
     }
-    at = body + size + (size % 2);
   }
   return undefined;
 }
@@ -141,7 +134,7 @@ function aiffCommon(comm: Buffer, compressed: boolean): Stream | undefined {
   const channels = comm.readInt16BE(0);
   const frames = comm.readUInt32BE(2);
   const bits = comm.readInt16BE(6);
-  const samplerate = extended80(comm.subarray(8, 18));
+  const samplerate = extended80(comm, 8);
   if (compressed) {
     // Big-endian ('NONE') or little-endian ('sowt') integer PCM; anything else is a codec.
     const kind = comm.toString('latin1', 18, 22);
@@ -152,27 +145,13 @@ function aiffCommon(comm: Buffer, compressed: boolean): Stream | undefined {
   return { detected: 'aiff', samplerate, channels, bitdepth: bits };
 }
 
-/** An IEEE 754 80-bit extended number (AIFF's sample rate); NaN when negative or not finite. */
-function extended80(b: Buffer): number {
-  if (b[0] & 0x80) return Number.NaN;
-  const exponent = ((b[0] & 0x7f) << 8) | b[1];
-  if (exponent === 0x7fff) return Number.NaN;
-  const mantissa = b.readUInt32BE(2) * 2 ** 32 + b.readUInt32BE(6);
-  return mantissa * 2 ** (exponent - 16383 - 63);
-}
-
 /** `fLaC` with its STREAMINFO block first, stating the sample count. */
 function flacStream(head: Buffer): Stream | undefined {
   // Marker, block header (type 0 = STREAMINFO, length 34), then the 34 bytes of the block.
-  if (head.length < 42 || head.toString('latin1', 0, 4) !== 'fLaC') return undefined;
-  if ((head[4] & 0x7f) !== 0 || head.readUIntBE(5, 3) !== 34) return undefined;
-  const info = head.subarray(8, 42);
-  const minBlock = info.readUInt16BE(0);
-  const maxBlock = info.readUInt16BE(2);
-  const samplerate = (info[10] << 12) | (info[11] << 4) | (info[12] >> 4);
-  const channels = ((info[12] >> 1) & 0x07) + 1;
-  const bits = (((info[12] & 0x01) << 4) | (info[13] >> 4)) + 1;
-  const samples = (info[13] & 0x0f) * 2 ** 32 + info.readUInt32BE(14);
-  if (minBlock < 16 || maxBlock < minBlock || samples === 0 || bits < 4) return undefined;
-  return { detected: 'flac', samplerate, channels, bitdepth: bits };
+  if (head.length < 42) return undefined;
+  const info = flacStreamInfo(head);
+  if (info?.blockLength !== 34) return undefined;
+  const { minBlock, maxBlock, totalSamples, bits } = info;
+  if (minBlock < 16 || maxBlock < minBlock || totalSamples === 0 || bits < 4) return undefined;
+  return { detected: 'flac', samplerate: info.sampleRate, channels: info.channels, bitdepth: bits };
 }

@@ -4,6 +4,8 @@
  * of the upload, without ffprobe and without decoding the rest).
  */
 
+import { flacStreamInfo } from '../container-headers.ts';
+
 export interface StreamHeader {
   sampleRate: number;
   /** Seconds, when the header states it. */
@@ -12,12 +14,10 @@ export interface StreamHeader {
 
 /** FLAC's STREAMINFO block, which must come first. */
 export function readFlacStreamInfo(head: Buffer): StreamHeader | undefined {
-  if (head.length < 26 || head.toString('latin1', 0, 4) !== 'fLaC' || (head[4] & 0x7f) !== 0)
-    return undefined;
-  const sampleRate = (head[18] << 12) | (head[19] << 4) | (head[20] >> 4);
-  const total = (head[21] & 0x0f) * 2 ** 32 + head.readUInt32BE(22);
-  if (sampleRate === 0) return undefined;
-  return { sampleRate, duration: total > 0 ? total / sampleRate : undefined };
+  const info = flacStreamInfo(head);
+  if (!info || info.sampleRate === 0) return undefined;
+  const { sampleRate, totalSamples } = info;
+  return { sampleRate, duration: totalSamples > 0 ? totalSamples / sampleRate : undefined };
 }
 
 /** An Ogg page at `at` whose segment table and body lie wholly within `buf`. */

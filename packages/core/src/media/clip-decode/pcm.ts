@@ -1,3 +1,4 @@
+import { chunks, extended80 } from '../container-headers.ts';
 import type { ClipSource, DecodedChannels } from './types.ts';
 
 /**
@@ -25,12 +26,8 @@ const MAX_CHANNELS = 24;
 const GUID_TAIL = '000000001000800000aa00389b71';
 
 function wavLayout(head: Buffer, filesize: number): PcmLayout | undefined {
-  let offset = 12;
   let fmt: Omit<PcmLayout, 'dataOffset' | 'dataBytes'> | undefined;
-  while (offset + 8 <= head.length) {
-    const id = head.toString('latin1', offset, offset + 4);
-    const size = head.readUInt32LE(offset + 4);
-    const body = offset + 8;
+  for (const { id, size, body } of chunks(head, false)) {
     if (id === 'fmt ' && body + 16 <= head.length) {
       let tag = head.readUInt16LE(body);
       if (tag === 0xfffe) {
@@ -50,26 +47,13 @@ function wavLayout(head: Buffer, filesize: number): PcmLayout | undefined {
       if (!fmt || UNKNOWN_SIZES.has(size) || body + size > filesize) return undefined;
       return { ...fmt, dataOffset: body, dataBytes: size };
     }
-    offset = body + size + (size % 2);
   }
   return undefined;
 }
 
-/** AIFF's sample rate: an 80-bit IEEE extended float. */
-function extended80(buf: Buffer, at: number): number {
-  const exponent = buf.readUInt16BE(at) & 0x7fff;
-  const mantissa = buf.readUInt32BE(at + 2) * 2 ** 32 + buf.readUInt32BE(at + 6);
-  if (exponent === 0 && mantissa === 0) return 0;
-  return mantissa * 2 ** (exponent - 16383 - 63);
-}
-
 function aiffLayout(head: Buffer, filesize: number, aifc: boolean): PcmLayout | undefined {
-  let offset = 12;
   let comm: Omit<PcmLayout, 'dataOffset' | 'dataBytes'> | undefined;
-  while (offset + 8 <= head.length) {
-    const id = head.toString('latin1', offset, offset + 4);
-    const size = head.readUInt32BE(offset + 4);
-    const body = offset + 8;
+  for (const { id, size, body } of chunks(head, true)) {
     if (id === 'COMM' && body + 18 <= head.length) {
       let bits = head.readUInt16BE(body + 6);
       let float = false;
@@ -95,7 +79,6 @@ function aiffLayout(head: Buffer, filesize: number, aifc: boolean): PcmLayout | 
       if (bytes <= 0 || start + bytes > filesize) return undefined;
       return { ...comm, dataOffset: start, dataBytes: bytes };
     }
-    offset = body + size + (size % 2);
   }
   return undefined;
 }
