@@ -35,6 +35,7 @@ import {
   runApiBenchServer,
 } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
+import { cpuMicros } from './processes.ts';
 import {
   catalogueVocabulary,
   combinedSearches,
@@ -221,25 +222,10 @@ async function alternate(scenario: Scenario, against: Scenario, key: string): Pr
   };
 }
 
-/**
- * CPU time (µs) a process's threads have run so far, from the scheduler's per-thread counters
- * (nanoseconds, where /proc/<pid>/stat counts 10 ms ticks); undefined where there is no /proc.
- */
-function cpuMicros(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  let ns = 0;
-  try {
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // a thread that ended between the listing and the read
-      }
-    }
-  } catch {
-    return undefined;
-  }
-  return ns / 1000;
+/** `cpuMicros` of one process; undefined when it is not ours to read (no pid, no /proc). */
+function processCpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined || !fs.existsSync(`/proc/${pid}/task`)) return undefined;
+  return cpuMicros([pid]);
 }
 
 async function load(scenario: Scenario, key: string): Promise<Row> {
@@ -266,9 +252,9 @@ async function load(scenario: Scenario, key: string): Promise<Row> {
   // A short unmeasured run first: both servers are measured warm (JIT, caches, pool connections).
   await autocannon({ ...options, duration: 2 });
   await drain(scenario.origin());
-  const cpuBefore = cpuMicros(scenario.pid);
+  const cpuBefore = processCpuMicros(scenario.pid);
   const result = await autocannon({ ...options, duration });
-  const cpuAfter = cpuMicros(scenario.pid);
+  const cpuAfter = processCpuMicros(scenario.pid);
   cursors.set(scenario.name, next);
   if (result.errors + result.timeouts > 0)
     process.stdout.write(`(socket errors ${result.errors}, timeouts ${result.timeouts}) `);
