@@ -2,15 +2,16 @@
 // serve the API bench catalogue (api-bench-catalogue.ts) from the PostgreSQL server with Redis, and
 // this process loads the warm sound-instance row of each in alternating rounds, so load from other
 // work falls on both alike. The load generator shares the two cores with the servers: by default
-// it is the lean one (lean-load.ts, a fraction of autocannon's CPU per request); `--load
-// lean,autocannon` runs both, round by round. Each run also reads the CPU time the serving
-// processes, their database sessions and the load generator spent per answer, and how busy the
-// whole machine was; from those costs it prints the ratio two idle cores would allow at most.
+// it is wrk (wrk-load.ts, Debian's native `wrk`: a third of the lean generator's CPU per request,
+// which is a fraction of autocannon's); `--load wrk,lean,autocannon` runs several, round by
+// round. Each run also reads the CPU time the serving processes, their database sessions and the
+// load generator spent per answer, and how busy the whole machine was; from those costs it prints
+// the ratio two idle cores would allow at most.
 // The table (medians of the rounds, each round's ratio against the target 1.6×) is printed and
 // written as a section of benchmarks/results/api.md.
 //
 //   npx earshot bench processes [--sounds 10000] [--duration 8] [--connections 50] [--rounds 5]
-//     [--load lean|autocannon|lean,autocannon]
+//     [--load wrk|lean|autocannon|wrk,lean,…] [--wrk-threads 1]
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,21 +25,23 @@ import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './ap
 import { arg } from './args.ts';
 import { leanLoad } from './lean-load.ts';
 import { cpuMicros, localPorts, processStats, processTree } from './processes.ts';
+import { findWrk, WRK_MISSING, wrkLoad } from './wrk-load.ts';
 
 const sounds = Number(arg('sounds', '10000'));
 const duration = Number(arg('duration', '8'));
 const connections = Number(arg('connections', '50'));
 const rounds = Number(arg('rounds', '5'));
-const generators = arg('load', 'lean')
+const generators = arg('load', 'wrk')
   .split(',')
   .map((g) => g.trim())
-  .filter((g): g is LoadGenerator => g === 'lean' || g === 'autocannon');
+  .filter((g): g is LoadGenerator => g === 'wrk' || g === 'lean' || g === 'autocannon');
+const wrkThreads = Number(arg('wrk-threads', '1'));
 const TARGET = 1.6;
 const CLI_MAIN = fileURLToPath(new URL('../../packages/cli/src/main.ts', import.meta.url));
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results', 'api.md');
 const HEADING = '\n## `serve --processes 2` against one process, warm sound instance\n\n';
 
-type LoadGenerator = 'lean' | 'autocannon';
+type LoadGenerator = 'wrk' | 'lean' | 'autocannon';
 
 interface Serve {
   processes: number;
@@ -162,8 +165,10 @@ async function run(
   const paths = ids.map((id) => `/apiv2/sounds/${id}/`);
   const pids = processTree(serve.child.pid as number);
   const once = async (seconds: number) => {
-    if (generator === 'lean') {
-      const r = await leanLoad({ origin: serve.origin, paths, headers, connections, durationS: seconds });
+    if (generator === 'lean' || generator === 'wrk') {
+      const options = { origin: serve.origin, paths, headers, connections, durationS: seconds };
+      const r =
+        generator === 'wrk' ? await wrkLoad({ ...options, threads: wrkThreads }) : await leanLoad(options);
       return { ...r, bad: r.non2xx + r.errors };
     }
     const cpu = process.cpuUsage();
@@ -223,6 +228,9 @@ function writeSection(body: string): void {
 }
 
 async function main(): Promise<void> {
+  if (generators.length === 0) throw new Error('--load takes wrk, lean or autocannon (comma-separated)');
+  // Before the catalogue is seeded: a missing wrk says so at once.
+  if (generators.includes('wrk') && !findWrk()) throw new Error(WRK_MISSING);
   const loadAtStart = os.loadavg();
   const { dbName, dbUrl } = apiBenchDatabase(sounds);
   console.log(`[1/3] catalogue: ${sounds} sounds in ${dbName}`);
@@ -299,9 +307,9 @@ async function main(): Promise<void> {
   const body = [
     `\`npx earshot bench processes --sounds ${sounds} --duration ${duration} --connections ${connections} --rounds ${rounds} --load ${generators.join(',')}\``,
     '',
-    `Run ${new Date().toISOString()}, ${os.cpus().length} cores, ${connections} connections, the load generator in the bench's process on the same cores; ` +
+    `Run ${new Date().toISOString()}, ${os.cpus().length} cores, ${connections} connections, the load generator on the same cores (wrk in a process of its own with ${wrkThreads} thread(s), the others in the bench's process); ` +
       `load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(' / ')} at the end (other work shares the machine). ` +
-      'CPU per answer is read from the scheduler (`/proc/<pid>/task/*/schedstat` of the serving processes and of the PostgreSQL sessions they hold open, found by their sockets\' ports; the load generator’s own `process.cpuUsage()`); "server cores used" is the serving processes\' CPU time over the window; "machine busy" is the share of all CPU time that was not idle during the measured window (`/proc/stat`), other work included.',
+      'CPU per answer is read from the scheduler (`/proc/<pid>/task/*/schedstat` of the serving processes and of the PostgreSQL sessions they hold open, found by their sockets\' ports; the load generator’s own `process.cpuUsage()`, and wrk’s `/proc/self/stat` read by its script when it finishes); "server cores used" is the serving processes\' CPU time over the window; "machine busy" is the share of all CPU time that was not idle during the measured window (`/proc/stat`), other work included.',
     '',
     ...lines,
     '',
