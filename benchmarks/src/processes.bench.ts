@@ -24,7 +24,7 @@ import pg from 'pg';
 import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { leanLoad } from './lean-load.ts';
-import { cpuMicros, localPorts, processStats, processTree } from './processes.ts';
+import { connectionsOn, cpuMicros, localPorts, processStats, processTree } from './processes.ts';
 import { findWrk, WRK_MISSING, wrkLoad } from './wrk-load.ts';
 
 const sounds = Number(arg('sounds', '10000'));
@@ -111,6 +111,12 @@ interface Run {
   serverCores: number;
   /** Share of the machine's CPU time that was busy during the run (all work, ours and others'). */
   machineBusy: number;
+  /** CPU µs per answer of the primary alone (with one process: the server itself). */
+  primaryUs: number;
+  /** Cores each HTTP worker kept busy (the primary's children; with one process, the process itself). */
+  workerCores: number[];
+  /** Each HTTP worker's established client connections half-way through the window. */
+  workerConnections: number[];
 }
 
 /**
@@ -163,7 +169,10 @@ async function run(
 ): Promise<Run> {
   const headers = { Authorization: `Token ${key}` };
   const paths = ids.map((id) => `/apiv2/sounds/${id}/`);
-  const pids = processTree(serve.child.pid as number);
+  const root = serve.child.pid as number;
+  const pids = processTree(root);
+  const workers = serve.processes > 1 ? directChildren(root) : [root];
+  const port = Number(new URL(serve.origin).port);
   const once = async (seconds: number) => {
     if (generator === 'lean' || generator === 'wrk') {
       const options = { origin: serve.origin, paths, headers, connections, durationS: seconds };
@@ -192,12 +201,25 @@ async function run(
   await once(2);
   const backends = await databaseBackends(serve, dbUrl);
   const serverBefore = cpuMicros(pids);
+  const primaryBefore = cpuMicros([root]);
+  const workersBefore = workers.map((pid) => cpuMicros([pid]));
   const databaseBefore = cpuMicros(backends);
   const machineBefore = machineTicks();
+  // How node:cluster spread the generator's connections over the workers, read while they are open.
+  let workerConnections: number[] = [];
+  const census = setTimeout(
+    () => {
+      workerConnections = connectionsOn(workers, port);
+    },
+    (duration * 1000) / 2,
+  );
   const r = await once(duration);
+  clearTimeout(census);
   // The measured window (the generators count answers over `duration`; a few in flight at its end finish after).
   const wallUs = duration * 1e6;
   const serverAfter = cpuMicros(pids);
+  const primaryAfter = cpuMicros([root]);
+  const workersAfter = workers.map((pid) => cpuMicros([pid]));
   const databaseAfter = cpuMicros(backends);
   const machineAfter = machineTicks();
   if (r.bad > 0) throw new Error(`--processes ${serve.processes}, ${generator}: ${r.bad} failed answers`);
@@ -211,7 +233,19 @@ async function run(
     serverCores: (serverAfter - serverBefore) / wallUs,
     machineBusy:
       (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+    primaryUs: r.total ? (primaryAfter - primaryBefore) / r.total : 0,
+    workerCores: workersAfter.map((after, i) => (after - workersBefore[i]) / wallUs),
+    workerConnections,
   };
+}
+
+/** The processes `pid` started (a cluster primary's workers), from /proc. */
+function directChildren(pid: number): number[] {
+  return fs
+    .readdirSync(`/proc/${pid}/task`)
+    .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/))
+    .filter(Boolean)
+    .map(Number);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -257,7 +291,7 @@ async function main(): Promise<void> {
         process.stdout.write(`${Math.round(a.rps)} req/s; 2 processes… `);
         const b = await run(two, key, ids, g, dbUrl);
         process.stdout.write(
-          `${Math.round(b.rps)} req/s (×${(b.rps / a.rps).toFixed(2)}); server µs/req ${a.serverUs.toFixed(0)} / ${b.serverUs.toFixed(0)}, database ${a.databaseUs.toFixed(1)} / ${b.databaseUs.toFixed(1)}, load ${a.loadUs.toFixed(0)} / ${b.loadUs.toFixed(0)}, machine busy ${(a.machineBusy * 100).toFixed(0)}% / ${(b.machineBusy * 100).toFixed(0)}%\n`,
+          `${Math.round(b.rps)} req/s (×${(b.rps / a.rps).toFixed(2)}); server µs/req ${a.serverUs.toFixed(0)} / ${b.serverUs.toFixed(0)}, database ${a.databaseUs.toFixed(1)} / ${b.databaseUs.toFixed(1)}, load ${a.loadUs.toFixed(0)} / ${b.loadUs.toFixed(0)}, machine busy ${(a.machineBusy * 100).toFixed(0)}% / ${(b.machineBusy * 100).toFixed(0)}%; 2 processes: primary ${b.primaryUs.toFixed(2)} µs/answer, worker cores ${b.workerCores.map((c) => c.toFixed(2)).join(' + ')}, connections ${b.workerConnections.join(' + ')}\n`,
         );
         into.one.push(a);
         into.two.push(b);
@@ -302,6 +336,9 @@ async function main(): Promise<void> {
       `- ${g}: the measured costs allow at most ×${(best2 / best1).toFixed(2)} on two idle cores (1 process ≤ ${Math.round(best1)} answers/s, 2 processes ≤ ${Math.round(best2)}); ` +
         `with the generator's CPU taken out (a generator on cores of its own) the ceiling is ×${(Math.min(2e6 / c2.s, 2e6 / (c2.s + c2.d)) / Math.min(1e6 / c1.s, 2e6 / (c1.s + c1.d))).toFixed(2)}; ` +
         `answers per server CPU-second, 2 processes ÷ 1: median ×${perCpu.toFixed(2)}.`,
+      `- ${g}, how the 2 processes shared the work, by round: the primary ${x.two.map((b) => b.primaryUs.toFixed(2)).join(', ')} µs CPU per answer; ` +
+        `cores each worker used ${x.two.map((b) => b.workerCores.map((c) => c.toFixed(2)).join(' + ')).join(', ')}; ` +
+        `the generator's connections each worker held half-way through ${x.two.map((b) => b.workerConnections.join(' + ')).join(', ')}.`,
     );
   }
   const body = [

@@ -97,29 +97,29 @@ export function cpuMicros(pids: number[]): number {
   return ns / 1000;
 }
 
-/**
- * Local TCP ports of the sockets these processes hold open (their /proc/<pid>/fd links matched with
- * /proc/net/tcp{,6} by inode): how a database server's session names its client (`client_port`).
- */
-export function localPorts(pids: number[]): Set<number> {
+/** Inodes of the sockets a process holds open (its /proc/<pid>/fd links). */
+function socketInodes(pid: number): Set<string> {
   const inodes = new Set<string>();
-  for (const pid of pids) {
-    let fds: string[] = [];
+  let fds: string[] = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
     try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
     } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m) inodes.add(m[1]);
-      } catch {
-        // closed between the listing and the read
-      }
+      // closed between the listing and the read
     }
   }
-  const ports = new Set<number>();
+  return inodes;
+}
+
+/** The machine's TCP sockets by inode (/proc/net/tcp{,6}): local port and state (1 = established). */
+function tcpSockets(): Map<string, { localPort: number; state: number }> {
+  const sockets = new Map<string, { localPort: number; state: number }>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let lines: string[] = [];
     try {
@@ -130,8 +130,45 @@ export function localPorts(pids: number[]): Set<number> {
     for (const line of lines) {
       const cols = line.trim().split(/\s+/);
       // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-      if (cols.length > 9 && inodes.has(cols[9])) ports.add(Number.parseInt(cols[1].split(':')[1], 16));
+      if (cols.length > 9) {
+        sockets.set(cols[9], {
+          localPort: Number.parseInt(cols[1].split(':')[1], 16),
+          state: Number.parseInt(cols[3], 16),
+        });
+      }
+    }
+  }
+  return sockets;
+}
+
+/**
+ * Local TCP ports of the sockets these processes hold open (their /proc/<pid>/fd links matched with
+ * /proc/net/tcp{,6} by inode): how a database server's session names its client (`client_port`).
+ */
+export function localPorts(pids: number[]): Set<number> {
+  const sockets = tcpSockets();
+  const ports = new Set<number>();
+  for (const pid of pids) {
+    for (const inode of socketInodes(pid)) {
+      const socket = sockets.get(inode);
+      if (socket) ports.add(socket.localPort);
     }
   }
   return ports;
+}
+
+/**
+ * For each process, the established connections it holds on local port `port`: the clients a
+ * server process (a cluster worker) is answering.
+ */
+export function connectionsOn(pids: number[], port: number): number[] {
+  const sockets = tcpSockets();
+  return pids.map((pid) => {
+    let n = 0;
+    for (const inode of socketInodes(pid)) {
+      const socket = sockets.get(inode);
+      if (socket?.state === 1 && socket.localPort === port) n++;
+    }
+    return n;
+  });
 }
