@@ -2,8 +2,8 @@
 // serve the API bench catalogue (api-bench-catalogue.ts) from the PostgreSQL server with Redis, and
 // this process loads the warm sound-instance row of each in alternating rounds, so load from other
 // work falls on both alike. The load generator shares the two cores with the servers: by default
-// it is wrk (wrk-load.ts, Debian's native `wrk`: a third of the lean generator's CPU per request,
-// which is a fraction of autocannon's); `--load wrk,lean,autocannon` runs several, round by
+// it is wrk (wrk-load.ts, Debian's native `wrk`: about half the lean generator's CPU per request,
+// which is about two thirds of autocannon's); `--load wrk,lean,autocannon` runs several, round by
 // round. Each run also reads the CPU time the serving processes, their database sessions and the
 // load generator spent per answer, and how busy the whole machine was; from those costs it prints
 // the ratio two idle cores would allow at most.
