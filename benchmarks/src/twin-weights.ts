@@ -1,0 +1,173 @@
+/**
+ * Scratch evaluation of freesound_classic variants on the twin set (cached whole analyses from
+ * twin-analyses.ts): each variant's inputs recalibrated on the 40 reference analyses as the space
+ * is, optionally weighted; prints how often the twin (and the quieter copy) ranks its original first.
+ *
+ *   npx tsx benchmarks/src/twin-weights.ts
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
+import { TWIN_BASES, TWIN_BASES_FIRST } from '@earshot/core/testing';
+import { type AnalysisTree, readDescriptor } from '../../packages/core/src/similarity/analysis-tree.ts';
+import {
+  applyTransform,
+  CLASSIC_FEATURES,
+  type ClassicFeature,
+  LEVEL_PATH,
+  removeLevel,
+} from '../../packages/core/src/similarity/spaces/freesound-classic.features.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const cache = path.join(root, 'benchmarks/.cache/twins');
+const VARIANTS = ['original', 'quieter', 'twin', 'otherKey', 'otherTempo'] as const;
+type Kind = (typeof VARIANTS)[number];
+const suffix: Record<Kind, string> = {
+  original: '.wav',
+  quieter: '.quieter.wav',
+  twin: '.twin.mp3',
+  otherKey: '.key.wav',
+  otherTempo: '.tempo.wav',
+};
+const stem = (name: string) => name.replace(/[^a-z0-9-]/gi, '_');
+const load = (name: string, kind: Kind) =>
+  JSON.parse(fs.readFileSync(path.join(cache, `${stem(name)}${suffix[kind]}.json`), 'utf8')) as AnalysisTree;
+
+const references = fs
+  .readdirSync(ESSENTIA_REFERENCE_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => JSON.parse(fs.readFileSync(path.join(ESSENTIA_REFERENCE_DIR, f), 'utf8')) as AnalysisTree);
+
+type Feature = ClassicFeature & { family: string };
+function familyOf(f: ClassicFeature, i: number): string {
+  if (f.path.startsWith('rhythm.')) return 'rhythm';
+  if (f.path === 'lowlevel.mfcc.mean') return process.env.TIMBRE ? 'mfcc' : 'mfcc_mean';
+  if (f.path === 'lowlevel.mfcc.var') return process.env.TIMBRE ? 'mfcc' : 'mfcc_var';
+  if (f.path === 'lowlevel.barkbands.mean') return 'bark';
+  if (f.path.startsWith('lowlevel.spectral_contrast')) return 'contrast';
+  if (i >= 86 || f.path.endsWith('.var') || f.path.endsWith('.dmean')) return 'change';
+  return 'shape';
+}
+const base: Feature[] = CLASSIC_FEATURES.map((f, i) => ({ ...f, family: familyOf(f, i) }));
+
+function raw(tree: AnalysisTree, features: Feature[]): number[] {
+  const energy = readDescriptor(tree, LEVEL_PATH) as number;
+  return features.map((f) => {
+    const v = readDescriptor(tree, f.path);
+    const x = f.index === undefined ? v : (v as number[])[f.index];
+    if (typeof x !== 'number') throw new Error(`missing ${f.path}`);
+    return applyTransform(f.transform, removeLevel(f, x, energy));
+  });
+}
+const q = (s: number[], p: number) => {
+  const pos = (s.length - 1) * p;
+  const lo = Math.floor(pos);
+  return s[lo] + (s[Math.ceil(pos)] - s[lo]) * (pos - lo);
+};
+function calibrate(features: Feature[], rhythmOnly: boolean): Array<[number, number]> {
+  const rows = references.map((t) => raw(t, features));
+  return features.map((f, i) => {
+    let col = rows.map((r) => r[i]);
+    if (rhythmOnly && f.family === 'rhythm') {
+      col = col.filter((_, k) => (readDescriptor(references[k], 'rhythm.bpm') as number) > 0);
+    }
+    const s = [...col].sort((a, b) => a - b);
+    let spread = (q(s, 0.75) - q(s, 0.25)) / 1.349;
+    if (!(spread > 1e-9)) {
+      const m = col.reduce((a, b) => a + b, 0) / col.length;
+      spread = Math.sqrt(col.reduce((a, b) => a + (b - m) ** 2, 0) / col.length) || 1;
+    }
+    return [q(s, 0.5), spread];
+  });
+}
+
+interface Variant {
+  label: string;
+  features: Feature[];
+  weight: (f: Feature, features: Feature[]) => number;
+  rhythmOnly?: boolean;
+}
+function evaluate(v: Variant, bases: typeof TWIN_BASES) {
+  const consts = calibrate(v.features, v.rhythmOnly ?? false);
+  const w = v.features.map((f) => v.weight(f, v.features));
+  const vec = (t: AnalysisTree) => {
+    const r = raw(t, v.features).map((x, i) => Math.max(-5, Math.min(5, (x - consts[i][0]) / consts[i][1])) * w[i]);
+    const n = Math.hypot(...r);
+    return r.map((x) => x / n);
+  };
+  const cands = bases.flatMap((b) =>
+    (['original', 'otherKey', 'otherTempo'] as const).map((kind) => ({ name: b.name, kind, v: vec(load(b.name, kind)) })),
+  );
+  const result: Record<string, string[]> = { twin: [], quieter: [] };
+  for (const kind of ['twin', 'quieter'] as const) {
+    for (const b of bases) {
+      const qv = vec(load(b.name, kind));
+      let best = cands[0];
+      let bestScore = -2;
+      for (const c of cands) {
+        const s = c.v.reduce((a, x, i) => a + x * qv[i], 0);
+        if (s > bestScore) {
+          bestScore = s;
+          best = c;
+        }
+      }
+      if (!(best.name === b.name && best.kind === 'original')) result[kind].push(`${b.name}→${best.name}:${best.kind}`);
+    }
+  }
+  return result;
+}
+
+const count = (features: Feature[], fam: string) => features.filter((f) => f.family === fam).length;
+const onsetRate: Feature = { path: 'rhythm.onset_rate', transform: 'log', family: 'rhythm' };
+const bpm: Feature = { path: 'rhythm.bpm', transform: 'linear', family: 'rhythm' };
+const withOnset = [...base, onsetRate];
+const familyBalanced = (f: Feature, fs: Feature[]) => 1 / Math.sqrt(count(fs, f.family));
+const variants: Variant[] = [
+  { label: 'as is', features: base, weight: () => 1 },
+  { label: 'families balanced', features: base, weight: familyBalanced },
+  { label: '+onset rate', features: withOnset, weight: () => 1 },
+  { label: '+onset rate, rhythmic calib', features: withOnset, weight: () => 1, rhythmOnly: true },
+  { label: '+onset rate, families balanced', features: withOnset, weight: familyBalanced },
+  { label: '+onset rate, families balanced, rhythmic calib', features: withOnset, weight: familyBalanced, rhythmOnly: true },
+  { label: '+onset+bpm, families balanced', features: [...withOnset, bpm], weight: familyBalanced },
+  { label: '+bpm, families balanced', features: [...base, bpm], weight: familyBalanced },
+  { label: '+onset linear, families balanced', features: [...base, { ...onsetRate, transform: 'linear' }], weight: familyBalanced },
+  ...[0.5, 0.7, 1.4, 2].map((m) => ({
+    label: `+onset rate, families balanced, rhythm x${m}`,
+    features: withOnset,
+    weight: (f: Feature, fs: Feature[]) => familyBalanced(f, fs) * (f.family === 'rhythm' ? m : 1),
+  })),
+  ...[0.5, 1.5, 2, 3].map((m) => ({
+    label: `+onset rate, unbalanced, rhythm x${m}`,
+    features: withOnset,
+    weight: (f: Feature) => (f.family === 'rhythm' ? m : 1),
+  })),
+];
+const only = process.argv[2];
+for (const v of variants) {
+  if (only && !v.label.includes(only)) continue;
+  for (const [setName, bases] of [
+    ['first', TWIN_BASES_FIRST],
+    ['wide', TWIN_BASES],
+  ] as const) {
+    const r = evaluate(v, bases);
+    console.log(
+      `${v.label} | ${setName} | twin ${bases.length - r.twin.length}/${bases.length} | quieter ${bases.length - r.quieter.length}/${bases.length} | ${r.twin.join(' ')} ${r.quieter.length ? `Q: ${r.quieter.join(' ')}` : ''}`,
+    );
+  }
+}
+
+if (process.env.DIAG) {
+  const feats = withOnset;
+  const consts = calibrate(feats, false);
+  for (const name of process.env.DIAG.split(',')) {
+    const z = (k: Kind) => raw(load(name, k), feats).map((x, i) => (x - consts[i][0]) / consts[i][1]);
+    const o = z('original');
+    const t = z('twin');
+    const p = z('otherTempo');
+    const rows = feats.map((f, i) => ({ l: `${f.path}${f.index ?? ''}`, o: o[i], dt: t[i] - o[i], dp: p[i] - o[i] }));
+    rows.sort((a, b) => Math.abs(b.dt) - Math.abs(a.dt));
+    console.log(name, 'norm', Math.hypot(...o).toFixed(1), 'twin-moved', Math.hypot(...rows.map((r) => r.dt)).toFixed(2), 'tempo-moved', Math.hypot(...rows.map((r) => r.dp)).toFixed(2));
+    for (const r of rows.slice(0, 12)) console.log(`  ${r.l.padEnd(48)} z ${r.o.toFixed(2)} twinΔ ${r.dt.toFixed(3)} tempoΔ ${r.dp.toFixed(3)}`);
+  }
+}
