@@ -1,14 +1,21 @@
 /**
- * Scratch evaluation of freesound_classic variants on the twin set (cached whole analyses from
- * twin-analyses.ts): each variant's inputs recalibrated on the 40 reference analyses as the space
- * is, optionally weighted; prints how often the twin (and the quieter copy) ranks its original first.
+ * Variants of freesound_classic measured on the twin set (issue 17), from the whole analyses
+ * twin-analyses.ts caches: each variant's inputs calibrated on the 40 reference analyses as the
+ * space is (median, IQR/1.349; rhythm inputs optionally on the references with a beat only), clipped
+ * at ±5, then optionally weighted per input before the L2 norm. Prints, for the first set and the
+ * widened one, how many twins (3 dB quieter 128k mp3) and quieter copies rank their original first
+ * among every base's original, other-key and other-tempo version, and the misses. With
+ * DIAG=base,base it also prints which inputs the twin and the other tempo move most.
+ * Families (for "families balanced": each family the same total weight, 1/√n per input):
+ * MFCC means, MFCC variances (one "timbre" family with TIMBRE=1), bark bands, spectral contrast,
+ * spectral shape means, change over time (variances and dmeans), rhythm.
  *
- *   npx tsx benchmarks/src/twin-weights.ts
+ *   npx tsx benchmarks/src/twin-weights.ts [label filter]
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
 import { TWIN_BASES, TWIN_BASES_FIRST } from '@earshot/core/testing';
+import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
 import { type AnalysisTree, readDescriptor } from '../../packages/core/src/similarity/analysis-tree.ts';
 import {
   applyTransform,
@@ -91,12 +98,18 @@ function evaluate(v: Variant, bases: typeof TWIN_BASES) {
   const consts = calibrate(v.features, v.rhythmOnly ?? false);
   const w = v.features.map((f) => v.weight(f, v.features));
   const vec = (t: AnalysisTree) => {
-    const r = raw(t, v.features).map((x, i) => Math.max(-5, Math.min(5, (x - consts[i][0]) / consts[i][1])) * w[i]);
+    const r = raw(t, v.features).map(
+      (x, i) => Math.max(-5, Math.min(5, (x - consts[i][0]) / consts[i][1])) * w[i],
+    );
     const n = Math.hypot(...r);
     return r.map((x) => x / n);
   };
   const cands = bases.flatMap((b) =>
-    (['original', 'otherKey', 'otherTempo'] as const).map((kind) => ({ name: b.name, kind, v: vec(load(b.name, kind)) })),
+    (['original', 'otherKey', 'otherTempo'] as const).map((kind) => ({
+      name: b.name,
+      kind,
+      v: vec(load(b.name, kind)),
+    })),
   );
   const result: Record<string, string[]> = { twin: [], quieter: [] };
   for (const kind of ['twin', 'quieter'] as const) {
@@ -111,7 +124,8 @@ function evaluate(v: Variant, bases: typeof TWIN_BASES) {
           best = c;
         }
       }
-      if (!(best.name === b.name && best.kind === 'original')) result[kind].push(`${b.name}→${best.name}:${best.kind}`);
+      if (!(best.name === b.name && best.kind === 'original'))
+        result[kind].push(`${b.name}→${best.name}:${best.kind}`);
     }
   }
   return result;
@@ -128,10 +142,19 @@ const variants: Variant[] = [
   { label: '+onset rate', features: withOnset, weight: () => 1 },
   { label: '+onset rate, rhythmic calib', features: withOnset, weight: () => 1, rhythmOnly: true },
   { label: '+onset rate, families balanced', features: withOnset, weight: familyBalanced },
-  { label: '+onset rate, families balanced, rhythmic calib', features: withOnset, weight: familyBalanced, rhythmOnly: true },
+  {
+    label: '+onset rate, families balanced, rhythmic calib',
+    features: withOnset,
+    weight: familyBalanced,
+    rhythmOnly: true,
+  },
   { label: '+onset+bpm, families balanced', features: [...withOnset, bpm], weight: familyBalanced },
   { label: '+bpm, families balanced', features: [...base, bpm], weight: familyBalanced },
-  { label: '+onset linear, families balanced', features: [...base, { ...onsetRate, transform: 'linear' }], weight: familyBalanced },
+  {
+    label: '+onset linear, families balanced',
+    features: [...base, { ...onsetRate, transform: 'linear' }],
+    weight: familyBalanced,
+  },
   ...[0.5, 0.7, 1.4, 2].map((m) => ({
     label: `+onset rate, families balanced, rhythm x${m}`,
     features: withOnset,
@@ -165,9 +188,25 @@ if (process.env.DIAG) {
     const o = z('original');
     const t = z('twin');
     const p = z('otherTempo');
-    const rows = feats.map((f, i) => ({ l: `${f.path}${f.index ?? ''}`, o: o[i], dt: t[i] - o[i], dp: p[i] - o[i] }));
+    const rows = feats.map((f, i) => ({
+      l: `${f.path}${f.index ?? ''}`,
+      o: o[i],
+      dt: t[i] - o[i],
+      dp: p[i] - o[i],
+    }));
     rows.sort((a, b) => Math.abs(b.dt) - Math.abs(a.dt));
-    console.log(name, 'norm', Math.hypot(...o).toFixed(1), 'twin-moved', Math.hypot(...rows.map((r) => r.dt)).toFixed(2), 'tempo-moved', Math.hypot(...rows.map((r) => r.dp)).toFixed(2));
-    for (const r of rows.slice(0, 12)) console.log(`  ${r.l.padEnd(48)} z ${r.o.toFixed(2)} twinΔ ${r.dt.toFixed(3)} tempoΔ ${r.dp.toFixed(3)}`);
+    console.log(
+      name,
+      'norm',
+      Math.hypot(...o).toFixed(1),
+      'twin-moved',
+      Math.hypot(...rows.map((r) => r.dt)).toFixed(2),
+      'tempo-moved',
+      Math.hypot(...rows.map((r) => r.dp)).toFixed(2),
+    );
+    for (const r of rows.slice(0, 12))
+      console.log(
+        `  ${r.l.padEnd(48)} z ${r.o.toFixed(2)} twinΔ ${r.dt.toFixed(3)} tempoΔ ${r.dp.toFixed(3)}`,
+      );
   }
 }
