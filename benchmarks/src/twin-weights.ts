@@ -166,6 +166,42 @@ const variants: Variant[] = [
     weight: (f: Feature) => (f.family === 'rhythm' ? m : 1),
   })),
 ];
+// Codec noise per input: the RMS over the 40 calibration recordings of the standardised change a
+// 3 dB quieter 128k mp3 makes (codec-noise.ts), in units of the input's calibrated spread.
+const codecPairs = JSON.parse(fs.readFileSync(path.join(cache, 'codec-noise.json'), 'utf8')) as Record<
+  string,
+  { original: AnalysisTree; twin: AnalysisTree }
+>;
+function codecNoise(features: Feature[]): number[] {
+  const consts = calibrate(features, false);
+  const sums = features.map(() => [] as number[]);
+  for (const { original, twin } of Object.values(codecPairs)) {
+    const a = raw(original, features);
+    const b = raw(twin, features);
+    a.forEach((x, i) => sums[i].push(((b[i] - x) / consts[i][1]) ** 2));
+  }
+  return sums.map((d) => Math.sqrt(d.reduce((x, y) => x + y, 0) / d.length));
+}
+function codecWeighted(features: Feature[], form: (c: number, m: number) => number) {
+  const noise = codecNoise(features);
+  const sorted = [...noise].sort((a, b) => a - b);
+  const m = q(sorted, 0.5);
+  if (process.env.SHOWNOISE)
+    features.forEach((f, i) =>
+      console.log(`${f.path}${f.index ?? ''} ${noise[i].toFixed(3)} w ${form(noise[i], m).toFixed(2)}`),
+    );
+  const weights = new Map(features.map((f, i) => [f, form(noise[i], m)]));
+  return (f: Feature) => weights.get(f) as number;
+}
+variants.push(
+  { label: 'codec min(1, m/c)', features: base, weight: codecWeighted(base, (c, m) => Math.min(1, m / c)) },
+  { label: 'codec m/c', features: base, weight: codecWeighted(base, (c, m) => m / c) },
+  {
+    label: 'codec 1/sqrt(1+(c/m)^2)',
+    features: base,
+    weight: codecWeighted(base, (c, m) => 1 / Math.hypot(1, c / m)),
+  },
+);
 const only = process.argv[2];
 for (const v of variants) {
   if (only && !v.label.includes(only)) continue;
@@ -208,5 +244,39 @@ if (process.env.DIAG) {
       console.log(
         `  ${r.l.padEnd(48)} z ${r.o.toFixed(2)} twinΔ ${r.dt.toFixed(3)} tempoΔ ${r.dp.toFixed(3)}`,
       );
+  }
+}
+
+if (process.env.LIKE) {
+  const names = fs
+    .readdirSync(ESSENTIA_REFERENCE_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.replace(/\.json$/, ''));
+  for (const v of variants.filter((x) => x.label.startsWith('as is') || x.label.startsWith('codec'))) {
+    const consts = calibrate(v.features, false);
+    const vecs = references.map((t) => {
+      const r = raw(t, v.features).map(
+        (x, i) =>
+          Math.max(-5, Math.min(5, (x - consts[i][0]) / consts[i][1])) * v.weight(v.features[i], v.features),
+      );
+      const n = Math.hypot(...r);
+      return r.map((x) => x / n);
+    });
+    const nearest = (name: string) => {
+      const i = names.indexOf(name);
+      let best = -1;
+      let score = -2;
+      vecs.forEach((w, j) => {
+        const s = j === i ? -3 : w.reduce((a, x, k) => a + x * vecs[i][k], 0);
+        if (s > score) [best, score] = [j, s];
+      });
+      return names[best];
+    };
+    console.log(
+      v.label,
+      ['tbd_pad_1', 'tbd_pad_2', 'bd_808', 'bd_jazz', 'bd_fat', 'bd_klub', 'hat_cab']
+        .map((n) => `${n}→${nearest(n)}`)
+        .join(' '),
+    );
   }
 }

@@ -75,18 +75,17 @@ describe.each(listSimilaritySpaces().map((space) => space.name))('space %s: the 
 
   // Issue #17 asks for 98%. Measured: 73% before the space was made level-free, 84-89% after, 82%
   // (27 of 33) once the spectral descriptors took the reference extractor's definitions, 94% (31 of
-  // 33) with the reference's frame count and the float mix-down. The misses are other-tempo versions
-  // ranked first: the 128 bpm drum loop and the click tracks (a 128k mp3 moves a click track's
-  // zero-crossing rate, rolloff and centroid more than a x1.2 tempo does), and one triad
-  // (docs/similarity.md, "Same recording"). These floors keep what was won; they are the measured
-  // counts, not the target.
-  it('3 dB quieter and 128k mp3, first set: the original is first for 31 of the 33 bases', () => {
-    const missed = misses(space, 'twin', firstSet());
-    expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(2);
+  // 33) with the reference's frame count and the float mix-down, 100% (33 of 33; 113 of 117 on the
+  // widened set) with each input weighted by its robustness to a re-encoding (calibrated on the 40
+  // reference recordings, not on this set). The four misses left are click tracks whose other-tempo
+  // version (or another click track) ranks first: a 128k mp3 turns each click into a ringing burst
+  // (docs/similarity.md, "Same recording").
+  it('3 dB quieter and 128k mp3, first set: the original is first for every one of the 33 bases', () => {
+    expect(misses(space, 'twin', firstSet())).toEqual([]);
   });
 
-  it('3 dB quieter and 128k mp3, widened set: the original is first for 110 of the 117 bases', () => {
+  it('3 dB quieter and 128k mp3, widened set: the original is first for at least 113 of the 117 bases', () => {
     const missed = misses(space, 'twin');
-    expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(7);
+    expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(4);
   });
 });
