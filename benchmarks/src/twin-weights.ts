@@ -194,6 +194,12 @@ function codecWeighted(features: Feature[], form: (c: number, m: number) => numb
   return (f: Feature) => weights.get(f) as number;
 }
 variants.push(
+  { label: 'codec m/c + onset rate', features: withOnset, weight: codecWeighted(withOnset, (c, m) => m / c) },
+  {
+    label: 'codec m/c + onset rate + bpm',
+    features: [...withOnset, bpm],
+    weight: codecWeighted([...withOnset, bpm], (c, m) => m / c),
+  },
   { label: 'codec min(1, m/c)', features: base, weight: codecWeighted(base, (c, m) => Math.min(1, m / c)) },
   { label: 'codec m/c', features: base, weight: codecWeighted(base, (c, m) => m / c) },
   {
