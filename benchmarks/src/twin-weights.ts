@@ -10,6 +10,8 @@
  * MFCC means, MFCC variances (one "timbre" family with TIMBRE=1), bark bands, spectral contrast,
  * spectral shape means, change over time (variances and dmeans), rhythm.
  *
+ * The codec variants read the codec pairs codec-noise.ts caches (with FULL=1 for the rhythm ones).
+ *
  *   npx tsx benchmarks/src/twin-weights.ts [label filter]
  */
 import fs from 'node:fs';
@@ -178,7 +180,9 @@ function codecNoise(features: Feature[]): number[] {
   for (const { original, twin } of Object.values(codecPairs)) {
     const a = raw(original, features);
     const b = raw(twin, features);
-    a.forEach((x, i) => sums[i].push(((b[i] - x) / consts[i][1]) ** 2));
+    a.forEach((x, i) => {
+      sums[i].push(((b[i] - x) / consts[i][1]) ** 2);
+    });
   }
   return sums.map((d) => Math.sqrt(d.reduce((x, y) => x + y, 0) / d.length));
 }
@@ -187,9 +191,9 @@ function codecWeighted(features: Feature[], form: (c: number, m: number) => numb
   const sorted = [...noise].sort((a, b) => a - b);
   const m = q(sorted, 0.5);
   if (process.env.SHOWNOISE)
-    features.forEach((f, i) =>
-      console.log(`${f.path}${f.index ?? ''} ${noise[i].toFixed(3)} w ${form(noise[i], m).toFixed(2)}`),
-    );
+    features.forEach((f, i) => {
+      console.log(`${f.path}${f.index ?? ''} ${noise[i].toFixed(3)} w ${form(noise[i], m).toFixed(2)}`);
+    });
   const weights = new Map(features.map((f, i) => [f, form(noise[i], m)]));
   return (f: Feature) => weights.get(f) as number;
 }
