@@ -4,3 +4,4 @@ export { makeTempDir, synth, synthChannels } from './audio.ts';
 export { expectContractTypes } from './descriptors.ts';
 export * from './frame-stride.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';
+export { makeTwinSet, TWIN_BASES, TWIN_BASES_FIRST, type TwinBase, type TwinFiles } from './twin-set.ts';

@@ -4,31 +4,79 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fixture } from '@earshot/fixtures';
+import { fixture, realSampleFile } from '@earshot/fixtures';
 
 export interface TwinBase {
   /** A name for reports: fixture name plus offset. */
   name: string;
-  /** The generated fixture the clip is cut from. */
+  /** The generated fixture the clip is cut from, or with `sample` the Sonic Pi sample's name. */
   fixture: string;
+  /** True when `fixture` names a real Sonic Pi sample (npm supersonic-scsynth-samples), not a generated file. */
+  sample?: boolean;
   /** Where in it the clip starts, seconds. */
   offset: number;
 }
 
-/** Tones, chords, cadences, drums, clicks, noise and music: a few dozen short clips. */
-export const TWIN_BASES: readonly TwinBase[] = [
+const DRUM_TEMPOS = ['80', '100', '128', '170'];
+const NOISES = ['noise-pink', 'noise-white', 'noise-pink-burst', 'noise-white-burst'];
+
+/** The first set (33 bases): tones, chords, cadences, drums, clicks, noise and music. */
+export const TWIN_BASES_FIRST: readonly TwinBase[] = [
   ...['c-major', 'd-major', 'e-major', 'f-major', 'g-major', 'a-major', 'a-minor', 'e-minor'].map((key) =>
     base(`cadence-${key}`),
   ),
   ...['c-major', 'fs-major', 'as-major', 'd-minor', 'gs-minor'].map((key) => base(`triad-${key}`)),
   ...['a2', 'c4', 'fs3', 'ds5'].map((note) => base(`harmonic-${note}`)),
   ...['a4', 'c3', 'gs6'].map((note) => base(`sine-${note}`)),
-  ...['80', '100', '128', '170'].map((bpm) => base(`drums-${bpm}bpm`)),
+  ...DRUM_TEMPOS.map((bpm) => base(`drums-${bpm}bpm`)),
   ...['90', '150'].map((bpm) => base(`clicks-${bpm}bpm`)),
-  ...['noise-pink', 'noise-white', 'noise-pink-burst', 'noise-white-burst'].map((name) => base(name)),
+  ...NOISES.map((name) => base(name)),
   // Two far-apart parts only: the mix repeats its material, so nearby parts are the same recording.
   ...[0, 30].map((offset) => base('music-mix-60s', offset)),
   base('loop-seamless-120bpm'),
+];
+
+const PITCH_CLASSES = ['c', 'cs', 'd', 'ds', 'e', 'f', 'fs', 'g', 'gs', 'a', 'as', 'b'];
+const KEYS = PITCH_CLASSES.flatMap((pc) => [`${pc}-major`, `${pc}-minor`]);
+/** Every note of the tone fixtures (the same 21 for sines and harmonic tones). */
+const NOTES = [
+  ...['a0', 'c1', 'a1', 'c2', 'cs2', 'a2', 'c3', 'fs3', 'a3', 'c4', 'a4', 'as4', 'c5', 'ds5', 'a5'],
+  ...['c6', 'a6', 'gs6', 'c7', 'a7', 'c8'],
+];
+/**
+ * Real recordings that are not calibration ones: every Sonic Pi loop or guitar phrase of at least
+ * 4 s outside the 40 reference recordings (drum loops, percussion, a tabla loop, guitar, textures).
+ */
+const REAL_PHRASES = [
+  'loop_3d_printer',
+  'loop_compus',
+  'loop_garzul',
+  'loop_mika',
+  'loop_safari',
+  'loop_tabla',
+  'loop_weirdo',
+  'guit_em9',
+  'guit_e_fifths',
+  'guit_e_slide',
+  'tbd_fxbed_loop',
+];
+
+/**
+ * The widened set: every generated fixture of those kinds (each key of the cadences and triads,
+ * each note of the sines and harmonic tones, each click and drum tempo, the noises, two parts of
+ * the music mix, the loop) and the real phrases above. A superset of the first set.
+ */
+export const TWIN_BASES: readonly TwinBase[] = [
+  ...KEYS.map((key) => base(`cadence-${key}`)),
+  ...KEYS.map((key) => base(`triad-${key}`)),
+  ...NOTES.map((note) => base(`harmonic-${note}`)),
+  ...NOTES.map((note) => base(`sine-${note}`)),
+  ...DRUM_TEMPOS.map((bpm) => base(`drums-${bpm}bpm`)),
+  ...['60', '90', '120', '150', '180'].map((bpm) => base(`clicks-${bpm}bpm`)),
+  ...NOISES.map((name) => base(name)),
+  ...[0, 30].map((offset) => base('music-mix-60s', offset)),
+  base('loop-seamless-120bpm'),
+  ...REAL_PHRASES.map((name) => ({ name, fixture: name, offset: 0, sample: true })),
 ];
 
 function base(fixtureName: string, offset = 0): TwinBase {
@@ -74,7 +122,8 @@ export function makeTwinSet(dir: string, bases: readonly TwinBase[] = TWIN_BASES
     const wav = ['-ac', '1', '-ar', '44100', '-c:a', 'pcm_s16le'];
     if (!fs.existsSync(files.original)) {
       const cut = ['-ss', String(b.offset), '-t', String(TWIN_CLIP_SECONDS)];
-      ffmpeg([...cut, '-i', fixture(b.fixture), ...wav, files.original]);
+      const source = b.sample ? realSampleFile(b.fixture) : fixture(b.fixture);
+      ffmpeg([...cut, '-i', source, ...wav, files.original]);
     }
     if (!fs.existsSync(files.quieter)) {
       ffmpeg(['-i', files.original, '-af', `volume=${TWIN_GAIN_DB}dB`, ...wav, files.quieter]);

@@ -1,11 +1,14 @@
 // Regenerates the calibration extract and constants: `npx tsx freesound-classic.calibrate.ts <dir of
 // Essentia FreesoundExtractor JSONs>` (default: the copy of the essentia-native reference set in
-// fixtures/reference/, taken from ../shared/reference/essentia-native).
+// fixtures/reference/, taken from ../shared/reference/essentia-native). The weights come from the codec
+// pairs in freesound-classic.codec.json (freesound-classic.codec.ts writes them).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AnalysisTree } from '../analysis-tree.ts';
 import {
+  type CodecPair,
   calibrateClassic,
+  codecWeights,
   extractClassicInputs,
   renderConstantsModule,
 } from './freesound-classic.calibration.ts';
@@ -26,9 +29,18 @@ for (const file of files) {
   extract[file.replace(/\.json$/, '')] = extractClassicInputs(tree);
 }
 const constants = calibrateClassic(Object.values(extract));
+const pairs = JSON.parse(fs.readFileSync(path.join(here, 'freesound-classic.codec.json'), 'utf8')) as Record<
+  string,
+  CodecPair
+>;
+const weights = codecWeights(constants, Object.values(pairs));
 fs.writeFileSync(path.join(here, 'freesound-classic.reference.json'), `${JSON.stringify(extract)}\n`);
 fs.writeFileSync(
   path.join(here, 'freesound-classic.constants.ts'),
-  renderConstantsModule(constants, `${files.length} essentia-native reference analyses`),
+  renderConstantsModule(
+    constants,
+    weights,
+    `${files.length} essentia-native reference analyses and ${Object.keys(pairs).length} codec pairs`,
+  ),
 );
 process.stdout.write(`calibrated ${CLASSIC_FEATURES.length} inputs on ${files.length} analyses\n`);

@@ -9,7 +9,14 @@ import {
   UnknownSimilaritySpaceError,
   VectorDimensionError,
 } from '../errors.ts';
-import { calibrateClassic, extractClassicInputs } from './freesound-classic.calibration.ts';
+import {
+  type CodecPair,
+  calibrateClassic,
+  codecWeights,
+  extractClassicInputs,
+  MAX_CODEC_WEIGHT,
+} from './freesound-classic.calibration.ts';
+import codecPairs from './freesound-classic.codec.json' with { type: 'json' };
 import { CLASSIC_CONSTANTS } from './freesound-classic.constants.ts';
 import { CLASSIC_FEATURES } from './freesound-classic.features.ts';
 import {
@@ -84,6 +91,19 @@ describe('freesound_classic', () => {
     expect(CLASSIC_CONSTANTS.map(([c]) => c)).toEqual(center);
     expect(CLASSIC_CONSTANTS.map(([, s]) => s)).toEqual(scale);
     expect(scale.every((s) => s > 0)).toBe(true);
+  });
+
+  it('weights each input by its robustness to a re-encoding, exactly as calibration on the codec pairs gives', () => {
+    const pairs = Object.values(codecPairs as Record<string, CodecPair>);
+    expect(Object.keys(codecPairs).sort()).toEqual([...referenceNames].sort());
+    const weights = codecWeights(calibrateClassic(Object.values(referenceAnalyses)), pairs);
+    expect(CLASSIC_CONSTANTS.map(([, , w]) => w)).toEqual(weights);
+    expect(weights.every((w) => w > 0 && w <= MAX_CODEC_WEIGHT)).toBe(true);
+    // The codec's low-pass (about 16 kHz at 128k) cuts the top bark band: it weighs least of the bands.
+    const bands = CLASSIC_FEATURES.flatMap((f, i) =>
+      f.path === 'lowlevel.barkbands.mean' ? [weights[i]] : [],
+    );
+    expect(Math.min(...bands)).toBe(bands[26]);
   });
 
   it.skipIf(!fs.existsSync(nativeDir))('keeps an extract that matches the native reference JSONs', () => {

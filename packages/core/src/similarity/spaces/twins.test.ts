@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzeClip } from '../../descriptors/analyze-clip.ts';
 import { makeTempDir } from '../../testing/audio.ts';
-import { makeTwinSet, TWIN_BASES, type TwinFiles } from '../../testing/twin-set.ts';
+import { makeTwinSet, TWIN_BASES, TWIN_BASES_FIRST, type TwinFiles } from '../../testing/twin-set.ts';
 import type { AnalysisTree } from '../analysis-tree.ts';
 import { listSimilaritySpaces, similarityVectorFromAnalysis } from './registry.ts';
 
@@ -27,24 +27,25 @@ beforeAll(async () => {
       );
   }
   fs.rmSync(dir, { recursive: true, force: true });
-}, 600_000);
+}, 1_800_000);
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
 
 /**
- * For each base, queries with `variant` against every original and every other-key and
- * other-tempo version; returns the bases whose own original did not come first.
+ * For each base of `among` (the whole set by default), queries with `variant` against every
+ * original and every other-key and other-tempo version of those bases; returns the bases whose own
+ * original did not come first.
  */
-function misses(space: string, variant: Variant): string[] {
+function misses(space: string, variant: Variant, among: TwinFiles[] = set): string[] {
   const vector = (file: string) => similarityVectorFromAnalysis(space, trees.get(file) as AnalysisTree);
-  const candidates = set.flatMap((files) =>
+  const candidates = among.flatMap((files) =>
     (['original', 'otherKey', 'otherTempo'] as const).map((kind) => ({
       name: files.base.name,
       kind,
       vector: vector(files[kind]),
     })),
   );
-  return set.flatMap((files) => {
+  return among.flatMap((files) => {
     const query = vector(files[variant]);
     const ranked = candidates
       .map((c) => ({ ...c, score: dot(query, c.vector) }))
@@ -56,25 +57,35 @@ function misses(space: string, variant: Variant): string[] {
   });
 }
 
+const firstSet = () => {
+  const names = new Set(TWIN_BASES_FIRST.map((b) => b.name));
+  return set.filter((files) => names.has(files.base.name));
+};
+
 describe.each(listSimilaritySpaces().map((space) => space.name))('space %s: the same recording', (space) => {
-  it(`the set has a few dozen bases`, () => {
+  it('the widened set holds the first set and over a hundred bases', () => {
     expect(set).toHaveLength(TWIN_BASES.length);
-    expect(set.length).toBeGreaterThanOrEqual(30);
+    expect(set.length).toBeGreaterThanOrEqual(100);
+    expect(firstSet()).toHaveLength(TWIN_BASES_FIRST.length);
   });
 
   it('3 dB quieter: the original is the nearest neighbour for every base (level does not move a vector)', () => {
     expect(misses(space, 'quieter')).toEqual([]);
   });
 
-  it('3 dB quieter and 128k mp3: the original is first for at least the measured share of bases', () => {
+  // Issue #17 asks for 98%. Measured: 73% before the space was made level-free, 84-89% after, 82%
+  // (27 of 33) once the spectral descriptors took the reference extractor's definitions, 94% (31 of
+  // 33) with the reference's frame count and the float mix-down, 100% (33 of 33; 113 of 117 on the
+  // widened set) with each input weighted by its robustness to a re-encoding (calibrated on the 40
+  // reference recordings, not on this set). The four misses left are click tracks whose other-tempo
+  // version (or another click track) ranks first: a 128k mp3 turns each click into a ringing burst
+  // (docs/similarity.md, "Same recording").
+  it('3 dB quieter and 128k mp3, first set: the original is first for every one of the 33 bases', () => {
+    expect(misses(space, 'twin', firstSet())).toEqual([]);
+  });
+
+  it('3 dB quieter and 128k mp3, widened set: the original is first for at least 113 of the 117 bases', () => {
     const missed = misses(space, 'twin');
-    const share = 1 - missed.length / set.length;
-    // Issue #17 asks for 98%. Measured: 73% before the space was made level-free, 84-89% after,
-    // 82% (27 of 33) once the spectral descriptors took the reference extractor's definitions,
-    // 94% (31 of 33) with the reference's frame count (the last frame, past the end, was missing)
-    // and the float mix-down: the steady tones and the triad now find their own recording. The two
-    // left are the drum and click loops, whose other-tempo version ranks first (docs/similarity.md,
-    // "Same recording"). This floor keeps what was won.
-    expect(share, missed.join('\n')).toBeGreaterThanOrEqual(0.9);
+    expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(4);
   });
 });
