@@ -12,7 +12,7 @@ import { analyzeClip, listSimilaritySpaces } from '@earshot/core';
 import { realSamples } from '@earshot/fixtures';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const dir = path.join(root, 'benchmarks/.cache/twins/reference');
+const dir = path.join(process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'), 'reference');
 fs.mkdirSync(dir, { recursive: true });
 const needs = [...new Set([...listSimilaritySpaces().flatMap((s) => s.inputs), 'rhythm.onset_rate'])].filter(
   (p) => !p.startsWith('rhythm.'),
@@ -58,5 +58,5 @@ for (const sample of realSamples()) {
       : (await analyzeClip(file, { needs, frameStride: 1, float32Fft: false, maxSeconds: 600 })).tree;
   out[sample.name] = { original: await analyse(wav), twin: await analyse(mp3) };
 }
-fs.writeFileSync(path.join(root, 'benchmarks/.cache/twins/codec-noise.json'), JSON.stringify(out));
+fs.writeFileSync(path.join(process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'), 'codec-noise.json'), JSON.stringify(out));
 process.stdout.write(`analysed ${Object.keys(out).length} recordings and their twins\n`);

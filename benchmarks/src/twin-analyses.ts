@@ -7,11 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { analyzeClip } from '@earshot/core';
+import { analyzeClip, listSimilaritySpaces } from '@earshot/core';
 import { makeTwinSet, TWIN_BASES } from '@earshot/core/testing';
 
 const root = path.resolve(import.meta.dirname, '../..');
-export const TWIN_CACHE = path.join(root, 'benchmarks/.cache/twins');
+export const TWIN_CACHE = (process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'));
 const VARIANTS = ['original', 'quieter', 'twin', 'otherKey', 'otherTempo'] as const;
 
 const set = makeTwinSet(path.join(TWIN_CACHE, 'audio'), TWIN_BASES);
@@ -20,7 +20,13 @@ for (const files of set) {
   for (const variant of VARIANTS) {
     const out = path.join(TWIN_CACHE, `${path.basename(files[variant])}.json`);
     if (!fs.existsSync(out)) {
-      const { tree } = await analyzeClip(files[variant], { float32Fft: false });
+      // LEAN=1: only the spaces' inputs, on every frame (as codec-noise.ts without FULL), for a quick rerun.
+      const { tree } = await analyzeClip(
+        files[variant],
+        process.env.LEAN
+          ? { needs: listSimilaritySpaces().flatMap((s) => s.inputs), frameStride: 1, float32Fft: false }
+          : { float32Fft: false },
+      );
       fs.writeFileSync(out, JSON.stringify(tree));
     }
   }

@@ -75,6 +75,8 @@ class LowLevelPlan {
   readonly erb: FilterBank;
   /** The ERB bands of a silent frame: the reference fills one with faint white noise (see below). */
   readonly silentErb: Float32Array;
+  /** The magnitude in every bin of a silent frame's faint noise (its expected power, see below). */
+  readonly silentMagnitude: number;
   readonly energyBands: FilterBank;
   readonly dct13x40 = dctMatrix(13, 40);
   readonly dctGfcc = dctMatrix(GFCC_COEFFICIENTS, ERB_BANDS);
@@ -98,6 +100,7 @@ class LowLevelPlan {
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
     this.erb = gammatoneBank(ERB_BANDS, ERB_LOW_HZ, ERB_HIGH_HZ, sampleRate, n);
+    this.silentMagnitude = Math.sqrt(silentFramePower(n));
     this.silentErb = new Float32Array(ERB_BANDS);
     applyFilterBank(this.erb, new Float32Array(n / 2 + 1).fill(silentFramePower(n)), this.silentErb);
     const edges = ENERGY_BANDS.map(([, lo]) => lo);
@@ -364,6 +367,13 @@ export function lowLevelFrames(
     instantPower /= LOWLEVEL_FRAME;
     frameEnergy[i] = instantPower;
     zcr[i] = crossings / LOWLEVEL_FRAME;
+    if (instantPower < SILENT_FRAME_POWER) {
+      // The reference analyses a silent frame as its faint noise: every descriptor of the frame (zero
+      // crossings, centroid, rolloff, shape) is that noise's, not the zeros'. Expected values: each of
+      // the N - 1 sample pairs of independent symmetric noise changes sign with probability 1/2.
+      zcr[i] = (0.5 * (LOWLEVEL_FRAME - 1)) / LOWLEVEL_FRAME;
+      mag.fill(plan.silentMagnitude);
+    }
     for (let t = 0; t < silence.length; t++) silence[t][i] = instantPower < silenceLimits[t] ? 1 : 0;
 
     let e = 0;
