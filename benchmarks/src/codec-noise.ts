@@ -58,5 +58,8 @@ for (const sample of realSamples()) {
       : (await analyzeClip(file, { needs, frameStride: 1, float32Fft: false, maxSeconds: 600 })).tree;
   out[sample.name] = { original: await analyse(wav), twin: await analyse(mp3) };
 }
-fs.writeFileSync(path.join(process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'), 'codec-noise.json'), JSON.stringify(out));
+fs.writeFileSync(
+  path.join(process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'), 'codec-noise.json'),
+  JSON.stringify(out),
+);
 process.stdout.write(`analysed ${Object.keys(out).length} recordings and their twins\n`);

@@ -11,7 +11,7 @@ import { analyzeClip, listSimilaritySpaces } from '@earshot/core';
 import { makeTwinSet, TWIN_BASES } from '@earshot/core/testing';
 
 const root = path.resolve(import.meta.dirname, '../..');
-export const TWIN_CACHE = (process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'));
+export const TWIN_CACHE = process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins');
 const VARIANTS = ['original', 'quieter', 'twin', 'otherKey', 'otherTempo'] as const;
 
 const set = makeTwinSet(path.join(TWIN_CACHE, 'audio'), TWIN_BASES);

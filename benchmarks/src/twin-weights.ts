@@ -28,7 +28,7 @@ import {
 } from '../../packages/core/src/similarity/spaces/freesound-classic.features.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const cache = (process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins'));
+const cache = process.env.TWIN_CACHE ?? path.join(root, 'benchmarks/.cache/twins');
 const VARIANTS = ['original', 'quieter', 'twin', 'otherKey', 'otherTempo'] as const;
 type Kind = (typeof VARIANTS)[number];
 const suffix: Record<Kind, string> = {
@@ -231,15 +231,28 @@ const medianWhereBetter = (() => {
     const m = asMedian(f);
     const better = (byLabel.get(m.path) as number) < (byLabel.get(f.path) as number);
     if (process.env.SHOWNOISE)
-      console.log(`${f.path} mean c ${byLabel.get(f.path)?.toFixed(3)} median c ${byLabel.get(m.path)?.toFixed(3)}`);
+      console.log(
+        `${f.path} mean c ${byLabel.get(f.path)?.toFixed(3)} median c ${byLabel.get(m.path)?.toFixed(3)}`,
+      );
     return better ? m : f;
   });
 })();
 if (process.env.SHOWNOISE)
-  console.log('median where better:', medianWhereBetter.filter((f) => f.path.endsWith('.median')).map((f) => f.path).join(' '));
-const only1 = (name: string) => base.map((f) => (isShapeMean(f) && f.path.includes(`.${name}.`) ? asMedian(f) : f));
+  console.log(
+    'median where better:',
+    medianWhereBetter
+      .filter((f) => f.path.endsWith('.median'))
+      .map((f) => f.path)
+      .join(' '),
+  );
+const only1 = (name: string) =>
+  base.map((f) => (isShapeMean(f) && f.path.includes(`.${name}.`) ? asMedian(f) : f));
 variants.push(
-  { label: 'codec m/c, shape medians', features: allMedian, weight: codecWeighted(allMedian, (c, m) => m / c) },
+  {
+    label: 'codec m/c, shape medians',
+    features: allMedian,
+    weight: codecWeighted(allMedian, (c, m) => m / c),
+  },
   {
     label: 'codec m/c, median where its codec noise is lower',
     features: medianWhereBetter,
@@ -247,7 +260,11 @@ variants.push(
   },
   ...['zerocrossingrate', 'spectral_centroid', 'spectral_rolloff', 'silence_rate_60dB'].map((n) => {
     const features = only1(n);
-    return { label: `codec m/c, median of ${n} only`, features, weight: codecWeighted(features, (c, m) => m / c) };
+    return {
+      label: `codec m/c, median of ${n} only`,
+      features,
+      weight: codecWeighted(features, (c, m) => m / c),
+    };
   }),
 );
 const only = process.argv[2];
