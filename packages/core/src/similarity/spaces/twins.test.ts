@@ -77,15 +77,15 @@ describe.each(listSimilaritySpaces().map((space) => space.name))('space %s: the 
   // (27 of 33) once the spectral descriptors took the reference extractor's definitions, 94% (31 of
   // 33) with the reference's frame count and the float mix-down, 100% (33 of 33; 113 of 117 on the
   // widened set) with each input weighted by its robustness to a re-encoding (calibrated on the 40
-  // reference recordings, not on this set). The four misses left are click tracks whose other-tempo
-  // version (or another click track) ranks first: a 128k mp3 turns each click into a ringing burst
-  // (docs/similarity.md, "Same recording").
+  // reference recordings, not on this set), 117 of 117 once silent frames were analysed as the
+  // reference analyses them, as faint noise (the four click tracks that missed: a 128k mp3 turns
+  // each click into a ringing burst, which counted for more while the silence between clicks read as
+  // zero crossings and spectra of zeros; docs/similarity.md, "Same recording").
   it('3 dB quieter and 128k mp3, first set: the original is first for every one of the 33 bases', () => {
     expect(misses(space, 'twin', firstSet())).toEqual([]);
   });
 
-  it('3 dB quieter and 128k mp3, widened set: the original is first for at least 113 of the 117 bases', () => {
-    const missed = misses(space, 'twin');
-    expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(4);
+  it('3 dB quieter and 128k mp3, widened set: the original is first for every one of the 117 bases', () => {
+    expect(misses(space, 'twin')).toEqual([]);
   });
 });
