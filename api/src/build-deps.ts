@@ -245,7 +245,7 @@ function startSnapshotWriter(
  * One per core but the event loop's, and at least two: ten clients at once need about 25 clips/s,
  * more than one thread analyzes (≈ 40 ms of CPU each), and the threads run niced below the event
  * loop (CLIP_THREAD_NICENESS), so on two cores the second costs the other requests nothing
- * (benchmarks/results/example.md, 2026-11-25 07:00).
+ * (benchmarks/results/example.md, 2026-11-25 06:33).
  */
 export function defaultClipThreads(cores = os.availableParallelism()): number {
   return Math.max(2, cores - 1);

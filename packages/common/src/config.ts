@@ -124,7 +124,7 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
   CLIP_THREADS:
-    'threads per API process analyzing audio_file clips (default: one per core but the event loop\'s, at least 2)',
+    "threads per API process analyzing audio_file clips (default: one per core but the event loop's, at least 2)",
   CLIP_THREAD_NICENESS:
     'Linux nice steps the clip threads run below the event loop, 0-19 (default 19: the event loop and the database preempt them)',
   DEMO_IMPORT:
