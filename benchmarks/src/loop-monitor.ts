@@ -20,31 +20,41 @@ const RESOLUTION_MS = 10;
 /** How late the monitor's timer ran: its histogram holds whole intervals, the timer's own included. */
 const late = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
 
+/** Event-loop delay and GC pauses of this thread's isolate, read (and reset) by `read()`. */
+export class LoopMonitor {
+  private readonly delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  private gc = { n: 0, ms: 0, max: 0 };
+
+  constructor() {
+    this.delay.enable();
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        this.gc.n++;
+        this.gc.ms += entry.duration;
+        this.gc.max = Math.max(this.gc.max, entry.duration);
+      }
+    }).observe({ entryTypes: ['gc'] });
+  }
+
+  read(): LoopReading {
+    const reading: LoopReading = {
+      delayP50: late(this.delay.percentile(50)),
+      delayP99: late(this.delay.percentile(99)),
+      delayMax: late(this.delay.max),
+      gcPauses: this.gc.n,
+      gcMs: this.gc.ms,
+      gcMaxMs: this.gc.max,
+    };
+    this.delay.reset();
+    this.gc = { n: 0, ms: 0, max: 0 };
+    return reading;
+  }
+}
+
 /** In the server child: answers each SIGUSR2 with a reading since the previous one. */
 export function installLoopMonitor(): void {
-  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  delay.enable();
-  let gc = { n: 0, ms: 0, max: 0 };
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      gc.n++;
-      gc.ms += entry.duration;
-      gc.max = Math.max(gc.max, entry.duration);
-    }
-  }).observe({ entryTypes: ['gc'] });
-  process.on('SIGUSR2', () => {
-    const reading: LoopReading = {
-      delayP50: late(delay.percentile(50)),
-      delayP99: late(delay.percentile(99)),
-      delayMax: late(delay.max),
-      gcPauses: gc.n,
-      gcMs: gc.ms,
-      gcMaxMs: gc.max,
-    };
-    process.stdout.write(`${JSON.stringify({ loop: reading })}\n`);
-    delay.reset();
-    gc = { n: 0, ms: 0, max: 0 };
-  });
+  const monitor = new LoopMonitor();
+  process.on('SIGUSR2', () => process.stdout.write(`${JSON.stringify({ loop: monitor.read() })}\n`));
 }
 
 /** In the parent: a reading of the child's loop since the previous call (or since it started). */
