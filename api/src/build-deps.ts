@@ -65,9 +65,9 @@ export interface BuildAppDepsOptions {
    * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
-  /** Worker threads analyzing `audio_file` clips (default: one per core but one, at least one, at most two). */
+  /** Worker threads analyzing `audio_file` clips (default: CLIP_THREADS, else defaultClipThreads()). */
   clipThreads?: number;
-  /** Nice steps the clip threads run below the event loop (default: the pool's CLIP_THREAD_NICENESS). */
+  /** Nice steps the clip threads run below the event loop (default: CLIP_THREAD_NICENESS, else the pool's). */
   clipNiceness?: number;
   /** The clock OAuth2 expiry is decided by (tests move it); default the wall clock. */
   now?: () => Date;
@@ -139,8 +139,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);
   // Search by audio_file: clips are analyzed in worker threads, never on the event loop.
-  const clips = new ClipAnalysisPool(options.clipThreads ?? defaultClipThreads(), {
-    niceness: options.clipNiceness,
+  const clips = new ClipAnalysisPool(options.clipThreads ?? config.CLIP_THREADS ?? defaultClipThreads(), {
+    niceness: options.clipNiceness ?? config.CLIP_THREAD_NICENESS,
   });
   const stateVersion = () => similarity.version;
   return {
@@ -241,9 +241,14 @@ function startSnapshotWriter(
   return timer;
 }
 
-/** Leaves a core to the event loop: a clip search must not slow the other requests down. */
-function defaultClipThreads(): number {
-  return Math.max(1, Math.min(2, os.availableParallelism() - 1));
+/**
+ * One per core but the event loop's, and at least two: ten clients at once need about 25 clips/s,
+ * more than one thread analyzes (≈ 40 ms of CPU each), and the threads run niced below the event
+ * loop (CLIP_THREAD_NICENESS), so on two cores the second costs the other requests nothing
+ * (benchmarks/results/example.md, 2026-11-25 06:33).
+ */
+export function defaultClipThreads(cores = os.availableParallelism()): number {
+  return Math.max(2, cores - 1);
 }
 
 /**

@@ -35,7 +35,7 @@ const EXAMPLE_FILES: Record<string, RouteFileField> = {
     maxBytes: 200 * 1024 * 1024,
     rateLimit: 'strict',
     description:
-      "earshot extension: an audio clip (any format ffmpeg reads); its first 30 s are analyzed during the request and compared like an analysis_file, and the clip is never stored. Counts against the strict rate limits; the answer's 'note' says when the clip was cut and 'analyzed_seconds' how much was analyzed",
+      "earshot extension: an audio clip (any format ffmpeg reads); its first 30 s are analyzed during the request and compared like an analysis_file, and the clip is never stored. Counts against the strict rate limits; the answer's 'note' says when the clip was cut and 'analyzed_seconds' how much was analyzed. The server analyzes clips in CLIP_THREADS threads below the priority of other requests (CLIP_THREAD_NICENESS)",
   },
 };
 

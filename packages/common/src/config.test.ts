@@ -20,6 +20,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('reads the clip threads and their niceness, unset by default, 0-19 for the niceness', () => {
+    const unset = loadConfig({});
+    expect(unset.CLIP_THREADS).toBeUndefined();
+    expect(unset.CLIP_THREAD_NICENESS).toBeUndefined();
+    const set = loadConfig({ CLIP_THREADS: '3', CLIP_THREAD_NICENESS: '0' });
+    expect(set.CLIP_THREADS).toBe(3);
+    expect(set.CLIP_THREAD_NICENESS).toBe(0);
+    expect(() => loadConfig({ CLIP_THREADS: '0' })).toThrow(/CLIP_THREADS/);
+    expect(() => loadConfig({ CLIP_THREAD_NICENESS: '20' })).toThrow(/CLIP_THREAD_NICENESS/);
+  });
+
   it('accepts service URLs and treats an empty one as unset', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', REDIS_URL: '' });
     expect(c.DATABASE_URL).toBe('postgres://u@h:5432/db');

@@ -56,6 +56,8 @@ export const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   OAUTH2_HTTPS_ONLY: bool.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  CLIP_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  CLIP_THREAD_NICENESS: z.coerce.number().int().min(0).max(19).optional(),
   DEMO_IMPORT: bool.default(true),
   SIGNUP_ENABLED: bool.default(false),
   UPLOAD_MAX_BYTES: z.coerce
@@ -121,6 +123,10 @@ export const configDocs: Record<keyof RawConfig, string> = {
   OAUTH2_HTTPS_ONLY:
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
+  CLIP_THREADS:
+    "threads per API process analyzing audio_file clips (default: one per core but the event loop's, at least 2)",
+  CLIP_THREAD_NICENESS:
+    'Linux nice steps the clip threads run below the event loop, 0-19 (default 19: the event loop and the database preempt them)',
   DEMO_IMPORT:
     'import the demo fixtures on the first start with an empty data folder and make the demo user and its API key (default true; 0: no demo user, no key)',
   SIGNUP_ENABLED:
