@@ -14,6 +14,7 @@ import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { PitchYinFFT } from './pitch-yinfft.ts';
+import { selectKth } from './select-kth.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
@@ -570,8 +571,11 @@ class SpectralContrast {
       const width = this.bandEnds[b] - this.bandStarts[b];
       const band = this.scratch.subarray(0, width);
       band.set(mag.subarray(this.bandStarts[b], this.bandEnds[b]));
-      band.sort();
       const take = Math.max(1, Math.round(width * 0.4));
+      // Only which bins are the lowest and highest `take` matters, not their order: two selections
+      // put them at the ends instead of a sort.
+      selectKth(band, take - 1, 0, width - 1);
+      if (width - take > take - 1) selectKth(band, width - take, take, width - 1);
       let low = 0;
       let high = 0;
       for (let j = 0; j < take; j++) {
