@@ -9,6 +9,7 @@ import {
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
 import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammatoneBank } from './gammatone.ts';
+import { onsetStrength } from './onset-strength.ts';
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
@@ -309,9 +310,7 @@ export function lowLevelFrames(
   const inharmonicity = s('inharmonicity');
   const oddToEven = s('oddtoevenharmonicenergyratio');
   const frameEnergy = s('frame_energy');
-  const onsetStrength = s('onset_strength');
-  const logMag = new Float32Array(bins);
-  const previousLogMag = new Float32Array(bins);
+  const onsetStrengthS = s('onset_strength');
   const bandSeries = ENERGY_BANDS.map(([name]) => s(name));
   const silence = SILENCE_THRESHOLDS_DB.map((db) => s(`silence_rate_${db}dB`));
   const silenceLimits = SILENCE_THRESHOLDS_DB.map(silenceRateLimit);
@@ -370,7 +369,6 @@ export function lowLevelFrames(
     let e = 0;
     let h = 0;
     let fluxSum = 0;
-    let rise = 0;
     for (let k = 0; k < bins; k++) {
       const p = mag[k] * mag[k];
       power[k] = p;
@@ -379,17 +377,9 @@ export function lowLevelFrames(
       const d = mag[k] - previousMag[k];
       fluxSum += d * d;
     }
-    if (needOnset) {
-      // Onset strength: half-wave rectified flux of log-compressed magnitudes (robust to level).
-      for (let k = 0; k < bins; k++) {
-        logMag[k] = Math.log1p(1000 * mag[k]);
-        const up = logMag[k] - previousLogMag[k];
-        if (up > 0) rise += up;
-      }
-      // Frame 0 rises from silence, so a sound that starts at once still gets its onset.
-      onsetStrength[i] = rise;
-      previousLogMag.set(logMag);
-    }
+    // Frame 0 rises from silence (previousMag starts at zeros), so a sound that starts at once still
+    // gets its onset.
+    if (needOnset) onsetStrengthS[i] = onsetStrength(mag, previousMag);
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);
     hfc[i] = h;
