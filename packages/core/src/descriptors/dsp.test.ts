@@ -77,6 +77,31 @@ describe('spectral shape', () => {
     expect(flatnessDb(peak)).toBe(1);
   });
 
+  it('gives flatness_db as its definition, one logarithm per bin, on spectra of every level', () => {
+    const definition = (x: Float32Array) => {
+      let logSum = 0;
+      let sum = 0;
+      for (const v of x) {
+        logSum += Math.log(Math.max(v, 1e-30));
+        sum += v;
+      }
+      const db = -10 * Math.log10(Math.exp(logSum / x.length) / (sum / x.length));
+      return Math.min(1, Math.max(0, db / 60));
+    };
+    // A decaying, rippled spectrum with exact zeros (floored at 1e-30) and a loud peak: products of its
+    // values leave the double range within a few dozen bins either way.
+    for (const level of [1e-12, 1e-3, 1, 1e4]) {
+      const x = Float32Array.from({ length: 1025 }, (_, k) =>
+        k % 97 === 5 ? 0 : level * Math.exp(-k / 40) * (1.5 + Math.sin(k * 0.7)),
+      );
+      x[300] = level * 1e3;
+      const expected = definition(x);
+      expect(expected).toBeGreaterThan(0);
+      expect(expected).toBeLessThan(1);
+      expect(Math.abs(flatnessDb(x) - expected)).toBeLessThan(1e-12);
+    }
+  });
+
   it('finds the roll-off where 85% of the power lies', () => {
     const power = Float32Array.from([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
     expect(rolloff(power, 100)).toBe(800);

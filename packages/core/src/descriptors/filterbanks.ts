@@ -12,9 +12,24 @@ export function applyFilterBank(bank: FilterBank, power: Float32Array, out: Floa
   for (let b = 0; b < bank.bands; b++) {
     const w = bank.weights[b];
     const first = bank.first[b];
-    let sum = 0;
-    for (let i = 0; i < w.length; i++) sum += w[i] * power[first + i];
-    out[b] = sum;
+    // Four partial sums: one running sum waits for each add to finish (the dense ERB bands make this
+    // the low-level loop's costliest reduction). float32 × float32 is exact in a double, so only the
+    // order of the additions changes: the values move by rounding noise alone.
+    const n = w.length;
+    const quads = n & ~3;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let i = 0;
+    for (; i < quads; i += 4) {
+      s0 += w[i] * power[first + i];
+      s1 += w[i + 1] * power[first + i + 1];
+      s2 += w[i + 2] * power[first + i + 2];
+      s3 += w[i + 3] * power[first + i + 3];
+    }
+    for (; i < n; i++) s0 += w[i] * power[first + i];
+    out[b] = s0 + s1 + (s2 + s3);
   }
 }
 

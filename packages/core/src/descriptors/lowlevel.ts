@@ -9,11 +9,13 @@ import {
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
 import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammatoneBank } from './gammatone.ts';
+import { onsetStrength } from './onset-strength.ts';
 import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { PitchYinFFT } from './pitch-yinfft.ts';
+import { selectKth } from './select-kth.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
@@ -311,9 +313,7 @@ export function lowLevelFrames(
   const inharmonicity = s('inharmonicity');
   const oddToEven = s('oddtoevenharmonicenergyratio');
   const frameEnergy = s('frame_energy');
-  const onsetStrength = s('onset_strength');
-  const logMag = new Float32Array(bins);
-  const previousLogMag = new Float32Array(bins);
+  const onsetStrengthS = s('onset_strength');
   const bandSeries = ENERGY_BANDS.map(([name]) => s(name));
   const silence = SILENCE_THRESHOLDS_DB.map((db) => s(`silence_rate_${db}dB`));
   const silenceLimits = SILENCE_THRESHOLDS_DB.map(silenceRateLimit);
@@ -379,7 +379,6 @@ export function lowLevelFrames(
     let e = 0;
     let h = 0;
     let fluxSum = 0;
-    let rise = 0;
     for (let k = 0; k < bins; k++) {
       const p = mag[k] * mag[k];
       power[k] = p;
@@ -388,17 +387,9 @@ export function lowLevelFrames(
       const d = mag[k] - previousMag[k];
       fluxSum += d * d;
     }
-    if (needOnset) {
-      // Onset strength: half-wave rectified flux of log-compressed magnitudes (robust to level).
-      for (let k = 0; k < bins; k++) {
-        logMag[k] = Math.log1p(1000 * mag[k]);
-        const up = logMag[k] - previousLogMag[k];
-        if (up > 0) rise += up;
-      }
-      // Frame 0 rises from silence, so a sound that starts at once still gets its onset.
-      onsetStrength[i] = rise;
-      previousLogMag.set(logMag);
-    }
+    // Frame 0 rises from silence (previousMag starts at zeros), so a sound that starts at once still
+    // gets its onset.
+    if (needOnset) onsetStrengthS[i] = onsetStrength(mag, previousMag);
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);
     hfc[i] = h;
@@ -580,8 +571,11 @@ class SpectralContrast {
       const width = this.bandEnds[b] - this.bandStarts[b];
       const band = this.scratch.subarray(0, width);
       band.set(mag.subarray(this.bandStarts[b], this.bandEnds[b]));
-      band.sort();
       const take = Math.max(1, Math.round(width * 0.4));
+      // Only which bins are the lowest and highest `take` matters, not their order: two selections
+      // put them at the ends instead of a sort.
+      selectKth(band, take - 1, 0, width - 1);
+      if (width - take > take - 1) selectKth(band, width - take, take, width - 1);
       let low = 0;
       let high = 0;
       for (let j = 0; j < take; j++) {

@@ -25,7 +25,7 @@ export class SpectralPitchSalience {
    */
   constructor(bins: number, binHz: number, float32Fft = false) {
     const size = 2 ** Math.floor(Math.log2(bins));
-    this.autocorrelation = float32Fft ? new Float32Autocorrelation(size) : new Autocorrelation(size);
+    this.autocorrelation = float32Fft ? new Float32Autocorrelation(size) : new Autocorrelation(size, true);
     this.input = new Float32Array(size);
     const nyquist = binHz * (bins - 1);
     this.lowLag = Math.max(1, Math.floor((SALIENCE_LOW_HZ * bins) / nyquist));

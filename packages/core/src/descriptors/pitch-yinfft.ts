@@ -5,7 +5,7 @@
  * YIN difference d(τ) = Σ − r(τ) is normalized by its running mean, and the pitch is the sample rate over
  * the lag of its deepest dip (parabolic interpolation) between 2 samples and half the frame.
  */
-import FFT from 'fft.js';
+import { EvenRealTransform } from './even-transform.ts';
 
 /**
  * The weighting curve (dB at these frequencies, linear in between) Essentia's PitchYinFFT uses by default:
@@ -36,10 +36,10 @@ function binWeights(bins: number, binHz: number): Float64Array {
 }
 
 export class PitchYinFFT {
-  private readonly fft: FFT;
+  private readonly even: EvenRealTransform;
   private readonly weights: Float64Array;
   private readonly power: Float64Array;
-  private readonly transformed: number[];
+  private readonly transformed: Float64Array;
   private readonly yin: Float64Array;
   /** Lag scale of the reference's peak picker (its range is half the frame + 1 over as many − 1 points). */
   private readonly lagScale: number;
@@ -49,10 +49,10 @@ export class PitchYinFFT {
     readonly sampleRate: number,
   ) {
     const bins = frameSize / 2 + 1;
-    this.fft = new FFT(frameSize);
+    this.even = new EvenRealTransform(frameSize);
     this.weights = binWeights(bins, sampleRate / frameSize);
-    this.power = new Float64Array(frameSize);
-    this.transformed = this.fft.createComplexArray();
+    this.power = new Float64Array(bins);
+    this.transformed = new Float64Array(bins);
     this.yin = new Float64Array(bins);
     this.lagScale = bins / (bins - 1);
   }
@@ -65,18 +65,18 @@ export class PitchYinFFT {
     for (let k = 0; k <= half; k++) {
       const p = magnitudes[k] * magnitudes[k] * weights[k];
       power[k] = p;
-      if (k > 0) power[frameSize - k] = p;
       sum += p;
     }
     // The reference doubles the half spectrum's sum (DC and Nyquist counted twice) as the lag-0 term.
     sum *= 2;
     if (sum === 0) return 0;
-    this.fft.realTransform(this.transformed, power);
+    // The weighted power spectrum mirrored is real and even: its transform is the autocorrelation.
+    this.even.compute(power, this.transformed);
     const r = this.transformed;
     let running = 0;
     yin[0] = 1;
     for (let t = 1; t <= half; t++) {
-      const d = sum - r[2 * t];
+      const d = sum - r[t];
       running += d;
       yin[t] = (d * t) / running;
     }

@@ -1,4 +1,5 @@
 import FFT from 'fft.js';
+import { EvenRealTransform } from './even-transform.ts';
 
 /**
  * Blackman-Harris 62 dB window (the window Essentia's Freesound extractor uses), scaled so its area is 2
@@ -90,14 +91,23 @@ export class Autocorrelation {
   private readonly spectrum: number[];
   private readonly power: Float64Array;
   private readonly result: number[];
+  private readonly even: EvenRealTransform | undefined;
+  private readonly lags: Float64Array;
 
-  constructor(frameSize: number) {
+  /**
+   * `evenTransform`: the inverse by the half-length transform of an even sequence (even-transform.ts;
+   * frameSize ≥ 4), for the per-frame pitch salience: the same values up to rounding, at about three
+   * quarters of the cost. The beat tracker's few period windows keep the full transform.
+   */
+  constructor(frameSize: number, evenTransform = false) {
     this.frameSize = frameSize;
     this.fft = new FFT(frameSize * 2);
     this.padded = new Float64Array(frameSize * 2);
     this.spectrum = this.fft.createComplexArray();
     this.power = new Float64Array(frameSize * 2);
     this.result = this.fft.createComplexArray();
+    this.even = evenTransform ? new EvenRealTransform(frameSize * 2) : undefined;
+    this.lags = new Float64Array(frameSize + 1);
   }
 
   /** Writes r(τ) for τ in [0, out.length) into `out`. */
@@ -110,9 +120,15 @@ export class Autocorrelation {
     const p = this.power;
     const half = n / 2;
     for (let k = 0; k <= half; k++) p[k] = s[2 * k] * s[2 * k] + s[2 * k + 1] * s[2 * k + 1];
+    // The power spectrum is real and even, so a forward transform equals n × the inverse (half the work
+    // of a complex inverse), and an even sequence's transform takes one real FFT of half the length.
+    const { even, lags } = this;
+    if (even) {
+      even.compute(p, lags);
+      for (let t = 0; t < out.length; t++) out[t] = lags[t] / n;
+      return;
+    }
     for (let k = half + 1; k < n; k++) p[k] = p[n - k];
-    // The power spectrum is real and even, so a forward real transform equals n × the inverse: half the
-    // work of a complex inverse transform.
     this.fft.realTransform(this.result, p);
     for (let t = 0; t < out.length; t++) out[t] = this.result[2 * t] / n;
   }
