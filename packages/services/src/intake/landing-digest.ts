@@ -178,3 +178,8 @@ export class LandingDigest {
     Atomics.notify(this.thread.ring, 0);
   }
 }
+
+/** The digests of a whole file already on disk (`size` bytes), read on the hashing thread. */
+export function digestFile(file: string, size: number): Promise<Digests> {
+  return new LandingDigest(file).finish(size);
+}
