@@ -81,15 +81,17 @@ export class SoundIntake {
     const size = input.filesize ?? (await fs.stat(input.file)).size;
     const pack = input.packName ? await findOrCreatePack(this.db, input.userId, input.packName) : undefined;
     let md5: string | undefined;
+    let taken: { id: number } | { holder: number };
     try {
-      return await withOriginalSizeLock(this.db, size, async (trx) => {
+      taken = await withOriginalSizeLock(this.db, size, async (trx) => {
         const { holder, digests } = await checkSameFile(trx, this.storage, {
           path: input.file,
           size,
           md5: input.md5,
           crc32: input.crc32,
         });
-        if (holder !== undefined) throw new DuplicateUploadError(holder);
+        // Answered once the transaction commits: what the check learnt of the holder is kept.
+        if (holder !== undefined) return { holder };
         md5 = digests?.md5;
         const { id } = await createSound(trx, {
           userId: input.userId,
@@ -120,14 +122,16 @@ export class SoundIntake {
           await this.storage.removeSound(id);
           throw err;
         }
-        return id;
+        return { id };
       });
     } catch (err) {
       // A holder of the same md5 the size lookup could not see (its size unknown and its file gone).
-      if (!(err instanceof DuplicateSoundFileError) || err instanceof DuplicateUploadError || !md5) throw err;
+      if (!(err instanceof DuplicateSoundFileError) || !md5) throw err;
       const holder = await findSoundIdByMd5(this.db, md5);
       throw holder ? new DuplicateUploadError(holder) : err;
     }
+    if ('holder' in taken) throw new DuplicateUploadError(taken.holder);
+    return taken.id;
   }
 
   /**
