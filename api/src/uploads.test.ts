@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
-import { fixture, fixtureEntry } from '@earshot/fixtures';
+import { fixture } from '@earshot/fixtures';
 import { recordingQueue } from '@earshot/services/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerGrant, startTestServer, type TestServer } from './testing/index.ts';
@@ -268,7 +267,10 @@ describe('the duplicate rule, judged by size first', () => {
     await fs.writeFile(file, bytes);
     return file;
   }
-  const md5Of = async (file: string) => createHash('md5').update(await fs.readFile(file)).digest('hex');
+  const md5Of = async (file: string) =>
+    createHash('md5')
+      .update(await fs.readFile(file))
+      .digest('hex');
   const sizeOf = async (file: string) => (await fs.stat(file)).size;
 
   it('a file of the size of an original, other bytes, is taken; both then carry their md5', async () => {
@@ -285,7 +287,10 @@ describe('the duplicate rule, judged by size first', () => {
 
   it('of one file uploaded twice at once, exactly one is taken; the other is refused naming it', async () => {
     const file = await variant('bits-16', 0);
-    const both = await Promise.all([upload(file, DESCRIPTION, { auth }), upload(file, DESCRIPTION, { auth })]);
+    const both = await Promise.all([
+      upload(file, DESCRIPTION, { auth }),
+      upload(file, DESCRIPTION, { auth }),
+    ]);
     const taken = both.filter((r) => r.status === 200);
     expect(taken).toHaveLength(1);
     const refused = both.find((r) => r.status !== 200);
