@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { fixture, fixtureEntry } from '@earshot/fixtures';
 import { moderate, SoundStorage } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +125,14 @@ describe('upload → describe → process → moderate → visible', () => {
       );
       expect(status, name).toBe(200);
       const truth = fixtureEntry(name);
+      // Not hashed at upload (no original of its size): the probe stage filled md5 and CRC-32.
       expect(body.md5).toBe(truth.md5);
+      const digests = await s.catalogue.db
+        .selectFrom('sounds')
+        .select(['md5', 'crc32'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(digests).toEqual({ md5: truth.md5, crc32: crc32(await fs.readFile(fixture(name))) });
       expect(body.samplerate).toBe(truth.sampleRate);
       expect(body.duration).toBeCloseTo(truth.duration as number, 1);
       expect(body).toMatchObject({ id, username: 'roundtrip', category_code: 'is-other' });

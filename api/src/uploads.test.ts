@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
-import { fixture, fixtureEntry } from '@earshot/fixtures';
+import { fixture } from '@earshot/fixtures';
 import { recordingQueue } from '@earshot/services/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerGrant, startTestServer, type TestServer } from './testing/index.ts';
@@ -160,10 +159,10 @@ describe('POST /apiv2/sounds/upload/ with a description', () => {
       geotag_lon: 2.1734,
       geotag_zoom: 14,
       original_filename: 'fmt-wav-16.wav',
-      // Hashed while it streamed in: the fixture's md5.
-      md5: fixtureEntry('fmt-wav-16').md5,
-      // And its CRC-32, kept for the pack zips.
-      crc32: crc32(await fs.readFile(fixture('fmt-wav-16'))),
+      // No original of its size in the catalogue: not hashed before answering. The pipeline's
+      // probe fills the md5 and the CRC-32 (uploads-pipeline.test.ts).
+      md5: null,
+      crc32: null,
       processing_state: 'Queued',
       moderation_state: 'pending_moderation',
       pack: 'Tones',
@@ -253,6 +252,77 @@ describe('POST /apiv2/sounds/upload/ with a description', () => {
   });
 });
 
+describe('the duplicate rule, judged by size first', () => {
+  // A user of its own: these uploads do not count against the others' strict rate limit.
+  let auth: string;
+  beforeAll(async () => {
+    auth = `Bearer ${(await bearerGrant(s.catalogue.db, s.origin, 'twin-uploader')).accessToken}`;
+  });
+  /** A WAV fixture with one sample changed in its last frame: same size, other bytes. */
+  async function variant(name: string, flip: number): Promise<string> {
+    const bytes = await fs.readFile(fixture(name));
+    bytes[bytes.length - 1 - flip] ^= 1;
+    const dir = await fs.mkdtemp(path.join(s.dataDir, 'variant-'));
+    const file = path.join(dir, `${name}.wav`);
+    await fs.writeFile(file, bytes);
+    return file;
+  }
+  const md5Of = async (file: string) =>
+    createHash('md5')
+      .update(await fs.readFile(file))
+      .digest('hex');
+  const sizeOf = async (file: string) => (await fs.stat(file)).size;
+
+  it('a file of the size of an original, other bytes, is taken; both then carry their md5', async () => {
+    const [a, b] = [await variant('bits-24', 0), await variant('bits-24', 2)];
+    const first = await upload(a, DESCRIPTION, { auth });
+    expect(first.status).toBe(200);
+    expect((await soundRow(first.body.id))?.md5).toBeNull();
+    const second = await upload(b, DESCRIPTION, { auth });
+    expect(second.status).toBe(200);
+    expect((await soundRow(first.body.id))?.md5).toBe(await md5Of(a));
+    expect((await soundRow(second.body.id))?.md5).toBe(await md5Of(b));
+    expect(await sizeOf(a)).toBe(await sizeOf(b));
+  });
+
+  it('of one file uploaded twice at once, exactly one is taken; the other is refused naming it', async () => {
+    const file = await variant('bits-16', 0);
+    const both = await Promise.all([
+      upload(file, DESCRIPTION, { auth }),
+      upload(file, DESCRIPTION, { auth }),
+    ]);
+    const taken = both.filter((r) => r.status === 200);
+    expect(taken).toHaveLength(1);
+    const refused = both.find((r) => r.status !== 200);
+    expect(refused?.status).toBe(400);
+    expect(refused?.body.detail).toBe(
+      `Sound could not be created because the uploaded file is already part of the catalogue (sound ${taken[0].body.id}).`,
+    );
+    expect(await filesUnder('uploads/incoming')).toEqual([]);
+  });
+
+  it('a pending file whose twin became a sound meanwhile is refused when described, naming the sound', async () => {
+    const file = await variant('fmt-wav-16', 4);
+    const kept = await upload(file, {}, { auth });
+    expect(kept.status).toBe(200);
+    const sound = await upload(file, DESCRIPTION, { as: 'again.wav', auth });
+    expect(sound.status).toBe(200);
+    const described = await call(
+      'POST',
+      '/apiv2/sounds/describe/',
+      { upload_filename: kept.body.filename, ...DESCRIPTION },
+      auth,
+    );
+    expect(described.status).toBe(400);
+    expect(described.body.detail).toBe(
+      `Sound could not be created because the uploaded file is already part of the catalogue (sound ${sound.body.id}).`,
+    );
+    // Still pending: a refused description leaves the file where it was.
+    const stillPending = await call('GET', '/apiv2/sounds/pending_uploads/', undefined, auth);
+    expect(stillPending.body.pending_description).toContain(kept.body.filename);
+  });
+});
+
 describe('files the upload refuses', () => {
   it.each([
     ['no audiofile part', undefined, undefined, 'No file was submitted.'],
@@ -298,14 +368,13 @@ describe('files the upload refuses', () => {
     expect(taken.body.detail).toBe(
       'Audio file successfully uploaded (1500000 Bytes, now pending description).',
     );
-    // The md5 and CRC-32 taken on the way (by the hashing thread, behind the writes) are the file's.
+    // No original of its size: kept pending without being hashed (its sound is judged when described).
     const row = await s.catalogue.db
       .selectFrom('pending_uploads')
-      .select(['md5', 'crc32'])
+      .select(['md5', 'crc32', 'filesize'])
       .where('filename', '=', taken.body.filename)
       .executeTakeFirstOrThrow();
-    expect(row.md5).toBe(createHash('md5').update(cut).digest('hex'));
-    expect(row.crc32).toBe(crc32(cut));
+    expect(row).toEqual({ md5: null, crc32: null, filesize: 1_500_000 });
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 
@@ -365,8 +434,8 @@ describe('POST /apiv2/sounds/describe/', () => {
     });
     const stored = await fs.readFile(path.join(s.dataDir, row?.original_path as string));
     expect(stored.equals(await fs.readFile(fixture('fmt-aiff-24')))).toBe(true);
-    // The CRC-32 taken at upload goes with the file from its pending row to the sound.
-    expect(row?.crc32).toBe(crc32(stored));
+    // Not hashed at upload (no original of its size): the pipeline's probe takes both digests.
+    expect(row).toMatchObject({ md5: null, crc32: null });
     expect((await filesUnder('uploads/pending')).some((f) => f.endsWith('.aiff'))).toBe(false);
     // Describing it again: it is no longer pending.
     const again = await call('POST', '/apiv2/sounds/describe/', {

@@ -17,6 +17,7 @@ export { hashPassword, verifyPassword } from './passwords.ts';
 export * from './processing-counts.ts';
 export * from './ratings.ts';
 export * from './records.ts';
+export * from './same-size-originals.ts';
 export * from './shared.ts';
 export * from './sound-leases.ts';
 export * from './sounds.ts';

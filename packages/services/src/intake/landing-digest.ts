@@ -1,14 +1,12 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 
 /**
- * The md5 and CRC-32 of a file computed on a worker thread that reads the file as it lands on
- * disk, behind the writes: the thread receiving the upload hands over no bytes (no copy, no buffer
- * per chunk, no message per chunk; a shared counter and a doorbell per MiB written), and the thread reads the fresh
- * pages back from the page cache into one buffer of its own, hashing beside the event loop that
- * parses and writes. The hash is what costs most in receiving an upload (native md5, ~1.6 ms per
- * MB); copying chunks to a thread (as before) cost a copy, a message and garbage per chunk, and
- * hashing on the event loop puts the md5 in series with the transfer. One thread per process serves
- * every upload; memory stays one buffer whatever the file size.
+ * The md5 and CRC-32 of a file computed on a worker thread, beside the event loop: the duplicate
+ * check (same-file-check.ts) hashes a file only when an original of its size exists, and then the
+ * request waits for it, so the hash (native md5, ~1.6 ms per MB) must not hold up the other
+ * requests. The thread can also read a file as it lands on disk, behind the writes (`written`):
+ * the upload path did that while every upload was hashed, and no longer needs it. One thread per
+ * process serves every file; memory stays one buffer whatever the file size.
  */
 
 /**
@@ -177,4 +175,9 @@ export class LandingDigest {
     Atomics.add(this.thread.ring, 0, 1);
     Atomics.notify(this.thread.ring, 0);
   }
+}
+
+/** The digests of a whole file already on disk (`size` bytes), read on the hashing thread. */
+export function digestFile(file: string, size: number): Promise<Digests> {
+  return new LandingDigest(file).finish(size);
 }

@@ -1,19 +1,22 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   createSound,
   type Db,
   DuplicateSoundFileError,
-  deleteSound,
   findOrCreatePack,
   findSoundIdByMd5,
   findUserByName,
   type Geotag,
   LICENSES,
   type LicenseName,
+  listSameSizeOriginals,
   setOriginalPath,
+  withOriginalSizeLock,
 } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { SoundStorage } from '../sound-files.ts';
+import { checkSameFile, type SameFileVerdict } from './same-file-check.ts';
 
 export interface NewSoundInput {
   userId: number;
@@ -30,8 +33,9 @@ export interface NewSoundInput {
   subcategory?: string | null;
   packName?: string;
   geotag?: Geotag | null;
-  /** The file's md5 when known (hashed as it streamed in): a file the catalogue holds is refused at once. */
+  /** The file's md5 when known already (hashed while pending description): not taken again. */
   md5?: string;
+  /** The file's size when known (counted as it streamed in); else read from the file. */
   filesize?: number;
   /** The file's CRC-32 when known (taken with the md5): a pack's zip then reads the file only to send it. */
   crc32?: number | null;
@@ -66,44 +70,80 @@ export class SoundIntake {
     return user.id;
   }
 
-  /** Creates the sound and stores its original; returns the new sound's id. */
+  /**
+   * Creates the sound and stores its original; returns the new sound's id. A file the catalogue
+   * holds is refused (DuplicateUploadError) before anything is recorded; the file is hashed for that
+   * only when an original of its size exists (same-file-check.ts), else the sound is born without an
+   * md5 and the pipeline's probe fills it in. The sound and its original's path are committed
+   * together under the size's lock, so the next upload of that size finds the file to compare with.
+   */
   async create(input: NewSoundInput): Promise<number> {
     const originalFilename = input.originalFilename ?? path.basename(input.file);
+    const size = input.filesize ?? (await fs.stat(input.file)).size;
     const pack = input.packName ? await findOrCreatePack(this.db, input.userId, input.packName) : undefined;
-    const { id } = await createSound(this.db, {
-      userId: input.userId,
-      geotag: input.geotag ?? null,
-      md5: input.md5 ?? null,
-      filesize: input.filesize ?? null,
-      crc32: input.crc32 ?? null,
-      packId: pack?.id ?? null,
-      name: input.name?.trim() || path.parse(originalFilename).name,
-      description: input.description ?? '',
-      tags: input.tags ?? [],
-      license: input.license ?? 'Creative Commons 0',
-      category: input.category ?? null,
-      subcategory: input.subcategory ?? null,
-      originalFilename,
-      // Set once the file is stored under the id this insert assigns.
-      originalPath: '',
-      // Trusted uploaders are approved when processing finishes (the lifecycle's `finish`).
-      moderationState: input.approve ? 'ok' : 'pending_moderation',
-    }).catch(async (err) => {
-      const holder =
-        input.md5 && err instanceof DuplicateSoundFileError && (await findSoundIdByMd5(this.db, input.md5));
-      throw holder ? new DuplicateUploadError(holder) : err;
-    });
+    let md5: string | undefined;
+    let taken: { id: number } | { holder: number };
     try {
-      const stored = input.move
-        ? await this.storage.moveOriginal(id, input.file, originalFilename)
-        : await this.storage.storeOriginal(id, input.file, originalFilename);
-      await setOriginalPath(this.db, id, this.storage.relative(stored));
+      taken = await withOriginalSizeLock(this.db, size, async (trx) => {
+        const { holder, digests } = await checkSameFile(trx, this.storage, {
+          path: input.file,
+          size,
+          md5: input.md5,
+          crc32: input.crc32,
+        });
+        // Answered once the transaction commits: what the check learnt of the holder is kept.
+        if (holder !== undefined) return { holder };
+        md5 = digests?.md5;
+        const { id } = await createSound(trx, {
+          userId: input.userId,
+          geotag: input.geotag ?? null,
+          md5: md5 ?? null,
+          filesize: size,
+          crc32: digests?.crc32 ?? null,
+          packId: pack?.id ?? null,
+          name: input.name?.trim() || path.parse(originalFilename).name,
+          description: input.description ?? '',
+          tags: input.tags ?? [],
+          license: input.license ?? 'Creative Commons 0',
+          category: input.category ?? null,
+          subcategory: input.subcategory ?? null,
+          originalFilename,
+          // Set once the file is stored under the id this insert assigns.
+          originalPath: '',
+          // Trusted uploaders are approved when processing finishes (the lifecycle's `finish`).
+          moderationState: input.approve ? 'ok' : 'pending_moderation',
+        });
+        try {
+          const stored = input.move
+            ? await this.storage.moveOriginal(id, input.file, originalFilename)
+            : await this.storage.storeOriginal(id, input.file, originalFilename);
+          await setOriginalPath(trx, id, this.storage.relative(stored));
+        } catch (err) {
+          // The transaction's rollback takes the record away; the folder is ours to remove.
+          await this.storage.removeSound(id);
+          throw err;
+        }
+        return { id };
+      });
     } catch (err) {
-      await deleteSound(this.db, id);
-      await this.storage.removeSound(id);
-      throw err;
+      // A holder of the same md5 the size lookup could not see (its size unknown and its file gone).
+      if (!(err instanceof DuplicateSoundFileError) || !md5) throw err;
+      const holder = await findSoundIdByMd5(this.db, md5);
+      throw holder ? new DuplicateUploadError(holder) : err;
     }
-    return id;
+    if ('holder' in taken) throw new DuplicateUploadError(taken.holder);
+    return taken.id;
+  }
+
+  /**
+   * Whether the catalogue holds this file already, and its digests when they had to be taken: for a
+   * file kept pending its description (its sound, created later, is judged again by `create`).
+   * Nothing is created here, so when no original has its size the answer needs no lock: one query
+   * instead of a transaction's four round trips on the upload's answer.
+   */
+  async sameFile(file: { path: string; size: number }): Promise<SameFileVerdict> {
+    if ((await listSameSizeOriginals(this.db, file.size)).length === 0) return {};
+    return withOriginalSizeLock(this.db, file.size, (trx) => checkSameFile(trx, this.storage, file));
   }
 }
 

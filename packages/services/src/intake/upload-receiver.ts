@@ -5,9 +5,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EarshotError } from '@earshot/common';
-import { type Digests, LandingDigest } from './landing-digest.ts';
 
-/** A file that arrived whole: where it sits under the data folder, its size and md5. */
+/** A file that arrived whole: where it sits under the data folder and its size (not hashed: see SoundIntake). */
 export interface ReceivedFile {
   /** Absolute path of the temporary file (under DATA_DIR/uploads/incoming). */
   path: string;
@@ -16,9 +15,6 @@ export interface ReceivedFile {
   /** The name the client gave it (no folders). */
   filename: string;
   size: number;
-  md5: string;
-  /** CRC-32 of the bytes: kept for the pack zips. */
-  crc32: number;
 }
 
 /** What the file stream may hold while a write is under way (a few dozen socket chunks). */
@@ -37,9 +33,10 @@ export class UploadTooLargeError extends EarshotError {
 
 /**
  * Streams an upload to a temporary file in the data folder (so that the sound's original is later
- * one rename away), hashing (md5 for the duplicate check, CRC-32 for the pack zips) and counting
- * it on the way: memory stays a few chunks whatever the size. Anything that stops the stream
- * (size limit, client gone, disk error) removes the partial file before the error goes on.
+ * one rename away), counting it on the way: memory stays a few chunks whatever the size. It is not
+ * hashed here: the md5 is needed before answering only when an original of the same size exists
+ * (SoundIntake), and the pipeline's probe takes it (with the CRC-32) otherwise. Anything that stops
+ * the stream (size limit, client gone, disk error) removes the partial file before the error goes on.
  */
 export class UploadReceiver {
   readonly incomingDir: string;
@@ -62,7 +59,6 @@ export class UploadReceiver {
   ): Promise<ReceivedFile> {
     await fs.mkdir(this.incomingDir, { recursive: true });
     const file = path.join(this.incomingDir, `${randomBytes(12).toString('hex')}.partial`);
-    const digest = new LandingDigest(file);
     let size = 0;
     const maxBytes = this.maxBytes;
     // Chunks that arrive while a write is under way are written together (one writev) when it
@@ -73,32 +69,27 @@ export class UploadReceiver {
     let early: Promise<unknown> | undefined;
     // Each chunk as the parser hands it over (a view of the socket's buffer) is counted and
     // written, never copied or joined: joining (what reading a stream chunk by chunk does) and
-    // copying for a hashing thread tripled the bytes allocated outside the heap, and with them the
-    // full garbage collections external memory triggers in a process as large as the API's. The
-    // hashes are taken from the file behind the writes (landing-digest.ts).
+    // copying tripled the bytes allocated outside the heap, and with them the full garbage
+    // collections external memory triggers in a process as large as the API's.
     source.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
         source.destroy(new UploadTooLargeError(maxBytes));
         return;
       }
-      digest.written(sink.bytesWritten);
       if (!early && options.onPrefix && sink.bytesWritten >= prefixBytes) {
         // Settles as a value or an error, never unhandled: the caller decides what it means.
         early = options.onPrefix(file).catch((err: unknown) => err);
       }
     });
-    let digests: Digests;
     try {
       await pipeline(source, sink);
-      digests = await digest.finish(size);
     } catch (err) {
-      digest.drop();
       await early;
       await fs.rm(file, { force: true });
       throw err;
     }
-    return { path: file, filename: safeFilename(clientName), size, ...digests, early };
+    return { path: file, filename: safeFilename(clientName), size, early };
   }
 
   /** Removes a received file that will not become a sound or a pending upload. */

@@ -6,7 +6,6 @@ import {
   addPendingUpload,
   ConflictError,
   type Db,
-  findSoundIdByMd5,
   listPendingSounds,
   listPendingUploads,
   restorePendingUpload,
@@ -90,7 +89,8 @@ export class SoundUploads {
   /**
    * Takes in a received file: with a description (any of its fields given) it becomes a sound and
    * is queued; alone it waits for `describe`. The file is checked (not empty, audio we take, not
-   * in the catalogue already) before anything is recorded; on any refusal it is removed.
+   * in the catalogue already: SoundIntake's rule, for a pending file too) before anything is
+   * recorded; on any refusal it is removed.
    */
   async upload(userId: number, file: ReceivedFile, fields: RawDescription): Promise<UploadOutcome> {
     try {
@@ -98,7 +98,7 @@ export class SoundUploads {
       const description = described ? validateDescription(fields, 'describe') : undefined;
       await this.checkAudio(file);
       if (!description) return await this.keepPending(userId, file);
-      const id = await this.createSound(userId, file.path, file.filename, description, file);
+      const id = await this.createSound(userId, file.path, file.filename, description, { size: file.size });
       return { detail: DESCRIBED, id };
     } finally {
       // Moved into place on success; whatever is left is a refused file.
@@ -171,17 +171,18 @@ export class SoundUploads {
       const judged =
         early && !(early instanceof Error) ? early : await probeFileHeader(file.path, file.filename);
       if (judged) await checkProbedLength(file.path, judged);
-      else await probeFile(file.path, { fileName: file.filename, md5: file.md5 });
+      // Not hashed here: the duplicate rule is the intake's (by size first, see same-file-check.ts).
+      else await probeFile(file.path, { fileName: file.filename, md5: false });
     } catch (err) {
       if (err instanceof MediaError) throw audiofileError(err);
       throw err;
     }
-    const holder = await findSoundIdByMd5(this.db, file.md5);
-    if (holder !== undefined) throw new DuplicateUploadError(holder);
   }
 
   /** Moves the file to the user's pending folder under a name no other pending file of theirs has. */
   private async keepPending(userId: number, file: ReceivedFile): Promise<UploadOutcome> {
+    const { holder, digests } = await this.intake.sameFile(file);
+    if (holder !== undefined) throw new DuplicateUploadError(holder);
     const dir = path.join(
       this.storage.dataDir,
       'uploads',
@@ -207,8 +208,8 @@ export class SoundUploads {
             filename,
             storedPath: this.storage.relative(stored),
             filesize: file.size,
-            md5: file.md5,
-            crc32: file.crc32,
+            md5: digests?.md5,
+            crc32: digests?.crc32,
           });
           return {
             detail: `Audio file successfully uploaded (${file.size} Bytes, now pending description).`,
