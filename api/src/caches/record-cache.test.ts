@@ -81,7 +81,11 @@ describe('cachedSoundRecords', () => {
   it('does not keep, nor share, a read that was under way when the catalogue changed', async () => {
     const { state, reader, releaseAll } = countingReader();
     let changed: () => void = () => undefined;
-    const changes = { version: 0, onChange: (f: () => void) => void (changed = f) };
+    const changes = {
+      onChange: (f: () => void) => {
+        changed = f;
+      },
+    };
     const cache = cachedSoundRecords(reader, 5_000, 50_000, changes as never);
     const before = cache.soundsByIds([7]);
     changed();
