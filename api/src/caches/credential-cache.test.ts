@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiKeyCredential } from '../auth/token-strategy.ts';
 import { cachedCredentialLookup } from './credential-cache.ts';
 
@@ -48,5 +48,43 @@ describe('the API-key cache under a flood of junk keys (issue 19)', () => {
     await lookup(long);
     expect(db.calls.filter((k) => k === long)).toHaveLength(2);
     expect(lookup.held()).toMatchObject({ entries: 0, misses: 1 });
+  });
+});
+
+describe('the API-key cache under a busy client (issue 21)', () => {
+  it('sends concurrent lookups of one key to one read', async () => {
+    const db = table();
+    const lookup = cachedCredentialLookup(db.find);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => lookup(GOOD)));
+    expect(answers).toEqual(Array(10).fill(credential));
+    expect(db.calls).toHaveLength(1);
+  });
+
+  it('re-reads a key past half its life in the background, never serving one older than the ttl', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(0);
+      const db = table();
+      const lookup = cachedCredentialLookup(db.find, undefined, { ttlMs: 30_000 });
+      await lookup(GOOD);
+      vi.setSystemTime(10_000);
+      await lookup(GOOD);
+      expect(db.calls).toHaveLength(1); // young: no read
+      vi.setSystemTime(20_000);
+      expect(await lookup(GOOD)).toBe(credential); // answered from memory, one refresh started
+      await lookup(GOOD);
+      expect(db.calls).toHaveLength(2);
+      await new Promise((resolve) => setImmediate(resolve));
+      // The refreshed entry dates from 20 s: at 30 s, when the first would have expired, no read.
+      vi.setSystemTime(30_000);
+      await lookup(GOOD);
+      expect(db.calls).toHaveLength(2);
+      // 30 s after the refresh's read it has expired, and is read before answering.
+      vi.setSystemTime(50_000);
+      await lookup(GOOD);
+      expect(db.calls).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -6,6 +6,11 @@ import type { CatalogueReader } from '../ports.ts';
  * do not each cost a database read. Counters and visibility may lag by at most `ttlMs`; with a
  * change feed, every catalogue change empties the cache at once, and a read that was under way
  * when the change came is not kept (it may hold the old rows).
+ *
+ * A hot entry past half its life is re-read in the background while it keeps being served, and
+ * requests for a record already being read wait for that read: otherwise every expiry sends each
+ * concurrent request for a popular sound to the database at once, and those requests are the
+ * slow tail of the other traffic (issue 21).
  */
 export function cachedSoundRecords(
   reader: CatalogueReader,
@@ -14,35 +19,63 @@ export function cachedSoundRecords(
   changes?: ChangeVersion,
 ): CatalogueReader {
   const cache = new Map<number, { at: number; record: SoundRecord | null }>();
+  const reading = new Map<number, Promise<SoundRecord | null>>();
   let epoch = 0;
   changes?.onChange(() => {
     epoch++;
     cache.clear();
+    reading.clear();
   });
+
+  /** One database read for `ids`, each registered so concurrent requests share it. */
+  const read = (ids: number[]): Promise<unknown> => {
+    const startedAt = Date.now();
+    const startedIn = epoch;
+    const rows = reader.soundsByIds(ids).then((list) => new Map(list.map((r) => [r.id, r])));
+    for (const id of ids) {
+      const one = rows.then((fresh) => fresh.get(id) ?? null);
+      reading.set(id, one);
+      const settle = (record: SoundRecord | null | undefined) => {
+        if (reading.get(id) === one) reading.delete(id);
+        if (record === undefined || startedIn !== epoch) return;
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as number);
+        cache.delete(id); // re-insert so the oldest entries are evicted first
+        cache.set(id, { at: startedAt, record });
+      };
+      one.then(settle, () => settle(undefined));
+    }
+    return rows;
+  };
+
   return {
     ...reader,
     async soundsByIds(ids) {
       const now = Date.now();
       // Taken before any await: a change may empty the cache meanwhile.
       const found = new Map<number, SoundRecord | null>();
+      const waits: Array<Promise<void>> = [];
       const missing: number[] = [];
+      const ageing: number[] = [];
       for (const id of ids) {
         const hit = cache.get(id);
-        if (!hit || now - hit.at >= ttlMs) missing.push(id);
-        else found.set(id, hit.record);
-      }
-      if (missing.length > 0) {
-        const startedIn = epoch;
-        const fresh = new Map((await reader.soundsByIds(missing)).map((r) => [r.id, r]));
-        for (const id of missing) {
-          const record = fresh.get(id) ?? null;
-          found.set(id, record);
-          if (startedIn !== epoch) continue;
-          if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as number);
-          cache.delete(id); // re-insert so the oldest entries are evicted first
-          cache.set(id, { at: now, record });
+        const pending = reading.get(id);
+        if (hit && now - hit.at < ttlMs) {
+          found.set(id, hit.record);
+          if (now - hit.at >= ttlMs / 2 && !pending) ageing.push(id);
+        } else if (pending) {
+          waits.push(pending.then((record) => void found.set(id, record)));
+        } else {
+          missing.push(id);
         }
       }
+      // A failed refresh is not this request's error: the entry expires and is read again then.
+      if (ageing.length > 0) read(ageing).catch(() => undefined);
+      if (missing.length > 0) read(missing).catch(() => undefined); // its failure reaches `waits`
+      for (const id of missing) {
+        const pending = reading.get(id) as Promise<SoundRecord | null>;
+        waits.push(pending.then((record) => void found.set(id, record)));
+      }
+      await Promise.all(waits);
       const out: SoundRecord[] = [];
       for (const id of ids) {
         const record = found.get(id);
