@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { digestFile } from './landing-digest.ts';
@@ -37,5 +39,22 @@ describe('digestFile', () => {
     await fs.writeFile(file, Buffer.alloc(1000, 1));
     await expect(digestFile(file, 2000)).rejects.toThrow(/shorter/);
     await expect(digestFile(path.join(dir, 'none'), 10)).rejects.toThrow(/hashing the upload failed/);
+  });
+
+  it('lets a process that hashed a file exit on its own (a CLI command: its idle thread holds nothing)', async () => {
+    const bytes = randomBytes(2 * 1024 * 1024 + 5);
+    const file = path.join(dir, 'cli');
+    await fs.writeFile(file, bytes);
+    const module = fileURLToPath(new URL('./landing-digest.ts', import.meta.url));
+    const script = `import { digestFile } from ${JSON.stringify(module)};
+      const d = await digestFile(${JSON.stringify(file)}, ${bytes.length});
+      console.log(d.md5);`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.error, 'the process did not exit by itself').toBeUndefined();
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(createHash('md5').update(bytes).digest('hex'));
   });
 });
