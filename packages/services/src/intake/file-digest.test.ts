@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestFile } from './landing-digest.ts';
+import { digestFile } from './file-digest.ts';
 
 /** The hashing thread on whole files (what the duplicate check reads): real files, two at once. */
 describe('digestFile', () => {
@@ -45,7 +45,7 @@ describe('digestFile', () => {
     const bytes = randomBytes(2 * 1024 * 1024 + 5);
     const file = path.join(dir, 'cli');
     await fs.writeFile(file, bytes);
-    const module = fileURLToPath(new URL('./landing-digest.ts', import.meta.url));
+    const module = fileURLToPath(new URL('./file-digest.ts', import.meta.url));
     const script = `import { digestFile } from ${JSON.stringify(module)};
       const d = await digestFile(${JSON.stringify(file)}, ${bytes.length});
       console.log(d.md5);`;
