@@ -301,6 +301,30 @@ describe('the duplicate rule, judged by size first', () => {
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 
+  it('a file kept pending beside an original of its size is hashed and kept; the bytes of the original are refused, leaving no file', async () => {
+    const [a, b] = [await variant('bits-24', 4), await variant('bits-24', 6)];
+    const sound = await upload(a, DESCRIPTION, { auth });
+    expect(sound.status).toBe(200);
+    const before = await filesUnder('uploads/pending');
+    const kept = await upload(b, {}, { as: 'twin-size.wav', auth });
+    expect(kept.status).toBe(200);
+    const row = await s.catalogue.db
+      .selectFrom('pending_uploads')
+      .selectAll()
+      .where('filename', '=', kept.body.filename)
+      .executeTakeFirstOrThrow();
+    // Hashed before the answer (an original of its size exists), so the probe need not.
+    expect(row.md5).toBe(await md5Of(b));
+    const same = await upload(a, {}, { as: 'same-bytes.wav', auth });
+    expect(same.status).toBe(400);
+    expect(same.body.detail).toBe(
+      `Sound could not be created because the uploaded file is already part of the catalogue (sound ${sound.body.id}).`,
+    );
+    const after = await filesUnder('uploads/pending');
+    expect(after.filter((f) => !before.includes(f))).toEqual([row.stored_path]);
+    expect(await filesUnder('uploads/incoming')).toEqual([]);
+  });
+
   it('a pending file whose twin became a sound meanwhile is refused when described, naming the sound', async () => {
     const file = await variant('fmt-wav-16', 4);
     const kept = await upload(file, {}, { auth });

@@ -37,15 +37,20 @@ export function withOriginalSizeLock<T>(db: Db, size: number, work: (trx: Db) =>
   });
 }
 
-/** Sounds whose original is `size` bytes, and those whose size is not known yet, oldest first. */
-export async function listSameSizeOriginals(db: Db, size: number): Promise<SameSizeOriginal[]> {
-  const rows = await db
+/** Sounds whose original is `size` bytes, and those whose size is not known yet. */
+export function sameSizeOriginals(db: Db, size: number) {
+  return db
     .selectFrom('sounds')
-    .select(['id', 'md5', 'original_path', 'filesize'])
     .where((eb) =>
       eb.or([eb('filesize', '=', size), eb.and([eb('filesize', 'is', null), eb('md5', 'is', null)])]),
     )
-    .where('original_path', '<>', '')
+    .where('original_path', '<>', '');
+}
+
+/** Sounds whose original is `size` bytes, and those whose size is not known yet, oldest first. */
+export async function listSameSizeOriginals(db: Db, size: number): Promise<SameSizeOriginal[]> {
+  const rows = await sameSizeOriginals(db, size)
+    .select(['id', 'md5', 'original_path', 'filesize'])
     .orderBy('id')
     .execute();
   return rows.map((r) => ({ ...r, filesize: r.filesize === null ? null : Number(r.filesize) }));

@@ -1,20 +1,23 @@
+import { sql } from 'kysely';
 import type { PendingUpload } from '../schema/database.ts';
+import { sameSizeOriginals } from './same-size-originals.ts';
 import { ConflictError, type Db, isUniqueViolation } from './shared.ts';
 
+/** An uploaded file that still awaits its description, as it is recorded. */
+export interface NewPendingUpload {
+  userId: number;
+  filename: string;
+  storedPath: string;
+  filesize: number;
+  md5?: string | null;
+  crc32?: number | null;
+}
+
 /** Records an uploaded file that still awaits its description. */
-export async function addPendingUpload(
-  db: Db,
-  input: {
-    userId: number;
-    filename: string;
-    storedPath: string;
-    filesize: number;
-    md5?: string | null;
-    crc32?: number | null;
-  },
-): Promise<PendingUpload> {
-  try {
-    return await db
+export function addPendingUpload(db: Db, input: NewPendingUpload): Promise<PendingUpload> {
+  return namedOnce(
+    input.filename,
+    db
       .insertInto('pending_uploads')
       .values({
         user_id: input.userId,
@@ -25,10 +28,49 @@ export async function addPendingUpload(
         crc32: input.crc32 ?? null,
       })
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirstOrThrow(),
+  );
+}
+
+/**
+ * Records an uploaded file that awaits its description, unless a sound's original might hold the
+ * same bytes (one of the same size, or one whose size is not known yet): then nothing is recorded
+ * and the answer is undefined, and the caller applies the duplicate rule (which hashes) before
+ * `addPendingUpload`. The common upload's one round trip after its last byte.
+ */
+export function addPendingUploadUnlessSameSize(
+  db: Db,
+  input: Omit<NewPendingUpload, 'md5' | 'crc32'>,
+): Promise<PendingUpload | undefined> {
+  return namedOnce(
+    input.filename,
+    db
+      .insertInto('pending_uploads')
+      .columns(['user_id', 'filename', 'stored_path', 'filesize'])
+      .expression(
+        db
+          .selectNoFrom([
+            sql<number>`${input.userId}::integer`.as('user_id'),
+            sql<string>`${input.filename}::text`.as('filename'),
+            sql<string>`${input.storedPath}::text`.as('stored_path'),
+            sql<number>`${input.filesize}::bigint`.as('filesize'),
+          ])
+          .where(({ not, exists }) =>
+            not(exists(sameSizeOriginals(db, input.filesize).select(sql`1`.as('one')))),
+          ),
+      )
+      .returningAll()
+      .executeTakeFirst(),
+  );
+}
+
+/** A pending file's name is the user's once: a second of the same name is a ConflictError. */
+async function namedOnce<T>(filename: string, insert: Promise<T>): Promise<T> {
+  try {
+    return await insert;
   } catch (err) {
     if (isUniqueViolation(err))
-      throw new ConflictError(`a file named "${input.filename}" is already pending description`);
+      throw new ConflictError(`a file named "${filename}" is already pending description`);
     throw err;
   }
 }

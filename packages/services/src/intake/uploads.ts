@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   addPendingUpload,
+  addPendingUploadUnlessSameSize,
   ConflictError,
   type Db,
   listPendingSounds,
@@ -30,6 +31,7 @@ import {
   type SoundDescription,
   validateDescription,
 } from './description-fields.ts';
+import type { SameFileVerdict } from './same-file-check.ts';
 import { DuplicateUploadError, SoundIntake } from './sound-intake.ts';
 import { type ReceivedFile, UploadReceiver } from './upload-receiver.ts';
 
@@ -179,10 +181,12 @@ export class SoundUploads {
     }
   }
 
-  /** Moves the file to the user's pending folder under a name no other pending file of theirs has. */
+  /**
+   * Moves the file to the user's pending folder and records it under a name no other pending file
+   * of theirs has. When no original of its size exists (the common case) the record is one round
+   * trip, its duplicate check included; otherwise the duplicate rule hashes it first.
+   */
   private async keepPending(userId: number, file: ReceivedFile): Promise<UploadOutcome> {
-    const { holder, digests } = await this.intake.sameFile(file);
-    if (holder !== undefined) throw new DuplicateUploadError(holder);
     const dir = path.join(
       this.storage.dataDir,
       'uploads',
@@ -190,7 +194,6 @@ export class SoundUploads {
       String(userId),
       randomBytes(8).toString('hex'),
     );
-    await fs.mkdir(dir, { recursive: true });
     const stored = path.join(
       dir,
       `file${path
@@ -198,19 +201,24 @@ export class SoundUploads {
         .toLowerCase()
         .replace(/[^.a-z0-9]/g, '')}`,
     );
+    await fs.mkdir(dir, { recursive: true });
     await fs.rename(file.path, stored);
+    const entry = { userId, storedPath: this.storage.relative(stored), filesize: file.size };
+    let checked: SameFileVerdict | undefined;
+    const record = async (filename: string): Promise<void> => {
+      if (!checked) {
+        if (await addPendingUploadUnlessSameSize(this.db, { ...entry, filename })) return;
+        checked = await this.intake.sameFile({ path: stored, size: file.size });
+        if (checked.holder !== undefined) throw new DuplicateUploadError(checked.holder);
+      }
+      const { digests } = checked;
+      await addPendingUpload(this.db, { ...entry, filename, md5: digests?.md5, crc32: digests?.crc32 });
+    };
     try {
       for (let n = 1; ; n++) {
         const filename = n === 1 ? file.filename : numbered(file.filename, n);
         try {
-          await addPendingUpload(this.db, {
-            userId,
-            filename,
-            storedPath: this.storage.relative(stored),
-            filesize: file.size,
-            md5: digests?.md5,
-            crc32: digests?.crc32,
-          });
+          await record(filename);
           return {
             detail: `Audio file successfully uploaded (${file.size} Bytes, now pending description).`,
             filename,
