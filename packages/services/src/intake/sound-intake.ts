@@ -10,7 +10,6 @@ import {
   type Geotag,
   LICENSES,
   type LicenseName,
-  listSameSizeOriginals,
   setOriginalPath,
   withOriginalSizeLock,
 } from '@earshot/catalogue';
@@ -137,12 +136,11 @@ export class SoundIntake {
 
   /**
    * Whether the catalogue holds this file already, and its digests when they had to be taken: for a
-   * file kept pending its description (its sound, created later, is judged again by `create`).
-   * Nothing is created here, so when no original has its size the answer needs no lock: one query
-   * instead of a transaction's four round trips on the upload's answer.
+   * file kept pending its description (its sound, created later, is judged again by `create`). The
+   * upload asks only when an original of the file's size exists (`addPendingUploadUnlessSameSize`
+   * recorded it otherwise, with no check of its own to make).
    */
-  async sameFile(file: { path: string; size: number }): Promise<SameFileVerdict> {
-    if ((await listSameSizeOriginals(this.db, file.size)).length === 0) return {};
+  sameFile(file: { path: string; size: number }): Promise<SameFileVerdict> {
     return withOriginalSizeLock(this.db, file.size, (trx) => checkSameFile(trx, this.storage, file));
   }
 }
