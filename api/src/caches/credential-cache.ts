@@ -1,5 +1,6 @@
 import type { ChangeVersion } from '@earshot/catalogue';
 import type { ApiKeyCredential, FindCredentialByKey } from '../auth/token-strategy.ts';
+import { pastHalfLife, SharedReads } from './shared-reads.ts';
 
 /** Keys are 40 characters; a longer string cannot be one and is never remembered as a miss. */
 const MAX_REMEMBERED_MISS_LENGTH = 64;
@@ -35,13 +36,11 @@ export function cachedCredentialLookup(
 ): CachedCredentialLookup {
   const known = new Map<string, { at: number; value: ApiKeyCredential }>();
   const misses = new Map<string, number>();
-  const pending = new Map<string, Promise<ApiKeyCredential | undefined>>();
-  let epoch = 0;
+  const reads = new SharedReads<string, ApiKeyCredential | undefined>();
   changes?.onChange(() => {
-    epoch++;
+    reads.changed();
     known.clear();
     misses.clear();
-    pending.clear();
   });
   const remember = <V>(map: Map<string, V>, max: number, key: string, value: V) => {
     map.delete(key);
@@ -51,10 +50,7 @@ export function cachedCredentialLookup(
   /** One database lookup per key at a time: concurrent requests with the same key share it. */
   const read = (key: string): Promise<ApiKeyCredential | undefined> => {
     const startedAt = Date.now();
-    const startedIn = epoch;
-    const reading = find(key).then((value) => {
-      // A lookup that overlapped a change may have read the old row: answer it, do not keep it.
-      if (startedIn !== epoch) return value;
+    return reads.share(key, find(key), (value) => {
       if (value) {
         misses.delete(key);
         remember(known, maxEntries, key, { at: startedAt, value });
@@ -62,28 +58,19 @@ export function cachedCredentialLookup(
         known.delete(key);
         remember(misses, maxMisses, key, startedAt);
       }
-      return value;
     });
-    pending.set(key, reading);
-    const done = () => {
-      if (pending.get(key) === reading) pending.delete(key);
-    };
-    reading.then(done, done);
-    return reading;
   };
   const lookup = async (key: string) => {
     const now = Date.now();
     const hit = known.get(key);
     if (hit && now - hit.at < ttlMs) {
-      // Re-read in the background past half its life, so no request waits on the expiry (every
-      // request of a busy client would otherwise miss at once, issue 21); a failure is not this
-      // request's: the entry expires and is read again then.
-      if (now - hit.at >= ttlMs / 2 && !pending.has(key)) read(key).catch(() => undefined);
+      // A failed refresh is not this request's: the entry expires and is read again then.
+      if (pastHalfLife(hit.at, now, ttlMs) && !reads.pending(key)) read(key).catch(() => undefined);
       return hit.value;
     }
     const missedAt = misses.get(key);
     if (missedAt !== undefined && now - missedAt < ttlMs) return undefined;
-    return pending.get(key) ?? read(key);
+    return reads.pending(key) ?? read(key);
   };
   return Object.assign(lookup, {
     held() {

@@ -1,5 +1,6 @@
 import type { ChangeVersion, SoundRecord } from '@earshot/catalogue';
 import type { CatalogueReader } from '../ports.ts';
+import { pastHalfLife, SharedReads } from './shared-reads.ts';
 
 /**
  * Keeps sound records for a few seconds so popular sounds (and the sounds of a popular search)
@@ -19,32 +20,27 @@ export function cachedSoundRecords(
   changes?: ChangeVersion,
 ): CatalogueReader {
   const cache = new Map<number, { at: number; record: SoundRecord | null }>();
-  const reading = new Map<number, Promise<SoundRecord | null>>();
-  let epoch = 0;
+  const reads = new SharedReads<number, SoundRecord | null>();
   changes?.onChange(() => {
-    epoch++;
+    reads.changed();
     cache.clear();
-    reading.clear();
   });
 
-  /** One database read for `ids`, each registered so concurrent requests share it. */
-  const read = (ids: number[]): Promise<unknown> => {
+  /** One database read for `ids`, shared per id by the requests that need them meanwhile. */
+  const read = (ids: number[]): Array<Promise<SoundRecord | null>> => {
     const startedAt = Date.now();
-    const startedIn = epoch;
     const rows = reader.soundsByIds(ids).then((list) => new Map(list.map((r) => [r.id, r])));
-    for (const id of ids) {
-      const one = rows.then((fresh) => fresh.get(id) ?? null);
-      reading.set(id, one);
-      const settle = (record: SoundRecord | null | undefined) => {
-        if (reading.get(id) === one) reading.delete(id);
-        if (record === undefined || startedIn !== epoch) return;
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as number);
-        cache.delete(id); // re-insert so the oldest entries are evicted first
-        cache.set(id, { at: startedAt, record });
-      };
-      one.then(settle, () => settle(undefined));
-    }
-    return rows;
+    return ids.map((id) =>
+      reads.share(
+        id,
+        rows.then((fresh) => fresh.get(id) ?? null),
+        (record) => {
+          if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as number);
+          cache.delete(id); // re-insert so the oldest entries are evicted first
+          cache.set(id, { at: startedAt, record });
+        },
+      ),
+    );
   };
 
   return {
@@ -58,10 +54,10 @@ export function cachedSoundRecords(
       const ageing: number[] = [];
       for (const id of ids) {
         const hit = cache.get(id);
-        const pending = reading.get(id);
+        const pending = reads.pending(id);
         if (hit && now - hit.at < ttlMs) {
           found.set(id, hit.record);
-          if (now - hit.at >= ttlMs / 2 && !pending) ageing.push(id);
+          if (pastHalfLife(hit.at, now, ttlMs) && !pending) ageing.push(id);
         } else if (pending) {
           waits.push(pending.then((record) => void found.set(id, record)));
         } else {
@@ -69,11 +65,11 @@ export function cachedSoundRecords(
         }
       }
       // A failed refresh is not this request's error: the entry expires and is read again then.
-      if (ageing.length > 0) read(ageing).catch(() => undefined);
-      if (missing.length > 0) read(missing).catch(() => undefined); // its failure reaches `waits`
-      for (const id of missing) {
-        const pending = reading.get(id) as Promise<SoundRecord | null>;
-        waits.push(pending.then((record) => void found.set(id, record)));
+      if (ageing.length > 0) for (const refresh of read(ageing)) refresh.catch(() => undefined);
+      if (missing.length > 0) {
+        const fresh = read(missing);
+        for (const [i, id] of missing.entries())
+          waits.push(fresh[i].then((record) => void found.set(id, record)));
       }
       await Promise.all(waits);
       const out: SoundRecord[] = [];
