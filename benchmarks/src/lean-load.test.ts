@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerLength, leanLoad } from './lean-load.ts';
+import { type LoadTarget, startLoadTarget } from './load-target.ts';
 
 /**
  * The lean load generator against a real node:http server: answers framed by Content-Length and
@@ -9,32 +8,24 @@ import { answerLength, leanLoad } from './lean-load.ts';
  * non-2xx answers are counted, the headers are sent.
  */
 describe('the lean load generator', () => {
-  let server: http.Server;
+  let target: LoadTarget;
   let origin = '';
   const seen = { authorized: 0, all: 0 };
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
+    target = await startLoadTarget((req, res) => {
       seen.all++;
       if (req.headers.authorization === 'Token k') seen.authorized++;
-      if (req.url === '/chunked') {
-        // No Content-Length: node:http sends the body in chunks.
-        res.writeHead(200, { 'Content-Type': 'text/plain' });
-        res.write('first part, ');
-        setImmediate(() => res.end('second part'));
-        return;
-      }
-      const body = req.url === '/missing' ? '{"detail":"Not found"}' : '{"ok":true}';
-      res.writeHead(req.url === '/missing' ? 404 : 200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(body),
-      });
-      res.end(body);
+      if (req.url !== '/chunked') return undefined;
+      // No Content-Length: node:http sends the body in chunks.
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('first part, ');
+      setImmediate(() => res.end('second part'));
+      return true;
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = target.origin;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => target.close());
 
   it('keeps every connection busy over answers of both framings and counts the non-2xx ones', async () => {
     const result = await leanLoad({

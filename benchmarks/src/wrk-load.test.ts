@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type LoadTarget, startLoadTarget } from './load-target.ts';
 import { findWrk, parseWrkSummary, WRK_MISSING, wrkLoad } from './wrk-load.ts';
 
 /** Whether wrk is here: missing means skipped with a reason, unless REQUIRE_SERVICES=1 (as CI runs). */
@@ -17,26 +16,20 @@ function wrkAvailable(): boolean {
  * the server answered.
  */
 describe.skipIf(!wrkAvailable())('the wrk load generator', () => {
-  let server: http.Server;
+  let target: LoadTarget;
   let origin = '';
   const seen = { authorized: 0, all: 0, byPath: new Map<string, number>() };
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
+    target = await startLoadTarget((req) => {
       seen.all++;
       if (req.headers.authorization === 'Token k') seen.authorized++;
       seen.byPath.set(req.url ?? '', (seen.byPath.get(req.url ?? '') ?? 0) + 1);
-      const body = req.url === '/missing' ? '{"detail":"Not found"}' : '{"ok":true}';
-      res.writeHead(req.url === '/missing' ? 404 : 200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(body),
-      });
-      res.end(body);
+      return undefined;
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = target.origin;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => target.close());
   beforeEach(() => {
     seen.authorized = 0;
     seen.all = 0;
