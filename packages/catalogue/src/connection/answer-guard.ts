@@ -1,5 +1,6 @@
 import type { Logger } from '@earshot/common';
 import pg from 'pg';
+import { budgeted } from './statement-budget.ts';
 
 /**
  * How long a statement to an embedded host may go without an answer. Far beyond any statement we
@@ -33,7 +34,10 @@ export function answeringClient(answerMs: number, logger?: Logger): typeof pg.Cl
         };
         return (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
       }
-      const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+      const send = () => (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+      // The embedded host cannot cancel a statement: a stopped budget only stops waiting for it.
+      const submittable = typeof (args[0] as { submit?: unknown } | null)?.submit === 'function';
+      const result = submittable ? send() : budgeted(send as () => Promise<unknown>);
       // A promise (the caller keeps its own handlers; this one only stops the timer) or a
       // submittable such as a cursor, which reports through its own events: not timed.
       if (result instanceof Promise) result.then(answered, answered);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { budgeted, cancelOnServer } from './statement-budget.ts';
 
 /**
  * Statements whose SQL text starts with this comment run as named prepared statements: each
@@ -40,8 +41,19 @@ export class PreparingClient extends pg.Client {
   /** The session's plan_cache_mode as this client last set it (the pool's setup sets custom). */
   #plans: 'custom' | 'generic' | 'unknown' = 'custom';
 
-  // pg.Client.query has many overloads: this forwards them all unchanged.
+  // pg.Client.query has many overloads: this forwards them all unchanged. The promise form (the
+  // one Kysely uses) is charged to the statement budget of the work sending it, if any.
   override query(config: any, values?: any, callback?: any): any {
+    if (typeof callback === 'function' || typeof values === 'function' || typeof config?.submit === 'function') {
+      return this.#send(config, values, callback);
+    }
+    return budgeted(
+      () => this.#send(config, values, callback),
+      () => cancelOnServer(this),
+    );
+  }
+
+  #send(config: any, values?: any, callback?: any): any {
     if (typeof config === 'string' && Array.isArray(values)) {
       const generic = config.startsWith(GENERIC_PLAN_MARK);
       if (generic || config.startsWith(PREPARED_MARK)) {

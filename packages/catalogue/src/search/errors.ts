@@ -44,3 +44,10 @@ export class SearchExecutionError extends EarshotError {
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }
 }
+
+/** A search stopped because its caller gave up on it (the client went away): nobody reads this answer. */
+export class SearchAbandoned extends SearchExecutionError {
+  constructor(cause?: unknown) {
+    super('The search was abandoned by its client.', cause, 400);
+  }
+}

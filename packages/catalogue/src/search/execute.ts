@@ -6,7 +6,7 @@ import { phrasePrefilter } from './phrase-prefilter.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
 import { requiredTermsBound, sideCount, singleTermClause, termStats } from './side-counts.ts';
-import { DEFAULT_SEARCH_TIMEOUT_MS, guardSearch, prepared, withStatementTimeout } from './statement.ts';
+import { limitedSearch, prepared, type SearchLimits } from './statement.ts';
 import { clausesSearch, termMemoOf, termSearch } from './term-search.ts';
 
 export type { PackGroup, SearchResult } from './page-statements.ts';
@@ -20,9 +20,7 @@ export interface SearchCatalogue {
  * Runs a text search over the visible sounds. Accepts the raw request (parsed here; bad input is
  * a SearchSyntaxError) or one already prepared. Database failures become SearchExecutionError.
  */
-export interface SearchOptions {
-  /** Statement timeout in ms on the PostgreSQL server (default 0 = none); past it the search fails with a 503 SearchExecutionError. */
-  timeoutMs?: number;
+export interface SearchOptions extends SearchLimits {
   /**
    * A one-word relevance query matching more sounds than this is ranked among its
    * POPULAR_CANDIDATES most-downloaded matches only (docs/search.md, "Very common terms").
@@ -48,15 +46,14 @@ export async function searchSounds(
   const where = searchCondition(search);
   const rank = compileTextQuery(search.query, search.weights).rank;
   const { offset } = search;
-  const timeout = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
-  const run = <T>(work: (db: Kysely<any>) => Promise<T>) => withStatementTimeout(catalogue.db, timeout, work);
-  return guardSearch(async () => {
+  const db = catalogue.db;
+  return limitedSearch(options, async () => {
     // A one-word query without filters: its exact count (and group count) is in search_term_df.
     const clause = search.filter ? null : singleTermClause(search);
     if (clause && search.sort === 'score') {
       const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
       const memo = termMemoOf(catalogue.db);
-      return run((db) => termSearch(db, { search, where, rank, offset, clause, capAbove, memo }));
+      return termSearch(db, { search, where, rank, offset, clause, capAbove, memo });
     }
     // Several clauses (or one that is not a single word), ungrouped and unfiltered: the same cap,
     // counted by a statement.
@@ -68,20 +65,20 @@ export async function searchSounds(
     ) {
       const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
       const memo = termMemoOf(catalogue.db);
-      return run((db) => clausesSearch(db, { search, where, rank, offset, capAbove, memo }));
+      return clausesSearch(db, { search, where, rank, offset, capAbove, memo });
     }
     if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
-      return run((db) => exactPage(db, search, where, rank, offset));
+      return exactPage(db, search, where, rank, offset);
     }
     // A text query whose count no df row or side table answers: page and count from one scan
     // when the df rows of its words bound its matches under SORTED_SCAN; else the order's B-tree
     // gives the page while a count statement counts, in parallel.
     const upTo = options.sortedScanUpTo ?? SORTED_SCAN;
     const bound =
-      search.query.clauses.length && !clause ? await run((db) => requiredTermsBound(db, search)) : null;
+      search.query.clauses.length && !clause ? await requiredTermsBound(db, search) : null;
     if (bound !== null && bound <= upTo) {
       const scan = sortedScan(search, where, rank, offset, upTo + 1);
-      const { rows } = await run((db) => prepared(scan).execute(db));
+      const { rows } = await prepared(scan).execute(db);
       if (rows.length && Number(rows[0].matches) <= upTo) {
         return {
           count: Number(rows[0].matches),
@@ -92,7 +89,7 @@ export async function searchSounds(
       if (!rows.length && offset === 0) return { count: 0, ids: [], scores: [] };
     }
     const page = prepared(sortedPage(search, where, rank, offset));
-    const count = async (db: Kysely<any>): Promise<number> => {
+    const count = async (): Promise<number> => {
       if (clause) {
         const stats = await termStats(db, clause);
         if (stats) return stats.ndoc;
@@ -100,7 +97,7 @@ export async function searchSounds(
       return (await prepared(sideCount(search) ?? plainCount(where)).execute(db)).rows[0].n;
     };
     // Page and count on two connections at once: on the server they run in parallel.
-    const [rows, total] = await Promise.all([run((db) => page.execute(db)), run(count)]);
+    const [rows, total] = await Promise.all([page.execute(db), count()]);
     return {
       count: total,
       ids: rows.rows.map((r) => r.id),
@@ -189,12 +186,8 @@ export async function matchingSoundIds(
 ): Promise<number[]> {
   const search = isPrepared(request) ? request : prepareSearch(request);
   const where = searchCondition(search);
-  return guardSearch(async () => {
-    const rows = await withStatementTimeout(
-      catalogue.db,
-      options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
-      (db) => prepared(firstMatchingIds(where, limit)).execute(db),
-    );
+  return limitedSearch(options, async () => {
+    const rows = await prepared(firstMatchingIds(where, limit)).execute(catalogue.db);
     return rows.rows.map((r) => r.id);
   });
 }

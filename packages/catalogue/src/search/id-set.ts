@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { firstMatchingIds, type SearchCatalogue, searchCondition } from './execute.ts';
 import { prepareSearch, type SearchRequest } from './prepare.ts';
-import { guardSearch } from './statement.ts';
+import { limitedSearch, type SearchLimits } from './statement.ts';
 
 /**
  * The ids `matchingSoundIds` gives (the first `limit` in id order), as a set read in one row
@@ -13,9 +13,10 @@ export async function matchingSoundIdSet(
   catalogue: SearchCatalogue,
   request: SearchRequest,
   limit: number,
+  limits: SearchLimits = {},
 ): Promise<Set<number>> {
   const where = searchCondition(prepareSearch(request));
-  const text = await guardSearch(async () => {
+  const text = await limitedSearch(limits, async () => {
     const result = await sql<{ ids: string | null }>`
         select string_agg(m.id::text, ',') as ids from (
           ${firstMatchingIds(where, limit)}

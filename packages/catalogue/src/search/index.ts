@@ -1,7 +1,7 @@
 export type { DatePeriod } from './date-math.ts';
 export { parseDateExpression } from './date-math.ts';
 export { ANALYSIS_NAMESPACES, resolveDescriptorName } from './descriptor-names.ts';
-export { SearchExecutionError, type SearchParameter, SearchSyntaxError } from './errors.ts';
+export { SearchAbandoned, SearchExecutionError, type SearchParameter, SearchSyntaxError } from './errors.ts';
 export {
   DEFAULT_POPULARITY_CAP_ABOVE,
   matchingSoundIds,
@@ -37,7 +37,7 @@ export {
 } from './prepare.ts';
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
 export { SEARCH_SIDE_TABLES, SEARCH_TABLE } from './search-schema.ts';
-export { DEFAULT_SEARCH_TIMEOUT_MS } from './statement.ts';
+export { DEFAULT_SEARCH_BUDGET_MS, type SearchLimits } from './statement.ts';
 export {
   loadSyntheticCatalogue,
   type SyntheticOptions,

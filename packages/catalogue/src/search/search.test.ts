@@ -8,11 +8,11 @@ import {
   useSearchCatalogue,
   VISIBLE_IDS,
 } from '../testing/index.ts';
-import { SearchExecutionError, SearchSyntaxError } from './errors.ts';
-import { matchingSoundIds, searchSounds } from './execute.ts';
+import { SearchAbandoned, SearchExecutionError, SearchSyntaxError } from './errors.ts';
+import { matchingSoundIds, searchCondition, searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
-import { prepareV1Search } from './prepare.ts';
-import { guardSearch, withStatementTimeout } from './statement.ts';
+import { prepareSearch, prepareV1Search } from './prepare.ts';
+import { limitedSearch } from './statement.ts';
 
 const postgresUrl = await testService('postgres');
 
@@ -21,6 +21,12 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
 
   const search = (req: SearchRequest) => searchSounds(t.catalogue, { now: SEED_NOW, limit: 150, ...req });
   const ids = async (req: SearchRequest) => (await search(req)).ids.slice().sort((a, b) => a - b);
+  /** Statements under way on the server whose text holds `marker`, other than this probe. */
+  const runningStatements = async (marker: string) =>
+    (
+      await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where state = 'active' and pid <> pg_backend_pid() and query like ${`%${marker}%`}`.execute(t.catalogue.db)
+    ).rows[0].n;
 
   describe('visibility', () => {
     it('an empty query returns every visible sound and only those', async () => {
@@ -116,6 +122,10 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
       ['loudness:[-15 TO 0]', [101]],
       ['ac_tempo:95', [102]],
       ['geotag:*', [101, 103, 104, 105]],
+      ['-bpm:[100 TO 200]', [102, 103, 104, 105, 106, 107]],
+      ['tag:rain OR bpm:[119 TO 121]', [101, 104, 105]],
+      ['tag:drum -loopable:true', [102, 103]],
+      ['(tag:rain OR bpm:[90 TO 100]) AND (tag:drum OR loudness:[-30 TO 0])', [102]],
       ['*:*', VISIBLE_IDS],
     ];
     it.each(cases)('%s', async (filter, expected) => {
@@ -140,9 +150,24 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
       ['rhythm.bpm:[119 TO 121]', [101]],
       ['bpm:[90 TO 100]', [102]],
       ['tonal.key_key:[1 TO 2]', []],
+      ['NOT lowlevel.pitch.mean:[219.9 TO 220.1]', [102, 103, 104, 105, 106, 107]],
+      ['lowlevel.pitch.mean:[400 TO 500] OR bpm:[119 TO 121]', [101, 102]],
+      ['NOT (bpm:[119 TO 121] OR tonal.key_scale:"major")', [103, 104, 105, 106, 107]],
     ];
     it.each(cases)('%s', async (descriptorsFilter, expected) => {
       expect(await ids({ descriptorsFilter })).toEqual(expected);
+    });
+    it('reads each sound\'s descriptor row once, however many conditions the filter has', async () => {
+      const ranges = Array.from({ length: 100 }, (_, i) => `lowlevel.pitch.mean:[${-i} TO 1000]`);
+      const descriptorsFilter = ranges.join(' AND ');
+      const where = searchCondition(prepareSearch({ descriptorsFilter, filter: 'tag:drum OR bpm:*' }));
+      const plan = await sql<{
+        'QUERY PLAN': unknown;
+      }>`explain (format json) select s.id from sound_search s where ${where}`.execute(t.catalogue.db);
+      const text = JSON.stringify(plan.rows[0]['QUERY PLAN']);
+      expect(text.match(/"Relation Name":"sound_descriptors"/g)).toHaveLength(1);
+      expect(await ids({ descriptorsFilter })).toEqual([101, 102]);
+      expect(await ids({ descriptorsFilter, filter: 'tag:drum OR bpm:*' })).toEqual([101, 102]);
     });
     it('combines with the text filter', async () => {
       expect(await ids({ filter: 'tag:drum', descriptorsFilter: 'tonal.key_scale:"major"' })).toEqual([102]);
@@ -241,18 +266,36 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
       expect(await ids({ filter: 'channels:[-1e300 TO 1e300]' })).toEqual(VISIBLE_IDS);
       expect(await ids({ filter: 'bpm:120.5' })).toEqual([]);
     });
-    // PGlite (single-threaded wasm) does not enforce statement_timeout; only the server can cancel.
+    // PGlite (single-threaded wasm) cannot cancel a statement; only the server can.
     it.skipIf(backend !== 'postgres')(
-      'a statement past its timeout becomes a 503 SearchExecutionError',
+      'a search past its budget is a 409 SearchExecutionError, its statement cancelled on the server',
       async () => {
-        const slow = () =>
-          guardSearch(() =>
-            withStatementTimeout(t.catalogue.db, 100, (db) => sql`select pg_sleep(3)`.execute(db)),
-          );
-        const err = await slow().catch((e: unknown) => e);
+        const marker = `budget_probe_${Date.now()}`;
+        const started = Date.now();
+        const err = await limitedSearch({ budgetMs: 200 }, () =>
+          sql`select pg_sleep(30) as ${sql.ref(marker)}`.execute(t.catalogue.db),
+        ).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(SearchExecutionError);
-        expect((err as SearchExecutionError).status).toBe(503);
+        expect((err as SearchExecutionError).status).toBe(409);
+        expect((err as SearchExecutionError).message).toMatch(/too expensive.*0\.2 s of database time.*Narrow it/);
+        // Far from the 30 s the statement asked for: it was stopped, not waited for.
+        expect(Date.now() - started).toBeLessThan(15_000);
+        await expect.poll(() => runningStatements(marker), { timeout: 5_000 }).toBe(0);
         expect((await search({ query: 'drum' })).count).toBe(3);
+      },
+    );
+    it.skipIf(backend !== 'postgres')(
+      'an aborted search fails at once and leaves no statement running',
+      async () => {
+        const marker = `abort_probe_${Date.now()}`;
+        const abort = new AbortController();
+        const pending = limitedSearch({ signal: abort.signal }, () =>
+          sql`select pg_sleep(30) as ${sql.ref(marker)}`.execute(t.catalogue.db),
+        ).catch((e: unknown) => e);
+        await expect.poll(() => runningStatements(marker), { timeout: 5_000 }).toBe(1);
+        abort.abort();
+        expect(await pending).toBeInstanceOf(SearchAbandoned);
+        await expect.poll(() => runningStatements(marker), { timeout: 5_000 }).toBe(0);
       },
     );
     it('injection attempts are inert', async () => {
