@@ -7,6 +7,7 @@ import { mountRoutes } from './http/mount.ts';
 import { allowedLinkHosts } from './http/origin.ts';
 import { renderer } from './http/render.ts';
 import { labelKoaRoutes, labelRoute, measureRequests } from './http/request-metrics.ts';
+import { abortOnDisconnect } from './http/request-signal.ts';
 import { underRequestVersion } from './http/request-version.ts';
 import type { AnyRoute } from './http/route.ts';
 import { type BodyLimitOverride, bodyLimit } from './middleware/body-limit.ts';
@@ -38,6 +39,7 @@ export function createApp(
   app.silent = true; // errors are logged by the error handler with the request id
   if (deps.metrics) app.use(labelKoaRoutes());
   app.use(requestContext(deps.logger));
+  app.use(abortOnDisconnect());
   app.use(securityHeaders());
   app.use(renderer());
   // Filled below; the browseable API reads it when it renders a page.

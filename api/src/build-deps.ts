@@ -26,7 +26,7 @@ import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
 import { Metrics } from './adapters/metrics.ts';
-import { searchEngine } from './adapters/search-engine.ts';
+import { outlivingAbandonment, searchEngine } from './adapters/search-engine.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
@@ -159,7 +159,13 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
               changes,
             ),
       descriptors: descriptorReader(db, spaceNames),
-      search: cachedSearchEngine(searchEngine(db, similarity, changes), changes, stateVersion),
+      search: outlivingAbandonment(
+        cachedSearchEngine(
+          searchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS),
+          changes,
+          stateVersion,
+        ),
+      ),
       files: soundFiles(db, config.dataDir),
       clips,
       legacy: legacyReader(db, config.dataDir),

@@ -1,4 +1,12 @@
-import { type ChangeVersion, type Db, NO_CHANGE_FEED, searchSounds } from '@earshot/catalogue';
+import {
+  type ChangeVersion,
+  type Db,
+  DEFAULT_SEARCH_BUDGET_MS,
+  NO_CHANGE_FEED,
+  SearchAbandoned,
+  type SearchLimits,
+  searchSounds,
+} from '@earshot/catalogue';
 import {
   DEFAULT_SIMILARITY_SPACE,
   DescriptorRowSet,
@@ -21,6 +29,7 @@ import {
   versionedFilterSets,
 } from '../caches/filter-sets.ts';
 import { NeighbourCache } from '../caches/neighbour-cache.ts';
+import { requestSignal } from '../http/request-signal.ts';
 import type {
   ContentSearchRequest,
   Hits,
@@ -42,7 +51,8 @@ export function searchEngine(
   db: Db,
   state: SimilarityState,
   changes: ChangeVersion = NO_CHANGE_FEED,
-  filterSet: FilterSets = defaultFilterSets(db, changes),
+  budgetMs = DEFAULT_SEARCH_BUDGET_MS,
+  filterSet: FilterSets = defaultFilterSets(db, changes, () => limitsNow(budgetMs)),
 ): SearchEngine {
   const catalogue = { db };
   const neighbourCache = new NeighbourCache();
@@ -66,15 +76,19 @@ export function searchEngine(
 
   return {
     async text(req: TextSearchRequest): Promise<Hits> {
-      const result = await searchSounds(catalogue, {
-        query: req.query,
-        filter: req.filter,
-        sort: req.sort,
-        weights: req.weights,
-        groupByPack: req.groupByPack,
-        limit: req.limit,
-        offset: req.offset,
-      });
+      const result = await searchSounds(
+        catalogue,
+        {
+          query: req.query,
+          filter: req.filter,
+          sort: req.sort,
+          weights: req.weights,
+          groupByPack: req.groupByPack,
+          limit: req.limit,
+          offset: req.offset,
+        },
+        limitsNow(budgetMs),
+      );
       return {
         count: result.count,
         items: result.ids.map((id, i) => {
@@ -204,8 +218,13 @@ function exampleSpaceVector(example: SearchExample): { space: string; vector: Fl
   }
 }
 
-function defaultFilterSets(db: Db, changes: ChangeVersion): FilterSets {
-  const load = filterSetsFromCatalogue(db, FILTER_ID_LIMIT);
+/** A search's limits: the configured database time, and the signal of the request it serves. */
+function limitsNow(budgetMs: number): SearchLimits {
+  return { budgetMs, signal: requestSignal() };
+}
+
+function defaultFilterSets(db: Db, changes: ChangeVersion, limits: () => SearchLimits): FilterSets {
+  const load = filterSetsFromCatalogue(db, FILTER_ID_LIMIT, limits);
   return versionedFilterSets(load, changes, sharedFilterSets(load));
 }
 
@@ -213,4 +232,28 @@ function countIn(index: SimilarityIndex, ids: ReadonlySet<number>): number {
   let n = 0;
   for (const id of ids) if (index.has(id)) n++;
   return n;
+}
+
+/**
+ * An engine whose searches shrug off another request's departure. A search's database work may be
+ * shared by identical requests (the answer and filter caches), and it runs under the signal of the
+ * request that started it: when that client goes away the work is cancelled, and the others, still
+ * waiting, start it afresh under their own. A request that itself went away gets the error.
+ */
+export function outlivingAbandonment(engine: SearchEngine): SearchEngine {
+  async function again<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (err) {
+        if (!(err instanceof SearchAbandoned) || requestSignal()?.aborted || attempt >= 3) throw err;
+      }
+    }
+  }
+  return {
+    ...engine,
+    text: (req) => again(() => engine.text(req)),
+    similar: (req) => again(() => engine.similar(req)),
+    content: (req) => again(() => engine.content(req)),
+  };
 }

@@ -1,4 +1,4 @@
-import { type ChangeVersion, type Db, matchingSoundIdSet } from '@earshot/catalogue';
+import { type ChangeVersion, type Db, matchingSoundIdSet, type SearchLimits } from '@earshot/catalogue';
 import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 
 /** The text part of a similarity, content or combined search that narrows the candidates. */
@@ -11,10 +11,17 @@ export interface FilterRequest {
 /** Ids of every visible sound the request matches; undefined when nothing narrows the search. */
 export type FilterSets = (req: FilterRequest) => Promise<ReadonlySet<number> | undefined>;
 
-/** The uncached reads: the catalogue's id set of the filter (`matchingSoundIdSet`), at most `limit` ids. */
-export function filterSetsFromCatalogue(db: Db, limit: number): FilterSets {
+/**
+ * The uncached reads: the catalogue's id set of the filter (`matchingSoundIdSet`), at most `limit`
+ * ids, each within the `limits` of the moment it starts.
+ */
+export function filterSetsFromCatalogue(
+  db: Db,
+  limit: number,
+  limits: () => SearchLimits = () => ({}),
+): FilterSets {
   const catalogue = { db };
-  return async (req) => (narrows(req) ? matchingSoundIdSet(catalogue, req, limit) : undefined);
+  return async (req) => (narrows(req) ? matchingSoundIdSet(catalogue, req, limit, limits()) : undefined);
 }
 
 /**

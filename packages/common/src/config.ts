@@ -65,6 +65,7 @@ export const configSchema = z.object({
     .int()
     .min(1)
     .default(1024 ** 3),
+  SEARCH_BUDGET_MS: z.coerce.number().int().min(0).default(4000),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -123,6 +124,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
   OAUTH2_HTTPS_ONLY:
     'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
+  SEARCH_BUDGET_MS:
+    'database time one search may spend, in ms (default 4000; 0 = no limit); past it the search is stopped and answered 409',
   CLIP_THREADS:
     "threads per API process analyzing audio_file clips (default: one per core but the event loop's, at least 2)",
   CLIP_THREAD_NICENESS:

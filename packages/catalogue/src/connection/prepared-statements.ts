@@ -44,7 +44,11 @@ export class PreparingClient extends pg.Client {
   // pg.Client.query has many overloads: this forwards them all unchanged. The promise form (the
   // one Kysely uses) is charged to the statement budget of the work sending it, if any.
   override query(config: any, values?: any, callback?: any): any {
-    if (typeof callback === 'function' || typeof values === 'function' || typeof config?.submit === 'function') {
+    if (
+      typeof callback === 'function' ||
+      typeof values === 'function' ||
+      typeof config?.submit === 'function'
+    ) {
       return this.#send(config, values, callback);
     }
     return budgeted(

@@ -158,7 +158,8 @@ function compileNode(node: FilterNode, row: DescriptorRow | null): Condition {
       }
       return compileRange(node.field, node.lower, node.upper, row ? 'd' : 's');
     case 'exists':
-      if (node.field.kind === 'analysis') return sql<boolean>`${rowOf(row).column(node.field.path, 'v')} is not null`;
+      if (node.field.kind === 'analysis')
+        return sql<boolean>`${rowOf(row).column(node.field.path, 'v')} is not null`;
       return compileExists(node.field, row ? 'd' : 's');
     case 'geo-box':
       return geoBox(node.minLat, node.minLon, node.maxLat, node.maxLon);
@@ -290,8 +291,10 @@ function analysisRange(
 ): Condition {
   const num = row.column(path, 'n');
   const parts: Condition[] = [sql<boolean>`${num} is not null`];
-  if (lower) parts.push(sql<boolean>`${num} ${boundOp('lo', lower.inclusive)} ${Number(lower.value)}::float8`);
-  if (upper) parts.push(sql<boolean>`${num} ${boundOp('hi', upper.inclusive)} ${Number(upper.value)}::float8`);
+  if (lower)
+    parts.push(sql<boolean>`${num} ${boundOp('lo', lower.inclusive)} ${Number(lower.value)}::float8`);
+  if (upper)
+    parts.push(sql<boolean>`${num} ${boundOp('hi', upper.inclusive)} ${Number(upper.value)}::float8`);
   return sql<boolean>`(${sql.join(parts, sql` and `)})`;
 }
 

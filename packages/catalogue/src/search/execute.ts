@@ -74,8 +74,7 @@ export async function searchSounds(
     // when the df rows of its words bound its matches under SORTED_SCAN; else the order's B-tree
     // gives the page while a count statement counts, in parallel.
     const upTo = options.sortedScanUpTo ?? SORTED_SCAN;
-    const bound =
-      search.query.clauses.length && !clause ? await requiredTermsBound(db, search) : null;
+    const bound = search.query.clauses.length && !clause ? await requiredTermsBound(db, search) : null;
     if (bound !== null && bound <= upTo) {
       const scan = sortedScan(search, where, rank, offset, upTo + 1);
       const { rows } = await prepared(scan).execute(db);

@@ -25,7 +25,9 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
   const runningStatements = async (marker: string) =>
     (
       await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-        where state = 'active' and pid <> pg_backend_pid() and query like ${`%${marker}%`}`.execute(t.catalogue.db)
+        where state = 'active' and pid <> pg_backend_pid() and query like ${`%${marker}%`}`.execute(
+        t.catalogue.db,
+      )
     ).rows[0].n;
 
   describe('visibility', () => {
@@ -157,7 +159,7 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
     it.each(cases)('%s', async (descriptorsFilter, expected) => {
       expect(await ids({ descriptorsFilter })).toEqual(expected);
     });
-    it('reads each sound\'s descriptor row once, however many conditions the filter has', async () => {
+    it("reads each sound's descriptor row once, however many conditions the filter has", async () => {
       const ranges = Array.from({ length: 100 }, (_, i) => `lowlevel.pitch.mean:[${-i} TO 1000]`);
       const descriptorsFilter = ranges.join(' AND ');
       const where = searchCondition(prepareSearch({ descriptorsFilter, filter: 'tag:drum OR bpm:*' }));
@@ -277,7 +279,9 @@ describe.each(testBackends(postgresUrl))('search on %s', (backend) => {
         ).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(SearchExecutionError);
         expect((err as SearchExecutionError).status).toBe(409);
-        expect((err as SearchExecutionError).message).toMatch(/too expensive.*0\.2 s of database time.*Narrow it/);
+        expect((err as SearchExecutionError).message).toMatch(
+          /too expensive.*0\.2 s of database time.*Narrow it/,
+        );
         // Far from the 30 s the statement asked for: it was stopped, not waited for.
         expect(Date.now() - started).toBeLessThan(15_000);
         await expect.poll(() => runningStatements(marker), { timeout: 5_000 }).toBe(0);

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { PREPARED_MARK } from '../connection/prepared-statements.ts';
-import { isCatalogueUnavailable } from '../connection/unavailable.ts';
 import { StatementBudget, StatementsStopped, withinBudget } from '../connection/statement-budget.ts';
+import { isCatalogueUnavailable } from '../connection/unavailable.ts';
 import { SearchAbandoned, SearchExecutionError } from './errors.ts';
 
 /**

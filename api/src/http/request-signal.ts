@@ -1,0 +1,27 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Context, Next } from 'koa';
+
+const signals = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * The signal of the request being served: aborted when its client goes away before the answer
+ * is sent. The database work of a search is charged to it (adapters/search-engine.ts), so a
+ * client that hangs up leaves no statement running for it.
+ */
+export function requestSignal(): AbortSignal | undefined {
+  return signals.getStore();
+}
+
+/** Serves every request with its own requestSignal(). */
+export function abortOnDisconnect() {
+  return (ctx: Context, next: Next) => {
+    const controller = new AbortController();
+    const res = ctx.res;
+    // 'close' before the answer is finished: the connection went away under the request.
+    const onClose = () => {
+      if (!res.writableFinished) controller.abort();
+    };
+    res.once('close', onClose);
+    return signals.run(controller.signal, next);
+  };
+}
