@@ -103,7 +103,8 @@ function isDescriptorLeaf(node: FilterNode): boolean {
   return node.field.kind === 'analysis' || node.field.def.source === 'descriptor';
 }
 
-function readsDescriptors(node: FilterNode): boolean {
+/** Whether a filter reads the sound's descriptor row (typed columns or its analysis tree). */
+export function readsDescriptors(node: FilterNode): boolean {
   if (node.kind === 'and' || node.kind === 'or') return node.children.some(readsDescriptors);
   if (node.kind === 'not') return readsDescriptors(node.child);
   return isDescriptorLeaf(node);
