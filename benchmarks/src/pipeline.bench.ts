@@ -182,7 +182,7 @@ async function run(workers: number, files: string[]): Promise<RunResult> {
           `\r  ${workers} worker(s): ${done}/${files.length} sounds processed, ${failed} failed   `,
         );
       },
-      500,
+      { pollMs: 500 },
     );
     const cpuAfter = children.map((c) => processCpuMs(c.pid!));
     const ticksAfter = machineTicks();

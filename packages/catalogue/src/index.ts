@@ -17,6 +17,10 @@ export { pingCatalogue } from './connection/ping.ts';
 export { sharedRoundTrips } from './connection/shared-round-trips.ts';
 export { isCatalogueUnavailable } from './connection/unavailable.ts';
 export {
+  type RetryWhileUnavailableOptions,
+  retryWhileUnavailable,
+} from './connection/while-unavailable.ts';
+export {
   FolderMigrationProvider,
   type MigrateOutcome,
   MigrationError,

@@ -1,4 +1,4 @@
-import { openCatalogue } from '@earshot/catalogue';
+import { openCatalogue, retryWhileUnavailable } from '@earshot/catalogue';
 import { createLogger, loadConfig, ValidationError } from '@earshot/common';
 import { collectFiles, queueImports, SoundIntake, waitForSounds } from '@earshot/services';
 import { createJobRunner } from '@earshot/workers';
@@ -47,7 +47,13 @@ export function register(program: Command): void {
       });
       try {
         const intake = new SoundIntake(catalogue.db, service.storage);
-        const userId = await intake.userIdByName(options.user);
+        // The database's host may die while we work (another process on the data folder hosting
+        // it): the pool then finds or becomes the new host, and what failed with it is done again.
+        const retry = {
+          onRetry: (err: unknown) =>
+            logger.warn({ err }, 'import: the catalogue could not be reached; trying again'),
+        };
+        const userId = await retryWhileUnavailable(() => intake.userIdByName(options.user), retry);
         // Processing starts while the rest is still being queued.
         if (options.wait) await service.start();
         bar.start(files.length, 0, { phase: 'queueing  ', failed: 0 });
@@ -57,6 +63,7 @@ export function register(program: Command): void {
           packName: options.pack,
           approve: options.approve,
           onQueued: () => bar.update(++n),
+          retry,
         });
         if (!options.wait) {
           bar.stop();
@@ -68,8 +75,11 @@ export function register(program: Command): void {
           return;
         }
         bar.update(0, { phase: 'processing', failed: 0 });
-        const outcomes = await waitForSounds(catalogue.db, queued, (done, failed) =>
-          bar.update(done, { failed }),
+        const outcomes = await waitForSounds(
+          catalogue.db,
+          queued,
+          (done, failed) => bar.update(done, { failed }),
+          { retry },
         );
         bar.stop();
         const failed = outcomes.filter((o) => o.state === 'Failed');

@@ -1,6 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Db, listSettledSounds } from '@earshot/catalogue';
+import {
+  type Db,
+  listSettledSounds,
+  type RetryWhileUnavailableOptions,
+  retryWhileUnavailable,
+} from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
 import type { ProcessingQueue } from '../processing-queue.ts';
 import { DescriptionError, validateDescription } from './description-fields.ts';
@@ -36,6 +41,8 @@ export interface ImportOptions {
   /** Description fields for a file when it has no sidecar (the demo import uses it). */
   describe?: (file: string) => SidecarMetadata | undefined;
   onQueued?: (file: string, soundId: number) => void;
+  /** How long a file is tried again while the catalogue cannot be reached, and who hears of it. */
+  retry?: RetryWhileUnavailableOptions;
 }
 
 export interface QueuedFile {
@@ -43,7 +50,12 @@ export interface QueuedFile {
   soundId: number;
 }
 
-/** Creates a sound for each file (description from its sidecar) and submits it to the pipeline. */
+/**
+ * Creates a sound for each file (description from its sidecar) and submits it to the pipeline. A
+ * change of the database's host on the way (its process died) costs no file and doubles none: each
+ * file becomes exactly one sound (`SoundIntake.createOnce`), and the submit that cannot reach the
+ * queue leaves the sound to the reconciler.
+ */
 export async function queueImports(
   intake: SoundIntake,
   queue: ProcessingQueue,
@@ -55,20 +67,23 @@ export async function queueImports(
   for (const file of files) {
     const meta = { ...options.describe?.(file), ...(await readSidecar(file, csvCache)) };
     const d = checkSidecar(file, meta);
-    const soundId = await intake.create({
-      userId: options.userId,
-      file,
-      name: d.name,
-      tags: d.tags,
-      description: d.description,
-      license: d.license,
-      // A taxonomy code wins over names given in the sidecar's category/subcategory columns.
-      category: d.category ?? meta.category,
-      subcategory: d.category ? d.subcategory : meta.subcategory,
-      geotag: d.geotag,
-      packName: options.packName,
-      approve: options.approve,
-    });
+    const soundId = await intake.createOnce(
+      {
+        userId: options.userId,
+        file,
+        name: d.name,
+        tags: d.tags,
+        description: d.description,
+        license: d.license,
+        // A taxonomy code wins over names given in the sidecar's category/subcategory columns.
+        category: d.category ?? meta.category,
+        subcategory: d.category ? d.subcategory : meta.subcategory,
+        geotag: d.geotag,
+        packName: options.packName,
+        approve: options.approve,
+      },
+      options.retry,
+    );
     await queue.submit(soundId);
     queued.push({ file, soundId });
     options.onQueued?.(file, soundId);
@@ -103,20 +118,22 @@ export interface ImportOutcome extends QueuedFile {
 
 /**
  * Waits until every sound is Processed or Failed, wherever the workers run, by watching the
- * catalogue. `onUpdate` gets the counts after each look.
+ * catalogue (a look that cannot reach it is made again: its host may be changing). `onUpdate` gets
+ * the counts after each look.
  */
 export async function waitForSounds(
   db: Db,
   queued: QueuedFile[],
   onUpdate?: (done: number, failed: number) => void,
-  pollMs = 250,
+  { pollMs = 250, retry }: { pollMs?: number; retry?: RetryWhileUnavailableOptions } = {},
 ): Promise<ImportOutcome[]> {
   const byId = new Map(queued.map((q) => [q.soundId, q]));
   const outcomes = new Map<number, ImportOutcome>();
   while (outcomes.size < queued.length) {
     const open = [...byId.keys()].filter((id) => !outcomes.has(id));
     for (let i = 0; i < open.length; i += 500) {
-      for (const settled of await listSettledSounds(db, open.slice(i, i + 500))) {
+      const part = open.slice(i, i + 500);
+      for (const settled of await retryWhileUnavailable(() => listSettledSounds(db, part), retry)) {
         outcomes.set(settled.id, { ...byId.get(settled.id)!, state: settled.state, reason: settled.reason });
       }
     }

@@ -8,8 +8,12 @@ import {
   findSoundIdByMd5,
   findUserByName,
   type Geotag,
+  getSoundSource,
+  isCatalogueUnavailable,
   LICENSES,
   type LicenseName,
+  type RetryWhileUnavailableOptions,
+  retryWhileUnavailable,
   setOriginalPath,
   withOriginalSizeLock,
 } from '@earshot/catalogue';
@@ -76,7 +80,36 @@ export class SoundIntake {
    * md5 and the pipeline's probe fills it in. The sound and its original's path are committed
    * together under the size's lock, so the next upload of that size finds the file to compare with.
    */
-  async create(input: NewSoundInput): Promise<number> {
+  create(input: NewSoundInput): Promise<number> {
+    return this.#create(input, {});
+  }
+
+  /**
+   * create(), for a caller that outlives the database's host (a bulk import): an attempt that fails
+   * because the catalogue cannot be reached is made again once it can, and the file becomes exactly
+   * one sound. The attempt that had recorded its sound when the host went may or may not have
+   * committed (the host may have died with the COMMIT): the catalogue, reached again, says which.
+   * Committed, that sound is the file's; not, its stored original belongs to no sound and goes
+   * (the id it was stored under is never given out again) before the file is taken in anew.
+   */
+  createOnce(input: NewSoundInput, options: RetryWhileUnavailableOptions = {}): Promise<number> {
+    return retryWhileUnavailable(async () => {
+      const attempt: { soundId?: number } = {};
+      try {
+        return await this.#create(input, attempt);
+      } catch (err) {
+        const { soundId } = attempt;
+        if (soundId === undefined || !isCatalogueUnavailable(err)) throw err;
+        const kept = await retryWhileUnavailable(() => getSoundSource(this.db, soundId), options);
+        if (kept) return soundId;
+        await this.storage.removeSound(soundId);
+        throw err;
+      }
+    }, options);
+  }
+
+  /** `attempt.soundId`: the id the sound's record was given, before its transaction commits. */
+  async #create(input: NewSoundInput, attempt: { soundId?: number }): Promise<number> {
     const originalFilename = input.originalFilename ?? path.basename(input.file);
     const size = input.filesize ?? (await fs.stat(input.file)).size;
     const pack = input.packName ? await findOrCreatePack(this.db, input.userId, input.packName) : undefined;
@@ -112,6 +145,7 @@ export class SoundIntake {
           // Trusted uploaders are approved when processing finishes (the lifecycle's `finish`).
           moderationState: input.approve ? 'ok' : 'pending_moderation',
         });
+        attempt.soundId = id;
         try {
           const stored = input.move
             ? await this.storage.moveOriginal(id, input.file, originalFilename)
