@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { AppDeps } from './deps.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
 import { bodyLimitOverrides } from './http/body-limits.ts';
+import { trustForwardedHeaders } from './http/forwarded.ts';
 import { mountRoutes } from './http/mount.ts';
 import { allowedLinkHosts } from './http/origin.ts';
 import { renderer } from './http/render.ts';
@@ -35,7 +36,8 @@ export function createApp(
     : undefined,
 ): Koa {
   const app = new Koa();
-  app.proxy = deps.config.TRUST_PROXY;
+  // ctx.ip, ctx.secure, ctx.host: the forwarded values of exactly the trusted proxy hops.
+  trustForwardedHeaders(app, deps.config.TRUST_PROXY);
   app.silent = true; // errors are logged by the error handler with the request id
   if (deps.metrics) app.use(labelKoaRoutes());
   app.use(requestContext(deps.logger));
@@ -107,8 +109,7 @@ export function createApp(
 /**
  * The node:http request listener: the application, behind the sound-instance hot path (answers
  * rendered moments ago, and version 2 sound instances read afresh, served without Koa; see
- * hot-path.ts). Behind a trusted proxy the
- * origin comes from forwarded headers, which only the application reads, so there is no hot path.
+ * hot-path.ts). Both read the client's scheme and host through the one function (http/forwarded.ts).
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const listener = routedRequestListener(deps);
@@ -118,8 +119,9 @@ export function createRequestListener(deps: AppDeps): RequestListener {
 function routedRequestListener(deps: AppDeps): RequestListener {
   const services = deps.api ? createServices(deps.api, deps.config.API_VARIANT) : undefined;
   const app = createApp(deps, services).callback();
-  if (!services || deps.config.TRUST_PROXY) return app;
+  if (!services) return app;
   const hot = soundInstanceHotPath({
+    trustedHops: deps.config.TRUST_PROXY,
     renderedSounds: services.renderedSounds,
     searchPages: services.searchPages,
     strategies: deps.authStrategies ?? [],

@@ -6,6 +6,7 @@ import { authenticate } from './auth/authenticate.ts';
 import type { AuthStrategy, Principal } from './auth/principal.ts';
 import { type RenderedCache, RenderedJson } from './caches/rendered-json.ts';
 import type { SearchPageCache } from './caches/search-pages.ts';
+import { clientFacts } from './http/forwarded.ts';
 import { linkOrigin } from './http/origin.ts';
 import { idParam } from './http/params.ts';
 import { readRawQuery } from './http/raw-query.ts';
@@ -20,6 +21,8 @@ import { similarQuery, soundInstanceQuery } from './routes/query-schemas.ts';
 import type { SimilarInput } from './routes/sounds.ts';
 
 export interface HotPathOptions {
+  /** TRUST_PROXY: the scheme and host are read as the application reads them (http/forwarded.ts). */
+  trustedHops?: number;
   renderedSounds: RenderedCache;
   /** Rendered search pages (kept until the catalogue changes); absent = no search hot path. */
   searchPages?: SearchPageCache;
@@ -30,7 +33,7 @@ export interface HotPathOptions {
   /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
   allowedHosts?: readonly string[];
   logger: Logger;
-  /** OAUTH2_HTTPS_ONLY: this path only sees plain http, so bearer requests go to the application's 403. */
+  /** OAUTH2_HTTPS_ONLY: a bearer request over plain http goes to the application's 403. */
   httpsOnly?: boolean;
   /**
    * Reads and renders a version 2 sound instance that is not in `renderedSounds` (the route's own
@@ -70,7 +73,7 @@ const SEARCH_PATHS = new Set([
  * plainest case is taken: GET, JSON by format and Accept, a credential the strategies accept, a
  * cache entry — or, for a version 2 sound instance, `renderSound` (the route's own read and
  * render, run after the same authentication and rate limit). Everything else (a search miss, a
- * bad or missing key, XML/YAML, other parameters, HEAD, TRUST_PROXY, which the caller checks)
+ * bad or missing key, XML/YAML, other parameters, HEAD)
  * falls through to the application, which answers exactly as before and fills the cache. The
  * response carries the same headers the application sends.
  */
@@ -97,10 +100,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       return false;
     }
     // The same origin the application would build (it never reflects a Host it does not know).
+    const client = clientFacts(req, options.trustedHops ?? 0);
+    const secure = client.protocol === 'https';
     const origin = linkOrigin(
       options,
-      'http',
-      req.headers.host,
+      client.protocol,
+      client.host,
       req.socket.localAddress,
       req.socket.localPort,
     );
@@ -125,12 +130,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
           v1 && query.api_key !== undefined && query.token === undefined
             ? { ...query, token: query.api_key }
             : query,
-        secure: false,
+        secure,
       });
     } catch {
       return false; // the application answers the 401
     }
-    if (!principal || (principal.strategy === 'oauth2' && options.httpsOnly)) return false;
+    if (!principal || (principal.strategy === 'oauth2' && options.httpsOnly && !secure)) return false;
     const started = performance.now();
     // Counted here and only here: from now on this request is not handed to the application.
     const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));

@@ -12,6 +12,9 @@ export const CHALLENGES = {
     'Bearer realm="api", error="invalid_token", error_description="The access token is invalid."',
   bearerExpired:
     'Bearer realm="api", error="invalid_token", error_description="The access token has expired."',
+  /** A write resource asked with a token whose grant lacks `write` (RFC 6750 3.1). */
+  insufficientScope:
+    'Bearer realm="api", error="insufficient_scope", error_description="The access token does not grant the write scope.", scope="write"',
   /** A resource that takes an API key or a bearer token, asked without either. */
   any: 'Bearer realm="api", Token realm="api"',
 } as const;
@@ -55,8 +58,13 @@ export class CsrfFailed extends EarshotError {
   }
 }
 
-/** 401 for a token whose grant lacks the `write` scope on a write resource (upstream's wording). */
-export class NotAuthorized extends EarshotError {
+/**
+ * A token whose grant lacks the `write` scope on a write resource: 401 "Not authorized", the
+ * original's status and wording (UPSTREAM-FACTS §5), with RFC 6750's `insufficient_scope`
+ * challenge naming the scope it needs (every 401 carries one, RFC 7235).
+ */
+export class NotAuthorized extends EarshotError implements Challenging {
+  readonly challenge = CHALLENGES.insufficientScope;
   constructor() {
     super('Not authorized', 'not_authorized', 401);
   }

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
-import { CHALLENGES, HttpsRequired, NotAuthenticated } from '../auth/errors.ts';
+import { CHALLENGES, HttpsRequired, NotAuthenticated, NotAuthorized } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
 import type { RateLimitClass } from '../rate-limits/policy.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
@@ -13,7 +13,7 @@ import { SESSION_COOKIE } from '../web/session.ts';
 import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
-import { type AnyRoute, toRouterPath } from './route.ts';
+import { type AnyRoute, routeScope, toRouterPath } from './route.ts';
 import { newRouter } from './router.ts';
 
 export interface MountOptions {
@@ -143,6 +143,8 @@ async function authorize(
   // An OAuth2-only resource ignores an API key, as the original does: "not provided". A web
   // session is accepted there too (upstream's OAuth-only views take OAuth2 and Session).
   if (route.auth === 'oauth2' && ok.strategy === 'token') throw new NotAuthenticated(challenge);
+  // The original's order: authentication, then permission (this 401), then throttles and https.
+  if (!ok.scopes.includes(routeScope(route))) throw new NotAuthorized();
   const oauth2Only = ok.strategy === 'oauth2' || route.auth === 'oauth2';
   if (oauth2Only && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
   ctx.state.principal = ok;

@@ -13,6 +13,9 @@ export type AuthRequirement = 'public' | 'read' | 'oauth2';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** The OAuth2 scope a request's grant must hold (API keys hold `read` only; a web session both). */
+export type RouteScope = 'read' | 'write';
+
 /** What a handler sees: validated inputs plus the request facts links and auth need. */
 export interface HandlerInput<Q, P> {
   query: Q;
@@ -59,6 +62,12 @@ export interface RouteDef<
   tags: string[];
   auth: AuthRequirement;
   /**
+   * The scope the caller's grant must hold; default `read` for GET and `write` for every other
+   * method, so a new route that changes something needs `write` unless it says otherwise (the
+   * searches that also take POST say `read`). See routeScope.
+   */
+  scope?: RouteScope;
+  /**
    * The limits a credentialed request counts against (default `standard`); the write resources
    * (upload, describe, edit, comment, rate, bookmark) set `strict`. Public routes are not counted.
    */
@@ -89,6 +98,14 @@ export function defineRoute<Q extends z.ZodType, P extends z.ZodType, R extends 
 }
 
 export type AnyRoute = RouteDef<any, any, any>;
+
+/**
+ * The scope a route needs: what it declares, else `write` for any method but GET. The router checks
+ * it for every caller (mount.ts), so no handler has to remember to.
+ */
+export function routeScope(route: Pick<AnyRoute, 'method' | 'scope'>): RouteScope {
+  return route.scope ?? (route.method === 'GET' ? 'read' : 'write');
+}
 
 /**
  * `/apiv2/sounds/{sound_id}/` → `/apiv2/sounds/:sound_id/` for @koa/router. A last parameter

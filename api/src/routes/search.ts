@@ -76,6 +76,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           summary: 'Text search (or similarity search with similar_to)',
           tags: ['search'],
           auth: 'read',
+          scope: 'read', // POST too: a search changes nothing
           query: textSearchQuery,
           bodyParams: method === 'POST',
           response: pageSchema(soundListItem),
@@ -94,6 +95,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         summary: 'Content search by descriptor target and descriptor filter (deprecated)',
         tags: ['search'],
         auth: 'read',
+        scope: 'read', // POST too: a search changes nothing
         query: contentSearchQuery,
         bodyParams: method === 'POST',
         ...(method === 'POST' ? { files: EXAMPLE_FILES, errors: [413, 429] } : {}),
@@ -111,6 +113,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         summary: 'Text and content search combined (deprecated)',
         tags: ['search'],
         auth: 'read',
+        scope: 'read', // POST too: a search changes nothing
         query: combinedSearchQuery,
         bodyParams: method === 'POST',
         ...(method === 'POST' ? { files: EXAMPLE_FILES, errors: [413, 429] } : {}),

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@earshot/common';
 import Koa from 'koa';
 import type { AuthStrategy } from '../auth/principal.ts';
+import { trustForwardedHeaders } from '../http/forwarded.ts';
 import { mountRoutes } from '../http/mount.ts';
 import { renderer } from '../http/render.ts';
 import type { AnyRoute } from '../http/route.ts';
@@ -23,7 +24,7 @@ export async function serveRoutes(
   } = {},
 ): Promise<{ origin: string; close: () => Promise<void> }> {
   const app = new Koa();
-  app.proxy = options.proxy ?? false;
+  trustForwardedHeaders(app, options.proxy ? 1 : 0);
   app.silent = true;
   app.use(requestContext(createLogger('silent')));
   app.use(renderer());

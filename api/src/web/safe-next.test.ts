@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NEXT_TRICKS } from '../testing/redirect-tricks.ts';
 import { SIGNED_IN_LANDING, safeNext } from './safe-next.ts';
 
 describe('safeNext', () => {
@@ -24,5 +25,23 @@ describe('safeNext', () => {
     ]) {
       expect(safeNext(next), String(next)).toBe(SIGNED_IN_LANDING);
     }
+  });
+});
+
+describe('safeNext against redirect tricks', () => {
+  it('never gives a Location a browser reads as another origin', () => {
+    const site = 'https://earshot.example';
+    for (const next of NEXT_TRICKS) {
+      const location = safeNext(next);
+      // What the browser does with the Location header: resolve it against the page's address.
+      const target = new URL(location, `${site}/apiv2/login/`);
+      expect(target.origin, `${JSON.stringify(next)} -> ${location}`).toBe(site);
+      expect(location.startsWith('//'), `${JSON.stringify(next)} -> ${location}`).toBe(false);
+    }
+  });
+
+  it('keeps ordinary paths whose dot segments stay on the site, normalised', () => {
+    expect(safeNext('/apiv2/./apply/')).toBe('/apiv2/apply/');
+    expect(safeNext('/a/../apiv2/account/')).toBe('/apiv2/account/');
   });
 });

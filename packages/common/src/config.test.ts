@@ -20,6 +20,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('reads TRUST_PROXY as a number of proxy hops, the yes/no values of before meaning 0 and 1', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(0);
+    for (const [value, hops] of [
+      ['false', 0],
+      ['0', 0],
+      ['no', 0],
+      ['', 0],
+      ['true', 1],
+      ['1', 1],
+      ['YES', 1],
+      ['2', 2],
+      [' 3 ', 3],
+    ] as const) {
+      expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, value).toBe(hops);
+    }
+    for (const bad of ['-1', '1.5', '100', '01', 'two']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+  });
+
   it('reads the clip threads and their niceness, unset by default, 0-19 for the niceness', () => {
     const unset = loadConfig({});
     expect(unset.CLIP_THREADS).toBeUndefined();

@@ -9,6 +9,22 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+/**
+ * TRUST_PROXY: how many reverse proxies stand in front of the API (the trusted hops of
+ * X-Forwarded-For/Proto/Host). The yes/no values of earlier versions still mean 0 and 1.
+ */
+const proxyHops = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((v, ctx) => {
+    if (v === '' || v === '0' || v === 'false' || v === 'no') return 0;
+    if (v === 'true' || v === 'yes') return 1;
+    if (/^[1-9]\d?$/.test(v)) return Number(v);
+    ctx.addIssue({ code: 'custom', message: 'must be a number of proxies (0-99), true or false' });
+    return z.NEVER;
+  });
+
 const optionalUrl = (protocols: string[]) =>
   z
     .string()
@@ -52,7 +68,7 @@ export const configSchema = z.object({
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: proxyHops.default(0),
   METRICS_TOKEN: z.string().min(16).optional(),
   OAUTH2_HTTPS_ONLY: bool.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
@@ -118,7 +134,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
   PUBLIC_URL: 'absolute base URL used in links instead of the request origin',
   ALLOWED_HOSTS:
     'comma-separated host names (optionally host:port) whose Host header links may be built from when PUBLIC_URL is unset; localhost, 127.0.0.1, [::1] and HOST always are; any other Host gets links to the address the request arrived at',
-  TRUST_PROXY: 'honour X-Forwarded-Proto/Host (set when behind a reverse proxy; default false)',
+  TRUST_PROXY:
+    'number of reverse proxies in front of the API (default 0; true = 1): the client address, scheme and host are the ones the outermost of them forwarded (X-Forwarded-For/Proto/Host), never what the client sent before it',
   METRICS_TOKEN:
     'bearer token (16+ characters) that lets a scraper read /metrics from another host; unset = /metrics only from loopback',
   OAUTH2_HTTPS_ONLY:

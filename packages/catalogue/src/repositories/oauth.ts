@@ -104,8 +104,10 @@ export interface NewTokens {
 }
 
 /**
- * Stores the application/user pair's access and refresh tokens, replacing any earlier pair (one
- * per pair). The returned row carries the plain tokens.
+ * Stores the application/user pair's access and refresh tokens from a code exchange, replacing any
+ * earlier pair (one per pair). The consented scopes grow by the new token's (a revoked pair starts
+ * again from it), and the refresh tokens the old pair retired are forgotten: this is a new grant.
+ * The returned row carries the plain tokens.
  */
 export async function issueTokens(db: Db, input: NewTokens): Promise<OauthToken> {
   const now = input.now ?? new Date();
@@ -117,15 +119,38 @@ export async function issueTokens(db: Db, input: NewTokens): Promise<OauthToken>
     scope: input.scope,
     created: now,
     expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_MS),
-    revoked_at: null,
   };
-  const row = await db
-    .insertInto('oauth_tokens')
-    .values({ credential_id: input.credentialId, user_id: input.userId, ...values })
-    .onConflict((oc) => oc.columns(['credential_id', 'user_id']).doUpdateSet(values))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await inTransaction(db, async (trx) => {
+    const stored = await trx
+      .insertInto('oauth_tokens')
+      .values({
+        credential_id: input.credentialId,
+        user_id: input.userId,
+        ...values,
+        granted_scope: input.scope,
+      })
+      .onConflict((oc) =>
+        oc.columns(['credential_id', 'user_id']).doUpdateSet({
+          ...values,
+          revoked_at: null,
+          granted_scope: sql<string>`CASE WHEN oauth_tokens.revoked_at IS NULL
+            THEN ${scopeUnion(sql.ref('oauth_tokens.granted_scope'), sql.ref('excluded.granted_scope'))}
+            ELSE excluded.granted_scope END`,
+        }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.deleteFrom('oauth_retired_refresh_tokens').where('token_id', '=', stored.id).execute();
+    return stored;
+  });
   return { ...row, access_token: accessToken, refresh_token: refreshToken };
+}
+
+/** The space-separated union of two space-separated scope lists, each scope once, in order. */
+function scopeUnion(a: ReturnType<typeof sql.ref>, b: ReturnType<typeof sql.ref>) {
+  return sql<string>`array_to_string(ARRAY(
+    SELECT DISTINCT s FROM unnest(string_to_array(${a}, ' ') || string_to_array(${b}, ' ')) AS s
+    WHERE s <> '' ORDER BY s), ' ')`;
 }
 
 /**
@@ -180,49 +205,87 @@ export async function findRefreshToken(
     .executeTakeFirst();
 }
 
+export interface RefreshRotation {
+  /** The refresh token presented. */
+  refreshToken: string;
+  credentialId: number;
+  /** The new pair's scope (the old one's or, narrowed, what the refresh asked for). */
+  scope: string;
+  /** The new tokens to store (e.g. the OAuth2 library's); default fresh random ones. */
+  accessToken?: string;
+  newRefreshToken?: string;
+  now?: Date;
+}
+
+export type RefreshOutcome =
+  | { status: 'rotated'; token: OauthToken }
+  /** A refresh token already rotated away was presented again: the pair is revoked now. */
+  | { status: 'reused' }
+  /** Unknown, revoked, or another application's. */
+  | { status: 'unknown' };
+
 /**
- * Retires a refresh token before its replacement is stored — once: of two simultaneous refreshes
- * with one token, only the first gets true.
+ * Exchanges a refresh token for a new pair, both tokens rotating, in one statement: of two
+ * refreshes with one token only one rotates. The presented token is remembered as retired; a
+ * retired token presented again (a replay: someone else holds a copy) revokes the pair, as RFC 6749
+ * §10.4 and the OAuth 2.0 Security BCP ask. Works on expired access tokens, not on revoked ones.
  */
-export async function consumeRefreshToken(
+export function rotateRefreshToken(db: Db, input: RefreshRotation): Promise<RefreshOutcome> {
+  const now = input.now ?? new Date();
+  const accessToken = input.accessToken ?? randomAlphanumeric(TOKEN_LENGTH);
+  const refreshToken = input.newRefreshToken ?? randomAlphanumeric(TOKEN_LENGTH);
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('oauth_tokens')
+      .set({
+        access_token: oauthSecretDigest(accessToken),
+        refresh_token: oauthSecretDigest(refreshToken),
+        scope: input.scope,
+        created: now,
+        expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_MS),
+      })
+      .where('refresh_token', '=', oauthSecretDigest(input.refreshToken))
+      .where('credential_id', '=', input.credentialId)
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) {
+      const reused = await revokeOnRefreshReuse(trx, input.refreshToken, input.credentialId, now);
+      return { status: reused ? 'reused' : 'unknown' };
+    }
+    await trx
+      .insertInto('oauth_retired_refresh_tokens')
+      .values({ refresh_token: oauthSecretDigest(input.refreshToken), token_id: row.id, retired_at: now })
+      .execute();
+    return { status: 'rotated', token: { ...row, access_token: accessToken, refresh_token: refreshToken } };
+  });
+}
+
+/**
+ * When `refreshToken` is one the application's pair already rotated away, revokes the pair (its
+ * current access and refresh tokens) and answers true; any other token changes nothing.
+ */
+export async function revokeOnRefreshReuse(
   db: Db,
   refreshToken: string,
   credentialId: number,
   now: Date = new Date(),
 ): Promise<boolean> {
-  const row = await db
+  const retired = await db
+    .selectFrom('oauth_retired_refresh_tokens as r')
+    .innerJoin('oauth_tokens as t', 't.id', 'r.token_id')
+    .select('t.id')
+    .where('r.refresh_token', '=', oauthSecretDigest(refreshToken))
+    .where('t.credential_id', '=', credentialId)
+    .executeTakeFirst();
+  if (!retired) return false;
+  await db
     .updateTable('oauth_tokens')
     .set({ revoked_at: now })
-    .where('refresh_token', '=', oauthSecretDigest(refreshToken))
-    .where('credential_id', '=', credentialId)
+    .where('id', '=', retired.id)
     .where('revoked_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Exchanges a refresh token for a new pair (both rotate). Works on expired access tokens, not on
- * revoked ones; a refresh token already used is unknown, so a replay gives undefined.
- */
-export function refreshTokens(
-  db: Db,
-  refreshToken: string,
-  credentialId: number,
-  now: Date = new Date(),
-): Promise<OauthToken | undefined> {
-  return inTransaction(db, async (trx) => {
-    const current = await trx
-      .selectFrom('oauth_tokens')
-      .selectAll()
-      .where('refresh_token', '=', oauthSecretDigest(refreshToken))
-      .where('credential_id', '=', credentialId)
-      .where('revoked_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!current) return undefined;
-    return issueTokens(trx, { credentialId, userId: current.user_id, scope: current.scope, now });
-  });
+    .execute();
+  return true;
 }
 
 /** Revokes the user's tokens for an application (access and refresh alike) and its unused codes. */
@@ -268,22 +331,23 @@ export async function hasLiveToken(
 }
 
 /**
- * True when the pair holds an active or expired (not revoked) token: the contract's condition for
- * granting a new authorization without asking the user again.
+ * The scopes the user has consented to for the application while the pair holds an active or
+ * expired (not revoked) token, the contract's condition for granting without asking; undefined
+ * when it holds none. A request for more than these must be asked again.
  */
-export async function hasStandingAuthorization(
+export async function standingGrantedScope(
   db: Db,
   credentialId: number,
   userId: number,
-): Promise<boolean> {
+): Promise<string[] | undefined> {
   const row = await db
     .selectFrom('oauth_tokens')
-    .select(sql<number>`1`.as('one'))
+    .select('granted_scope')
     .where('credential_id', '=', credentialId)
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  return row !== undefined;
+  return row ? row.granted_scope.split(' ').filter(Boolean) : undefined;
 }
 
 export interface AuthorizedApplication {

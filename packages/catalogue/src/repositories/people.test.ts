@@ -18,8 +18,8 @@ import {
   createGrant,
   hasLiveToken,
   issueTokens,
-  refreshTokens,
   revokeAccess,
+  rotateRefreshToken,
 } from './oauth.ts';
 import {
   authenticateUser,
@@ -204,7 +204,7 @@ describe.each(testBackends(postgresUrl))('people repositories on %s', (backend) 
       expect(await hasLiveToken(db(), cred.id, enduser.id, later)).toBe(false);
     });
 
-    it('rotates both tokens on refresh, even when expired, and refuses a replayed refresh token', async () => {
+    it('rotates both tokens on refresh, even when expired; a replayed refresh token revokes the pair', async () => {
       const { cred, enduser } = await app();
       const old = await issueTokens(db(), {
         credentialId: cred.id,
@@ -212,12 +212,17 @@ describe.each(testBackends(postgresUrl))('people repositories on %s', (backend) 
         scope: 'read',
         now: new Date('2026-01-01T00:00:00Z'),
       });
-      const refreshed = await refreshTokens(db(), old.refresh_token, cred.id);
-      expect(refreshed?.access_token).toBeDefined();
-      expect(refreshed?.access_token).not.toBe(old.access_token);
-      expect(refreshed?.refresh_token).not.toBe(old.refresh_token);
-      expect((await checkAccessToken(db(), refreshed?.access_token ?? '')).status).toBe('valid');
-      expect(await refreshTokens(db(), old.refresh_token, cred.id)).toBeUndefined();
+      const rotate = (refreshToken: string) =>
+        rotateRefreshToken(db(), { refreshToken, credentialId: cred.id, scope: 'read' });
+      const refreshed = await rotate(old.refresh_token);
+      if (refreshed.status !== 'rotated') throw new Error(refreshed.status);
+      expect(refreshed.token.access_token).not.toBe(old.access_token);
+      expect(refreshed.token.refresh_token).not.toBe(old.refresh_token);
+      expect((await checkAccessToken(db(), refreshed.token.access_token)).status).toBe('valid');
+      // The old refresh token again is a replay: refused, and the pair it was rotated into revoked.
+      expect(await rotate(old.refresh_token)).toEqual({ status: 'reused' });
+      expect((await checkAccessToken(db(), refreshed.token.access_token)).status).toBe('revoked');
+      expect(await rotate(refreshed.token.refresh_token)).toEqual({ status: 'unknown' });
     });
 
     it('makes revoked tokens invalid, refresh tokens included', async () => {
@@ -225,7 +230,13 @@ describe.each(testBackends(postgresUrl))('people repositories on %s', (backend) 
       const tokens = await issueTokens(db(), { credentialId: cred.id, userId: enduser.id, scope: 'read' });
       await revokeAccess(db(), cred.id, enduser.id);
       expect((await checkAccessToken(db(), tokens.access_token)).status).toBe('revoked');
-      expect(await refreshTokens(db(), tokens.refresh_token, cred.id)).toBeUndefined();
+      expect(
+        await rotateRefreshToken(db(), {
+          refreshToken: tokens.refresh_token,
+          credentialId: cred.id,
+          scope: 'read',
+        }),
+      ).toEqual({ status: 'unknown' });
       expect((await checkAccessToken(db(), 'no-such-token')).status).toBe('unknown');
     });
   });

@@ -81,9 +81,18 @@ export interface OauthTokensTable {
   access_token: string;
   refresh_token: string;
   scope: string;
+  /** The scopes the user consented to for the application since the pair was last revoked. */
+  granted_scope: Generated<string>;
   created: CreatedAt;
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
+}
+
+/** Refresh tokens already rotated away (digests), kept to recognize a replay (RFC 6749 §10.4). */
+export interface OauthRetiredRefreshTokensTable {
+  refresh_token: string;
+  token_id: number;
+  retired_at: Timestamp;
 }
 
 export interface PendingUploadsTable {
@@ -282,6 +291,7 @@ export interface Database {
   api_credentials: ApiCredentialsTable;
   oauth_grants: OauthGrantsTable;
   oauth_tokens: OauthTokensTable;
+  oauth_retired_refresh_tokens: OauthRetiredRefreshTokensTable;
   pending_uploads: PendingUploadsTable;
   packs: PacksTable;
   sounds: SoundsTable;

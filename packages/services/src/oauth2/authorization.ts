@@ -1,11 +1,6 @@
-import {
-  type Db,
-  findCredentialByClientId,
-  findUserById,
-  hasStandingAuthorization,
-} from '@earshot/catalogue';
+import { type Db, findCredentialByClientId, findUserById, standingGrantedScope } from '@earshot/catalogue';
 import OAuth2Server from '@node-oauth/oauth2-server';
-import type { ModelClient } from './model.ts';
+import { type ModelClient, OAUTH2_SCOPES } from './model.ts';
 
 /** The authorize step's query (or form) parameters, as the page received them. */
 export type AuthorizationRequest = Readonly<Record<string, string | undefined>>;
@@ -41,7 +36,9 @@ export type AuthorizationOutcome = Extract<AuthorizationStart, { kind: 'redirect
  * The authorize step over the library's AuthorizeHandler. The library validates the request,
  * issues the code (single use, stored by the model) and builds the redirect with `code` or
  * `error` and `state`; this adds what the library has no notion of: "not signed in yet", the
- * consent decision, and the contract's automatic grant for a pair that already holds a token.
+ * consent decision, and the contract's automatic grant for a pair that already holds a token (for
+ * the scopes the user consented to; the consented scopes grow with each exchanged code, catalogue
+ * issueTokens).
  */
 export class Authorization {
   constructor(
@@ -67,8 +64,14 @@ export class Authorization {
       return this.run(request, userId ?? 0, true);
     }
     if (userId === undefined) return { kind: 'sign-in' };
-    if (await hasStandingAuthorization(this.db, credential.id, userId)) return this.grant(userId, request);
-    const scope = (request.scope ?? '').split(/\s+/).filter(Boolean);
+    const requested = (request.scope ?? '').split(/\s+/).filter(Boolean);
+    // No scope asks for both, as the code issued for it carries (model.ts validateScope).
+    const scope = requested.length > 0 ? requested : [...OAUTH2_SCOPES];
+    // The contract's automatic grant (a standing token for the pair) covers only what the user
+    // consented to before: a request for more asks again, or one consent to `read` would hand the
+    // application `write` without a question.
+    const granted = await standingGrantedScope(this.db, credential.id, userId);
+    if (granted && scope.every((s) => granted.includes(s))) return this.grant(userId, request);
     return {
       kind: 'consent',
       application: {
@@ -79,7 +82,7 @@ export class Authorization {
         owner: (await findUserById(this.db, credential.user_id))?.username,
         redirectUri: credential.redirect_uri,
       },
-      scope: scope.length > 0 ? scope : ['read', 'write'],
+      scope,
     };
   }
 

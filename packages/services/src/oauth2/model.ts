@@ -1,7 +1,6 @@
 import {
   checkAccessToken,
   consumeGrant,
-  consumeRefreshToken,
   createGrant,
   credentialSecretMatches,
   type Db,
@@ -9,8 +8,10 @@ import {
   findGrant,
   findRefreshToken,
   issueTokens,
+  revokeOnRefreshReuse,
+  rotateRefreshToken,
 } from '@earshot/catalogue';
-import type OAuth2Server from '@node-oauth/oauth2-server';
+import OAuth2Server from '@node-oauth/oauth2-server';
 
 /** The contract's scopes; a request without `scope` gets both, as the original service does. */
 export const OAUTH2_SCOPES = ['read', 'write'] as const;
@@ -26,7 +27,16 @@ export interface ModelUser extends OAuth2Server.User {
   id: number;
 }
 
-export type OAuth2Model = OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel;
+/** A new pair from a refresh: stored in place of the pair whose refresh token `rotates` names. */
+export interface RotatedToken extends OAuth2Server.Token {
+  rotates?: string;
+}
+
+export type OAuth2Model = OAuth2Server.AuthorizationCodeModel &
+  OAuth2Server.RefreshTokenModel & {
+    /** After an unknown refresh token: revokes its pair when it is one the pair already rotated away. */
+    revokeOnReuse(refreshToken: string, client: OAuth2Server.Client): Promise<boolean>;
+  };
 
 export interface ModelOptions {
   db: Db;
@@ -42,7 +52,7 @@ export interface ModelOptions {
 /**
  * @node-oauth/oauth2-server's storage model over the catalogue. The library runs the flows
  * (parameter checks, redirect building, PKCE, scope and client checks, single-use codes through
- * revokeAuthorizationCode, refresh rotation through revokeToken); the catalogue stores and decides
+ * revokeAuthorizationCode; refresh rotation is RefreshGrant's, through saveToken); the catalogue stores and decides
  * expiry with the service's clock, so tests can move time. Dates handed back to the library are
  * translated onto its wall clock, where it compares them with `new Date()`.
  */
@@ -106,16 +116,34 @@ export function catalogueModel({ db, now, checkSecret }: ModelOptions): OAuth2Mo
       return (await consumeGrant(db, code.authorizationCode, credentialId, now())) !== undefined;
     },
 
-    async saveToken(token, client, user) {
+    async saveToken(token: RotatedToken, client, user) {
       const c = client as ModelClient;
-      const row = await issueTokens(db, {
-        credentialId: c.credentialId,
-        userId: (user as ModelUser).id,
-        scope: (token.scope ?? []).join(' '),
-        accessToken: token.accessToken,
-        refreshToken: token.refreshToken,
-        now: now(),
-      });
+      const scope = (token.scope ?? []).join(' ');
+      let row: Awaited<ReturnType<typeof issueTokens>>;
+      if (token.rotates !== undefined) {
+        // A refresh (RefreshGrant): the old pair is replaced in the same statement that retires it.
+        const outcome = await rotateRefreshToken(db, {
+          refreshToken: token.rotates,
+          credentialId: c.credentialId,
+          scope,
+          accessToken: token.accessToken,
+          newRefreshToken: token.refreshToken,
+          now: now(),
+        });
+        if (outcome.status !== 'rotated') {
+          throw new OAuth2Server.InvalidGrantError('Invalid grant: refresh token is invalid');
+        }
+        row = outcome.token;
+      } else {
+        row = await issueTokens(db, {
+          credentialId: c.credentialId,
+          userId: (user as ModelUser).id,
+          scope,
+          accessToken: token.accessToken,
+          refreshToken: token.refreshToken,
+          now: now(),
+        });
+      }
       return {
         accessToken: token.accessToken,
         accessTokenExpiresAt: onWallClock(row.expires_at),
@@ -138,9 +166,13 @@ export function catalogueModel({ db, now, checkSecret }: ModelOptions): OAuth2Mo
       };
     },
 
-    async revokeToken(token) {
-      const credentialId = (token.client as ModelClient).credentialId;
-      return token.refreshToken ? consumeRefreshToken(db, token.refreshToken, credentialId, now()) : false;
+    // Required by the library's types; a refresh rotates in saveToken (RefreshGrant), in one step.
+    async revokeToken() {
+      return false;
+    },
+
+    async revokeOnReuse(refreshToken: string, client: OAuth2Server.Client) {
+      return revokeOnRefreshReuse(db, refreshToken, (client as ModelClient).credentialId, now());
     },
 
     // Required by the library's types; bearer requests are checked by the API's strategy instead.

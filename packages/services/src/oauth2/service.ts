@@ -8,6 +8,7 @@ import {
   type AuthorizationStart,
 } from './authorization.ts';
 import { catalogueModel } from './model.ts';
+import { RefreshGrant } from './refresh-grant.ts';
 import { TokenEndpoint, type TokenRequest, type TokenResponse } from './token-endpoint.ts';
 
 /** The path of the service's own "here is your code" page (the contract's permission_granted URL). */
@@ -52,6 +53,8 @@ export class OAuth2Service {
     const tokenServer = new OAuth2Server({
       ...settings,
       model: catalogueModel({ db: options.db, now: this.now, checkSecret: true }),
+      // Checks before it rotates, and detects a replayed refresh token (refresh-grant.ts).
+      extendedGrantTypes: { refresh_token: RefreshGrant },
     });
     this.authorization = new Authorization(options.db, authorizeServer);
     this.tokenEndpoint = new TokenEndpoint(
