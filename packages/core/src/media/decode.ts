@@ -49,8 +49,8 @@ export async function decodeMono(file: string, opts: DecodeOptions = {}): Promis
   // A clip is cut by ffmpeg's output `-t`; a whole file may yield a little more than its header says.
   const limit = whole ? decodeLimitSeconds(probe.type, probe.duration, opts.maxDuration) : seconds;
   const sink = new MonoSink(seconds * sampleRate, {
-    samples: Math.ceil(limit * sampleRate) + CLIP_SLACK_SAMPLES,
-    error: () => overrunError(probe.duration, limit, opts.maxDuration),
+    samples: Math.ceil(limit * sampleRate) + (whole ? 0 : CLIP_SLACK_SAMPLES),
+    error: whole ? () => overrunError(probe.duration, limit, opts.maxDuration) : undefined,
   });
   const readLimit = whole ? Math.ceil(limit) + 1 : undefined;
   try {

@@ -8,7 +8,8 @@ const MARGIN_SAMPLES = 8192;
 /** The most samples a sink takes, and the error it stops the stream with past that. */
 export interface SinkCap {
   samples: number;
-  error: () => Error;
+  /** Without one, samples past the cap are dropped (a clip whose decoder was told where to stop). */
+  error?: () => Error;
 }
 
 /**
@@ -69,15 +70,19 @@ export class MonoSink {
   }
 
   private append(source: Uint8Array, offset: number, byteCount: number): void {
-    if (byteCount === 0) return;
-    const needed = this.length + byteCount / 4;
-    if (this.cap && needed > this.cap.samples) throw this.cap.error();
+    let samples = byteCount / 4;
+    if (this.cap && this.length + samples > this.cap.samples) {
+      if (this.cap.error) throw this.cap.error();
+      samples = Math.max(0, Math.floor(this.cap.samples) - this.length);
+    }
+    if (samples === 0) return;
+    const needed = this.length + samples;
     // Only a header that under-states its length lands here; grow geometrically so it stays rare.
     if (needed > this.buffer.length) {
       const grown = Math.max(needed, Math.ceil(this.buffer.length * 1.5));
       this.grow(this.cap ? Math.min(grown, Math.floor(this.cap.samples)) : grown);
     }
-    this.bytes.set(source.subarray(offset, offset + byteCount), this.length * 4);
+    this.bytes.set(source.subarray(offset, offset + samples * 4), this.length * 4);
     this.length = needed;
   }
 

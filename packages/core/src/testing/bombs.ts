@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import { flacStreamInfo } from '../media/container-headers.ts';
 
 /**
- * Decompression bombs for tests: long silence, which FLAC stores in a few bytes a frame (an hour of
- * 8 kHz mono is about 15 KB), made by the real ffmpeg, never committed.
+ * Decompression bombs for tests: long silence in FLAC frames of the largest block size, a few bytes
+ * each (an hour of 44.1 kHz mono is 42 KB), made by the real ffmpeg, never committed.
  */
-export function silenceFlac(file: string, seconds: number, sampleRate = 8000): string {
+export function silenceFlac(file: string, seconds: number, sampleRate = 44_100): string {
   execFileSync('ffmpeg', [
     '-v',
     'error',
@@ -19,8 +19,8 @@ export function silenceFlac(file: string, seconds: number, sampleRate = 8000): s
     String(seconds),
     '-c:a',
     'flac',
-    '-compression_level',
-    '8',
+    '-frame_size',
+    '65535',
     file,
   ]);
   return file;
