@@ -52,7 +52,7 @@ export async function decodeMono(file: string, opts: DecodeOptions = {}): Promis
     samples: Math.ceil(limit * sampleRate) + (whole ? 0 : CLIP_SLACK_SAMPLES),
     error: whole ? () => overrunError(probe.duration, limit, opts.maxDuration) : undefined,
   });
-  const readLimit = whole ? Math.ceil(limit) + 1 : undefined;
+  const readLimit = whole && Number.isFinite(limit) ? Math.ceil(limit) + 1 : undefined;
   try {
     await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate, opts.maxSeconds, readLimit), {
       timeoutMs: opts.timeoutMs,

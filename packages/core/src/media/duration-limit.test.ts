@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, synth } from '../testing/audio.ts';
 import { silenceFlac, understateFlacLength } from '../testing/bombs.ts';
 import { decodeMono } from './decode.ts';
+import { decodeLimitSeconds } from './duration-limit.ts';
 import { MediaError } from './errors.ts';
 import { probeFileHeader } from './header-probe.ts';
 import { processFile } from './pipeline.ts';
@@ -78,5 +79,13 @@ describe('the longest sound taken', () => {
     const file = synth(path.join(work, 'short.flac'), 'sine=f=440:d=3');
     const result = await processFile(file, path.join(work, 'out-short'), { maxDuration: MAX });
     expect(result.decodedDuration).toBeCloseTo(3, 1);
+  });
+
+  it('lets a decode run a little past what the header states, and never past the limit', () => {
+    expect(decodeLimitSeconds('flac', 10, MAX)).toBeCloseTo(11.2, 6);
+    expect(decodeLimitSeconds('wav', 599.5, MAX)).toBe(MAX + 1);
+    // An mp3's stated length may be an estimate from its first frames: held to the limit alone.
+    expect(decodeLimitSeconds('mp3', 10, MAX)).toBe(MAX + 1);
+    expect(decodeLimitSeconds('mp3', 10, undefined)).toBe(Number.POSITIVE_INFINITY);
   });
 });

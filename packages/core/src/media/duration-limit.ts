@@ -7,11 +7,12 @@ import { MediaError } from './errors.ts';
  */
 
 /**
- * How far past a header's stated length a decode may run before the file is judged to lie: an mp3
- * without a frame-count header has its length estimated from its first frames' bitrate (off by a
- * share of it), every other container states its length exactly (a few samples of rounding).
+ * How far past a header's stated length a decode may run before the file is judged to lie. Every
+ * container but mp3 states its length exactly (a few samples of rounding); an mp3 without a
+ * frame-count header has its length estimated from its first frames' bitrate, which a VBR file
+ * that starts loud and goes quiet can exceed many times over, so it is held to the limit alone.
  */
-const OVERRUN_SHARE: Record<string, number> = { mp3: 0.5 };
+const OVERRUN_SHARE: Record<string, number> = { mp3: Number.POSITIVE_INFINITY };
 const DEFAULT_OVERRUN_SHARE = 0.02;
 const OVERRUN_SECONDS = 1;
 
@@ -27,8 +28,9 @@ export function checkDuration(seconds: number, maxSeconds: number | undefined): 
 
 /**
  * The most seconds a decode of a file whose header states `statedSeconds` may yield: a little over
- * what it states, and never over the limit. A decoder stops there (ffmpeg's `-t`, the sink's cap), so
- * a header that understates a long stream costs no more than what it states.
+ * what it states, and never over the limit (Infinity: an mp3 with no limit). A decoder stops there
+ * (ffmpeg's `-t`, the sink's cap), so a header that understates a long stream costs no more than
+ * what it states.
  */
 export function decodeLimitSeconds(
   type: string,

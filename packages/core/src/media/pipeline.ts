@@ -292,8 +292,8 @@ function cappedSink(run: RunContext, sampleRate: number): MonoSink {
  * What ffmpeg may read of the file: a second past the sink's cap, so that a longer stream reaches
  * the sink (and fails there) rather than being cut short without a word.
  */
-function readLimit(run: RunContext): number {
-  return Math.ceil(run.limitSeconds) + 1;
+function readLimit(run: RunContext): number | undefined {
+  return Number.isFinite(run.limitSeconds) ? Math.ceil(run.limitSeconds) + 1 : undefined;
 }
 
 function finishSignal(run: RunContext, sink: MonoSink): MonoSignal {
