@@ -76,11 +76,15 @@ function contentSearch(file: string) {
 async function waitFor(done: (p: Json) => boolean, timeoutMs = 180_000): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // A kept-alive connection the server closed as it was reused is the client's race, not an answer.
     const res = await fetch(`${s.origin}/apiv2/sounds/pending_uploads/`, {
       headers: { Authorization: `Bearer ${token}` },
+    }).catch((err: unknown) => {
+      if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+      return undefined;
     });
-    const body = (await res.json()) as Json;
-    if (done(body)) return body;
+    const body = res && ((await res.json()) as Json);
+    if (body && done(body)) return body;
     if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(body)}\n${s.output()}`);
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -112,7 +116,7 @@ describe('decompression bombs (an hour of silence in 42 KB of FLAC)', () => {
         const res = await post('/apiv2/sounds/upload/', hour, 'hour.flac', fields, `Bearer ${token}`);
         expect(res.status, JSON.stringify(res.body)).toBe(400);
         expect(res.body.detail.audiofile[0]).toBe(
-          'The sound is longer than the longest we take. It lasts 60 min; the limit is 10 min.',
+          'The sound is longer than the longest we take. It lasts 60 min; the limit is 7 min.',
         );
       }
     });
@@ -135,6 +139,16 @@ describe('decompression bombs (an hour of silence in 42 KB of FLAC)', () => {
     );
     expect(growth).toBeLessThanOrEqual(BUDGET);
   });
+
+  it('one just within the limit (6.5 min of silence, 5 KB) is processed in the same bounded memory', async () => {
+    const within = silenceFlac(path.join(work, 'within.flac'), 390);
+    let id = 0;
+    const growth = await peakGrowth(async () => {
+      ({ id } = await upload(within, 'within.flac', DESCRIPTION));
+      await waitFor((p) => p.pending_moderation.some((e: Json) => e.id === id), 600_000);
+    });
+    expect(growth).toBeLessThanOrEqual(BUDGET);
+  }, 660_000);
 
   it('as a content search audio_file (an API key suffices), only its first 30 s are decoded', async () => {
     const growth = await peakGrowth(async () => {
