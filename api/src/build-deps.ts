@@ -178,7 +178,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
         downloads: new Downloads(db, config.dataDir),
       },
       writes: options.queue
-        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES)
+        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES, config.UPLOAD_MAX_SECONDS)
         : undefined,
     },
     authStrategies: [

@@ -19,7 +19,8 @@ import type { JobRunner } from './runners/types.ts';
 const MIN_DEFAULT_LEASE_MS = 10_000;
 
 export interface JobRunnerServiceOptions {
-  config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'>;
+  config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'> &
+    Partial<Pick<Config, 'UPLOAD_MAX_SECONDS'>>;
   logger: Logger;
   catalogue: Catalogue;
   /**
@@ -74,7 +75,12 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   const storage = new SoundStorage(config.dataDir);
   const store = new CatalogueStore(catalogue.db, storage);
   const corePerJob = options.corePerJob ?? Boolean(config.REDIS_URL);
-  const tools = options.tools ?? new CoreMediaTools(options.analyzer ?? coreAnalyzer, logger, { corePerJob });
+  const tools =
+    options.tools ??
+    new CoreMediaTools(options.analyzer ?? coreAnalyzer, logger, {
+      corePerJob,
+      maxDuration: config.UPLOAD_MAX_SECONDS,
+    });
   const registry = pipelineRegistry(
     { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },
     options.policies,

@@ -8,8 +8,12 @@ export function soundWrites(
   dataDir: string,
   queue: ProcessingQueue,
   maxUploadBytes: number,
+  maxUploadSeconds?: number,
 ): SoundWrites {
-  const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, { maxBytes: maxUploadBytes });
+  const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, {
+    maxBytes: maxUploadBytes,
+    maxSeconds: maxUploadSeconds,
+  });
   // Partial uploads a crashed process left behind (a request in flight is never a day old).
   void uploads.receiver.sweep().catch(() => undefined);
   return {

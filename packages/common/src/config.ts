@@ -82,6 +82,13 @@ export const configSchema = z.object({
     .min(1)
     .default(1024 ** 3),
   SEARCH_BUDGET_MS: z.coerce.number().int().min(0).default(4000),
+  // Processing holds a sound's mono signal (10.6 MB a minute) and its analysis in memory, about
+  // 30 MB a minute of sound in all, and a few kilobytes of compressed silence can hold hours: the
+  // file size bounds nothing, the length does. 7 minutes keeps the longest sound within 256 MB.
+  UPLOAD_MAX_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(7 * 60),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -153,4 +160,6 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   UPLOAD_MAX_BYTES:
     'largest audio file `POST /apiv2/sounds/upload/` accepts, in bytes (default 1073741824, 1 GiB)',
+  UPLOAD_MAX_SECONDS:
+    'longest sound taken, in seconds (default 420, 7 min): a longer upload is refused, a longer file fails processing; processing holds about 30 MB per minute of sound in memory',
 };

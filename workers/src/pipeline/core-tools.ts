@@ -30,6 +30,11 @@ export interface CoreToolsOptions {
    * stage while they encode.
    */
   corePerJob?: boolean;
+  /**
+   * The longest sound processed, in seconds (UPLOAD_MAX_SECONDS): a longer probe fails the sound
+   * at once, and a decode that yields more than its header stated (or than this) stops and fails it.
+   */
+  maxDuration?: number;
 }
 
 /** MediaTools on @earshot/core: ffprobe, the media pipeline, the descriptors, the similarity spaces. */
@@ -41,7 +46,7 @@ export class CoreMediaTools implements MediaTools {
   ) {}
 
   probe(file: string, fileName: string): Promise<ProbeResult> {
-    return probeFile(file, { fileName });
+    return probeFile(file, { fileName, maxDuration: this.options.maxDuration });
   }
 
   async renderMedia(file: string, outDir: string, options: StageToolsOptions): Promise<RenderedMedia> {
@@ -54,6 +59,7 @@ export class CoreMediaTools implements MediaTools {
       signal: options.signal,
       probe: options.probe,
       relayPreviews: !this.options.corePerJob,
+      maxDuration: this.options.maxDuration,
       onStage: progress,
       // The media stage decodes the file anyway: its mono signal serves the analysis.
       analyze:

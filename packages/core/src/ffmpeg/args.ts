@@ -162,10 +162,26 @@ export function decodeMonoArgs(
   source: SourceAudio,
   sampleRate: number,
   maxSeconds?: number,
+  readLimitSeconds?: number,
 ): string[] {
   // `-t` as an output option: ffmpeg stops reading once that much is decoded (a clip's first seconds).
   const limit = maxSeconds === undefined ? [] : ['-t', String(maxSeconds)];
-  return [...QUIET, '-i', fileUrl(input), ...limit, ...monoPipeOutputArgs(source, sampleRate)];
+  return [
+    ...QUIET,
+    ...readLimit(readLimitSeconds),
+    '-i',
+    fileUrl(input),
+    ...limit,
+    ...monoPipeOutputArgs(source, sampleRate),
+  ];
+}
+
+/**
+ * `-t` as an input option: ffmpeg reads no more than that many seconds of the file, whatever its
+ * header said, so a stream far longer than stated costs no more decoding than the limit.
+ */
+function readLimit(seconds: number | undefined): string[] {
+  return seconds === undefined ? [] : ['-t', String(seconds)];
 }
 
 /**
@@ -179,8 +195,9 @@ export function transcodeArgs(
   previews: Array<{ encoding: PreviewEncoding; output: string }>,
   mono?: { sampleRate: number },
   relay = false,
+  readLimitSeconds?: number,
 ): string[] {
-  const args = [...QUIET, '-y', '-i', fileUrl(input)];
+  const args = [...QUIET, '-y', ...readLimit(readLimitSeconds), '-i', fileUrl(input)];
   for (const p of previews) args.push(...previewOutputArgs(p.encoding, source, p.output));
   if (mono) args.push(...monoPipeOutputArgs(source, mono.sampleRate));
   if (relay) args.push(...relayOutputArgs(source));

@@ -1,11 +1,14 @@
 import { decodeMonoArgs } from '../ffmpeg/args.ts';
 import { runBinary } from '../ffmpeg/run.ts';
+import { checkDuration, decodeLimitSeconds, overrunError } from './duration-limit.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
 import { MonoSink } from './mono-sink.ts';
 import { type ProbeResult, probeFile } from './probe.ts';
 import { checkDecodedLength } from './validate.ts';
 
 export const ANALYSIS_SAMPLE_RATE = 44_100;
+/** ffmpeg's `-t` ends on a whole frame of the resampler: a few samples over the exact count. */
+const CLIP_SLACK_SAMPLES = 4096;
 
 export interface DecodedSignal {
   /** Mono mix-down (mean of the channels), float32. */
@@ -25,6 +28,11 @@ export interface DecodeOptions {
   fileName?: string;
   /** Decode only the first seconds (a search-by-example clip); the rest of the file is never read. */
   maxSeconds?: number;
+  /**
+   * The longest sound taken (UPLOAD_MAX_SECONDS): a longer probe is refused, and the decode fails
+   * as soon as it yields more than the header stated (or than this), holding no more than that.
+   */
+  maxDuration?: number;
 }
 
 /**
@@ -35,10 +43,18 @@ export interface DecodeOptions {
 export async function decodeMono(file: string, opts: DecodeOptions = {}): Promise<DecodedSignal> {
   const sampleRate = opts.sampleRate ?? ANALYSIS_SAMPLE_RATE;
   const probe = opts.probe ?? (await probeFile(file, { fileName: opts.fileName, timeoutMs: opts.timeoutMs }));
-  const seconds = opts.maxSeconds === undefined ? probe.duration : Math.min(probe.duration, opts.maxSeconds);
-  const sink = new MonoSink(seconds * sampleRate);
+  const whole = opts.maxSeconds === undefined;
+  if (whole) checkDuration(probe.duration, opts.maxDuration);
+  const seconds = whole ? probe.duration : Math.min(probe.duration, opts.maxSeconds as number);
+  // A clip is cut by ffmpeg's output `-t`; a whole file may yield a little more than its header says.
+  const limit = whole ? decodeLimitSeconds(probe.type, probe.duration, opts.maxDuration) : seconds;
+  const sink = new MonoSink(seconds * sampleRate, {
+    samples: Math.ceil(limit * sampleRate) + (whole ? 0 : CLIP_SLACK_SAMPLES),
+    error: whole ? () => overrunError(probe.duration, limit, opts.maxDuration) : undefined,
+  });
+  const readLimit = whole && Number.isFinite(limit) ? Math.ceil(limit) + 1 : undefined;
   try {
-    await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate, opts.maxSeconds), {
+    await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate, opts.maxSeconds, readLimit), {
       timeoutMs: opts.timeoutMs,
       onStdout: (chunk) => sink.write(chunk),
     });

@@ -8,6 +8,7 @@ export type MediaErrorCode =
   | 'corrupt_file'
   | 'no_audio'
   | 'too_many_channels'
+  | 'too_long'
   | 'timeout'
   | 'processing_failed';
 
@@ -18,6 +19,7 @@ const messages: Record<MediaErrorCode, string> = {
   corrupt_file: 'The file is damaged or incomplete and cannot be decoded.',
   no_audio: 'The file contains no audio.',
   too_many_channels: 'The file has more audio channels than we can turn into previews.',
+  too_long: 'The sound is longer than the longest we take.',
   timeout: 'Processing the file took too long and was stopped.',
   processing_failed: 'The file could not be processed.',
 };

@@ -31,6 +31,8 @@ describe('probeHeader', () => {
       samplerate: 44_100,
       channels: 2,
       bitdepth: 16,
+      // 400 bytes of 16-bit stereo: 100 frames.
+      duration: 100 / 44_100,
     });
     expect(probeHeader(wav({ tag: 3, bits: 32, channels: 1, rate: 48_000 }), 'x.WAVE')).toMatchObject({
       type: 'wav',
@@ -98,6 +100,7 @@ describe('probeFileHeader on the fixture set', () => {
         samplerate: entry.sampleRate,
         channels: entry.channels,
         bitdepth: entry.bitDepth,
+        duration: expect.closeTo(entry.duration ?? -1, 3),
       });
     }
     expect(read).toBeGreaterThan(100);

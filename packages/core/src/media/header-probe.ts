@@ -20,6 +20,8 @@ export interface HeaderProbe {
   samplerate: number;
   channels: number;
   bitdepth: number;
+  /** Seconds, as the header states them (frames over rate). */
+  duration: number;
 }
 
 /** Enough for the chunks that precede the audio in files written by the usual tools. */
@@ -38,6 +40,8 @@ interface Stream {
   samplerate: number;
   channels: number;
   bitdepth: number;
+  /** Sample frames the header states. */
+  frames: number;
 }
 
 /** Pure: the verdict on a file's first bytes, named `fileName` by its uploader. */
@@ -52,7 +56,8 @@ export function probeHeader(head: Buffer, fileName: string): HeaderProbe | undef
   const claimedContainer = claimed === 'aif' ? 'aiff' : claimed;
   if (claimedContainer && claimedContainer !== stream.detected) return undefined;
   const type: SoundType = stream.detected === 'aiff' && claimed === 'aif' ? 'aif' : stream.detected;
-  return { type, samplerate: stream.samplerate, channels: stream.channels, bitdepth: stream.bitdepth };
+  const { samplerate, channels, bitdepth, frames } = stream;
+  return { type, samplerate, channels, bitdepth, duration: frames / samplerate };
 }
 
 /** Reads a file's first bytes and judges them (`probeHeader`); undefined: ask ffprobe. */
@@ -82,8 +87,9 @@ function wavStream(head: Buffer): Stream | undefined {
       format = wavFormat(head.subarray(body, body + size));
       if (!format) return undefined;
     } else if (id === 'data') {
-      return format && !UNKNOWN_SIZES.has(size) && size >= format.channels * (format.bitdepth / 8)
-        ? format
+      const frameBytes = format ? format.channels * (format.bitdepth / 8) : 0;
+      return format && !UNKNOWN_SIZES.has(size) && size >= frameBytes
+        ? { ...format, frames: Math.floor(size / frameBytes) }
         : undefined;
     }
   }
@@ -107,7 +113,7 @@ function wavFormat(fmt: Buffer): Stream | undefined {
   const float = tag === 3 && (bits === 32 || bits === 64);
   if (!pcm && !float) return undefined;
   if (blockAlign !== channels * (bits / 8) || byteRate !== samplerate * blockAlign) return undefined;
-  return { detected: 'wav', samplerate, channels, bitdepth: bits };
+  return { detected: 'wav', samplerate, channels, bitdepth: bits, frames: 0 };
 }
 
 /** FORM/AIFF (or AIFC without compression) with a `COMM` then an `SSND` chunk of known size. */
@@ -142,7 +148,7 @@ function aiffCommon(comm: Buffer, compressed: boolean): Stream | undefined {
   }
   if (frames === 0 || !(bits === 8 || bits === 16 || bits === 24 || bits === 32)) return undefined;
   if (!Number.isInteger(samplerate)) return undefined;
-  return { detected: 'aiff', samplerate, channels, bitdepth: bits };
+  return { detected: 'aiff', samplerate, channels, bitdepth: bits, frames };
 }
 
 /** `fLaC` with its STREAMINFO block first, stating the sample count. */
@@ -153,5 +159,11 @@ function flacStream(head: Buffer): Stream | undefined {
   if (info?.blockLength !== 34) return undefined;
   const { minBlock, maxBlock, totalSamples, bits } = info;
   if (minBlock < 16 || maxBlock < minBlock || totalSamples === 0 || bits < 4) return undefined;
-  return { detected: 'flac', samplerate: info.sampleRate, channels: info.channels, bitdepth: bits };
+  return {
+    detected: 'flac',
+    samplerate: info.sampleRate,
+    channels: info.channels,
+    bitdepth: bits,
+    frames: totalSamples,
+  };
 }

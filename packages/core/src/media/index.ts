@@ -5,6 +5,7 @@ export { useSpawnHelper } from '../ffmpeg/spawn-helper.ts';
 export { decodeClipInProcess, type InProcessClip, type InProcessClipOptions } from './clip-decode/index.ts';
 export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';
 export { ANALYSIS_SAMPLE_RATE, type DecodedSignal, type DecodeOptions, decodeMono } from './decode.ts';
+export { checkDuration, decodeLimitSeconds } from './duration-limit.ts';
 export { MediaError, type MediaErrorCode } from './errors.ts';
 export { ACCEPTED_TYPES, type SoundType, typeFromExtension } from './formats.ts';
 export { type HeaderProbe, probeFileHeader, probeHeader } from './header-probe.ts';

@@ -36,4 +36,21 @@ describe('MonoSink', () => {
     expect(samples.length).toBe(20_000);
     expect(samples[19_999]).toBeCloseTo(19_999 / 20_000, 6);
   });
+
+  it("with a cap, stops the stream past it with the cap's error, never holding more", () => {
+    const sink = new MonoSink(10, { samples: 1000, error: () => new Error('too long') });
+    sink.write(bytesOf(new Array(600).fill(0.5)));
+    expect(() => sink.write(bytesOf(new Array(600).fill(0.5)))).toThrow('too long');
+    expect(sink.samplesWritten).toBe(600);
+    expect(sink.finish().buffer.byteLength).toBeLessThanOrEqual(1000 * 4);
+  });
+
+  it('with a cap and no error, keeps the samples up to it and drops the rest', () => {
+    const sink = new MonoSink(100_000, { samples: 1000 });
+    sink.write(bytesOf(Array.from({ length: 1500 }, (_, i) => i / 2000)));
+    const samples = sink.finish();
+    expect(samples.length).toBe(1000);
+    expect(samples[999]).toBeCloseTo(999 / 2000, 6);
+    expect(samples.buffer.byteLength).toBeLessThanOrEqual(1000 * 4);
+  });
 });

@@ -5,10 +5,18 @@ const MAX_PREALLOCATED_SAMPLES = 20 * 60 * 44_100;
 /** Slack above the probed length: containers round durations, resamplers add a few samples. */
 const MARGIN_SAMPLES = 8192;
 
+/** The most samples a sink takes, and the error it stops the stream with past that. */
+export interface SinkCap {
+  samples: number;
+  /** Without one, samples past the cap are dropped (a clip whose decoder was told where to stop). */
+  error?: () => Error;
+}
+
 /**
  * Collects a float32 little-endian byte stream into one Float32Array sized from the probed duration,
  * so decoding costs the signal itself plus one chunk (no list of chunks, no concat). Chunks may split
- * a float between them; the split bytes are carried over.
+ * a float between them; the split bytes are carried over. With a cap, a stream longer than it throws
+ * from `write` (which stops the decoder: see runBinary's onStdout) instead of growing the buffer.
  */
 export class MonoSink {
   private buffer: Float32Array;
@@ -17,9 +25,14 @@ export class MonoSink {
   private carry = Buffer.alloc(4);
   private carryLength = 0;
 
-  constructor(expectedSamples: number) {
-    const capacity =
-      Math.min(Math.max(0, Math.ceil(expectedSamples)), MAX_PREALLOCATED_SAMPLES) + MARGIN_SAMPLES;
+  constructor(
+    expectedSamples: number,
+    private readonly cap?: SinkCap,
+  ) {
+    const capacity = Math.min(
+      Math.min(Math.max(0, Math.ceil(expectedSamples)), MAX_PREALLOCATED_SAMPLES) + MARGIN_SAMPLES,
+      cap ? Math.max(0, Math.floor(cap.samples)) : Number.POSITIVE_INFINITY,
+    );
     this.buffer = new Float32Array(capacity);
     this.bytes = new Uint8Array(this.buffer.buffer);
   }
@@ -57,11 +70,19 @@ export class MonoSink {
   }
 
   private append(source: Uint8Array, offset: number, byteCount: number): void {
-    if (byteCount === 0) return;
-    const needed = this.length + byteCount / 4;
+    let samples = byteCount / 4;
+    if (this.cap && this.length + samples > this.cap.samples) {
+      if (this.cap.error) throw this.cap.error();
+      samples = Math.max(0, Math.floor(this.cap.samples) - this.length);
+    }
+    if (samples === 0) return;
+    const needed = this.length + samples;
     // Only a header that under-states its length lands here; grow geometrically so it stays rare.
-    if (needed > this.buffer.length) this.grow(Math.max(needed, Math.ceil(this.buffer.length * 1.5)));
-    this.bytes.set(source.subarray(offset, offset + byteCount), this.length * 4);
+    if (needed > this.buffer.length) {
+      const grown = Math.max(needed, Math.ceil(this.buffer.length * 1.5));
+      this.grow(this.cap ? Math.min(grown, Math.floor(this.cap.samples)) : grown);
+    }
+    this.bytes.set(source.subarray(offset, offset + samples * 4), this.length * 4);
     this.length = needed;
   }
 

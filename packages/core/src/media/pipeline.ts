@@ -9,6 +9,7 @@ import {
 } from '../ffmpeg/args.ts';
 import { runBinary, runLinked } from '../ffmpeg/run.ts';
 import { ANALYSIS_SAMPLE_RATE } from './decode.ts';
+import { checkDuration, decodeLimitSeconds, overrunError } from './duration-limit.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
 import { IMAGE_FILES, type ImageKey, type MonoSignal, renderImages } from './images.ts';
 import { MonoSink } from './mono-sink.ts';
@@ -55,6 +56,11 @@ export interface ProcessOptions {
   relayPreviews?: boolean;
   /** Called as each stage starts and ends: progress for job records, CPU accounting for benchmarks. */
   onStage?: (stage: Stage, phase: 'start' | 'end') => void;
+  /**
+   * The longest sound taken, in seconds (UPLOAD_MAX_SECONDS): a longer probe is refused before any
+   * decoding, and a decode stops as soon as it yields more than the header stated (or than this).
+   */
+  maxDuration?: number;
 }
 
 export type Stage =
@@ -116,7 +122,10 @@ export async function processFile(
     }
   };
 
-  const probe = opts.probe ?? (await time('probe', () => probeFile(input, { fileName: opts.fileName })));
+  const probe =
+    opts.probe ??
+    (await time('probe', () => probeFile(input, { fileName: opts.fileName, maxDuration: opts.maxDuration })));
+  checkDuration(probe.duration, opts.maxDuration);
   const staging = await Staging.create(outDir);
   // One failing part stops the others' ffmpeg at once; allSettled below then waits for all of them
   // before the staging folder is removed.
@@ -130,7 +139,15 @@ export async function processFile(
       stop.abort();
       throw err;
     });
-  const run: RunContext = { input, probe, staging, signal, timeoutMs: transcodeTimeout(probe, opts) };
+  const run: RunContext = {
+    input,
+    probe,
+    staging,
+    signal,
+    timeoutMs: transcodeTimeout(probe, opts),
+    maxDuration: opts.maxDuration,
+    limitSeconds: decodeLimitSeconds(probe.type, probe.duration, opts.maxDuration),
+  };
   try {
     const calibrated = (scratch: string) =>
       time('calibrate', () => calibratedPreviews(run, staging.path(scratch)));
@@ -207,6 +224,9 @@ interface RunContext {
   staging: Staging;
   signal: AbortSignal;
   timeoutMs: number;
+  maxDuration: number | undefined;
+  /** Seconds of audio a decode may yield (decodeLimitSeconds); more fails the sound. */
+  limitSeconds: number;
 }
 
 function transcodeTimeout(probe: ProbeResult, opts: ProcessOptions): number {
@@ -235,8 +255,8 @@ async function calibratedPreviews(run: RunContext, scratch: string): Promise<Pre
 /** The mono float32 signal for images, peaks and analysis, from an ffmpeg of its own (a fast decode). */
 async function decodeSignal(run: RunContext): Promise<MonoSignal> {
   const sampleRate = ANALYSIS_SAMPLE_RATE;
-  const sink = new MonoSink(run.probe.duration * sampleRate);
-  await runBinary('ffmpeg', decodeMonoArgs(run.input, run.probe, sampleRate), {
+  const sink = cappedSink(run, sampleRate);
+  await runBinary('ffmpeg', decodeMonoArgs(run.input, run.probe, sampleRate, undefined, readLimit(run)), {
     onStdout: (chunk) => sink.write(chunk),
     timeoutMs: run.timeoutMs,
     signal: run.signal,
@@ -247,13 +267,33 @@ async function decodeSignal(run: RunContext): Promise<MonoSignal> {
 /** One ffmpeg: one decode, all four previews and the mono signal (one core per job). */
 async function transcodeWithSignal(run: RunContext, previews: PreviewOutput[]): Promise<MonoSignal> {
   const sampleRate = ANALYSIS_SAMPLE_RATE;
-  const sink = new MonoSink(run.probe.duration * sampleRate);
-  await runBinary('ffmpeg', transcodeArgs(run.input, run.probe, previews, { sampleRate }), {
+  const sink = cappedSink(run, sampleRate);
+  const args = transcodeArgs(run.input, run.probe, previews, { sampleRate }, false, readLimit(run));
+  await runBinary('ffmpeg', args, {
     onStdout: (chunk) => sink.write(chunk),
     timeoutMs: run.timeoutMs,
     signal: run.signal,
   });
   return finishSignal(run, sink);
+}
+
+/**
+ * The sink for the mono signal, holding no more than the decode may yield: past that the decode
+ * stops and the sound fails, so a header that understates a long stream costs what it states.
+ */
+function cappedSink(run: RunContext, sampleRate: number): MonoSink {
+  return new MonoSink(run.probe.duration * sampleRate, {
+    samples: Math.ceil(run.limitSeconds * sampleRate),
+    error: () => overrunError(run.probe.duration, run.limitSeconds, run.maxDuration),
+  });
+}
+
+/**
+ * What ffmpeg may read of the file: a second past the sink's cap, so that a longer stream reaches
+ * the sink (and fails there) rather than being cut short without a word.
+ */
+function readLimit(run: RunContext): number | undefined {
+  return Number.isFinite(run.limitSeconds) ? Math.ceil(run.limitSeconds) + 1 : undefined;
 }
 
 function finishSignal(run: RunContext, sink: MonoSink): MonoSignal {
@@ -271,7 +311,7 @@ async function transcodeRelayed(run: RunContext, previews: PreviewOutput[]): Pro
   const main = previews.filter((p) => p.encoding.codec !== 'libvorbis');
   const relayed = previews.filter((p) => p.encoding.codec === 'libvorbis');
   await runLinked(
-    { name: 'ffmpeg', args: transcodeArgs(run.input, run.probe, main, undefined, true) },
+    { name: 'ffmpeg', args: transcodeArgs(run.input, run.probe, main, undefined, true, readLimit(run)) },
     { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(run.probe), relayed) },
     { timeoutMs: run.timeoutMs, signal: run.signal },
   );

@@ -7,6 +7,7 @@ import { probeArgs } from '../ffmpeg/args.ts';
 import { FfmpegProcessError } from '../ffmpeg/errors.ts';
 import { runBinary } from '../ffmpeg/run.ts';
 import { readPcmDataChunk } from './container-header.ts';
+import { checkDuration } from './duration-limit.ts';
 import { MediaError } from './errors.ts';
 import { extensionOf, LOSSY_TYPES, type SoundType, typeFromExtension, typeFromProbe } from './formats.ts';
 
@@ -73,6 +74,11 @@ export interface ProbeOptions {
    * check is left to `checkProbedLength` once it is whole.
    */
   partial?: boolean;
+  /**
+   * The longest sound taken, in seconds (UPLOAD_MAX_SECONDS): a longer one is refused (`too_long`).
+   * Not applied to a partial file, whose length ffprobe can only guess.
+   */
+  maxDuration?: number;
 }
 
 const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
@@ -197,7 +203,10 @@ export async function probeFile(file: string, options: ProbeOptions = {}): Promi
   ]);
   const probe = interpretProbe(raw, fileName, stat.size, digests.md5);
   if ('crc32' in digests) probe.crc32 = digests.crc32;
-  if (!options.partial) await checkProbedLength(file, probe);
+  if (!options.partial) {
+    checkDuration(probe.duration, options.maxDuration);
+    await checkProbedLength(file, probe);
+  }
   return probe;
 }
 

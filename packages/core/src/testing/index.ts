@@ -1,6 +1,7 @@
 // Test helpers of @earshot/core, imported as `@earshot/core/testing`; never re-exported from the
 // production index.ts.
 export { makeTempDir, synth, synthChannels } from './audio.ts';
+export { silenceFlac, understateFlacLength } from './bombs.ts';
 export { expectContractTypes } from './descriptors.ts';
 export * from './frame-stride.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';

@@ -15,11 +15,13 @@ import {
 } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import {
+  checkDuration,
   checkProbedLength,
+  type HeaderProbe,
   MediaError,
+  type ProbeResult,
   probeFile,
   probeFileHeader,
-  type SoundType,
   typeFromExtension,
 } from '@earshot/core';
 import type { ProcessingQueue } from '../processing-queue.ts';
@@ -57,15 +59,18 @@ const DESCRIBED = 'Audio file successfully uploaded and described (now pending p
 export class SoundUploads {
   readonly receiver: UploadReceiver;
   private readonly intake: SoundIntake;
+  /** UPLOAD_MAX_SECONDS: the longest sound taken (the pipeline refuses longer ones too). */
+  private readonly maxSeconds: number | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly storage: SoundStorage,
     private readonly queue: ProcessingQueue,
-    options: { maxBytes: number },
+    options: { maxBytes: number; maxSeconds?: number },
   ) {
     this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes);
     this.intake = new SoundIntake(db, storage);
+    this.maxSeconds = options.maxSeconds;
   }
 
   /**
@@ -169,12 +174,17 @@ export class SoundUploads {
       // file again); whatever could not be judged from the head alone (an m4a whose index is at the
       // end) is probed again now that the file is whole. A file too small for the early look is
       // judged now, by its header when that is plain.
-      const early = (await file.early) as { type: SoundType } | Error | undefined;
+      const early = (await file.early) as HeaderProbe | ProbeResult | Error | undefined;
       const judged =
         early && !(early instanceof Error) ? early : await probeFileHeader(file.path, file.filename);
-      if (judged) await checkProbedLength(file.path, judged);
+      if (judged) {
+        // A header's stated length is exact; ffprobe's look at a partial file only guesses one
+        // (that file's length is the pipeline's probe to refuse).
+        if (!('raw' in judged)) checkDuration(judged.duration, this.maxSeconds);
+        await checkProbedLength(file.path, judged);
+      }
       // Not hashed here: the duplicate rule is the intake's (by size first, see same-file-check.ts).
-      else await probeFile(file.path, { fileName: file.filename, md5: false });
+      else await probeFile(file.path, { fileName: file.filename, md5: false, maxDuration: this.maxSeconds });
     } catch (err) {
       if (err instanceof MediaError) throw audiofileError(err);
       throw err;

@@ -1,6 +1,7 @@
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { MPEGDecoder } from 'mpg123-decoder';
+import { feedableBytes } from './feed-limit.ts';
 import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
 import { mixInto } from './mix.ts';
 import { monoSink, releaseMpegDecoder, takeMpegDecoder } from './mpeg.ts';
@@ -60,6 +61,10 @@ class Collector {
 
   get full(): boolean {
     return this.frames >= this.limit;
+  }
+
+  get wanted(): number {
+    return Math.max(0, this.limit - this.frames);
   }
 
   add(decoded: Decoded): void {
@@ -132,13 +137,17 @@ export async function decodeCompressed(
   let reachedEnd = false;
   try {
     await decoder.ready;
-    for (let offset = 0; !collector.full; offset += CHUNK_BYTES) {
-      const chunk = await source.read(offset, CHUNK_BYTES);
-      if (chunk.length === 0) {
+    const framing = header.codec === 'flac' ? 'flac' : 'ogg';
+    for (let offset = 0; !collector.full; ) {
+      const read = await source.read(offset, CHUNK_BYTES);
+      if (read.length === 0) {
         reachedEnd = true;
         if (decoder.flush) collector.add(await decoder.flush());
         break;
       }
+      // Only as many frames as the clip still wants: silence decodes to hours per 64 KB.
+      const chunk = read.subarray(0, feedableBytes(framing, read, collector.wanted));
+      offset += chunk.length;
       const decoded = await decoder.decode(chunk);
       if (decoded.errors.length > 0) return undefined;
       // A stream whose rate changes midway (chained Ogg, odd mp3) is left to ffmpeg.
