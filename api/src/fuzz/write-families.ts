@@ -85,9 +85,19 @@ function hostile(rng: Rng): string {
   return rng.chance(0.6) ? rng.pick(HOSTILE_TEXT) : rng.pick(HOSTILE_NUMBERS);
 }
 
-/** Mostly a value from the field's own pool (so the handler runs), sometimes anything. */
-function value(rng: Rng, pool: readonly string[]): string {
-  return rng.chance(0.8) ? rng.pick(pool) : hostile(rng);
+/** A field's values: `ok` ones the handler accepts, and (optionally) `bad` ones it must refuse. */
+type Pool = readonly string[] | { ok: readonly string[]; bad: readonly string[] };
+
+/**
+ * Mostly a value from the field's own pool (so the handler runs), sometimes anything. `clean`
+ * takes only acceptable values, so that whole forms pass and the success paths run too.
+ */
+function value(rng: Rng, pool: Pool, clean = false): string {
+  if (Array.isArray(pool)) return rng.chance(0.8) ? rng.pick(pool) : hostile(rng);
+  const { ok, bad } = pool as { ok: readonly string[]; bad: readonly string[] };
+  if (clean) return rng.pick(ok);
+  const roll = rng.next();
+  return roll < 0.6 ? rng.pick(ok) : roll < 0.85 ? rng.pick(bad) : hostile(rng);
 }
 
 /** An id: mostly one that exists, otherwise an integer edge (2^31, 2^63, -1, …) or text. */
@@ -97,91 +107,96 @@ function id(rng: Rng, ids: readonly number[]): string {
 }
 
 /**
- * The fields of a form from their pools: `required` ones nearly always, the others now and then, a
- * field sometimes twice, and sometimes one nobody asked for.
+ * The fields of a form from their pools: `required` ones nearly always, the others now and then;
+ * a third of the forms are clean (every value acceptable), the others mix in wrong values, a field
+ * sometimes twice, and sometimes one nobody asked for.
  */
-function fields(
-  rng: Rng,
-  spec: Record<string, readonly string[]>,
-  required: string[] = [],
-): [string, string][] {
+function fields(rng: Rng, spec: Record<string, Pool>, required: string[] = []): [string, string][] {
+  const clean = rng.chance(0.35);
   const out: [string, string][] = [];
   for (const [name, pool] of Object.entries(spec)) {
-    if (required.includes(name) ? rng.chance(0.04) : !rng.chance(0.6)) continue;
-    out.push([name, value(rng, pool)]);
+    if (required.includes(name) ? !clean && rng.chance(0.04) : !rng.chance(0.6)) continue;
+    out.push([name, value(rng, pool, clean)]);
   }
+  if (clean) return out;
   if (out.length > 0 && rng.chance(0.04)) out.push([rng.pick(out)[0], hostile(rng)]);
   if (rng.chance(0.04))
     out.push([rng.pick(['__proto__', 'constructor', 'x', 'token', 'format']), hostile(rng)]);
   return out;
 }
 
-const RATINGS = ['0', '1', '2', '3', '4', '5', '6', '3.5', '-1', '10', ' 4', 'five'];
-const COMMENTS = [
-  'Great sound!',
-  'Used it in a track 👍',
-  'Line one\nline two',
-  '<b>bold</b> & <script>x</script>',
-  LONG(4000),
-  LONG(4001),
-  ' ',
-  'é'.repeat(2000),
-];
-const NAMES = ['Favourite', 'kick', LONG(128), LONG(129), '', 'ünïcödé', '  spaced  '];
-const CATEGORIES = ['drums', 'Drums', 'field recordings', LONG(128), LONG(129), '', 'ünï', '0'];
-const SOCIAL: Record<'rate' | 'comment' | 'bookmark', Record<string, readonly string[]>> = {
-  rate: { rating: RATINGS },
-  comment: { comment: COMMENTS },
-  bookmark: { name: NAMES, category: CATEGORIES },
+const SOCIAL: Record<'rate' | 'comment' | 'bookmark', Record<string, Pool>> = {
+  rate: { rating: { ok: ['0', '1', '2', '3', '4', '5'], bad: ['6', '3.5', '-1', '10', ' 4', 'five', ''] } },
+  comment: {
+    comment: {
+      ok: [
+        'Great sound!',
+        'Used it in a track 👍',
+        'Line one\nline two',
+        '<b>bold</b> & <script>x</script>',
+        LONG(4000),
+        'é'.repeat(2000),
+      ],
+      bad: [LONG(4001), ' ', ''],
+    },
+  },
+  bookmark: {
+    name: { ok: ['Favourite', 'kick', LONG(128), 'ünïcödé', '  spaced  '], bad: [LONG(129), ''] },
+    category: { ok: ['drums', 'Drums', 'field recordings', LONG(128), 'ünï', '0'], bad: [LONG(129), ''] },
+  },
 };
 
 /** Upload, describe and edit's fields (API.md "Upload parameters"), valid and wrong. */
-const DESCRIPTION: Record<string, readonly string[]> = {
-  name: ['Morning tone', 'fuzz sound', LONG(512), LONG(513), 'ünïcödé name', ''],
-  bst_category: ['fx-el', 'fx-a', 'is-p', 'm-sp', 'ss-n', 'FX-EL', 'fx', 'xx-yy', 'fx-el,fx-a', ''],
-  tags: [
-    'sine test-tone calm',
-    'one two three four five',
-    'drum kick 808',
-    'a b',
-    'tag-with-dashes other third',
-    `${LONG(10_000)} b c`,
-    Array.from({ length: 200 }, (_, i) => `t${i}`).join(' '),
-    'ünï cödé tägs',
-    ',,, ;;; ...',
-  ],
-  description: ['A pure tone.', 'Recorded at home.\nTwo lines.', LONG(20_000), '<a href="x">link</a>', ''],
-  license: [
-    'Attribution',
-    'Attribution NonCommercial',
-    'Creative Commons 0',
-    'attribution',
-    'CC0',
-    'https://creativecommons.org/licenses/by/4.0/',
-    'Sampling+',
-  ],
-  pack: ['Fuzz pack', 'Drums', LONG(300), '../x', 'ünï pack', ''],
-  geotag: [
-    '41.3851,2.1734,14',
-    '0,0,11',
-    '90,180,18',
-    '-90,-180,11',
-    '91,0,14',
-    '0,181,14',
-    '41.38,2.17,10',
-    '41.38,2.17,32767',
-    '41.38,2.17,32768',
-    '41.38,2.17,99999999999',
-    '41.38,2.17,-1',
-    '41.38,2.17,14.5',
-    '1e999,0,14',
-    'NaN,NaN,14',
-    'a,b,c',
-    '41.38,2.17',
-    '41.38,2.17,14,5',
-    ' 41.38 , 2.17 , 14 ',
-    '',
-  ],
+const DESCRIPTION: Record<string, Pool> = {
+  name: { ok: ['Morning tone', 'fuzz sound', LONG(512), 'ünïcödé name'], bad: [LONG(513), ''] },
+  bst_category: {
+    ok: ['fx-el', 'fx-a', 'is-p', 'm-sp', 'ss-n'],
+    bad: ['FX-EL', 'fx', 'xx-yy', 'fx-el,fx-a', ''],
+  },
+  tags: {
+    ok: [
+      'sine test-tone calm',
+      'one two three four five',
+      'drum kick 808',
+      'tag-with-dashes other third',
+      'ünï cödé tägs',
+    ],
+    bad: [
+      'a b',
+      `${LONG(10_000)} b c`,
+      Array.from({ length: 200 }, (_, i) => `t${i}`).join(' '),
+      ',,, ;;; ...',
+      '',
+    ],
+  },
+  description: {
+    ok: ['A pure tone.', 'Recorded at home.\nTwo lines.', LONG(20_000), '<a href="x">link</a>'],
+    bad: [LONG(100_001), ''],
+  },
+  license: {
+    ok: ['Attribution', 'Attribution NonCommercial', 'Creative Commons 0'],
+    bad: ['attribution', 'CC0', 'https://creativecommons.org/licenses/by/4.0/', 'Sampling+', ''],
+  },
+  pack: { ok: ['Fuzz pack', 'Drums', 'ünï pack', '../x'], bad: [LONG(300), ''] },
+  geotag: {
+    ok: ['41.3851,2.1734,14', '0,0,11', '90,180,18', '-90,-180,11', '41.38,2.17,32767'],
+    bad: [
+      ' 41.38 , 2.17 , 14 ',
+      '91,0,14',
+      '0,181,14',
+      '41.38,2.17,10',
+      '41.38,2.17,32768',
+      '41.38,2.17,99999999999',
+      '41.38,2.17,-1',
+      '41.38,2.17,14.5',
+      '1e999,0,14',
+      'NaN,NaN,14',
+      'a,b,c',
+      '41.38,2.17',
+      '41.38,2.17,14,5',
+      '',
+    ],
+  },
 };
 
 const FILE_NAMES = (index: number, ext: string): string[] => [

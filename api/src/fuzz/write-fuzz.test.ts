@@ -53,9 +53,14 @@ if (postgres && process.env.FUZZ_BACKENDS !== 'pglite') {
 }
 
 /** Small real recordings of the fixtures (and one of the seed's), with broken ones among them. */
+// Mostly WAV, which is judged from its header; the others need ffprobe, a process each.
 const AUDIO = [
   'edge-1ms',
   'edge-1ms',
+  'edge-1ms',
+  'edge-1ms',
+  'rate-8000',
+  'rate-8000',
   'rate-8000',
   'rate-8000',
   'bits-8',
