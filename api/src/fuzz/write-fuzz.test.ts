@@ -207,7 +207,7 @@ describe.each(backends)('the write fuzz suite on $name', ({ env }) => {
         },
       },
     };
-  }, 300_000);
+  }, 600_000);
   afterAll(async () => {
     await s?.stop();
     await drop();
