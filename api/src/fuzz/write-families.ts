@@ -108,8 +108,8 @@ function id(rng: Rng, ids: readonly number[]): string {
 
 /**
  * The fields of a form from their pools: `required` ones nearly always, the others now and then;
- * a third of the forms are clean (every value acceptable), the others mix in wrong values, a field
- * sometimes twice, and sometimes one nobody asked for.
+ * a third of the forms are clean (every value acceptable, or all but one), the others mix in wrong
+ * values, a field sometimes twice, and sometimes one nobody asked for.
  */
 function fields(rng: Rng, spec: Record<string, Pool>, required: string[] = []): [string, string][] {
   const clean = rng.chance(0.35);
@@ -118,6 +118,8 @@ function fields(rng: Rng, spec: Record<string, Pool>, required: string[] = []): 
     if (required.includes(name) ? !clean && rng.chance(0.04) : !rng.chance(0.6)) continue;
     out.push([name, value(rng, pool, clean)]);
   }
+  // One wrong value in an otherwise valid form: the case where it reaches the database.
+  if (clean && out.length > 0 && rng.chance(0.2)) rng.pick(out)[1] = hostile(rng);
   if (clean) return out;
   if (out.length > 0 && rng.chance(0.04)) out.push([rng.pick(out)[0], hostile(rng)]);
   if (rng.chance(0.04))
