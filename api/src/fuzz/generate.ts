@@ -10,6 +10,10 @@ export interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /** The route family it belongs to, for the per-family counts of a run (the write suite sets it). */
+  family?: string;
+  /** How a 4xx must explain itself (default: by the target's kind). */
+  kind?: 'api' | 'page';
 }
 
 /** What the requests may carry to get past authentication (so the code behind it is reached). */
