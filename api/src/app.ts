@@ -55,7 +55,7 @@ export function createApp(
   const routers = [healthRoutes(deps)];
   if (deps.web) {
     app.use(serveStylesheet());
-    routers.push(webRoutes({ ...deps.web, api: deps.web.api ?? services }));
+    routers.push(webRoutes({ ...deps.web, api: deps.web.api ?? services, rateLimiter: deps.rateLimiter }));
   }
   if (deps.api && services) {
     const catalogue = deps.api.catalogue;
