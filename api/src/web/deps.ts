@@ -8,6 +8,8 @@ import type { ApiServices } from '../services/index.ts';
 export interface WebDeps {
   db: Db;
   throttle: SignInThrottle;
+  /** CREDENTIALS_PER_USER: the most live API credentials the credentials page lets one account have. */
+  credentialsPerUser: number;
   /** SIGNUP_ENABLED: the sign-up page exists (else it is a 404). */
   signupEnabled: boolean;
   /** The sounds' stored files, for the moderation page's previews and images. */
