@@ -20,7 +20,10 @@ export interface NewUser {
 }
 
 export class UserExistsError extends EarshotError {
-  constructor(what: 'username' | 'email', value: string) {
+  constructor(
+    readonly what: 'username' | 'email',
+    value: string,
+  ) {
     super(`a user with the ${what} "${value}" already exists`, 'user_exists', 409);
   }
 }
