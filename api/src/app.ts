@@ -16,6 +16,7 @@ import { legacyErrors } from './middleware/legacy-errors.ts';
 import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { logUnavailable } from './middleware/unavailable-log.ts';
 import { healthRoutes } from './routes/health.ts';
 import { similarSoundsBody, soundInstanceBody } from './routes/sounds.ts';
 import { v1Routes } from './routes/v1/index.ts';
@@ -38,6 +39,7 @@ export function createApp(
   app.silent = true; // errors are logged by the error handler with the request id
   if (deps.metrics) app.use(labelKoaRoutes());
   app.use(requestContext(deps.logger));
+  app.use(logUnavailable());
   app.use(securityHeaders());
   app.use(renderer());
   // Filled below; the browseable API reads it when it renders a page.

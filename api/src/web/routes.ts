@@ -4,6 +4,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { newRouter } from '../http/router.ts';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../middleware/errors.ts';
+import { noteUnavailable } from '../middleware/unavailable-log.ts';
 import { Throttled } from '../rate-limits/throttled.ts';
 import type { ApiServices } from '../services/index.ts';
 import { csrfProtection } from './csrf.ts';
@@ -159,6 +160,7 @@ function htmlErrors(): Middleware {
       }
       if (isCatalogueUnavailable(err)) {
         ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+        noteUnavailable(ctx, err);
         await renderError(ctx, 503, {
           title: 'Back in a moment',
           message: 'The service cannot reach its database at the moment. Try again in a few seconds.',
