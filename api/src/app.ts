@@ -18,6 +18,7 @@ import { legacyErrors } from './middleware/legacy-errors.ts';
 import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { logUnavailable } from './middleware/unavailable-log.ts';
 import { healthRoutes } from './routes/health.ts';
 import { similarSoundsBody, soundInstanceBody } from './routes/sounds.ts';
 import { v1Routes } from './routes/v1/index.ts';
@@ -41,6 +42,7 @@ export function createApp(
   app.silent = true; // errors are logged by the error handler with the request id
   if (deps.metrics) app.use(labelKoaRoutes());
   app.use(requestContext(deps.logger));
+  app.use(logUnavailable());
   app.use(abortOnDisconnect());
   app.use(securityHeaders());
   app.use(renderer());
@@ -59,7 +61,7 @@ export function createApp(
   const routers = [healthRoutes(deps)];
   if (deps.web) {
     app.use(serveStylesheet());
-    routers.push(webRoutes({ ...deps.web, api: deps.web.api ?? services }));
+    routers.push(webRoutes({ ...deps.web, api: deps.web.api ?? services, rateLimiter: deps.rateLimiter }));
   }
   if (deps.api && services) {
     const catalogue = deps.api.catalogue;

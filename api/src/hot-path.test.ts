@@ -1,12 +1,14 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { createLogger, ValidationError } from '@earshot/common';
+import { SimilarityLoading } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenStrategy } from './auth/token-strategy.ts';
 import { RenderedCache, RenderedJson } from './caches/rendered-json.ts';
 import { SearchPageCache } from './caches/search-pages.ts';
 import { soundInstanceHotPath } from './hot-path.ts';
 import { soundInstanceKey } from './http/sound-instance-key.ts';
+import { UNAVAILABLE_LOG_MESSAGE } from './middleware/unavailable-log.ts';
 import { SoundNotFound } from './services/sounds.ts';
 
 /**
@@ -188,5 +190,69 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
     expect(rendered.at(-1)).toEqual({ id: 12, query: { fields: 'id', page_size: '5' } });
     const beyond = await fetch(`${coldOrigin}/apiv2/sounds/99999999999/similar/`, { headers: auth });
     expect(beyond.status).toBe(599);
+  });
+});
+
+describe('soundInstanceHotPath: the 503s it answers itself', () => {
+  it('logs each once at warn with its cause, the key redacted: a database out of reach, the similarity indexes loading', async () => {
+    // A real refused connection: a port just closed.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = await new Promise<Error>((resolve) =>
+      net.connect(port, '127.0.0.1').on('error', (err) => resolve(err)),
+    );
+    expect((refused as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    const lines: string[] = [];
+    const hot = soundInstanceHotPath({
+      renderedSounds: new RenderedCache(60_000),
+      strategies: [
+        tokenStrategy(async (key) =>
+          key === KEY ? { clientId: 'c', userId: 1, username: 'alice', active: true } : undefined,
+        ),
+      ],
+      publicUrl: undefined,
+      logger: createLogger('info', 'earshot', { write: (line: string) => lines.push(line) }),
+      renderSound: async () => {
+        throw refused;
+      },
+      searchPages: new SearchPageCache(undefined, () => ''),
+      renderSimilar: async () => {
+        throw new SimilarityLoading();
+      },
+    });
+    const app = http.createServer((req, res) => {
+      hot(req, res).then((served) => {
+        if (served) return;
+        res.writeHead(599);
+        res.end('application');
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    try {
+      for (const [path, cause] of [
+        [`/apiv2/sounds/8/?token=${KEY}`, { message: refused.message, code: 'ECONNREFUSED' }],
+        [
+          `/apiv2/sounds/8/similar/?token=${KEY}`,
+          { message: new SimilarityLoading().message, code: 'unavailable' },
+        ],
+      ] as const) {
+        lines.length = 0;
+        const res = await fetch(`${at}${path}`);
+        expect(res.status, path).toBe(503);
+        const warned = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+        expect(warned, path).toHaveLength(1);
+        expect(warned[0]).toMatchObject({
+          msg: UNAVAILABLE_LOG_MESSAGE,
+          url: path.replace(KEY, '[REDACTED]'),
+          cause,
+        });
+        expect(lines.join('\n')).not.toContain(KEY);
+      }
+    } finally {
+      await new Promise<void>((resolve) => app.close(() => resolve()));
+    }
   });
 });

@@ -16,6 +16,11 @@ import { soundInstanceKey, v1SoundInstanceKey } from './http/sound-instance-key.
 import { UNAVAILABLE_DETAIL, UNAVAILABLE_RETRY_AFTER_S } from './middleware/errors.ts';
 import { hasNul } from './middleware/nul-bytes.ts';
 import { requestIdFrom } from './middleware/request-context.ts';
+import {
+  UNAVAILABLE_LOG_MESSAGE,
+  type UnavailableCause,
+  unavailableCause,
+} from './middleware/unavailable-log.ts';
 import type { RateLimiter } from './rate-limits/rate-limiter.ts';
 import { similarQuery, soundInstanceQuery } from './routes/query-schemas.ts';
 import type { SimilarInput } from './routes/sounds.ts';
@@ -142,6 +147,7 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     let status = verdict && !verdict.allowed ? 429 : 200;
     let bytes: Buffer;
     let retryAfter: string | undefined;
+    let unavailable: UnavailableCause | undefined;
     if (status === 429) bytes = Buffer.from(JSON.stringify(throttledBody(verdict?.detail, v1)));
     else if (body) bytes = body.bytes;
     else {
@@ -160,16 +166,23 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
           status = 503;
           detail = UNAVAILABLE_DETAIL;
           retryAfter = String(UNAVAILABLE_RETRY_AFTER_S);
-          options.logger.warn({ err: (err as Error).message, url: req.url }, 'database unreachable');
         } else {
           options.logger.error({ err, url: req.url }, 'unhandled error');
           status = 500;
           detail = 'Internal server error.';
         }
         bytes = Buffer.from(JSON.stringify({ detail }));
+        if (status === 503) unavailable = unavailableCause(err);
       }
     }
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
+    // As the application's logUnavailable: every 503 once, at warn, with its cause.
+    if (unavailable) {
+      options.logger.warn(
+        { reqId: requestId, method: 'GET', url: req.url, cause: unavailable },
+        UNAVAILABLE_LOG_MESSAGE,
+      );
+    }
     res.writeHead(status, {
       // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
       // and to write (7 → 20 µs per request in an in-process measurement).

@@ -36,14 +36,22 @@ export function sessionStrategy(resume: ResumeSession): AuthStrategy {
       }
       return {
         strategy: 'session',
-        clientId: `session:${session.userId}`,
+        ...sessionRateLimitSubject(session.userId),
         userId: session.userId,
         username: session.username,
         scopes: ['read', 'write'],
-        rateLimitLevel: 'standard',
       };
     },
   };
+}
+
+/**
+ * What a signed-in browser is counted as by the rate limits, on the browseable API and on the web
+ * pages' forms alike: its user, at the standard level. One key for both, so the pages are no way
+ * around the API's limits.
+ */
+export function sessionRateLimitSubject(userId: number): { clientId: string; rateLimitLevel: 'standard' } {
+  return { clientId: `session:${userId}`, rateLimitLevel: 'standard' };
 }
 
 function sameToken(sent: string, expected: string): boolean {

@@ -5,9 +5,7 @@ import type { z } from 'zod';
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
 import { CHALLENGES, HttpsRequired, NotAuthenticated, NotAuthorized } from '../auth/errors.ts';
 import type { AuthStrategy, Principal } from '../auth/principal.ts';
-import type { RateLimitClass } from '../rate-limits/policy.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
-import { Throttled } from '../rate-limits/throttled.ts';
 import { CSRF_FIELD, CSRF_HEADER } from '../web/csrf.ts';
 import { SESSION_COOKIE } from '../web/session.ts';
 import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
@@ -15,6 +13,7 @@ import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
 import { type AnyRoute, routeScope, toRouterPath } from './route.ts';
 import { newRouter } from './router.ts';
+import { throttle } from './throttle.ts';
 
 export interface MountOptions {
   strategies: readonly AuthStrategy[];
@@ -63,7 +62,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
         );
         // Throttles come right after authentication, before anything else is read or checked.
         if (principal && options.rateLimiter)
-          await throttle(route.rateLimit ?? 'standard', ctx, principal, options.rateLimiter);
+          await throttle(ctx, options.rateLimiter, principal, route.rateLimit ?? 'standard');
         try {
           await answer(
             route,
@@ -96,7 +95,7 @@ async function answer(
   // A file that costs more (an audio clip to analyze) counts against its stricter limits too.
   for (const name of Object.keys(files)) {
     const cls = route.files?.[name]?.rateLimit;
-    if (cls && principal && options.rateLimiter) await throttle(cls, ctx, principal, options.rateLimiter);
+    if (cls && principal && options.rateLimiter) await throttle(ctx, options.rateLimiter, principal, cls);
   }
   // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
   if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
@@ -149,13 +148,6 @@ async function authorize(
   if (oauth2Only && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
   ctx.state.principal = ok;
   return ok;
-}
-
-async function throttle(cls: RateLimitClass, ctx: Context, principal: Principal, limiter: RateLimiter) {
-  const verdict = await limiter.check(principal, cls);
-  if (!verdict) return;
-  ctx.set(verdict.headers); // on the 429 too: the error handler keeps headers already set
-  if (!verdict.allowed) throw new Throttled(verdict.detail ?? 'Request was throttled');
 }
 
 function parseParams(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {

@@ -3,6 +3,7 @@ import { isCatalogueUnavailable } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import type { Context, Next } from 'koa';
 import { CHALLENGES, type Challenging } from '../auth/errors.ts';
+import { noteUnavailable } from './unavailable-log.ts';
 
 /**
  * Turns every failure into a status code and a `{"detail": …}` body. Errors meant for users
@@ -41,6 +42,7 @@ function challengeOf(err: EarshotError): string {
 export function errorAnswer(err: unknown, ctx: Context): { status: number; detail: unknown } {
   if (err instanceof EarshotError) {
     if (err.status === 401) ctx.set('WWW-Authenticate', challengeOf(err));
+    if (err.status === 503) noteUnavailable(ctx, err);
     return { status: err.status, detail: isFieldMap(err.details) ? err.details : err.message };
   }
   const status = (err as { status?: number; expose?: boolean }).status;
@@ -64,10 +66,7 @@ export const UNAVAILABLE_DETAIL =
  */
 function unavailable(err: unknown, ctx: Context): { status: number; detail: string } {
   ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
-  ctx.state.log?.warn(
-    { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
-    'database unreachable',
-  );
+  noteUnavailable(ctx, err); // logged once the answer is known (unavailable-log.ts)
   return { status: 503, detail: UNAVAILABLE_DETAIL };
 }
 

@@ -2,7 +2,11 @@ import { EarshotError } from '@earshot/common';
 
 /** 429 with upstream's wording, which names the limit (../shared/spec/UPSTREAM-FACTS.md §5). */
 export class Throttled extends EarshotError {
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    /** Seconds until a retry can pass (absent: a suspended credential, which waiting does not help). */
+    readonly retryAfterS?: number,
+  ) {
     super(detail, 'throttled', 429);
   }
 }

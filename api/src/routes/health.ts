@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppDeps } from '../deps.ts';
 import { newRouter } from '../http/router.ts';
+import { noteUnavailable, unavailableCause } from '../middleware/unavailable-log.ts';
 
 /**
  * The operator's endpoints: `/health` (alive: 200 while the process runs), `/ready` (the database,
@@ -18,19 +19,27 @@ export function healthRoutes(deps: AppDeps): Router {
   });
   router.get('/ready', async (ctx) => {
     const checks: Record<string, 'ok' | 'unavailable' | 'loading'> = {};
+    let databaseError: unknown;
     try {
       await deps.checkDatabase();
       checks.database = 'ok';
     } catch (err) {
-      // The reason is for operators (the log), never for whoever asks a public endpoint.
       checks.database = 'unavailable';
-      ctx.state.log?.warn({ err }, 'readiness: the database does not answer');
+      databaseError = err;
     }
     const { redis, similarity } = deps.readiness ?? {};
     if (redis) checks.redis = redis() ? 'ok' : 'unavailable';
     if (similarity) checks.similarity = similarity() ? 'ok' : 'loading';
     const notReady = Object.keys(checks).filter((name) => checks[name] !== 'ok');
     ctx.status = notReady.length === 0 ? 200 : 503;
+    // The reason is for operators (the 503's log line), never for whoever asks a public endpoint.
+    if (notReady.length > 0) {
+      const why = databaseError === undefined ? unavailableCause('') : unavailableCause(databaseError);
+      noteUnavailable(ctx, {
+        message: `not ready: ${notReady.join(', ')}${why.message ? ` (database: ${why.message})` : ''}`,
+        code: why.code,
+      });
+    }
     ctx.body = {
       status: notReady.length === 0 ? 'ready' : 'not ready',
       ...(notReady.length > 0 ? { detail: `Not ready: ${notReady.join(', ')}.` } : {}),

@@ -210,4 +210,21 @@ describe('credential application page (black box)', () => {
     expect(res.status).toBe(403);
     expect(row((await browser.get('/apiv2/apply/')).body, 'Sneaky')).toBeUndefined();
   });
+
+  it('refuses a credential past CREDENTIALS_PER_USER (20) with a 409 page saying what to do', async () => {
+    await addWebUser(server.catalogue.db, 'gina');
+    const gina = await signedIn('gina');
+    const fields = (i: number) => ({
+      name: `app ${i}`,
+      description: '',
+      redirect_uri: 'https://example.org/cb',
+    });
+    for (let i = 1; i <= 20; i++) expect((await create(gina, fields(i))).status).toBe(201);
+    const refused = await create(gina, fields(21));
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain(
+      'An account may have at most 20 API credentials: revoke one that is no longer used before asking for another.',
+    );
+    expect(refused.body.split('scope="row"')).toHaveLength(21);
+  });
 });

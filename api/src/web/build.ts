@@ -34,6 +34,7 @@ export function webDeps(
       db,
       throttle: signInThrottle(redis),
       signupEnabled: config.SIGNUP_ENABLED,
+      credentialsPerUser: config.CREDENTIALS_PER_USER,
       files,
       publicUrl: config.PUBLIC_URL,
       allowedHosts: allowedLinkHosts(config),

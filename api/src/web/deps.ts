@@ -1,12 +1,15 @@
 import type { Db } from '@earshot/catalogue';
 import type { OAuth2Service, SignInThrottle } from '@earshot/services';
 import type { SoundFiles } from '../ports.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import type { ApiServices } from '../services/index.ts';
 
 /** What the web pages need: the catalogue (through the services' use cases) and the sign-in throttle. */
 export interface WebDeps {
   db: Db;
   throttle: SignInThrottle;
+  /** CREDENTIALS_PER_USER: the most live API credentials the credentials page lets one account have. */
+  credentialsPerUser: number;
   /** SIGNUP_ENABLED: the sign-up page exists (else it is a 404). */
   signupEnabled: boolean;
   /** The sounds' stored files, for the moderation page's previews and images. */
@@ -19,6 +22,8 @@ export interface WebDeps {
   oauth2?: OAuth2Service;
   /** OAUTH2_HTTPS_ONLY: the OAuth2 pages over plain http are a 403 page. */
   oauth2HttpsOnly?: boolean;
+  /** The API's limiter: a signed-in user's forms count against its strict (write) limit; absent = not counted. */
+  rateLimiter?: RateLimiter;
   /** The API's use cases the reading pages (home, search, sound) call; absent = no such pages. */
   api?: ApiServices;
 }

@@ -4,6 +4,8 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { newRouter } from '../http/router.ts';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../middleware/errors.ts';
+import { noteUnavailable } from '../middleware/unavailable-log.ts';
+import { Throttled } from '../rate-limits/throttled.ts';
 import type { ApiServices } from '../services/index.ts';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
@@ -30,10 +32,12 @@ import { renderError } from './render.ts';
 import { requireModerator } from './require-moderator.ts';
 import { requireSignedIn } from './require-signed-in.ts';
 import { webSessions } from './session.ts';
+import { countWrites } from './write-limit.ts';
 
 /**
  * The web pages. Each route runs: HTML error pages → session (ctx.state.user) → CSRF check on
- * unsafe methods → the page. A later page is one more `page(...)` line here (docs/web.md).
+ * unsafe methods → a signed-in user's form counted as a write (write-limit.ts) → the page. A later
+ * page is one more `page(...)` line here (docs/web.md).
  */
 export function webRoutes(deps: WebDeps): Router {
   // Knows every method: a TRACE anywhere is a 405 or a 404, not the 501 of a router that never heard of it.
@@ -54,7 +58,9 @@ export function webRoutes(deps: WebDeps): Router {
   page('get', '/apiv2/login/', showSignIn(deps));
   page('post', '/apiv2/login/', submitSignIn(deps));
   page('get', '/apiv2/logout/', showSignOut());
-  page('post', '/apiv2/logout/', submitSignOut());
+  // Ending a session is never refused for having written too much.
+  const signOutPaths = ['/apiv2/logout/', '/apiv2/logout'];
+  router.post(signOutPaths, ...webPageChain(deps, { countWrites: false }), submitSignOut());
   page('get', '/apiv2/account/', requireSignedIn(), showAccount());
   page('get', '/apiv2/apply/', requireSignedIn(), showApply(deps));
   page('post', '/apiv2/apply/', requireSignedIn(), submitApply(deps));
@@ -67,7 +73,13 @@ export function webRoutes(deps: WebDeps): Router {
   if (deps.api) peoplePages(router, deps, deps.api);
   if (deps.oauth2) {
     const https = requireHttps(deps.oauth2HttpsOnly ?? true);
-    oauth2Pages(router, deps.oauth2, [htmlErrors(), https, webSessions(deps.db), csrfProtection()]);
+    oauth2Pages(router, deps.oauth2, [
+      htmlErrors(),
+      https,
+      webSessions(deps.db),
+      csrfProtection(),
+      countWrites(deps.rateLimiter),
+    ]);
   }
   if (deps.signupEnabled) {
     page('get', '/apiv2/signup/', showSignUp());
@@ -80,9 +92,10 @@ export function webRoutes(deps: WebDeps): Router {
   return router;
 }
 
-/** Error pages → session → CSRF check on unsafe methods: what runs before every page. */
-export function webPageChain(deps: WebDeps): Middleware[] {
-  return [htmlErrors(), webSessions(deps.db), csrfProtection()];
+/** Error pages → session → CSRF check on unsafe methods → write limit: what runs before every page. */
+export function webPageChain(deps: WebDeps, options: { countWrites?: boolean } = {}): Middleware[] {
+  const chain = [htmlErrors(), webSessions(deps.db), csrfProtection()];
+  return options.countWrites === false ? chain : [...chain, countWrites(deps.rateLimiter)];
 }
 
 /**
@@ -106,8 +119,16 @@ function peoplePages(router: Router, deps: WebDeps, services: ApiServices): void
   const writes = services.writes;
   if (!writes) return;
   router.get(['/upload/', '/upload'], ...common, signedIn, showUpload());
-  // The CSRF token of a multipart upload is read with the file (pages/upload.ts), not before it.
-  router.post(['/upload/', '/upload'], htmlErrors(), webSessions(deps.db), signedIn, submitUpload(writes));
+  // The CSRF token of a multipart upload is read with the file (pages/upload.ts), not before it; the
+  // write is counted before the file is read.
+  router.post(
+    ['/upload/', '/upload'],
+    htmlErrors(),
+    webSessions(deps.db),
+    signedIn,
+    countWrites(deps.rateLimiter),
+    submitUpload(writes),
+  );
   router.get('/upload/describe/', ...common, signedIn, showDescribe(writes));
   router.post('/upload/describe/', ...common, signedIn, submitDescribe(writes));
   router.get('/upload/pending/', ...common, signedIn, showPending(writes));
@@ -129,12 +150,17 @@ function htmlErrors(): Middleware {
     try {
       await next();
     } catch (err) {
+      if (err instanceof Throttled) {
+        await renderError(ctx, 429, throttledPage(err));
+        return;
+      }
       if (err instanceof EarshotError && err.status < 500) {
         await renderError(ctx, err.status, { title: 'The request could not be read', message: err.message });
         return;
       }
       if (isCatalogueUnavailable(err)) {
         ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+        noteUnavailable(ctx, err);
         await renderError(ctx, 503, {
           title: 'Back in a moment',
           message: 'The service cannot reach its database at the moment. Try again in a few seconds.',
@@ -148,4 +174,21 @@ function htmlErrors(): Middleware {
       });
     }
   };
+}
+
+/** The page of a refused write: what happened and when the next one will pass (Retry-After says it too). */
+function throttledPage(err: Throttled): { title: string; message: string } {
+  const wait = err.retryAfterS;
+  const when =
+    wait === undefined ? 'Ask the administrators of this service.' : `Try again in ${duration(wait)}.`;
+  return {
+    title: 'Too many changes',
+    message: `This change was not saved: you have sent more ratings, comments, bookmarks, uploads or other changes than the limit allows. ${when}`,
+  };
+}
+
+function duration(seconds: number): string {
+  if (seconds < 90) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  if (seconds < 90 * 60) return `${Math.ceil(seconds / 60)} minutes`;
+  return `${Math.ceil(seconds / 3600)} hours`;
 }

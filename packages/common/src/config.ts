@@ -76,6 +76,7 @@ export const configSchema = z.object({
   CLIP_THREAD_NICENESS: z.coerce.number().int().min(0).max(19).optional(),
   DEMO_IMPORT: bool.default(true),
   SIGNUP_ENABLED: bool.default(false),
+  CREDENTIALS_PER_USER: z.coerce.number().int().min(1).default(20),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -158,6 +159,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'import the demo fixtures on the first start with an empty data folder and make the demo user and its API key (default true; 0: no demo user, no key)',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
+  CREDENTIALS_PER_USER:
+    'most live API credentials one account may have (default 20): the credentials page and `earshot credentials create` refuse one more; the CLI may override with --over-limit',
   UPLOAD_MAX_BYTES:
     'largest audio file `POST /apiv2/sounds/upload/` accepts, in bytes (default 1073741824, 1 GiB)',
   UPLOAD_MAX_SECONDS:

@@ -1,5 +1,12 @@
-import { type Db, createUser as insertUser, type NewUser } from '@earshot/catalogue';
+import {
+  type Db,
+  findUserByEmail,
+  createUser as insertUser,
+  type NewUser,
+  UserExistsError,
+} from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
+import type { SignInThrottle } from './sign-in-throttle.ts';
 
 /**
  * Creates a user (the CLI's `users create`, the demo import): checks the input a person typed,
@@ -20,16 +27,34 @@ export async function createUser(db: Db, user: NewUser): Promise<number> {
 /** Shortest password a person may choose on the sign-up page. */
 export const MIN_PASSWORD_LENGTH = 8;
 
+export type SignUpOutcome = { kind: 'created'; userId: number } | { kind: 'throttled'; retryAfterMs: number };
+
 /**
  * Sign-up from the web page (when the setting allows it): a person chooses a username, gives an
  * email address and a password. The email is required here so that sign-in by email works.
+ * Counted per client address first (the sign-in throttle's SIGN_UP_LIMIT). Usernames are public
+ * (profile pages), so a taken one is refused (409); an email address is not, so the answer never
+ * tells whether it is in use: an address another account holds is simply not recorded on the new
+ * account, which is created and signed in all the same (the person can sign in by username).
  */
 export async function signUp(
   db: Db,
-  input: { username: string; email: string; password: string },
-): Promise<number> {
-  if (input.email.trim() === '') throw new ValidationError('An email address is required.');
+  throttle: SignInThrottle,
+  input: { username: string; email: string; password: string; address: string },
+): Promise<SignUpOutcome> {
+  const refused = await throttle.signUpAttempt(input.address);
+  if (refused) return { kind: 'throttled', ...refused };
+  const email = input.email.trim();
+  if (email === '') throw new ValidationError('An email address is required.');
   if (input.password.length < MIN_PASSWORD_LENGTH)
     throw new ValidationError(`A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
-  return createUser(db, { username: input.username, email: input.email.trim(), password: input.password });
+  const user = { username: input.username, email, password: input.password };
+  const inUse = (await findUserByEmail(db, email)) !== undefined;
+  try {
+    return { kind: 'created', userId: await createUser(db, inUse ? { ...user, email: undefined } : user) };
+  } catch (err) {
+    // Taken between the look-up and the insert: the same answer as when it was taken before.
+    if (!(err instanceof UserExistsError) || err.what !== 'email') throw err;
+    return { kind: 'created', userId: await createUser(db, { ...user, email: undefined }) };
+  }
 }

@@ -1,4 +1,6 @@
 import {
+  ConflictError,
+  countLiveCredentialsLocked,
   createCredential,
   createUser,
   type Db,
@@ -25,6 +27,20 @@ export interface ApiCredentialRequest {
   description?: string;
   /** The rate-limit level an administrator gives it (default `standard`). */
   level?: string;
+  /**
+   * The most live credentials the owner may have (CREDENTIALS_PER_USER); absent = no cap (the
+   * operator's `earshot credentials create --over-limit`, the demo account, tests).
+   */
+  maxPerUser?: number;
+}
+
+/** A user asked for one credential more than CREDENTIALS_PER_USER allows (409). */
+export class CredentialLimitReached extends ConflictError {
+  constructor(readonly max: number) {
+    super(
+      `An account may have at most ${max} API credentials: revoke one that is no longer used before asking for another.`,
+    );
+  }
 }
 
 export interface CreatedCredential {
@@ -51,6 +67,10 @@ export function createApiCredential(db: Db, request: ApiCredentialRequest): Prom
   return inTransaction(db, async (trx) => {
     const existing = await findUserByName(trx, request.username);
     const user = existing ?? (await createUser(trx, { username: request.username }));
+    const max = request.maxPerUser;
+    if (max !== undefined && (await countLiveCredentialsLocked(trx, user.id)) >= max) {
+      throw new CredentialLimitReached(max);
+    }
     const credential = await createCredential(trx, {
       userId: user.id,
       name: request.name,
@@ -144,10 +164,14 @@ function isHttpUrl(text: string): boolean {
 
 /**
  * A signed-in user's own request for a credential (the application page): checked field by field,
- * then issued at the standard level. A wrong field is a ValidationError whose `details` are the
- * field errors.
+ * then issued at the standard level, unless the user already has `maxPerUser` live credentials
+ * (CredentialLimitReached). A wrong field is a ValidationError whose `details` are the field errors.
  */
-export function applyForCredential(db: Db, input: CredentialApplication): Promise<CreatedCredential> {
+export function applyForCredential(
+  db: Db,
+  input: CredentialApplication,
+  maxPerUser: number,
+): Promise<CreatedCredential> {
   const errors = checkCredentialApplication(input);
   if (Object.keys(errors).length > 0) {
     throw new ValidationError(Object.values(errors).join(' '), errors);
@@ -157,6 +181,7 @@ export function applyForCredential(db: Db, input: CredentialApplication): Promis
     name: input.name.trim(),
     description: input.description.trim(),
     redirectUri: input.redirectUri.trim(),
+    maxPerUser,
   });
 }
 

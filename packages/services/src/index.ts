@@ -2,7 +2,7 @@
 // intake and import, moderation, reprocessing, and the file layout of a sound. The pipeline is
 // reached through the ProcessingQueue port, which @earshot/workers implements.
 
-export { createUser, MIN_PASSWORD_LENGTH, signUp } from './accounts.ts';
+export { createUser, MIN_PASSWORD_LENGTH, type SignUpOutcome, signUp } from './accounts.ts';
 export {
   type ApiCredentialRequest,
   applyForCredential,
@@ -10,6 +10,7 @@ export {
   type CreatedCredential,
   type CredentialApplication,
   type CredentialFieldErrors,
+  CredentialLimitReached,
   type CredentialSummary,
   checkCredentialApplication,
   createApiCredential,
@@ -70,6 +71,7 @@ export {
 export { type SignInOutcome, type SignInRequest, signIn } from './sign-in.ts';
 export {
   SIGN_IN_LIMITS,
+  SIGN_UP_LIMIT,
   type SignInAttempt,
   type SignInThrottle,
   signInThrottle,

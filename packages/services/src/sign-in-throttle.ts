@@ -16,6 +16,13 @@ export const SIGN_IN_LIMITS = {
   perAddress: { points: 100, durationSeconds: 24 * 60 * 60 },
 } as const;
 
+/**
+ * How many sign-ups one address may try (docs/web.md): 10 an hour lets a household or a classroom
+ * behind one address sign up, and stops one address making accounts, or probing which names are
+ * taken, in bulk. Every attempt counts, as every sign-in attempt does.
+ */
+export const SIGN_UP_LIMIT = { points: 10, durationSeconds: 60 * 60 } as const;
+
 export type ThrottleScope = 'account' | 'address';
 
 export interface SignInAttempt {
@@ -25,7 +32,7 @@ export interface SignInAttempt {
   address: string;
 }
 
-/** Counts sign-in attempts; the port the sign-in use case throttles through. */
+/** Counts sign-in and sign-up attempts; the port the sign-in and sign-up use cases throttle through. */
 export interface SignInThrottle {
   /**
    * Counts one attempt. Returns undefined when it may go ahead, else which limit is reached and
@@ -34,6 +41,8 @@ export interface SignInThrottle {
   attempt(attempt: SignInAttempt): Promise<{ scope: ThrottleScope; retryAfterMs: number } | undefined>;
   /** A successful sign-in gives its attempt back and forgets the account's failures from that address. */
   succeeded(attempt: SignInAttempt): Promise<void>;
+  /** Counts one sign-up from `address`: undefined when it may go ahead, else how long until one may. */
+  signUpAttempt(address: string): Promise<{ retryAfterMs: number } | undefined>;
 }
 
 /**
@@ -62,6 +71,7 @@ export function signInThrottle(redis?: Redis): SignInThrottle {
   };
   const perAccount: RateLimiterAbstract = limiter('signin_acct', SIGN_IN_LIMITS.perAccountAndAddress);
   const perAddress: RateLimiterAbstract = limiter('signin_addr', SIGN_IN_LIMITS.perAddress);
+  const signUps: RateLimiterAbstract = limiter('signup_addr', SIGN_UP_LIMIT);
   const accountKey = (a: SignInAttempt) => `${a.account.trim().toLowerCase()}|${a.address}`;
 
   return {
@@ -82,6 +92,15 @@ export function signInThrottle(redis?: Redis): SignInThrottle {
     async succeeded(a) {
       await perAccount.delete(accountKey(a));
       await perAddress.reward(a.address, 1);
+    },
+    async signUpAttempt(address) {
+      try {
+        await signUps.consume(address);
+        return undefined;
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return { retryAfterMs: err.msBeforeNext };
+        throw err;
+      }
     },
   };
 }

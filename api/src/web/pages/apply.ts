@@ -3,6 +3,7 @@ import {
   applyForCredential,
   CREDENTIAL_LIMITS,
   type CredentialFieldErrors,
+  CredentialLimitReached,
   listUserCredentials,
   PERMISSION_GRANTED_PATH,
   regenerateApiKey,
@@ -55,14 +56,23 @@ export function submitApply(deps: WebDeps) {
       redirect_uri: fields.redirect_uri ?? '',
     };
     try {
-      const credential = await applyForCredential(deps.db, {
-        username: user.username,
-        name: form.name,
-        description: form.description,
-        redirectUri: form.redirect_uri,
-      });
+      const credential = await applyForCredential(
+        deps.db,
+        {
+          username: user.username,
+          name: form.name,
+          description: form.description,
+          redirectUri: form.redirect_uri,
+        },
+        deps.credentialsPerUser,
+      );
       await showFresh(ctx, deps, credential, 201);
     } catch (err) {
+      if (err instanceof CredentialLimitReached) {
+        ctx.status = 409;
+        await page(ctx, deps, { form, error: err.message });
+        return;
+      }
       if (!(err instanceof EarshotError) || err.status !== 400) throw err;
       ctx.status = 400;
       const errors = (err.details ?? {}) as CredentialFieldErrors;

@@ -14,23 +14,36 @@ export function showSignUp() {
   };
 }
 
-/** POST /apiv2/signup/: creates the account through the accounts use case and signs it in. */
+/**
+ * POST /apiv2/signup/: creates the account through the accounts use case and signs it in. The
+ * answer is the same whether or not the email address is in use (the use case says why); too many
+ * sign-ups from one address: the form with the wait, 429 + Retry-After.
+ */
 export function submitSignUp(deps: WebDeps) {
   return async (ctx: Context) => {
     const form = formFields(ctx);
     const input = { username: form.username ?? '', email: form.email ?? '', password: form.password ?? '' };
+    const page = { username: input.username, email: input.email, minPasswordLength: MIN_PASSWORD_LENGTH };
     try {
-      const userId = await signUp(deps.db, input);
-      await webState(ctx).sessions?.signIn(userId);
+      const outcome = await signUp(deps.db, deps.throttle, { ...input, address: ctx.ip });
+      if (outcome.kind === 'throttled') {
+        const minutes = Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000));
+        ctx.set('Retry-After', String(Math.ceil(outcome.retryAfterMs / 1000)));
+        ctx.status = 429;
+        await render(ctx, 'signup', {
+          ...page,
+          error: `Too many sign-ups from your network. Try again in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}.`,
+        });
+        return;
+      }
+      await webState(ctx).sessions?.signIn(outcome.userId);
       ctx.redirect(SIGNED_IN_LANDING);
       ctx.status = 303;
     } catch (err) {
       if (!(err instanceof EarshotError) || err.status >= 500) throw err;
       ctx.status = err.status === 409 ? 409 : 400;
       await render(ctx, 'signup', {
-        username: input.username,
-        email: input.email,
-        minPasswordLength: MIN_PASSWORD_LENGTH,
+        ...page,
         error: err.message.charAt(0).toUpperCase() + err.message.slice(1),
       });
     }

@@ -124,6 +124,22 @@ export function listCredentials(db: Db, filter: { userId?: number } = {}): Promi
   return query.execute();
 }
 
+/**
+ * How many live (not revoked) credentials `userId` owns, counted under a lock on the user's row that
+ * lasts until the transaction `trx` ends: two requests for a credential at once are counted one
+ * after the other, so a cap on the count holds.
+ */
+export async function countLiveCredentialsLocked(trx: Db, userId: number): Promise<number> {
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  const row = await trx
+    .selectFrom('api_credentials')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('status', '<>', 'revoked')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function setCredentialStatus(db: Db, id: number, status: CredentialStatus): Promise<void> {
   await db.updateTable('api_credentials').set({ status }).where('id', '=', id).execute();
 }

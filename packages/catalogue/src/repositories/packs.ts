@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Database, Pack } from '../schema/database.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
 import { isPublic } from './sounds.ts';
@@ -18,13 +18,28 @@ const publicSoundCount = (eb: ExpressionBuilder<Database, 'packs'>) =>
     .where(isPublic)
     .as('num_sounds');
 
+/**
+ * A pack is public while it holds a public sound: one whose sounds are all waiting for processing
+ * or moderation (or gone) is in no public list or page, as its sounds are not.
+ */
+const holdsPublicSound = (eb: ExpressionBuilder<Database, 'packs'>) =>
+  eb.exists(
+    eb
+      .selectFrom('sounds')
+      .select(sql.lit(1).as('one'))
+      .whereRef('sounds.pack_id', '=', 'packs.id')
+      .where(isPublic),
+  );
+
+/** The public packs, as the contract shows them. */
 function packViews(db: Db) {
   return db
     .selectFrom('packs')
     .innerJoin('users', 'users.id', 'packs.user_id')
     .selectAll('packs')
     .select('users.username')
-    .select(publicSoundCount);
+    .select(publicSoundCount)
+    .where(holdsPublicSound);
 }
 
 /** The user's pack of that name, created when the user has none (the upload rule). */
@@ -44,18 +59,20 @@ export async function findOrCreatePack(db: Db, userId: number, name: string): Pr
     .executeTakeFirstOrThrow();
 }
 
+/** A public pack (see holdsPublicSound); undefined for an unknown one or one without a public sound. */
 export async function getPack(db: Db, packId: number): Promise<PackView | undefined> {
   const row = await packViews(db).where('packs.id', '=', packId).executeTakeFirst();
   return row && { ...row, num_sounds: Number(row.num_sounds) };
 }
 
-/** The user's packs, newest first. */
+/** The user's public packs, newest first. */
 export async function listPacksByUser(db: Db, userId: number, page: PageRequest): Promise<Page<PackView>> {
   const [{ count }, rows] = await Promise.all([
     db
       .selectFrom('packs')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('user_id', '=', userId)
+      .where(holdsPublicSound)
       .executeTakeFirstOrThrow(),
     packViews(db)
       .where('packs.user_id', '=', userId)

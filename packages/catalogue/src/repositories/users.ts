@@ -20,7 +20,10 @@ export interface NewUser {
 }
 
 export class UserExistsError extends EarshotError {
-  constructor(what: 'username' | 'email', value: string) {
+  constructor(
+    readonly what: 'username' | 'email',
+    value: string,
+  ) {
     super(`a user with the ${what} "${value}" already exists`, 'user_exists', 409);
   }
 }
@@ -142,6 +145,7 @@ export async function updateUserProfile(
 export interface UserCounts {
   /** Public sounds (moderated and processed). */
   num_sounds: number;
+  /** Public packs (holding a public sound). */
   num_packs: number;
   /** Comments the user made on other people's sounds (the contract's `num_comments`). */
   num_comments: number;
@@ -156,7 +160,9 @@ export function userCountColumns(user: RawBuilder<number>) {
     sql<number>`(select count(*) from sounds s where s.user_id = ${user} and ${publicSoundSql('s')})::int`.as(
       'num_sounds',
     ),
-    sql<number>`(select count(*) from packs p where p.user_id = ${user})::int`.as('num_packs'),
+    // Public packs only: a pack is public while it holds a public sound (packs.ts).
+    sql<number>`(select count(*) from packs p where p.user_id = ${user} and exists (
+        select 1 from sounds ps where ps.pack_id = p.id and ${publicSoundSql('ps')}))::int`.as('num_packs'),
     sql<number>`(select count(*) from comments c join sounds cs on cs.id = c.sound_id
         where c.user_id = ${user} and cs.user_id <> ${user})::int`.as('num_comments'),
   ];

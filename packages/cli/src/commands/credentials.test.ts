@@ -11,8 +11,12 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const env = { DATA_DIR: path.join(work, 'data'), DATABASE_URL: '', LOG_LEVEL: 'warn' };
 
 function earshot(...args: string[]) {
+  return earshotWith({}, ...args);
+}
+
+function earshotWith(extraEnv: Record<string, string>, ...args: string[]) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env, ...extraEnv } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -97,6 +101,33 @@ describe('earshot credentials: keys shown once', () => {
     const unknown = await earshot('credentials', 'regenerate', 'nosuchclient');
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("No credential has the client id 'nosuchclient'");
+  }, 120_000);
+});
+
+describe('earshot credentials: the cap per user', () => {
+  it('refuses a credential past CREDENTIALS_PER_USER with the reason, unless --over-limit', async () => {
+    expect((await earshot('migrate')).status).toBe(0);
+    const create = (...extra: string[]) =>
+      earshotWith(
+        { CREDENTIALS_PER_USER: '2' },
+        'credentials',
+        'create',
+        '--user',
+        'cid',
+        '--name',
+        'app',
+        ...extra,
+      );
+    expect((await create()).status).toBe(0);
+    expect((await create()).status).toBe(0);
+    const refused = await create();
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(
+      'An account may have at most 2 API credentials: revoke one that is no longer used before asking for another.',
+    );
+    const forced = await create('--over-limit');
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('level:         standard\n');
   }, 120_000);
 });
 

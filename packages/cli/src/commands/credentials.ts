@@ -21,6 +21,7 @@ export function register(program: Command): void {
     .option('--redirect-uri <uri>', 'OAuth2 redirect URI of the application')
     .option('--level <level>', `rate-limit level: ${LEVELS}`, 'standard')
     .option('--json', 'print the credential as JSON')
+    .option('--over-limit', 'create it even when the user already has CREDENTIALS_PER_USER credentials')
     .action(
       async (options: {
         user: string;
@@ -28,6 +29,7 @@ export function register(program: Command): void {
         redirectUri?: string;
         level: string;
         json?: boolean;
+        overLimit?: boolean;
       }) => {
         await withCatalogue('credentials create', async (catalogue, config) => {
           const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? `http://${config.HOST}:${config.PORT}`;
@@ -36,6 +38,7 @@ export function register(program: Command): void {
             name: options.name,
             redirectUri: options.redirectUri ?? `${base}/home/app_permissions/permission_granted/`,
             level: options.level,
+            maxPerUser: options.overLimit ? undefined : config.CREDENTIALS_PER_USER,
           });
           if (options.json) {
             process.stdout.write(`${JSON.stringify(created)}\n`);
