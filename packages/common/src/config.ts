@@ -65,6 +65,8 @@ export const configSchema = z.object({
     .int()
     .min(1)
     .default(1024 ** 3),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -133,4 +135,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   UPLOAD_MAX_BYTES:
     'largest audio file `POST /apiv2/sounds/upload/` accepts, in bytes (default 1073741824, 1 GiB)',
+  REQUEST_TIMEOUT_MS:
+    'time an ordinary request (headers, and a body of at most 256 KB) may take to arrive, else 408 (default 120000); uploads are timed by IDLE_TIMEOUT_MS only',
+  IDLE_TIMEOUT_MS:
+    'a connection with a request under way that neither sends nor receives a byte this long is closed: a stalled upload or download (default 60000)',
 };
