@@ -172,7 +172,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
         downloads: new Downloads(db, config.dataDir),
       },
       writes: options.queue
-        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES)
+        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES, config.IDLE_TIMEOUT_MS)
         : undefined,
     },
     authStrategies: [

@@ -41,7 +41,7 @@ beforeAll(async () => {
     password: WEB_PASSWORD,
     isModerator: true,
   });
-}, 240_000);
+}, 600_000);
 afterAll(() => s?.stop());
 
 /** A POST sent byte for byte as given (fetch cannot send a malformed multipart body). */

@@ -8,10 +8,15 @@ export function soundWrites(
   dataDir: string,
   queue: ProcessingQueue,
   maxUploadBytes: number,
+  idleTimeoutMs: number,
 ): SoundWrites {
-  const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, { maxBytes: maxUploadBytes });
-  // Partial uploads a crashed process left behind (a request in flight is never a day old).
-  void uploads.receiver.sweep().catch(() => undefined);
+  // A partial upload's lease outlasts the longest a live request may go without a byte (the idle
+  // timeout) twice over; one whose owner died is swept within that, by this process or another.
+  const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, {
+    maxBytes: maxUploadBytes,
+    partialLeaseMs: 2 * idleTimeoutMs,
+  });
+  uploads.receiver.startSweeping();
   return {
     maxUploadBytes,
     checkFilename: (filename) => uploads.checkFilename(filename),

@@ -35,7 +35,7 @@ beforeAll(async () => {
   token = await bearerToken(s, 'alice');
   s.server.on('connection', (socket: net.Socket) => serverSide.set(socket.remotePort ?? 0, socket));
   wav = await fs.readFile(fixture('fmt-wav-16'));
-}, 240_000);
+}, 600_000);
 afterAll(() => s?.stop());
 
 const BOUNDARY = 'slow-client-boundary';

@@ -62,9 +62,11 @@ export class SoundUploads {
     private readonly db: Db,
     private readonly storage: SoundStorage,
     private readonly queue: ProcessingQueue,
-    options: { maxBytes: number },
+    options: { maxBytes: number; partialLeaseMs?: number },
   ) {
-    this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes);
+    this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes, {
+      leaseMs: options.partialLeaseMs,
+    });
     this.intake = new SoundIntake(db, storage);
   }
 
