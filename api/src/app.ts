@@ -17,6 +17,7 @@ import { errorHandler } from './middleware/errors.ts';
 import { legacyErrors } from './middleware/legacy-errors.ts';
 import { refuseNulBytes } from './middleware/nul-bytes.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { requestDeadline } from './middleware/request-deadline.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { logUnavailable } from './middleware/unavailable-log.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -56,6 +57,7 @@ export function createApp(
   // The routes that take files allow larger bodies; they are known once the routes are built below.
   let bodyLimits: BodyLimitOverride[] = [];
   app.use(bodyLimit(() => bodyLimits));
+  app.use(requestDeadline(deps.config.REQUEST_TIMEOUT_MS));
   const changes = deps.api?.changes;
   if (changes) app.use((_ctx, next) => underRequestVersion(changes, next));
   const routers = [healthRoutes(deps)];

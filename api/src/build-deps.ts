@@ -178,7 +178,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
         downloads: new Downloads(db, config.dataDir),
       },
       writes: options.queue
-        ? soundWrites(db, config.dataDir, options.queue, config.UPLOAD_MAX_BYTES, config.UPLOAD_MAX_SECONDS)
+        ? soundWrites(db, config.dataDir, options.queue, {
+            maxBytes: config.UPLOAD_MAX_BYTES,
+            maxSeconds: config.UPLOAD_MAX_SECONDS,
+            idleTimeoutMs: config.IDLE_TIMEOUT_MS,
+          })
         : undefined,
     },
     authStrategies: [

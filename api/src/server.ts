@@ -36,10 +36,18 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
   useSpawnHelper();
   const server = http.createServer();
   const { listener, drain } = drainable(server, createRequestListener(deps));
+  // Idleness, not total time, is what ends a request's connection (a slow but steady upload or
+  // download is served; a stalled one is cut): each request re-arms the socket's inactivity timer,
+  // which Node answers by destroying the socket. Node sets its own between requests (keep-alive).
+  const idleMs = deps.config.IDLE_TIMEOUT_MS;
+  server.on('request', (req: http.IncomingMessage) => req.socket.setTimeout(idleMs));
   server.on('request', listener);
-  // Slow clients must not hold sockets forever; keep-alive a little longer than common proxies' timeouts.
+  // Keep-alive a little longer than common proxies' timeouts.
   server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 120_000;
+  // Node's requestTimeout would cut every upload slower than its limit: the total time of ordinary
+  // requests is kept by middleware/request-deadline.ts, which exempts the routes that take files.
+  server.requestTimeout = 0;
+  server.headersTimeout = Math.min(60_000, deps.config.REQUEST_TIMEOUT_MS);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.PORT, deps.config.HOST, () => resolve());

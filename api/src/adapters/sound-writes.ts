@@ -7,17 +7,18 @@ export function soundWrites(
   db: Db,
   dataDir: string,
   queue: ProcessingQueue,
-  maxUploadBytes: number,
-  maxUploadSeconds?: number,
+  limits: { maxBytes: number; maxSeconds?: number; idleTimeoutMs: number },
 ): SoundWrites {
+  // A partial upload's lease outlasts the longest a live request may go without a byte (the idle
+  // timeout) twice over; one whose owner died is swept within that, by this process or another.
   const uploads = new SoundUploads(db, new SoundStorage(dataDir), queue, {
-    maxBytes: maxUploadBytes,
-    maxSeconds: maxUploadSeconds,
+    maxBytes: limits.maxBytes,
+    maxSeconds: limits.maxSeconds,
+    partialLeaseMs: 2 * limits.idleTimeoutMs,
   });
-  // Partial uploads a crashed process left behind (a request in flight is never a day old).
-  void uploads.receiver.sweep().catch(() => undefined);
+  uploads.receiver.startSweeping();
   return {
-    maxUploadBytes,
+    maxUploadBytes: limits.maxBytes,
     checkFilename: (filename) => uploads.checkFilename(filename),
     receive: (stream, filename) => uploads.receive(stream, filename),
     discard: (file) => uploads.receiver.discard(file),

@@ -1,7 +1,7 @@
 import { EarshotError, ValidationError } from '@earshot/common';
-import multer from '@koa/multer';
 import type { Context } from 'koa';
 import { BodyTooLarge, bodyLimitOf, DEFAULT_BODY_LIMIT } from '../middleware/body-limit.ts';
+import { refuseNulParameter } from '../middleware/nul-bytes.ts';
 import { type FileFieldSpec, readMultipartFields, type UploadedFile } from './multipart-fields.ts';
 
 /** A POST body's parameters and, for routes that take files, its files (see multipart-fields.ts). */
@@ -30,12 +30,8 @@ export async function readBody(
     maxFieldBytes: DEFAULT_BODY_LIMIT,
     maxFields: 100,
   });
-  try {
-    return { params: withoutNul(content.fields), files: content.files, cleanup: content.cleanup };
-  } catch (err) {
-    await content.cleanup();
-    throw err;
-  }
+  // The multipart reader refuses NUL characters itself (http/multipart.ts).
+  return { params: content.fields, files: content.files, cleanup: content.cleanup };
 }
 
 /**
@@ -55,11 +51,11 @@ export async function readBodyParams(ctx: Context): Promise<Record<string, strin
       415,
     );
   }
+  if (type === 'multipart/form-data') return readMultipart(ctx);
   return withoutNul(await readTyped(ctx, type));
 }
 
 async function readTyped(ctx: Context, type: string): Promise<Record<string, string>> {
-  if (type === 'multipart/form-data') return readMultipart(ctx);
   const text = await readText(ctx);
   if (type === 'application/json') return text.trim() === '' ? {} : fromJson(text);
   // Repeated names: the last one wins, as in the query string.
@@ -68,10 +64,7 @@ async function readTyped(ctx: Context, type: string): Promise<Record<string, str
 
 /** As in the query string (middleware/nul-bytes.ts): no stored value can hold a NUL character. */
 function withoutNul(params: Record<string, string>): Record<string, string> {
-  for (const [name, value] of Object.entries(params)) {
-    if (name.includes('\u0000') || value.includes('\u0000'))
-      throw new ValidationError(`The parameter "${name}" contains a NUL character, which no value may hold.`);
-  }
+  for (const [name, value] of Object.entries(params)) refuseNulParameter(name, value);
   return params;
 }
 
@@ -113,28 +106,12 @@ function fromJson(text: string): Record<string, string> {
   return params;
 }
 
-// No file field is allowed, so any file part is refused (multer's LIMIT_UNEXPECTED_FILE) before
-// it is stored: no search takes a file yet.
-const textFields = (limit: number) => multer({ limits: { fieldSize: limit, fields: 100 } }).fields([]);
-
+/** A multipart body of text parameters only: a file part is refused before any of it is stored. */
 async function readMultipart(ctx: Context): Promise<Record<string, string>> {
-  const limit = bodyLimitOf(ctx);
-  try {
-    await textFields(limit)(ctx, async () => {});
-  } catch (err) {
-    const { code, field, message } = err as { code?: string; field?: string; message: string };
-    if (code === 'LIMIT_UNEXPECTED_FILE') {
-      throw new ValidationError(
-        `File parameters are not accepted here ('${field}'); send parameters as text.`,
-      );
-    }
-    if (code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FIELD_COUNT') throw new BodyTooLarge(limit);
-    throw new ValidationError(`The multipart body could not be read: ${message}`);
-  }
-  const params: Record<string, string> = {};
-  const fields = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
-  for (const [name, value] of Object.entries(fields)) {
-    params[name] = String(Array.isArray(value) ? value[value.length - 1] : value);
-  }
-  return params;
+  const content = await readMultipartFields(ctx.req, {
+    files: {},
+    maxFieldBytes: bodyLimitOf(ctx),
+    maxFields: 100,
+  });
+  return content.fields;
 }

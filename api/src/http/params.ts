@@ -17,12 +17,22 @@ export const pageSizeParam = z.string().optional().describe('results per page (d
 /** Ids are PostgreSQL `integer`s: a larger one names no object (and would overflow the statement). */
 export const MAX_ID = 2 ** 31 - 1;
 
-/** A positive integer path id; anything else (beyond MAX_ID too) is a 404 like a missing object. */
+/**
+ * The one reading of an object id from a path, query or form, for the API's routes and the pages
+ * alike: decimal digits naming 1 … MAX_ID, or undefined, which names no object (a 404 where the id
+ * is in the path). Ids past MAX_ID never reach a statement, where they would overflow.
+ */
+export function parseId(text: unknown): number | undefined {
+  if (typeof text !== 'string' || !/^\d{1,10}$/.test(text)) return undefined;
+  const id = Number(text);
+  return id >= 1 && id <= MAX_ID ? id : undefined;
+}
+
+/** A path id as parseId reads it; anything else is a 404 like a missing object. */
 export const idParam = z
   .string()
-  .regex(/^\d{1,10}$/)
+  .refine((text) => parseId(text) !== undefined)
   .transform(Number)
-  .refine((id) => id <= MAX_ID)
   .describe('numeric identifier');
 
 export const fieldsParam = commaList(

@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream';
 import { EarshotError, ValidationError } from '@earshot/common';
 import type { ReceivedFile } from '@earshot/services';
-import busboy from 'busboy';
 import type { Context } from 'koa';
-import { drainPart } from './multipart-fields.ts';
+import { drainPart, type FilePartInfo, readMultipart } from './multipart.ts';
 
 /** A multipart upload read: its one file, already on disk, and its text fields. */
 export interface UploadForm {
@@ -48,79 +47,39 @@ export async function readUploadForm(ctx: Context, options: UploadFormOptions): 
     ctx.set('Connection', 'close');
     throw tooLarge(options.maxBytes);
   }
-  const req = ctx.req;
-  const fields: Record<string, string> = {};
-  let receiving: Promise<ReceivedFile | undefined> | undefined;
-  let refused: unknown;
-  let parser: busboy.Busboy;
+  let receiving: Promise<ReceivedFile> | undefined;
+  const receivePart = (name: string, stream: Readable, info: FilePartInfo) => {
+    if (name !== options.fileField || receiving) {
+      drainPart(stream); // not ours, or a second one: drain, store nothing
+      return undefined;
+    }
+    // A name refused throws here, before any of the file is stored.
+    options.checkName(info.filename);
+    receiving = options.receive(stream, info.filename);
+    return receiving;
+  };
   try {
-    parser = busboy({
-      headers: req.headers,
-      limits: { fieldSize: MAX_FIELD_BYTES, fields: 100, parts: 120 },
-      // Room for many socket chunks in the parser and the file part: with Node's 16 KiB default
-      // every 64 KiB chunk filled them, and each one paused and resumed the request.
-      highWaterMark: STREAM_BUFFER_BYTES,
-      fileHwm: STREAM_BUFFER_BYTES,
-    });
-  } catch (err) {
-    throw new ValidationError(`The multipart body could not be read: ${(err as Error).message}`);
-  }
-
-  const done = new Promise<void>((resolve, reject) => {
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) refused ??= new ValidationError(`The field "${name}" is too long.`);
-      else fields[name] = value;
-    });
-    parser.on('file', (name, stream, info) => {
-      // The parser's own 'error' answers the request; this keeps the part's copy of it (a body
-      // ending inside the part) from being an uncaught exception while the receiver sets up.
-      stream.on('error', () => {});
-      if (name !== options.fileField || receiving || refused) {
-        drainPart(stream); // not ours (or already refused): drain, store nothing
-        return;
-      }
-      const filename = info.filename ?? '';
-      try {
-        options.checkName(filename);
-      } catch (err) {
-        refused = err;
-        drainPart(stream);
-        return;
-      }
-      receiving = options.receive(stream, filename).catch((err) => {
-        refused ??= err;
-        // Stop reading: the rest of the body would only be thrown away.
-        req.unpipe(parser);
-        reject(err);
-        return undefined;
-      });
-    });
-    parser.on('error', (err: Error) =>
-      reject(new ValidationError(`The multipart body could not be read: ${err.message}`)),
+    const fields = await readMultipart(
+      ctx.req,
+      {
+        maxFieldBytes: MAX_FIELD_BYTES,
+        maxFields: 100,
+        maxFiles: 20,
+        // Room for many socket chunks in the parser and the file part: with Node's 16 KiB default
+        // every 64 KiB chunk filled them, and each one paused and resumed the request.
+        bufferBytes: STREAM_BUFFER_BYTES,
+        // A refused file stops the read: the rest of the body would only be thrown away.
+        stopOnFailure: true,
+      },
+      { file: receivePart },
     );
-    parser.on('close', resolve);
-    // A client gone mid-upload: the file part ends with an error, and the receiver removes it.
-    req.on('close', () => {
-      if (!req.complete) {
-        const gone = new EarshotError('The client closed the connection mid-upload.', 'client_gone', 400);
-        parser.destroy(gone);
-        reject(gone);
-      }
-    });
-  });
-  req.pipe(parser);
-
-  try {
-    await done;
-    const file = await receiving;
-    if (refused) throw refused;
-    return { file, fields };
+    return { file: await receiving, fields };
   } catch (err) {
     // Stop reading a body we refuse; the client gets the answer and the connection ends.
     ctx.set('Connection', 'close');
     const file = await receiving?.catch(() => undefined);
     if (file) await options.discard(file);
-    throw refused ?? err;
+    throw err;
   }
 }
 

@@ -18,3 +18,12 @@ export function refuseNulBytes() {
 export function hasNul(url: string): boolean {
   return url.includes('\u0000') || /%00/i.test(url);
 }
+
+/**
+ * Refuses a body parameter whose name or value holds a NUL character, for every kind of body (form,
+ * JSON, multipart): the same reason as for the query string.
+ */
+export function refuseNulParameter(name: string, value: string): void {
+  if (name.includes('\u0000') || value.includes('\u0000'))
+    throw new ValidationError(`The parameter "${name}" contains a NUL character, which no value may hold.`);
+}

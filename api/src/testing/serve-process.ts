@@ -53,7 +53,7 @@ export async function startServeProcess(env: Record<string, string> = {}): Promi
     out += d.toString();
   });
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`earshot serve did not start:\n${out}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`earshot serve did not start:\n${out}`)), 240_000);
     const look = () => {
       const match = /is serving on (http:\/\/\S+)/.exec(out);
       if (match) {

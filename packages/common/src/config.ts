@@ -90,6 +90,8 @@ export const configSchema = z.object({
     .number()
     .positive()
     .default(7 * 60),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -165,4 +167,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'largest audio file `POST /apiv2/sounds/upload/` accepts, in bytes (default 1073741824, 1 GiB)',
   UPLOAD_MAX_SECONDS:
     'longest sound taken, in seconds (default 420, 7 min): a longer upload is refused, a longer file fails processing; processing holds about 30 MB per minute of sound in memory',
+  REQUEST_TIMEOUT_MS:
+    'time an ordinary request (headers, and a body of at most 256 KB) may take to arrive, else 408 (default 120000); uploads are timed by IDLE_TIMEOUT_MS only',
+  IDLE_TIMEOUT_MS:
+    'a connection with a request under way that neither sends nor receives a byte this long is closed: a stalled upload or download (default 60000)',
 };

@@ -71,8 +71,16 @@ export class CatalogueStore implements PipelineStore {
     return this.fenced(soundId, (db) => advanceStage(db, soundId, next));
   }
 
-  recordFailure(soundId: number, failure: ProcessingFailure<StageName>): Promise<void> {
-    return this.fenced(soundId, (db) => failProcessing(db, soundId, failure));
+  /**
+   * A sound failed for good: its `work/` folder goes (the hand-off caches of its stages, up to a
+   * decoded signal: nothing reads them again, and a reprocess starts from the probe), then the
+   * failure is recorded. In that order, as the handover does: whoever reads "Failed" finds no
+   * leftovers. Both ways a final failure is recorded come here: the job's failure hook and the
+   * reconciler's repair of one the catalogue missed.
+   */
+  async recordFailure(soundId: number, failure: ProcessingFailure<StageName>): Promise<void> {
+    await this.storage.removeWork(soundId);
+    await this.fenced(soundId, (db) => failProcessing(db, soundId, failure));
   }
 
   async saveProbe(soundId: number, probe: ProbeResult, advance?: StageAdvance<StageName>): Promise<void> {

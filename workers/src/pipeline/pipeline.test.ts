@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { testService } from '@earshot/common/testing';
@@ -168,6 +169,20 @@ describe.each(runners)('the pipeline with the %s runner', (kind, redis, availabl
       expect((await settled(good)).processing_state).toBe('Processed');
     },
   );
+
+  it.skipIf(!available)('removes the work/ folder of a sound that failed for good (issue 31)', async () => {
+    // Undecodable bytes of its own (the other tests' files are in the catalogue already).
+    const bad = path.join(makeTempDir('earshot-bad-'), path.basename(fixture('bad-random')));
+    await fs.writeFile(bad, randomBytes(64 * 1024));
+    const id = await intake.create({ userId: uploader, file: bad });
+    // What an earlier run of the sound left for its later stages (a decoded signal, its probe).
+    const work = path.dirname(service.storage.workFile(id, 'x'));
+    await fs.mkdir(work, { recursive: true });
+    await fs.writeFile(service.storage.workFile(id, 'signal.f32'), Buffer.alloc(1024 * 1024));
+    await service.pipeline.submit(id);
+    expect((await settled(id)).processing_state).toBe('Failed');
+    await expect(fs.stat(work)).rejects.toThrow(/ENOENT/);
+  });
 
   it.skipIf(!available)('fails a 64-channel WAV at probe, once, saying why (issue 19)', async () => {
     const wide = synthChannels(path.join(makeTempDir('earshot-wide-'), 'wide.wav'), 64, 0.3);

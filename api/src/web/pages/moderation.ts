@@ -3,6 +3,7 @@ import { listPendingModeration, MODERATION_REASON_MAX, moderate } from '@earshot
 import type { Context } from 'koa';
 import { FILE_NAMES, fileKindByName } from '../../files/file-names.ts';
 import { sendFile } from '../../files/send-file.ts';
+import { parseId } from '../../http/params.ts';
 import type { WebDeps } from '../deps.ts';
 import { render, renderError } from '../render.ts';
 import { formFields, webState } from '../state.ts';
@@ -17,10 +18,9 @@ export function moderationFileUrl(soundId: number, file: string): string {
 /** GET /apiv2/moderation/: the sounds waiting for a moderator, oldest first. */
 export function showModeration(deps: WebDeps) {
   return async (ctx: Context) => {
-    const id = Number(ctx.query.approved ?? ctx.query.rejected);
-    const notice = Number.isSafeInteger(id)
-      ? `Sound ${id} is ${ctx.query.approved ? 'approved' : 'rejected'}.`
-      : undefined;
+    const id = parseId(ctx.query.approved ?? ctx.query.rejected);
+    const notice =
+      id !== undefined ? `Sound ${id} is ${ctx.query.approved ? 'approved' : 'rejected'}.` : undefined;
     await page(ctx, deps, { notice });
   };
 }
@@ -30,10 +30,10 @@ export function submitModeration(deps: WebDeps) {
   return async (ctx: Context) => {
     const user = webState(ctx).user!;
     const form = formFields(ctx);
-    const soundId = Number(form.sound_id);
+    const soundId = parseId(form.sound_id);
     const decision = form.decision;
     const reason = (form.reason ?? '').trim();
-    if (!Number.isSafeInteger(soundId) || soundId <= 0 || (decision !== 'approve' && decision !== 'reject')) {
+    if (soundId === undefined || (decision !== 'approve' && decision !== 'reject')) {
       throw new ValidationError('The form does not name a sound and a decision.');
     }
     if (decision === 'reject' && (!reason || reason.length > MODERATION_REASON_MAX)) {
@@ -66,10 +66,10 @@ export function submitModeration(deps: WebDeps) {
  */
 export function moderationFile(deps: WebDeps) {
   return async (ctx: Context) => {
-    const soundId = Number(ctx.params.id);
+    const soundId = parseId(ctx.params.id);
     const kind = fileKindByName(String(ctx.params.file));
     const location =
-      webState(ctx).user?.is_moderator && kind && Number.isSafeInteger(soundId) && soundId > 0
+      webState(ctx).user?.is_moderator && kind && soundId !== undefined
         ? await deps.files.locate(soundId, kind)
         : undefined;
     if (!location) {

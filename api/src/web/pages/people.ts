@@ -2,6 +2,7 @@ import { NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import { requestOrigin } from '../../http/origin.ts';
 import { readPageQuery } from '../../http/pagination.ts';
+import { parseId } from '../../http/params.ts';
 import { selectFields } from '../../serializers/sound-fields.ts';
 import type { ListRequest } from '../../services/api-context.ts';
 import type { ApiServices } from '../../services/index.ts';
@@ -107,8 +108,8 @@ export function showUser(deps: WebDeps, services: ApiServices) {
 /** GET /people/<username>/packs/<id>/: a pack and its public sounds (the pack's user must match). */
 export function showPack(deps: WebDeps, services: ApiServices) {
   return async (ctx: Context) => {
-    const id = Number(ctx.params.id);
-    if (!Number.isSafeInteger(id) || id <= 0) return notFound(ctx, 'pack');
+    const id = parseId(ctx.params.id);
+    if (id === undefined) return notFound(ctx, 'pack');
     const req = listOf(ctx, deps, services);
     try {
       const pack = await services.people.pack(id, req.links.origin);

@@ -1,6 +1,7 @@
 import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import { fileUrl } from '../../files/file-names.ts';
+import { parseId } from '../../http/params.ts';
 import type { ApiServices } from '../../services/index.ts';
 import { soundScriptUrl } from '../assets.ts';
 import { renderPage } from '../render.ts';
@@ -112,8 +113,8 @@ export function showSound(api: ApiServices) {
   const selection = soundPageSelection(api.variant);
   const similarSelection = cardSelection(api.variant);
   return async (ctx: Context) => {
-    const id = /^\d{1,9}$/.test(ctx.params.id ?? '') ? Number(ctx.params.id) : 0;
-    if (id <= 0) throw new NotFoundError('No sound has this address.');
+    const id = parseId(ctx.params.id);
+    if (id === undefined) throw new NotFoundError('No sound has this address.');
     const sound = (await api.sounds.instance(id, '', selection)) as Record<string, unknown>;
     const card = toCard(sound as never);
     if (card.username !== ctx.params.username) {

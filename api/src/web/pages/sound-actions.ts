@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '@earshot/common';
 import type { Context } from 'koa';
 import { sendFile } from '../../files/send-file.ts';
 import { readPageQuery } from '../../http/pagination.ts';
+import { parseId } from '../../http/params.ts';
 import type { ApiServices } from '../../services/index.ts';
 import type { SocialService } from '../../services/social.ts';
 import { renderError } from '../render.ts';
@@ -104,8 +105,8 @@ export function submitSoundAction(services: ApiServices, action: Action) {
   return async (ctx: Context) => {
     const social = requireSocial(services);
     const user = webState(ctx).user!;
-    const soundId = Number(ctx.params.id);
-    if (!Number.isSafeInteger(soundId) || soundId <= 0) throw new NotFoundError('There is no such sound.');
+    const soundId = parseId(ctx.params.id);
+    if (soundId === undefined) throw new NotFoundError('There is no such sound.');
     const form = formFields(ctx);
     const back = soundPath(String(ctx.params.username), soundId);
     let outcome: string;
@@ -137,8 +138,8 @@ export function downloadSound(services: ApiServices) {
   return async (ctx: Context) => {
     const social = requireSocial(services);
     const user = webState(ctx).user!;
-    const soundId = Number(ctx.params.id);
-    if (!Number.isSafeInteger(soundId) || soundId <= 0) throw new NotFoundError('There is no such sound.');
+    const soundId = parseId(ctx.params.id);
+    if (soundId === undefined) throw new NotFoundError('There is no such sound.');
     let original: Awaited<ReturnType<typeof social.ports.downloads.soundOriginal>>;
     try {
       original = await social.ports.downloads.soundOriginal(soundId);

@@ -2,6 +2,7 @@ import { BROAD_SOUND_TAXONOMY, categoryCode, LICENSES } from '@earshot/catalogue
 import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import { requestOrigin } from '../../http/origin.ts';
+import { parseId } from '../../http/params.ts';
 import { readUploadForm } from '../../http/upload-form.ts';
 import { type BodyLimitOverride, DEFAULT_BODY_LIMIT } from '../../middleware/body-limit.ts';
 import type { SoundWrites } from '../../ports.ts';
@@ -169,7 +170,7 @@ export function showPending(writes: SoundWrites) {
   return async (ctx: Context) => {
     const record = await writes.pending(userId(ctx));
     const json = serializePendingUploads(record, '');
-    const described = Number(ctx.query.described);
+    const described = parseId(ctx.query.described);
     await render(ctx, 'pending', {
       describe: json.pending_description.map((f) => ({
         name: f,
@@ -179,7 +180,7 @@ export function showPending(writes: SoundWrites) {
       failed: json.pending_processing.filter((s) => s.processing_state === 'Failed'),
       moderation: json.pending_moderation,
       notice:
-        Number.isSafeInteger(described) && described > 0
+        described !== undefined
           ? `Sound ${described} is described: it is being processed, then a moderator will look at it.`
           : undefined,
       source: PENDING_JSON_PATH,

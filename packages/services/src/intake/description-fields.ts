@@ -58,6 +58,10 @@ export class DescriptionError extends ValidationError {
 
 export const MIN_TAGS = 3;
 export const MAX_TAGS = 30;
+/** Upstream's tags are slugs of at most 100 characters (its Tag model); longer ones are refused, not cut. */
+export const MAX_TAG_LENGTH = 100;
+/** `geotag_zoom` is a smallint column. */
+export const MAX_ZOOM = 32_767;
 const MAX_NAME = 512;
 const MAX_PACK_NAME = 255;
 const MAX_DESCRIPTION = 100_000;
@@ -108,6 +112,8 @@ export function validateDescription(raw: RawDescription, mode: DescriptionMode):
     if (mode !== 'import' && tags.length < MIN_TAGS) fail('tags', 'You should add at least 3 tags...');
     else if (tags.length > MAX_TAGS)
       fail('tags', 'There can be maximum 30 tags, please select the most relevant ones!');
+    else if (tags.some((t) => t.length > MAX_TAG_LENGTH))
+      fail('tags', `Ensure each tag has no more than ${MAX_TAG_LENGTH} characters.`);
     else out.tags = tags;
   }
 
@@ -189,5 +195,6 @@ export function parseGeotag(value: string): Geotag | string {
   if (lat < -90 || lat > 90) return 'Latitude must be in the range [-90,90].';
   if (lon < -180 || lon > 180) return 'Longitude must be in the range [-180,180].';
   if (zoom < 11) return 'Zoom must be at least 11.';
+  if (zoom > MAX_ZOOM) return `Zoom must be at most ${MAX_ZOOM}.`;
   return { lat, lon, zoom };
 }

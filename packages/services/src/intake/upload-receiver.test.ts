@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { safeFilename, UploadReceiver, UploadTooLargeError } from './upload-receiver.ts';
 
@@ -89,6 +90,33 @@ describe('upload receiver', () => {
     // No folder yet (a fresh data folder): nothing to sweep, no error.
     expect(await new UploadReceiver(path.join(dataDir, 'none'), 1_000).sweep()).toBe(0);
   });
+
+  it('holds its files on a lease that other processes respect, and their sweeps take a dead owner’s (issue 31)', async () => {
+    const leaseMs = 2000;
+    const owner = new UploadReceiver(dataDir, 1_000_000, { leaseMs });
+    // Another process sharing the data folder (perhaps on another host).
+    const other = new UploadReceiver(dataDir, 1_000_000, { leaseMs });
+    const received = await owner.receive(Readable.from([Buffer.alloc(1000, 1)]), 'a.wav');
+    // Received, then waiting (its request still deciding) longer than the lease: its owner renews it.
+    await sleep(2 * leaseMs);
+    expect(await other.sweep()).toBe(0);
+    expect((await fs.stat(received.path)).size).toBe(1000);
+    // The owner dies: its renewals stop, and the other's periodic sweep removes the file.
+    owner.stop();
+    other.startSweeping();
+    try {
+      const gone = async () =>
+        fs.stat(received.path).then(
+          () => false,
+          () => true,
+        );
+      const deadline = Date.now() + 20 * leaseMs;
+      while (!(await gone()) && Date.now() < deadline) await sleep(100);
+      expect(await gone()).toBe(true);
+    } finally {
+      other.stop();
+    }
+  }, 60_000);
 
   it('keeps the client name without folders or control characters', () => {
     expect(safeFilename('/etc/../a\u0000b.wav')).toBe('ab.wav');

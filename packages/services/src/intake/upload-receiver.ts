@@ -37,15 +37,31 @@ export class UploadTooLargeError extends EarshotError {
  * hashed here: the md5 is needed before answering only when an original of the same size exists
  * (SoundIntake), and the pipeline's probe takes it (with the CRC-32) otherwise. Anything that stops
  * the stream (size limit, client gone, disk error) removes the partial file before the error goes on.
+ *
+ * A process that dies mid-upload cannot remove its file, and several API processes, on several
+ * hosts, may share the data folder: no process can tell whether another's is alive. So each
+ * partial file is held on a lease, its modification time: the bytes arriving renew it, and while a
+ * received file waits for its request to finish with it the receiver renews it itself. A partial
+ * file not renewed for `leaseMs` has no living owner, and whichever process sweeps next removes it
+ * (every API process sweeps at start and every half lease). A live upload that stalls longer than
+ * the connection's idle timeout is cut by the server, so the lease is twice that timeout. (Hosts
+ * sharing the folder need clocks within a fraction of the lease of each other.)
  */
 export class UploadReceiver {
   readonly incomingDir: string;
+  readonly leaseMs: number;
+  /** The files of this process's requests still in the incoming folder: their leases are renewed. */
+  private readonly held = new Set<string>();
+  private renewTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly dataDir: string,
     readonly maxBytes: number,
+    options: { leaseMs?: number } = {},
   ) {
     this.incomingDir = path.join(dataDir, 'uploads', 'incoming');
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
   /**
@@ -59,6 +75,7 @@ export class UploadReceiver {
   ): Promise<ReceivedFile> {
     await fs.mkdir(this.incomingDir, { recursive: true });
     const file = path.join(this.incomingDir, `${randomBytes(12).toString('hex')}.partial`);
+    this.hold(file);
     let size = 0;
     const maxBytes = this.maxBytes;
     // Chunks that arrive while a write is under way are written together (one writev) when it
@@ -87,6 +104,7 @@ export class UploadReceiver {
     } catch (err) {
       await early;
       await fs.rm(file, { force: true });
+      this.held.delete(file);
       throw err;
     }
     return { path: file, filename: safeFilename(clientName), size, early };
@@ -95,14 +113,19 @@ export class UploadReceiver {
   /** Removes a received file that will not become a sound or a pending upload. */
   async discard(file: ReceivedFile): Promise<void> {
     await fs.rm(file.path, { force: true });
+    this.held.delete(file.path);
   }
 
-  /** Removes partial files a crashed process left (older than `olderThanMs`). */
-  async sweep(olderThanMs = 24 * 3600_000): Promise<number> {
+  /**
+   * Removes the partial files whose lease ran out (`olderThanMs` without being renewed): their
+   * owner died mid-upload. This process's own files are never taken.
+   */
+  async sweep(olderThanMs = this.leaseMs): Promise<number> {
     const names = await fs.readdir(this.incomingDir).catch(() => [] as string[]);
     let removed = 0;
     for (const name of names) {
       const file = path.join(this.incomingDir, name);
+      if (!name.endsWith('.partial') || this.held.has(file)) continue;
       const stat = await fs.stat(file).catch(() => undefined);
       if (stat && Date.now() - stat.mtimeMs > olderThanMs) {
         await fs.rm(file, { force: true });
@@ -111,7 +134,52 @@ export class UploadReceiver {
     }
     return removed;
   }
+
+  /** Sweeps now and every half lease, until `stop` (the timers never keep the process alive). */
+  startSweeping(onError: (err: unknown) => void = () => {}): void {
+    if (this.sweepTimer) return;
+    const tick = () => void this.sweep().catch(onError);
+    tick();
+    this.sweepTimer = setInterval(tick, this.leaseMs / 2);
+    this.sweepTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.sweepTimer);
+    clearInterval(this.renewTimer);
+    this.sweepTimer = undefined;
+    this.renewTimer = undefined;
+  }
+
+  /**
+   * Holds a file on its lease until it leaves the incoming folder: renewed every quarter lease (a
+   * file moved away or removed is let go at its next renewal).
+   */
+  private hold(file: string): void {
+    this.held.add(file);
+    if (this.renewTimer) return;
+    this.renewTimer = setInterval(() => void this.renew(), this.leaseMs / 4);
+    this.renewTimer.unref();
+  }
+
+  private async renew(): Promise<void> {
+    const now = new Date();
+    for (const file of this.held) {
+      try {
+        await fs.utimes(file, now, now);
+      } catch {
+        this.held.delete(file);
+      }
+    }
+    if (this.held.size === 0) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
 }
+
+/** Twice the API's default idle timeout (IDLE_TIMEOUT_MS): see UploadReceiver. */
+const DEFAULT_LEASE_MS = 120_000;
 
 /** The client's file name without any folder part or control characters (browsers send C:\…\a.wav). */
 export function safeFilename(name: string): string {

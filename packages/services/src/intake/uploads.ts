@@ -66,9 +66,11 @@ export class SoundUploads {
     private readonly db: Db,
     private readonly storage: SoundStorage,
     private readonly queue: ProcessingQueue,
-    options: { maxBytes: number; maxSeconds?: number },
+    options: { maxBytes: number; maxSeconds?: number; partialLeaseMs?: number },
   ) {
-    this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes);
+    this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes, {
+      leaseMs: options.partialLeaseMs,
+    });
     this.intake = new SoundIntake(db, storage);
     this.maxSeconds = options.maxSeconds;
   }
