@@ -173,6 +173,30 @@ describe('a NUL character in a multipart text part', () => {
   });
 });
 
+describe('a multipart part without a name', () => {
+  it('is a 400 saying so, as a text part or a file part, leaving no file', async () => {
+    const nameless = `--${BOUNDARY}\r\nContent-Disposition: form-data\r\n\r\nvalue\r\n`;
+    const namelessFile = Buffer.concat([
+      Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; filename="a.wav"\r\n\r\n`),
+      wav,
+      Buffer.from('\r\n'),
+    ]);
+    for (const [path, body] of [
+      [
+        '/apiv2/sounds/upload/',
+        Buffer.concat([filePart('audiofile', 'a.wav', wav), Buffer.from(nameless + CLOSE)]),
+      ],
+      ['/apiv2/sounds/upload/', Buffer.concat([namelessFile, Buffer.from(CLOSE)])],
+      [`/apiv2/sounds/${s.seeded.ids.bd_808}/edit/`, Buffer.from(nameless + CLOSE)],
+    ] as const) {
+      const r = await post(path, bearer(), body);
+      expect(r.status).toBe(400);
+      expect(detailOf(r.text)).toMatch(/has no name/);
+    }
+    expect(await incomingFiles()).toEqual([]);
+  });
+});
+
 describe('description numbers and lengths past what is stored', () => {
   const edit = (fields: string) =>
     post(

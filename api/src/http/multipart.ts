@@ -105,8 +105,9 @@ export async function readMultipart(
     if (options.stopOnFailure) stop();
   };
 
-  parser.on('field', (name, value, info) => {
-    if (info.valueTruncated)
+  parser.on('field', (name: string | undefined, value, info) => {
+    if (name === undefined) fail(new ValidationError(NAMELESS_PART));
+    else if (info.valueTruncated)
       fail(new EarshotError(fieldTooLong(name, options.maxFieldBytes), 'body_too_large', 413));
     else {
       try {
@@ -124,6 +125,7 @@ export async function readMultipart(
   parser.on('file', (name, stream, info) => {
     // Listened to from the first moment, whatever the handler does later (see drainPart).
     stream.on('error', () => {});
+    if ((name as string | undefined) === undefined) fail(new ValidationError(NAMELESS_PART));
     if (failure !== undefined) {
       drainPart(stream);
       return;
@@ -162,6 +164,10 @@ export async function readMultipart(
   if (failure !== undefined) throw failure;
   return fields;
 }
+
+// busboy hands a part without `name=` on with an undefined name, whatever its types say.
+const NAMELESS_PART =
+  'A part of the multipart body has no name: each needs Content-Disposition: form-data; name="…".';
 
 function fieldTooLong(name: string, maxBytes: number): string {
   return `The parameter '${name}' is larger than ${Math.round(maxBytes / 1024)} KB.`;
