@@ -35,6 +35,13 @@ export const idParam = z
   .transform(Number)
   .describe('numeric identifier');
 
+/** A bookmark category's id: parseId's, or 0, the contract's name for the uncategorized bookmarks. */
+export const bookmarkCategoryIdParam = z
+  .string()
+  .refine((text) => text === '0' || parseId(text) !== undefined)
+  .transform(Number)
+  .describe('numeric identifier of a bookmark category (0: uncategorized)');
+
 export const fieldsParam = commaList(
   'comma-separated sound fields (and, in variant B, descriptor names) to return',
 );

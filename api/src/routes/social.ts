@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { pageSchema, readPageQuery } from '../http/pagination.ts';
-import { idParam } from '../http/params.ts';
+import { bookmarkCategoryIdParam, idParam } from '../http/params.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { bookmarkCategorySchema, detailSchema, soundListItem } from '../serializers/schemas.ts';
 import type { ApiServices } from '../services/index.ts';
@@ -85,7 +85,7 @@ export function socialRoutes(s: ApiServices, social: SocialService): AnyRoute[] 
       summary: 'The sounds of one bookmark category, most recently bookmarked first (0: uncategorized)',
       tags: ['users'],
       auth: 'oauth2',
-      params: z.object({ bookmark_category_id: idParam }),
+      params: z.object({ bookmark_category_id: bookmarkCategoryIdParam }),
       query: soundListQuery,
       response: pageSchema(soundListItem),
       errors: [403],

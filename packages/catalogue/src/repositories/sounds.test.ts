@@ -244,6 +244,9 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
     ]);
 
     const second = await findOrCreatePack(db(), user.id, 'Second');
+    // A pack is public only while it holds a public sound (issue 31).
+    expect((await listPacksByUser(db(), user.id, { limit: 10, offset: 0 })).count).toBe(1);
+    await publish((await createSound(db(), described(user.id, { packId: second.id }))).id);
     const packs = await listPacksByUser(db(), user.id, { limit: 10, offset: 0 });
     expect(packs.count).toBe(2);
     expect(packs.items.map((p) => p.id)).toEqual([second.id, pack.id]);
