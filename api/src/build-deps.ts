@@ -73,6 +73,8 @@ export interface BuildAppDepsOptions {
   now?: () => Date;
   /** Clock, policy or key prefix of the rate limiter (tests); counters are in Redis when REDIS_URL is set. */
   rateLimits?: RateLimitSettings;
+  /** Key prefix of the sign-in throttle's counters in Redis (tests sharing one Redis); default none. */
+  signInKeyPrefix?: string;
   /** The pipeline's queue uploads are submitted to; without it upload, describe and edit are not served. */
   queue?: ProcessingQueue;
 }
@@ -134,7 +136,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soon.unref();
     });
   }
-  const web = webDeps(config, db, soundFiles(db, config.dataDir), logger);
+  const web = webDeps(config, db, soundFiles(db, config.dataDir), logger, options.signInKeyPrefix);
   const oauth2 = new OAuth2Service({ db, now });
   const limits = await openRateLimiter(config, logger, options.rateLimits);
   const spaceNames = () => listSimilaritySpaces().map((s) => s.name);

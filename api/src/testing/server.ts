@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,8 @@ export interface TestServer extends RunningServer {
  * `now` is the clock OAuth2 expiry is decided by; `rateLimits` gives the rate limiter a clock the
  * test moves (counters in Redis when env has REDIS_URL). `log` receives every log line (level info)
  * for tests of what is logged; without it the server logs nothing. `queue` serves the upload routes.
+ * On a shared Redis each server counts under keys of its own, so one test's rate limits and sign-in
+ * failures (a fuzz suite's hundreds) never throttle another's.
  */
 export async function startTestServer(
   env: Record<string, string> = {},
@@ -33,6 +36,7 @@ export async function startTestServer(
     : createLogger('silent');
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'api test' });
   const seeded = await seedCatalogue(catalogue, dataDir);
+  const namespace = `earshot:test:${randomBytes(6).toString('hex')}:`;
   const deps = await buildAppDeps({
     config,
     logger,
@@ -40,7 +44,8 @@ export async function startTestServer(
     version: 'test',
     similarityRefreshMs: 0,
     now: options.now,
-    rateLimits: options.rateLimits,
+    rateLimits: { keyPrefix: `${namespace}rl`, ...options.rateLimits },
+    signInKeyPrefix: namespace,
     queue: options.queue,
   });
   const server = await startServer(deps);

@@ -15,6 +15,8 @@ export function webDeps(
   db: Db,
   files: SoundFiles,
   logger: Logger,
+  /** Namespaces the sign-in counters in a Redis other deployments (or tests) share. */
+  throttleKeyPrefix?: string,
 ): { deps: WebDeps; close: () => Promise<void> } {
   // No offline queue: while Redis is away a sign-in must not wait for it; the throttle then counts
   // in memory until the connection is back.
@@ -32,7 +34,7 @@ export function webDeps(
   return {
     deps: {
       db,
-      throttle: signInThrottle(redis),
+      throttle: signInThrottle(redis, throttleKeyPrefix),
       signupEnabled: config.SIGNUP_ENABLED,
       credentialsPerUser: config.CREDENTIALS_PER_USER,
       files,

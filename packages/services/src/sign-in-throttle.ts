@@ -50,10 +50,10 @@ export interface SignInThrottle {
  * processes share them), in this process's memory otherwise. Attempts are counted before the
  * password is checked, so parallel guesses cannot slip past the limit; success refunds them.
  */
-export function signInThrottle(redis?: Redis): SignInThrottle {
-  const limiter = (keyPrefix: string, limit: { points: number; durationSeconds: number }) => {
+export function signInThrottle(redis?: Redis, keyPrefix = ''): SignInThrottle {
+  const limiter = (name: string, limit: { points: number; durationSeconds: number }) => {
     const memory = new RateLimiterMemory({
-      keyPrefix,
+      keyPrefix: `${keyPrefix}${name}`,
       points: limit.points,
       duration: limit.durationSeconds,
     });
@@ -62,7 +62,7 @@ export function signInThrottle(redis?: Redis): SignInThrottle {
     return redis
       ? new RateLimiterRedis({
           storeClient: redis,
-          keyPrefix,
+          keyPrefix: `${keyPrefix}${name}`,
           points: limit.points,
           duration: limit.durationSeconds,
           insuranceLimiter: memory,
