@@ -53,6 +53,8 @@ function uploadBody(): Buffer {
 /** A client on a raw socket: what it has read so far, and whether the server closed it. */
 interface RawClient {
   socket: net.Socket;
+  /** The client's port, kept: a socket the peer has reset no longer reports it. */
+  port: number;
   received: () => Buffer;
   closed: Promise<void>;
 }
@@ -68,7 +70,7 @@ async function connect(): Promise<RawClient> {
   socket.on('data', (d: Buffer) => chunks.push(d));
   socket.on('error', () => {});
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  return { socket, received: () => Buffer.concat(chunks), closed };
+  return { socket, port: socket.localPort ?? 0, received: () => Buffer.concat(chunks), closed };
 }
 
 function requestHead(method: string, target: string, headers: Record<string, string | number>): string {
@@ -103,7 +105,7 @@ const serverSide = new Map<number, net.Socket>();
 
 /** Whether the server has let the client's connection go (its own socket destroyed). */
 function serverLetGo(client: RawClient): boolean {
-  return serverSide.get(client.socket.localPort ?? 0)?.destroyed ?? false;
+  return serverSide.get(client.port)?.destroyed ?? false;
 }
 
 async function incoming(): Promise<string[]> {
