@@ -23,6 +23,7 @@ const upload = defineRoute({
   summary: 'a route taking files',
   tags: ['test'],
   auth: 'read',
+  scope: 'read', // a read taking files, as search by example is
   query: z.object({ name: z.string().optional() }),
   bodyParams: true,
   files: {
