@@ -23,6 +23,8 @@ const write = defineRoute({
   summary: 'a stand-in write resource',
   tags: ['test'],
   auth: 'read',
+  // What is counted is the subject here, not the grant: scope read lets the test's API keys in.
+  scope: 'read',
   rateLimit: 'strict',
   response: z.object({ ok: z.boolean() }),
   handler: async () => ({ ok: true }),
