@@ -1,9 +1,8 @@
-import { createTestDatabase } from '@earshot/catalogue/testing';
-import { testService } from '@earshot/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerGrant } from '../testing/bearer.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 import { webRoutes } from '../web/routes.ts';
+import { fuzzBackends } from './backends.ts';
 import { runFuzz } from './run.ts';
 import { type FuzzTarget, type OpenApiDocument, targetsFromOpenApi, targetsFromRouter } from './targets.ts';
 
@@ -16,23 +15,7 @@ import { type FuzzTarget, type OpenApiDocument, targetsFromOpenApi, targetsFromR
 const COUNT = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 19);
 const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.env.FUZZ_ONLY);
-const postgres = await testService('postgres');
-const redis = await testService('redis');
-
-const backends: {
-  name: string;
-  env: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> }>;
-}[] = [{ name: 'embedded PGlite', env: async () => ({ env: {}, drop: async () => {} }) }];
-// FUZZ_BACKENDS=pglite runs only the embedded one (quicker when replaying a failure by hand).
-if (postgres && process.env.FUZZ_BACKENDS !== 'pglite') {
-  backends.push({
-    name: 'PostgreSQL server and Redis',
-    env: async () => {
-      const db = await createTestDatabase(postgres);
-      return { env: { DATABASE_URL: db.url, ...(redis ? { REDIS_URL: redis } : {}) }, drop: db.drop };
-    },
-  });
-}
+const backends = await fuzzBackends();
 
 describe.each(backends)('the fuzz suite on $name', ({ env }) => {
   let s: TestServer;

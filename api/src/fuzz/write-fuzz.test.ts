@@ -1,6 +1,4 @@
 import fs from 'node:fs/promises';
-import { createTestDatabase } from '@earshot/catalogue/testing';
-import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import {
   createApiCredential,
@@ -15,6 +13,7 @@ import { bearerGrant } from '../testing/bearer.ts';
 import { SEED_SOUNDS, seedSamplePath } from '../testing/seed.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 import { WEB_PASSWORD, WebClient } from '../testing/web-client.ts';
+import { fuzzBackends } from './backends.ts';
 import type { Rng } from './rng.ts';
 import { runFuzz } from './run.ts';
 import { type OpenApiDocument, targetsFromOpenApi } from './targets.ts';
@@ -33,24 +32,7 @@ import { type AudioSample, WRITE_FAMILIES, type WriteWorld, writeRequest } from 
 const COUNT = Number(process.env.FUZZ_WRITE_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 31);
 const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.env.FUZZ_ONLY);
-const postgres = await testService('postgres');
-const redis = await testService('redis');
-
-const backends: {
-  name: string;
-  env: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> }>;
-}[] = [{ name: 'embedded PGlite', env: async () => ({ env: {}, drop: async () => {} }) }];
-// FUZZ_BACKENDS=pglite runs only the embedded backend, FUZZ_BACKENDS=server only the PostgreSQL one.
-if (process.env.FUZZ_BACKENDS === 'server') backends.length = 0;
-if (postgres && process.env.FUZZ_BACKENDS !== 'pglite') {
-  backends.push({
-    name: 'PostgreSQL server and Redis',
-    env: async () => {
-      const db = await createTestDatabase(postgres);
-      return { env: { DATABASE_URL: db.url, ...(redis ? { REDIS_URL: redis } : {}) }, drop: db.drop };
-    },
-  });
-}
+const backends = await fuzzBackends();
 
 /** Small real recordings of the fixtures (and one of the seed's), with broken ones among them. */
 // Mostly WAV, which is judged from its header; the others need ffprobe, a process each.
