@@ -11,7 +11,9 @@ export interface UnavailableCause {
 
 export function unavailableCause(cause: unknown): UnavailableCause {
   if (typeof cause === 'string') return { message: cause };
-  const message = cause instanceof Error ? cause.message : String(cause);
+  // An Error, or a cause already described as { message, code }.
+  const given = (cause as { message?: unknown; code?: unknown } | null)?.message;
+  const message = typeof given === 'string' ? given : String(cause);
   const code = (cause as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? { message, code } : { message };
 }

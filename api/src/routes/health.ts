@@ -34,10 +34,10 @@ export function healthRoutes(deps: AppDeps): Router {
     ctx.status = notReady.length === 0 ? 200 : 503;
     // The reason is for operators (the 503's log line), never for whoever asks a public endpoint.
     if (notReady.length > 0) {
-      const why = databaseError === undefined ? unavailableCause('') : unavailableCause(databaseError);
+      const db = databaseError === undefined ? undefined : unavailableCause(databaseError);
       noteUnavailable(ctx, {
-        message: `not ready: ${notReady.join(', ')}${why.message ? ` (database: ${why.message})` : ''}`,
-        code: why.code,
+        message: `not ready: ${notReady.join(', ')}${db ? ` (database: ${db.message})` : ''}`,
+        code: db?.code,
       });
     }
     ctx.body = {
