@@ -1,29 +1,20 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { flacStreamInfo } from '../media/container-headers.ts';
+import { synth } from './audio.ts';
 
 /**
  * Decompression bombs for tests: long silence in FLAC frames of the largest block size, a few bytes
  * each (an hour of 44.1 kHz mono is 42 KB), made by the real ffmpeg, never committed.
  */
 export function silenceFlac(file: string, seconds: number, sampleRate = 44_100): string {
-  execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `anullsrc=r=${sampleRate}:cl=mono`,
+  return synth(file, `anullsrc=r=${sampleRate}:cl=mono`, [
     '-t',
     String(seconds),
     '-c:a',
     'flac',
     '-frame_size',
     '65535',
-    file,
   ]);
-  return file;
 }
 
 /**
