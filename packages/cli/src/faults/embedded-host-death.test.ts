@@ -7,6 +7,7 @@ import { openCatalogue } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedEnv } from './embedded-env.ts';
 
 /**
  * The embedded mode's hand-over under load with jobs running: two `earshot serve` on one data folder
@@ -23,19 +24,7 @@ const inputs = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-host-death-in-'));
 const children: ChildProcess[] = [];
 const SOUNDS = 12;
 
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    DEMO_IMPORT: 'false',
-    LOG_LEVEL: 'warn',
-    WORKER_CONCURRENCY: '1',
-  };
-  delete e.REDIS_URL;
-  delete e.DATABASE_URL;
-  return e;
-}
+const env = () => embeddedEnv(dataDir);
 
 function earshot(args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { env: env(), encoding: 'utf8' });

@@ -7,6 +7,7 @@ import { openCatalogue } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedEnv } from './embedded-env.ts';
 
 /**
  * `earshot import` following another process's embedded database when that host is killed
@@ -25,22 +26,8 @@ function folder(prefix: string): string {
   return dir;
 }
 
-function env(dataDir: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    DEMO_IMPORT: 'false',
-    LOG_LEVEL: 'warn',
-    WORKER_CONCURRENCY: '1',
-  };
-  delete e.REDIS_URL;
-  delete e.DATABASE_URL;
-  return e;
-}
-
 function start(dataDir: string, args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { env: env(dataDir) });
+  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { env: embeddedEnv(dataDir) });
   children.push(child);
   let out = '';
   child.stdout?.on('data', (d: Buffer) => {
@@ -155,7 +142,7 @@ async function importThroughHostDeath(
   const user = spawnSync(
     process.execPath,
     ['--import', 'tsx', main, 'users', 'create', 'uploader', '--password', 'pw'],
-    { env: env(dataDir), encoding: 'utf8' },
+    { env: embeddedEnv(dataDir), encoding: 'utf8' },
   );
   expect(user.status, user.stderr).toBe(0);
 
