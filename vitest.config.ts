@@ -6,6 +6,8 @@ export default defineConfig({
       'packages/*/src/**/*.test.ts',
       'workers/src/**/*.test.ts',
       'api/src/**/*.test.ts',
+      'api/test/**/*.test.ts',
+      'cli/src/**/*.test.ts',
       'fixtures/src/**/*.test.ts',
       'benchmarks/src/**/*.test.ts',
     ],

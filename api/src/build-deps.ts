@@ -30,15 +30,15 @@ import { outlivingAbandonment, searchEngine } from './adapters/search-engine.ts'
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
-import { bearerStrategy } from './auth/bearer-strategy.ts';
-import { sessionStrategy } from './auth/session-strategy.ts';
-import { tokenStrategy } from './auth/token-strategy.ts';
 import { cachedBearerCheck } from './caches/bearer-cache.ts';
 import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
-import { openRateLimiter, type RateLimitSettings } from './rate-limits/open.ts';
+import { bearerStrategy } from './framework/auth/bearer-strategy.ts';
+import { sessionStrategy } from './framework/auth/session-strategy.ts';
+import { tokenStrategy } from './framework/auth/token-strategy.ts';
+import { openRateLimiter, type RateLimitSettings } from './framework/rate-limits/open.ts';
 import { webDeps } from './web/build.ts';
 
 export interface BuildAppDepsOptions {

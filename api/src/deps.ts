@@ -1,9 +1,9 @@
 import type { Config, Logger } from '@earshot/common';
 import type { OAuth2Service } from '@earshot/services';
 import type { Metrics } from './adapters/metrics.ts';
-import type { AuthStrategy } from './auth/principal.ts';
-import type { RateLimiter } from './rate-limits/rate-limiter.ts';
-import type { ApiPorts } from './services/index.ts';
+import type { ApiPorts } from './application/index.ts';
+import type { AuthStrategy } from './framework/auth/principal.ts';
+import type { RateLimiter } from './framework/rate-limits/rate-limiter.ts';
 import type { WebDeps } from './web/deps.ts';
 
 /** What the HTTP layer needs from the rest of the system; the server wires the real ones. */

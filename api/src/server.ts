@@ -3,8 +3,8 @@ import net, { type AddressInfo } from 'node:net';
 import { useSpawnHelper } from '@earshot/core';
 import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
-import { drainable } from './http/drain.ts';
-import { widenHeapHeadroom } from './http/heap-headroom.ts';
+import { drainable } from './framework/http/drain.ts';
+import { widenHeapHeadroom } from './framework/http/heap-headroom.ts';
 
 export interface RunningServer {
   server: http.Server;

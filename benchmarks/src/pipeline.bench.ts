@@ -18,7 +18,7 @@ import { arg } from './args.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'pipeline.md');
-const cliMain = path.join(here, '../../packages/cli/src/main.ts');
+const cliMain = path.join(here, '../../cli/src/main.ts');
 const MAX_FIXTURE_SECONDS = 10;
 const SOURCE_STRIDE = 37;
 

@@ -37,7 +37,7 @@ const generators = arg('load', 'wrk')
   .filter((g): g is LoadGenerator => g === 'wrk' || g === 'lean' || g === 'autocannon');
 const wrkThreads = Number(arg('wrk-threads', '1'));
 const TARGET = 1.6;
-const CLI_MAIN = fileURLToPath(new URL('../../packages/cli/src/main.ts', import.meta.url));
+const CLI_MAIN = fileURLToPath(new URL('../../cli/src/main.ts', import.meta.url));
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results', 'api.md');
 const HEADING = '\n## `serve --processes 2` against one process, warm sound instance\n\n';
 

@@ -23,7 +23,7 @@ import { processStats, startChild } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'upload.md');
-const cliMain = path.join(here, '../../packages/cli/src/main.ts');
+const cliMain = path.join(here, '../../cli/src/main.ts');
 
 /** A WAV of `seconds` of the 60-second stereo music fixture (looped), its last byte set to `tag`. */
 function musicWav(file: string, seconds: number, tag: number): number {

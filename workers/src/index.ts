@@ -2,6 +2,7 @@
 // and the pipeline that implements the services' ProcessingQueue. The use cases (accounts,
 // intake, moderation, reprocessing) live in @earshot/services.
 
+export { createJobRunner, type JobRunnerService, type JobRunnerServiceOptions } from './job-runner.ts';
 export { PermanentJobError } from './jobs/errors.ts';
 export type { JobHooks } from './jobs/execute.ts';
 export { type JobContext, type JobDefinition, JobRegistry, jobIdFor } from './jobs/registry.ts';
@@ -14,4 +15,3 @@ export { STAGES, type StageName, stageLabel } from './pipeline/stages.ts';
 export { BullmqRunner, DEFAULT_QUEUE_PREFIX, type JobReturn } from './runners/bullmq.ts';
 export { InProcessRunner } from './runners/in-process.ts';
 export type { JobRunner, QueueCounts } from './runners/types.ts';
-export { createJobRunner, type JobRunnerService, type JobRunnerServiceOptions } from './service.ts';

@@ -1,5 +1,5 @@
 import { checkAccessToken, type Db, rateLimitLevelName } from '@earshot/catalogue';
-import type { CheckBearerToken } from '../auth/bearer-strategy.ts';
+import type { CheckBearerToken } from '../framework/auth/bearer-strategy.ts';
 
 /** Judges a bearer token against the catalogue with the service's clock. */
 export function bearerTokenCheck(db: Db, now: () => Date): CheckBearerToken {

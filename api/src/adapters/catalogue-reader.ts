@@ -9,7 +9,7 @@ import {
   soundRecordsByIds,
   userRecordByName,
 } from '@earshot/catalogue';
-import type { CatalogueReader } from '../ports.ts';
+import type { CatalogueReader } from '../application/ports.ts';
 
 /**
  * The API's reads, bound to the catalogue's repositories. Only sounds that are approved and

@@ -1,5 +1,5 @@
 import { type Db, findApiKeyOwner, rateLimitLevelName } from '@earshot/catalogue';
-import type { FindCredentialByKey } from '../auth/token-strategy.ts';
+import type { FindCredentialByKey } from '../framework/auth/token-strategy.ts';
 
 /** Finds an API credential by its key (the client secret) for the token strategy. */
 export function credentialByKey(db: Db): FindCredentialByKey {

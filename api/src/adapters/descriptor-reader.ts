@@ -6,7 +6,7 @@ import {
   descriptorRanges,
   soundVectors,
 } from '@earshot/catalogue';
-import type { DescriptorReader } from '../ports.ts';
+import type { DescriptorReader } from '../application/ports.ts';
 
 /** Descriptor values and similarity vectors as the pipeline stored them in the catalogue. */
 export function descriptorReader(db: Db, spaceNames: () => string[]): DescriptorReader {

@@ -8,7 +8,7 @@ import {
   soundAnalysisState,
   UNCATEGORIZED,
 } from '@earshot/catalogue';
-import type { LegacyReader } from '../services/v1/ports.ts';
+import type { LegacyReader } from '../application/v1/ports.ts';
 
 /** The version 1 reads, bound to the catalogue; originals outside DATA_DIR are refused. */
 export function legacyReader(db: Db, dataDir: string): LegacyReader {

@@ -22,14 +22,6 @@ import {
   VARIABLE_LENGTH_DESCRIPTORS,
 } from '@earshot/core';
 import type { SimilarityState } from '@earshot/services';
-import {
-  type FilterSets,
-  filterSetsFromCatalogue,
-  sharedFilterSets,
-  versionedFilterSets,
-} from '../caches/filter-sets.ts';
-import { NeighbourCache } from '../caches/neighbour-cache.ts';
-import { requestSignal } from '../http/request-signal.ts';
 import type {
   ContentSearchRequest,
   Hits,
@@ -37,7 +29,15 @@ import type {
   SearchExample,
   SimilarityRequest,
   TextSearchRequest,
-} from '../ports.ts';
+} from '../application/ports.ts';
+import {
+  type FilterSets,
+  filterSetsFromCatalogue,
+  sharedFilterSets,
+  versionedFilterSets,
+} from '../caches/filter-sets.ts';
+import { NeighbourCache } from '../caches/neighbour-cache.ts';
+import { requestSignal } from '../framework/http/request-signal.ts';
 
 /** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
 const FILTER_ID_LIMIT = 1_000_000;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type Db, soundMediaPaths } from '@earshot/catalogue';
-import type { FileKind, SoundFiles } from '../ports.ts';
+import type { FileKind, SoundFiles } from '../application/ports.ts';
 
 /**
  * Stored files by kind, from the sound's `media_paths` (relative to DATA_DIR). Paths that would

@@ -1,6 +1,6 @@
 import type { Db } from '@earshot/catalogue';
 import { editOwnSound, type ProcessingQueue, SoundStorage, SoundUploads } from '@earshot/services';
-import type { SoundWrites } from '../ports.ts';
+import type { SoundWrites } from '../application/ports.ts';
 
 /** The write use cases of `@earshot/services` behind the API's SoundWrites port. */
 export function soundWrites(

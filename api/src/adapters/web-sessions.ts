@@ -1,6 +1,6 @@
 import type { Db } from '@earshot/catalogue';
 import { resumeWebSession } from '@earshot/services';
-import type { ResumeSession } from '../auth/session-strategy.ts';
+import type { ResumeSession } from '../framework/auth/session-strategy.ts';
 
 /** The session strategy's lookup: the web layer's own session policy (idle/absolute expiry). */
 export function signedInSession(db: Db): ResumeSession {

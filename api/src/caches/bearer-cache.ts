@@ -1,5 +1,5 @@
 import type { ChangeVersion } from '@earshot/catalogue';
-import type { BearerCheck, CheckBearerToken } from '../auth/bearer-strategy.ts';
+import type { BearerCheck, CheckBearerToken } from '../framework/auth/bearer-strategy.ts';
 
 /**
  * Remembers valid bearer tokens so a busy application does not cost a database round trip per

@@ -5,7 +5,7 @@ import type {
   SearchEngine,
   SimilarityRequest,
   TextSearchRequest,
-} from '../ports.ts';
+} from '../application/ports.ts';
 import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ApiKeyCredential } from '../auth/token-strategy.ts';
+import type { ApiKeyCredential } from '../framework/auth/token-strategy.ts';
 import { cachedCredentialLookup } from './credential-cache.ts';
 
 const GOOD = 'G'.repeat(40);

@@ -1,5 +1,5 @@
 import type { ChangeVersion } from '@earshot/catalogue';
-import type { ApiKeyCredential, FindCredentialByKey } from '../auth/token-strategy.ts';
+import type { ApiKeyCredential, FindCredentialByKey } from '../framework/auth/token-strategy.ts';
 import { pastHalfLife, SharedReads } from './shared-reads.ts';
 
 /** Keys are 40 characters; a longer string cannot be one and is never remembered as a miss. */

@@ -1,6 +1,6 @@
 import type { SoundRecord } from '@earshot/catalogue';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CatalogueReader } from '../ports.ts';
+import type { CatalogueReader } from '../application/ports.ts';
 import { cachedSoundRecords } from './record-cache.ts';
 
 /**

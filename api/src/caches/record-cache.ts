@@ -1,5 +1,5 @@
 import type { ChangeVersion, SoundRecord } from '@earshot/catalogue';
-import type { CatalogueReader } from '../ports.ts';
+import type { CatalogueReader } from '../application/ports.ts';
 import { pastHalfLife, SharedReads } from './shared-reads.ts';
 
 /**

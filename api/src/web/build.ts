@@ -2,8 +2,8 @@ import type { Db } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { signInThrottle } from '@earshot/services';
 import { Redis } from 'ioredis';
-import { allowedLinkHosts } from '../http/origin.ts';
-import type { SoundFiles } from '../ports.ts';
+import type { SoundFiles } from '../application/ports.ts';
+import { allowedLinkHosts } from '../framework/http/origin.ts';
 import type { WebDeps } from './deps.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import { readBodyParams } from '../http/body-params.ts';
+import { readBodyParams } from '../framework/http/body-params.ts';
 import { renderError } from './render.ts';
 import { webState } from './state.ts';
 

@@ -1,8 +1,8 @@
 import type { Db } from '@earshot/catalogue';
 import type { OAuth2Service, SignInThrottle } from '@earshot/services';
-import type { SoundFiles } from '../ports.ts';
-import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
-import type { ApiServices } from '../services/index.ts';
+import type { ApiServices } from '../application/index.ts';
+import type { SoundFiles } from '../application/ports.ts';
+import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
 
 /** What the web pages need: the catalogue (through the services' use cases) and the sign-in throttle. */
 export interface WebDeps {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NEXT_TRICKS } from '../testing/redirect-tricks.ts';
+import { NEXT_TRICKS } from '../../test/support/redirect-tricks.ts';
 import { SIGNED_IN_LANDING, safeNext } from './safe-next.ts';
 
 describe('safeNext', () => {

@@ -1,6 +1,6 @@
 import { recordingQueue } from '@earshot/services/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWebUser, startTestServer, type TestServer, WebClient } from '../testing/index.ts';
+import { addWebUser, startTestServer, type TestServer, WebClient } from '../../test/support/index.ts';
 
 /**
  * The strict write limit (API.md "Limits": 30 a minute, 500 a day) applies to a signed-in user's

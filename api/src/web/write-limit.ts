@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
-import { sessionRateLimitSubject } from '../auth/session-strategy.ts';
-import { throttle } from '../http/throttle.ts';
-import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import { sessionRateLimitSubject } from '../framework/auth/session-strategy.ts';
+import { throttle } from '../framework/http/throttle.ts';
+import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
 import { webState } from './state.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -2,7 +2,7 @@
 // intake and import, moderation, reprocessing, and the file layout of a sound. The pipeline is
 // reached through the ProcessingQueue port, which @earshot/workers implements.
 
-export { createUser, MIN_PASSWORD_LENGTH, type SignUpOutcome, signUp } from './accounts.ts';
+export { createUser, MIN_PASSWORD_LENGTH, type SignUpOutcome, signUp } from './accounts/accounts.ts';
 export {
   type ApiCredentialRequest,
   applyForCredential,
@@ -20,8 +20,26 @@ export {
   regenerateApiKeyOf,
   revokeApiCredential,
   setApiCredentialLevel,
-} from './credentials.ts';
-export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './demo-account.ts';
+} from './accounts/credentials.ts';
+export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './accounts/demo-account.ts';
+export { type SignInOutcome, type SignInRequest, signIn } from './accounts/sign-in.ts';
+export {
+  SIGN_IN_LIMITS,
+  SIGN_UP_LIMIT,
+  type SignInAttempt,
+  type SignInThrottle,
+  signInThrottle,
+  type ThrottleScope,
+} from './accounts/sign-in-throttle.ts';
+export {
+  endWebSession,
+  type ResumedWebSession,
+  resumeWebSession,
+  SIGNED_IN_LIFETIME,
+  startSignedInSession,
+  startVisitorSession,
+  VISITOR_LIFETIME,
+} from './accounts/web-sessions.ts';
 export { downloadName, originalMediaType } from './downloads/download-names.ts';
 export { Downloads, type OriginalFile, type PackArchive } from './downloads/downloads.ts';
 export { README_NAME } from './downloads/pack-zip.ts';
@@ -57,33 +75,24 @@ export {
   type ModerationEntry,
   type ModerationOptions,
   moderate,
-} from './moderation.ts';
+} from './moderation/moderation.ts';
 export * from './oauth2/index.ts';
-export { ProcessingCounts } from './processing-counts.ts';
-export type { ProcessingQueue } from './processing-queue.ts';
-export { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
+export { ProcessingCounts } from './processing/processing-counts.ts';
+export type { ProcessingQueue } from './processing/processing-queue.ts';
+export { AlreadyProcessingError, reprocess, reprocessFailed } from './processing/reprocess.ts';
 export {
   type ExampleMatch,
   type ExampleSearchResult,
   readExample,
   searchByExample,
-} from './search-by-example.ts';
-export { type SignInOutcome, type SignInRequest, signIn } from './sign-in.ts';
-export {
-  SIGN_IN_LIMITS,
-  SIGN_UP_LIMIT,
-  type SignInAttempt,
-  type SignInThrottle,
-  signInThrottle,
-  type ThrottleScope,
-} from './sign-in-throttle.ts';
+} from './search/search-by-example.ts';
 export {
   logSimilarityFailure,
   SimilarityLoading,
   SimilarityState,
   type SimilarityStateOptions,
   similaritySnapshotDir,
-} from './similarity-state.ts';
+} from './search/similarity-state.ts';
 export { BookmarkCategories } from './social/bookmark-categories.ts';
 export {
   BOOKMARK_NAME_MAX,
@@ -94,15 +103,6 @@ export {
   SoundFeedback,
   type UserFeedback,
 } from './social/sound-feedback.ts';
-export { replaceFile, SoundStorage } from './sound-files.ts';
 export { NotYourSoundToDeleteError, removeSound, SoundBusyError } from './sounds/delete-sound.ts';
 export { editOwnSound, NotYourSoundError } from './sounds/edit-sound.ts';
-export {
-  endWebSession,
-  type ResumedWebSession,
-  resumeWebSession,
-  SIGNED_IN_LIFETIME,
-  startSignedInSession,
-  startVisitorSession,
-  VISITOR_LIFETIME,
-} from './web-sessions.ts';
+export { replaceFile, SoundStorage } from './storage/sound-files.ts';

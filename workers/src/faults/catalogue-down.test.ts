@@ -3,10 +3,10 @@ import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import { coreAnalyzer } from '../pipeline/core-analyzer.ts';
 import { CoreMediaTools } from '../pipeline/core-tools.ts';
 import type { MediaTools } from '../pipeline/tools.ts';
-import { createJobRunner, type JobRunnerService } from '../service.ts';
 import { ServerDatabase } from '../testing/server-database.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 

@@ -9,7 +9,7 @@ import { testService } from '@earshot/common/testing';
 import { synth } from '@earshot/core/testing';
 import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRunner, type JobRunnerService } from '../service.ts';
+import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import { waitFor } from '../testing/wait.ts';
 
 const postgresUrl = await testService('postgres');

@@ -7,7 +7,7 @@ import { synth } from '@earshot/core/testing';
 import { SoundIntake } from '@earshot/services';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRunner, type JobRunnerService } from '../service.ts';
+import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import { PrivatePostgres } from '../testing/private-postgres.ts';
 import { waitFor } from '../testing/wait.ts';
 

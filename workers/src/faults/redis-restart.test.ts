@@ -2,7 +2,7 @@ import { testService } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRunner, type JobRunnerService } from '../service.ts';
+import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import { type PipelineTestEnv, pipelineTestEnv } from '../testing/pipeline-env.ts';
 import { PrivateRedis } from '../testing/redis-server.ts';
 import { waitFor } from '../testing/wait.ts';

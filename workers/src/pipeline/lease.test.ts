@@ -8,7 +8,7 @@ import { testService } from '@earshot/common/testing';
 import { synth } from '@earshot/core/testing';
 import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRunner, type JobRunnerService } from '../service.ts';
+import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import { waitFor } from '../testing/wait.ts';
 import { coreAnalyzer } from './core-analyzer.ts';
 import { CoreMediaTools } from './core-tools.ts';

@@ -6,7 +6,7 @@ import { makeTempDir, synthChannels } from '@earshot/core/testing';
 import { fixture } from '@earshot/fixtures';
 import { reprocessFailed, SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRunner, type JobRunnerService } from '../service.ts';
+import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import { type PipelineTestEnv, pipelineTestEnv } from '../testing/pipeline-env.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { type Child, startChild } from './child.ts';
 
-const cliMain = new URL('../../../packages/cli/src/main.ts', import.meta.url);
+const cliMain = new URL('../../../cli/src/main.ts', import.meta.url);
 
 /** `earshot worker` in its own process, as an operator would start it. */
 export function startCliWorker(

@@ -3,7 +3,7 @@ import type { Db } from '@earshot/catalogue';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { RenderedJson } from '../../caches/rendered-json.ts';
-import type { AnyRoute } from '../../http/route.ts';
+import type { AnyRoute } from '../../framework/http/route.ts';
 import { renderPage } from '../render.ts';
 import { loginUrl } from '../require-signed-in.ts';
 import { webSessions } from '../session.ts';

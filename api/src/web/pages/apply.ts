@@ -10,7 +10,7 @@ import {
   revokeApiCredential,
 } from '@earshot/services';
 import type { Context } from 'koa';
-import { requestOrigin } from '../../http/origin.ts';
+import { requestOrigin } from '../../framework/http/origin.ts';
 import type { WebDeps } from '../deps.ts';
 import { render } from '../render.ts';
 import { formFields, webState } from '../state.ts';

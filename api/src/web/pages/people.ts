@@ -1,11 +1,11 @@
 import { NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
-import { requestOrigin } from '../../http/origin.ts';
-import { readPageQuery } from '../../http/pagination.ts';
-import { parseId } from '../../http/params.ts';
-import { selectFields } from '../../serializers/sound-fields.ts';
-import type { ListRequest } from '../../services/api-context.ts';
-import type { ApiServices } from '../../services/index.ts';
+import type { ListRequest } from '../../application/api-context.ts';
+import type { ApiServices } from '../../application/index.ts';
+import { requestOrigin } from '../../framework/http/origin.ts';
+import { readPageQuery } from '../../framework/http/pagination.ts';
+import { parseId } from '../../framework/http/params.ts';
+import { selectFields } from '../../v2/presenters/sound-fields.ts';
 import type { WebDeps } from '../deps.ts';
 import { render, renderError } from '../render.ts';
 

@@ -1,8 +1,8 @@
 import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
-import { fileUrl } from '../../files/file-names.ts';
-import { parseId } from '../../http/params.ts';
-import type { ApiServices } from '../../services/index.ts';
+import type { ApiServices } from '../../application/index.ts';
+import { fileUrl } from '../../framework/files/file-names.ts';
+import { parseId } from '../../framework/http/params.ts';
 import { soundScriptUrl } from '../assets.ts';
 import { renderPage } from '../render.ts';
 import { webState } from '../state.ts';

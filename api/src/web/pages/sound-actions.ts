@@ -1,11 +1,11 @@
 import { AlreadyRatedError } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { Context } from 'koa';
-import { sendFile } from '../../files/send-file.ts';
-import { readPageQuery } from '../../http/pagination.ts';
-import { parseId } from '../../http/params.ts';
-import type { ApiServices } from '../../services/index.ts';
-import type { SocialService } from '../../services/social.ts';
+import type { ApiServices } from '../../application/index.ts';
+import type { SocialService } from '../../application/social.ts';
+import { sendFile } from '../../framework/files/send-file.ts';
+import { readPageQuery } from '../../framework/http/pagination.ts';
+import { parseId } from '../../framework/http/params.ts';
 import { renderError } from '../render.ts';
 import { loginUrl } from '../require-signed-in.ts';
 import { formFields, webState } from '../state.ts';

@@ -1,6 +1,6 @@
-import type { SoundJson } from '../../serializers/schemas.ts';
-import { type FieldSelection, selectFields, type Variant } from '../../serializers/sound-fields.ts';
-import type { ListRequest } from '../../services/api-context.ts';
+import type { ListRequest } from '../../application/api-context.ts';
+import type { SoundJson } from '../../v2/presenters/schemas.ts';
+import { type FieldSelection, selectFields, type Variant } from '../../v2/presenters/sound-fields.ts';
 import { durationInWords } from './sound-words.ts';
 
 /**

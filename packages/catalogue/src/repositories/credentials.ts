@@ -16,7 +16,7 @@ export interface NewCredential {
 
 /**
  * The administrator-set rate-limit levels by name, stored as upstream's numbers (the column's check
- * constraint allows exactly these). What each level allows is the API's policy (api/src/rate-limits/).
+ * constraint allows exactly these). What each level allows is the API's policy (api/src/framework/rate-limits/).
  */
 export const RATE_LIMIT_LEVELS = { suspended: 0, standard: 1, elevated: 2, high: 3, unlimited: 99 } as const;
 export type RateLimitLevelName = keyof typeof RATE_LIMIT_LEVELS;

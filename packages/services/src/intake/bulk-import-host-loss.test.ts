@@ -6,7 +6,7 @@ import { createTestDatabase, freshDataDir } from '@earshot/catalogue/testing';
 import { createLogger } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoundStorage } from '../sound-files.ts';
+import { SoundStorage } from '../storage/sound-files.ts';
 import { queueImports } from './bulk-import.ts';
 import { SoundIntake } from './sound-intake.ts';
 

@@ -7,7 +7,7 @@ import {
   retryWhileUnavailable,
 } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
-import type { ProcessingQueue } from '../processing-queue.ts';
+import type { ProcessingQueue } from '../processing/processing-queue.ts';
 import { DescriptionError, validateDescription } from './description-fields.ts';
 import { readSidecar, type SidecarMetadata } from './sidecar.ts';
 import type { SoundIntake } from './sound-intake.ts';

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { type Db, findUserByName, hasSounds } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import { ensureFixtures, type FixtureEntry, fixturesDir } from '@earshot/fixtures';
-import { createUser } from '../accounts.ts';
-import { DEMO_USERNAME } from '../demo-account.ts';
-import type { ProcessingQueue } from '../processing-queue.ts';
-import type { SoundStorage } from '../sound-files.ts';
+import { createUser } from '../accounts/accounts.ts';
+import { DEMO_USERNAME } from '../accounts/demo-account.ts';
+import type { ProcessingQueue } from '../processing/processing-queue.ts';
+import type { SoundStorage } from '../storage/sound-files.ts';
 import { queueImports } from './bulk-import.ts';
 import { SoundIntake } from './sound-intake.ts';
 

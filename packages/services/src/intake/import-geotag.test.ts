@@ -5,7 +5,7 @@ import { createUser } from '@earshot/catalogue';
 import { openTestCatalogue, type TestCatalogue } from '@earshot/catalogue/testing';
 import { fixture } from '@earshot/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoundStorage } from '../sound-files.ts';
+import { SoundStorage } from '../storage/sound-files.ts';
 import { recordingQueue } from '../testing/processing-queue.ts';
 import { queueImports } from './bulk-import.ts';
 import { SoundIntake } from './sound-intake.ts';

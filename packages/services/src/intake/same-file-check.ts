@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { type Db, fillOriginalFacts, listSameSizeOriginals } from '@earshot/catalogue';
-import type { SoundStorage } from '../sound-files.ts';
+import type { SoundStorage } from '../storage/sound-files.ts';
 import { digestFile } from './file-digest.ts';
 
 /** A file about to be taken in, with what is known of it already. */

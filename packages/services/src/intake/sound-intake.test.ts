@@ -6,7 +6,7 @@ import { createSound, createUser, type Db } from '@earshot/catalogue';
 import { freshDataDir, testBackends, useRepositoryCatalogue } from '@earshot/catalogue/testing';
 import { testService } from '@earshot/common/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SoundStorage } from '../sound-files.ts';
+import { SoundStorage } from '../storage/sound-files.ts';
 import { DuplicateUploadError, SoundIntake } from './sound-intake.ts';
 
 const postgresUrl = await testService('postgres');

@@ -18,7 +18,7 @@ import {
   withOriginalSizeLock,
 } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
-import type { SoundStorage } from '../sound-files.ts';
+import type { SoundStorage } from '../storage/sound-files.ts';
 import { checkSameFile, type SameFileVerdict } from './same-file-check.ts';
 
 export interface NewSoundInput {

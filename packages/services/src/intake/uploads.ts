@@ -24,8 +24,8 @@ import {
   probeFileHeader,
   typeFromExtension,
 } from '@earshot/core';
-import type { ProcessingQueue } from '../processing-queue.ts';
-import type { SoundStorage } from '../sound-files.ts';
+import type { ProcessingQueue } from '../processing/processing-queue.ts';
+import type { SoundStorage } from '../storage/sound-files.ts';
 import {
   DescriptionError,
   hasDescription,

@@ -1,7 +1,7 @@
 import { type Db, deleteSound, getSound } from '@earshot/catalogue';
 import { EarshotError, NotFoundError } from '@earshot/common';
-import type { ProcessingQueue } from '../processing-queue.ts';
-import type { SoundStorage } from '../sound-files.ts';
+import type { ProcessingQueue } from '../processing/processing-queue.ts';
+import type { SoundStorage } from '../storage/sound-files.ts';
 
 export class NotYourSoundToDeleteError extends EarshotError {
   constructor(soundId: number) {

@@ -1,4 +1,4 @@
-import type { ProcessingQueue } from '../processing-queue.ts';
+import type { ProcessingQueue } from '../processing/processing-queue.ts';
 
 /**
  * The `ProcessingQueue` port's other side, in memory: records what was submitted, and counts the

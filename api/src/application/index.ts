@@ -1,0 +1,78 @@
+import type { ChangeVersion } from '@earshot/catalogue';
+import { RenderedCache } from '../caches/rendered-json.ts';
+import { SearchPageCache } from '../caches/search-pages.ts';
+import type { Variant } from '../v2/presenters/sound-fields.ts';
+import { SoundPresenter } from '../v2/presenters/sound-presenter.ts';
+import { PeopleService } from './people.ts';
+import type {
+  CatalogueReader,
+  ClipAnalyzer,
+  DescriptorReader,
+  SearchEngine,
+  SoundFiles,
+  SoundWrites,
+} from './ports.ts';
+import { SearchService } from './search.ts';
+import { type SocialPorts, SocialService } from './social.ts';
+import { SoundService } from './sounds.ts';
+import { createLegacyServices, type LegacyServices } from './v1/index.ts';
+import type { LegacyReader } from './v1/ports.ts';
+
+/** The read model the version 2 routes stand on. */
+export interface ApiPorts {
+  catalogue: CatalogueReader;
+  descriptors: DescriptorReader;
+  search: SearchEngine;
+  files: SoundFiles;
+  /** Analyzes `audio_file` clips off the event loop; without it such searches are a 501. */
+  clips?: ClipAnalyzer;
+  /** How long a rendered sound instance is reused (default 5 s, like the record cache; 0 = never). */
+  responseCacheMs?: number;
+  /** The catalogue's change version: search pages are kept until it moves (no caching without it). */
+  changes?: ChangeVersion;
+  /** Version of the in-memory similarity state search answers also depend on. */
+  stateVersion?: () => string;
+  /** Ratings, comments, bookmarks and downloads; without them those routes are not served. */
+  social?: SocialPorts;
+  /** Upload, describe, pending uploads and edit; absent = those routes are not served. */
+  writes?: SoundWrites;
+  /** The reads only version 1 needs; without them `/api/` is not served. */
+  legacy?: LegacyReader;
+}
+
+export interface ApiServices {
+  variant: Variant;
+  sounds: SoundService;
+  search: SearchService;
+  people: PeopleService;
+  engine: SearchEngine;
+  files: SoundFiles;
+  writes?: SoundWrites;
+  /** Recently rendered sound instances, by sound, origin and the query parameters that shape them. */
+  renderedSounds: RenderedCache;
+  /** Rendered search pages until the catalogue changes. */
+  searchPages: SearchPageCache;
+  social?: SocialService;
+  /** The version 1 interface's use cases, over the same ports. */
+  v1?: LegacyServices;
+}
+
+export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
+  const presenter = new SoundPresenter(ports.catalogue, ports.descriptors, variant);
+  const renderedSounds = new RenderedCache(ports.responseCacheMs ?? 5_000);
+  // A changed sound is shown changed by the next request, not after the time-based reuse ends.
+  ports.changes?.onChange(() => renderedSounds.clear());
+  return {
+    variant,
+    sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, presenter),
+    search: new SearchService(ports.search, presenter, ports.clips),
+    people: new PeopleService(ports.catalogue, presenter),
+    engine: ports.search,
+    files: ports.files,
+    writes: ports.writes,
+    renderedSounds,
+    searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
+    social: ports.social && new SocialService(ports.social, presenter, ports.changes),
+    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }),
+  };
+}

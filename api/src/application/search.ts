@@ -1,0 +1,264 @@
+import { parseFilter } from '@earshot/catalogue';
+import { NotFoundError, ValidationError } from '@earshot/common';
+import {
+  encodeQuery,
+  type PageEnvelope,
+  pageLink,
+  pageWindow,
+  resolvePage,
+} from '../framework/http/pagination.ts';
+import type { SoundJson } from '../v2/presenters/schemas.ts';
+import { readableSounds, type SoundPresenter, soundsPage } from '../v2/presenters/sound-presenter.ts';
+import type { ListRequest } from './api-context.ts';
+import type { ClipAnalyzer, Hits, SearchEngine } from './ports.ts';
+import { type ResolvedExample, resolveExample, type SearchExampleInput } from './search-example.ts';
+
+/** What a search by `audio_file` adds to its answer (an earshot extension). */
+export interface ExampleNote {
+  /** Present when the clip was cut to its first 30 s. */
+  note?: string;
+  /** Seconds of the clip that were analyzed. */
+  analyzed_seconds?: number;
+}
+
+export interface TextSearchParams {
+  query?: string;
+  filter?: string;
+  sort?: string;
+  weights?: string;
+  group_by_pack?: string;
+  similar_to?: string;
+  similarity_space?: string;
+}
+
+export interface ContentSearchParams {
+  target?: string;
+  descriptors_filter?: string;
+}
+
+export type CombinedSearchParams = ContentSearchParams & Pick<TextSearchParams, 'query' | 'filter' | 'sort'>;
+
+/** Queries the contract treats as "no query": they return every sound. */
+const EMPTY_QUERIES = new Set(['', '""', '" "', "''", "' '"]);
+
+export class SearchService {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly presenter: SoundPresenter,
+    private readonly clips?: ClipAnalyzer,
+  ) {}
+
+  /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
+  async text(params: TextSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
+    const filter = checkFilter(params.filter, 'filter');
+    const { page, window } = requestedPage(req);
+    let hits: Hits;
+    if (params.similar_to !== undefined) {
+      const found = await this.engine.similar({
+        space: this.space(params.similarity_space),
+        target: parseSimilarTo(params.similar_to),
+        filter,
+        ...window,
+      });
+      if (!found)
+        throw new NotFoundError('The sound given in similar_to does not exist or is not analyzed yet.');
+      hits = found;
+    } else {
+      const query = (params.query ?? '').trim();
+      hits = await this.engine.text({
+        query: EMPTY_QUERIES.has(query) ? '' : query,
+        filter,
+        sort: params.sort || undefined,
+        weights: params.weights || undefined,
+        groupByPack: params.group_by_pack === '1',
+        ...window,
+      });
+    }
+    resolvePage(req.page, hits.count);
+    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
+    results.forEach((sound, i) => {
+      const hit = hits.items[i];
+      if (sound && hit.packGrouping && hit.nFromSamePack !== undefined) {
+        sound.more_from_same_pack = morePackLink(req, hit.packGrouping);
+      }
+    });
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
+  }
+
+  /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
+  async content(
+    params: ContentSearchParams,
+    req: ListRequest,
+    exampleInput?: SearchExampleInput,
+  ): Promise<PageEnvelope<SoundJson | null> & ExampleNote> {
+    const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
+    const example = await this.example(exampleInput);
+    // The contract: an analysis file overrides the target (so a blank target is no error then).
+    const target = example ? undefined : checkFilter(params.target, 'target');
+    if (target === undefined && descriptorsFilter === undefined && !example) {
+      throw new ValidationError(
+        "At least one parameter from Content Search ('target', 'analysis_file' or 'descriptors_filter') should be included in the request.",
+      );
+    }
+    const { page, window } = requestedPage(req);
+    const hits = await this.engine.content({
+      target,
+      example: example?.example,
+      descriptorsFilter,
+      ...window,
+    });
+    resolvePage(req.page, hits.count);
+    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
+    return {
+      ...soundsPage(req.links, page, req.page.pageSize, hits.count, results),
+      ...exampleNote(example),
+    };
+  }
+
+  /**
+   * Combined search with the contract's rules 1–4; the answer is `results` and `more` (a link to
+   * the following results, null at the end), never a count.
+   */
+  async combined(
+    params: CombinedSearchParams,
+    req: ListRequest,
+    exampleInput?: SearchExampleInput,
+  ): Promise<{ results: Array<SoundJson | null>; more: string | null } & ExampleNote> {
+    const query = params.query === undefined ? undefined : params.query.trim();
+    const filter = checkFilter(params.filter, 'filter');
+    const hasExample = exampleInput?.analysisFile !== undefined || exampleInput?.audioFile !== undefined;
+    // An example stands for the target in the contract's rules (and overrides a target sent with it).
+    const target = hasExample ? 'example' : checkFilter(params.target, 'target');
+    const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
+    if (query !== undefined && target !== undefined) {
+      throw new ValidationError("'query' and 'target' can not be used together in a combined search.");
+    }
+    if (query === undefined && target === undefined) {
+      throw new ValidationError("A combined search needs a 'query' or a 'target'.");
+    }
+    if (filter === undefined && descriptorsFilter === undefined) {
+      throw new ValidationError("A combined search needs a 'filter' or a 'descriptors_filter' (or both).");
+    }
+    const hasText = query !== undefined || filter !== undefined;
+    const hasContent = target !== undefined || descriptorsFilter !== undefined;
+    if (!hasText || !hasContent) {
+      throw new ValidationError(
+        'A combined search needs at least one text parameter (query, filter) and one content parameter (target, descriptors_filter).',
+      );
+    }
+    // Checked after the rules: a request breaking them is refused before any clip is analyzed.
+    const example = await this.example(exampleInput);
+    const { page, window } = requestedPage(req);
+    const hits = await this.engine.content({
+      query: query === undefined || EMPTY_QUERIES.has(query) ? undefined : query,
+      filter,
+      target: example ? undefined : target,
+      example: example?.example,
+      descriptorsFilter,
+      ...window,
+    });
+    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
+    const more = window.offset + hits.items.length < hits.count ? pageLink(req.links, page + 1) : null;
+    return { results: readableSounds(results), more, ...exampleNote(example) };
+  }
+
+  private async example(input: SearchExampleInput | undefined): Promise<ResolvedExample | undefined> {
+    if (input?.space !== undefined && input.space.trim() !== '') this.space(input.space.trim());
+    return resolveExample(input, this.clips);
+  }
+
+  private space(name: string | undefined): string {
+    const { names, defaultSpace } = this.engine.spaces();
+    const space = name || defaultSpace;
+    if (!names.includes(space)) {
+      throw new ValidationError(
+        `Invalid similarity_space "${space}"; available spaces: ${names.join(', ')}.`,
+      );
+    }
+    return space;
+  }
+
+  private soundContext(req: ListRequest) {
+    return { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection };
+  }
+}
+
+/**
+ * A `descriptors_filter` (content, combined and similar-sounds search) checked as `checkFilter`
+ * does and against the descriptors the engine holds: a name it does not list (or a per-sound list
+ * such as `rhythm.onset_times`) would match no sound, so it is a 400 naming it. Before any sound
+ * is analyzed every well-formed name is let through. The names are read only when a filter is given.
+ */
+export function checkDescriptorsFilter(
+  value: string | undefined,
+  engine: Pick<SearchEngine, 'descriptorNames'>,
+): string | undefined {
+  const descriptorsFilter = checkFilter(value, 'descriptors_filter');
+  if (descriptorsFilter === undefined) return undefined;
+  const names = engine.descriptorNames();
+  const fixedLength = [...names.oneDimensional, ...names.multiDimensional];
+  parseFilter(descriptorsFilter, {
+    mode: 'descriptors',
+    parameter: 'descriptors_filter',
+    descriptorNames: fixedLength.length > 0 ? new Set(fixedLength) : undefined,
+    variableLengthDescriptors: new Set(names.variableLength),
+  });
+  return descriptorsFilter;
+}
+
+function exampleNote(example: ResolvedExample | undefined): ExampleNote {
+  const out: ExampleNote = {};
+  if (example?.note) out.note = example.note;
+  if (example?.analyzedSeconds !== undefined) out.analyzed_seconds = example.analyzedSeconds;
+  return out;
+}
+
+/** Search paging has no `last`: the page number (for links) and the window the engine reads. */
+function requestedPage(req: ListRequest) {
+  const page = req.page.page === 'last' ? 1 : req.page.page;
+  return { page, window: pageWindow(page, req.page.pageSize) };
+}
+
+/** A present-but-blank filter is an error (it would silently match everything). */
+export function checkFilter(value: string | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') throw new ValidationError(`Invalid ${name}.`);
+  return value;
+}
+
+function parseSimilarTo(value: string): { soundId: number } | { vector: number[] } {
+  const text = value.trim();
+  if (text.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (
+      !Array.isArray(parsed) ||
+      parsed.length === 0 ||
+      !parsed.every((n) => typeof n === 'number' && Number.isFinite(n))
+    ) {
+      throw new ValidationError("The 'similar_to' parameter is not a valid serialized vector");
+    }
+    return { vector: parsed };
+  }
+  if (!/^\d{1,15}$/.test(text))
+    throw new ValidationError("The 'similar_to' parameter is not a valid sound ID");
+  return { soundId: Number(text) };
+}
+
+/** Grouped results link to all matches of their pack: same search, the pack as the only filter. */
+function morePackLink(req: ListRequest, packGrouping: string): string {
+  const q = req.links.query;
+  const entries: Array<[string, string]> = [['query', q.query ?? '']];
+  entries.push(['filter', `pack_grouping:"${packGrouping}"`]);
+  if (q.sort) entries.push(['sort', q.sort]);
+  if (q.page_size) entries.push(['page_size', q.page_size]);
+  if (q.fields) entries.push(['fields', q.fields]);
+  entries.push(['group_by_pack', '0']);
+  // Like page links, the link works as given when the key came in the query.
+  if (q.token) entries.push(['token', q.token]);
+  return `${req.links.origin}${req.links.path}${encodeQuery(entries)}`;
+}

@@ -1,0 +1,125 @@
+import { NotFoundError, ValidationError } from '@earshot/common';
+import { type PageEnvelope, pageEnvelope, pageWindow, resolvePage } from '../framework/http/pagination.ts';
+import { serializeComment } from '../v2/presenters/comment.ts';
+import type { CommentJson, SoundJson } from '../v2/presenters/schemas.ts';
+import type { FieldSelection } from '../v2/presenters/sound-fields.ts';
+import { type SoundPresenter, soundsPage, type VariantAOptions } from '../v2/presenters/sound-presenter.ts';
+import type { ListRequest } from './api-context.ts';
+import { normalizeAnalyses } from './normalized-analysis.ts';
+import type { CatalogueReader, DescriptorReader, SearchEngine } from './ports.ts';
+import { checkDescriptorsFilter } from './search.ts';
+import { pickAnalysis } from './variant-a-analysis.ts';
+
+/** A sound that is missing, unapproved or unprocessed: one 404 wording for all, as upstream. */
+export class SoundNotFound extends NotFoundError {
+  constructor() {
+    super('No Sound matches the given query.');
+  }
+}
+
+export class SoundService {
+  constructor(
+    private readonly catalogue: CatalogueReader,
+    private readonly descriptors: DescriptorReader,
+    private readonly search: SearchEngine,
+    private readonly presenter: SoundPresenter,
+  ) {}
+
+  async instance(
+    id: number,
+    origin: string,
+    selection: FieldSelection,
+    variantA?: VariantAOptions,
+  ): Promise<SoundJson> {
+    const [sound] = await this.presenter.present(
+      [{ id }],
+      { origin, variant: this.presenter.variant, selection },
+      variantA,
+    );
+    if (!sound) throw new SoundNotFound();
+    return sound;
+  }
+
+  /**
+   * Variant B: the flat descriptor dictionary plus one vector per similarity space, filtered by
+   * `fields` when given. Variant A: the analysis tree, or the `descriptors` picked from it, with
+   * `normalized` values scaled over the catalogue's ranges.
+   */
+  async analysis(
+    id: number,
+    options: { fields?: string; descriptors?: string; normalized?: boolean },
+  ): Promise<Record<string, unknown>> {
+    const [sound] = await this.catalogue.soundsByIds([id]);
+    if (!sound) throw new SoundNotFound();
+    if (this.presenter.variant === 'A') {
+      const tree = await this.descriptors.analysisTree(id);
+      if (!tree) throw new NotFoundError('Analysis data for this sound is not available.');
+      const picked = options.descriptors ? (pickAnalysis(tree, options.descriptors) ?? {}) : tree;
+      if (!options.normalized) return picked;
+      const [normalized] = await normalizeAnalyses(this.descriptors, [picked]);
+      return normalized;
+    }
+    const values = await this.descriptors.consolidated(id);
+    if (!values) throw new NotFoundError('Analysis data for this sound is not available.');
+    const all: Record<string, unknown> = { ...values, ...(await this.descriptors.vectors(id)) };
+    if (!options.fields) return all;
+    const wanted = new Set(options.fields.split(','));
+    return Object.fromEntries(Object.entries(all).filter(([name]) => wanted.has(name)));
+  }
+
+  /**
+   * Similar sounds in a space, the target excluded; unknown or unanalyzed target: 404. Variant A
+   * narrows the candidates with `descriptorsFilter` (content search's filter language).
+   */
+  async similar(
+    id: number,
+    options: { space?: string; descriptorsFilter?: string },
+    req: ListRequest,
+  ): Promise<PageEnvelope<SoundJson | null>> {
+    const { space } = options;
+    const descriptorsFilter =
+      this.presenter.variant === 'A'
+        ? checkDescriptorsFilter(options.descriptorsFilter, this.search)
+        : undefined;
+    const { names, defaultSpace } = this.search.spaces();
+    const spaceName = space || defaultSpace;
+    if (!names.includes(spaceName)) {
+      throw new ValidationError(
+        `Invalid similarity_space "${spaceName}"; available spaces: ${names.join(', ')}.`,
+      );
+    }
+    const page = req.page.page === 'last' ? 1 : req.page.page;
+    const hits = await this.search.similar({
+      space: spaceName,
+      target: { soundId: id },
+      descriptorsFilter,
+      ...pageWindow(page, req.page.pageSize),
+    });
+    if (!hits) {
+      // Not in the index: a sound not (yet) analyzed, or none at all.
+      if ((await this.catalogue.soundsByIds([id])).length === 0) throw new SoundNotFound();
+      throw new NotFoundError('This sound is not analyzed for similarity yet.');
+    }
+    // One read for the target (the index may still hold a sound the catalogue no longer shows)
+    // and the page's neighbours.
+    const records = await this.catalogue.soundsByIds([id, ...hits.items.map((h) => h.id)]);
+    if (records[0]?.id !== id) throw new SoundNotFound();
+    resolvePage(req.page, hits.count);
+    const results = await this.presenter.present(
+      hits.items,
+      { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
+      req.variantA,
+      records,
+    );
+    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
+  }
+
+  async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<PageEnvelope<CommentJson>> {
+    const [sound] = await this.catalogue.soundsByIds([id]);
+    if (!sound) throw new SoundNotFound();
+    const first = await this.catalogue.soundComments(id, { limit: 0, offset: 0 });
+    const { page } = resolvePage(req.page, first.count);
+    const slice = await this.catalogue.soundComments(id, pageWindow(page, req.page.pageSize));
+    return pageEnvelope(req.links, page, req.page.pageSize, slice.count, slice.items.map(serializeComment));
+  }
+}

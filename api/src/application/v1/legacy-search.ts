@@ -1,0 +1,135 @@
+import { prepareV1Search } from '@earshot/catalogue';
+import { ValidationError } from '@earshot/common';
+import { encodeQuery } from '../../framework/http/pagination.ts';
+import type { LegacyPresenter } from '../../v1/presenters/legacy-presenter.ts';
+import type { SearchEngine } from '../ports.ts';
+import { checkDescriptorsFilter } from '../search.ts';
+import { type V1ListRequest, type V1SoundPage, v1SoundPage, v1Window } from './paging.ts';
+
+export interface V1SearchParams {
+  q?: string;
+  f?: string;
+  s?: string;
+  g?: string;
+}
+
+export interface V1ContentSearchParams {
+  t?: string;
+  f?: string;
+  max_results?: string;
+}
+
+export const V1_MAX_RESULTS = 15;
+
+/**
+ * Version 1 sound search and content search: the parameters checked by the catalogue's version 1
+ * parser (so errors name `q`, `f`, `s`), then run by the very engine version 2 searches with.
+ */
+export class LegacySearch {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly presenter: LegacyPresenter,
+  ) {}
+
+  async search(params: V1SearchParams, req: V1ListRequest): Promise<V1SoundPage> {
+    const q = params.q === undefined || params.q.trim() === '' ? '+' : params.q;
+    const f = params.f?.trim() ? params.f : undefined;
+    const prepared = prepareV1Search({
+      q,
+      f,
+      s: params.s,
+      g: params.g,
+      p: 1,
+      soundsPerPage: req.page.perPage,
+    });
+    const hits = await this.engine.text({
+      query: q,
+      filter: f,
+      sort: params.s || undefined,
+      groupByPack: prepared.groupByPack,
+      ...v1Window(req.page),
+    });
+    const grouped = prepared.groupByPack;
+    const sounds = await this.presenter.present(hits.items, req.links.origin, {
+      fields: req.fields,
+      extras: (record, hit) =>
+        grouped && record.pack_name !== null
+          ? {
+              n_results_from_the_same_pack: hit.nFromSamePack ?? 1,
+              results_from_the_same_pack: samePackLink(req, params, record.pack_name),
+            }
+          : undefined,
+    });
+    return v1SoundPage(req, hits.count, sounds);
+  }
+
+  /**
+   * Content search: `t` sorts by closeness to a descriptor target, `f` restricts by descriptors
+   * (or, without dotted names, by the text filter fields); at most `max_results` sounds are
+   * listed. Without a target the matches come by id ascending.
+   */
+  async content(params: V1ContentSearchParams, req: V1ListRequest): Promise<V1SoundPage> {
+    const target = params.t?.trim() ? legacyDescriptorNames(params.t) : undefined;
+    const f = params.f?.trim() ? legacyDescriptorNames(params.f) : undefined;
+    if (target === undefined && f === undefined) {
+      throw new ValidationError('Introduce either a target, a filter or both.');
+    }
+    const maxResults = readMaxResults(params.max_results);
+    const byDescriptors = f !== undefined && namesDescriptors(params.f ?? '');
+    const descriptorsFilter = byDescriptors ? checkDescriptorsFilter(f, this.engine) : undefined;
+    const window = v1Window(req.page);
+    if (window.offset >= maxResults) {
+      const { count } = await this.engine.content({
+        target,
+        descriptorsFilter,
+        filter: byDescriptors ? undefined : f,
+        limit: 1,
+        offset: 0,
+      });
+      return v1SoundPage(req, Math.min(count, maxResults), []);
+    }
+    const hits = await this.engine.content({
+      target,
+      descriptorsFilter,
+      filter: byDescriptors ? undefined : f,
+      limit: Math.min(window.limit, maxResults - window.offset),
+      offset: window.offset,
+    });
+    const sounds = await this.presenter.present(hits.items, req.links.origin, { fields: req.fields });
+    return v1SoundPage(req, Math.min(hits.count, maxResults), sounds);
+  }
+}
+
+function readMaxResults(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return V1_MAX_RESULTS;
+  if (!/^\s*\d{1,9}\s*$/.test(raw) || Number(raw) < 1) {
+    throw new ValidationError(
+      `Invalid value for parameter 'max_results': "${raw}" is not a positive integer.`,
+    );
+  }
+  return Number(raw);
+}
+
+/** Version 1 descriptor names begin with a dot (`.lowlevel.pitch.mean`) and spell `#` as `sharp`. */
+export function legacyDescriptorNames(text: string): string {
+  return text
+    .replace(/(^|[\s(])\.(?=[A-Za-z_])/g, '$1')
+    .replace(/"([^"]*)"/g, (_m, value: string) => `"${value.replace(/sharp/g, '#')}"`);
+}
+
+const namesDescriptors = (text: string) => /(^|[\s(])\.[A-Za-z_]/.test(text);
+
+/** Grouped results link to the same search restricted to their pack, ungrouped. */
+function samePackLink(req: V1ListRequest, params: V1SearchParams, packName: string): string {
+  const entries: Array<[string, string]> = [
+    ['q', params.q ?? ''],
+    ['f', `pack:"${packName.replace(/"/g, '\\"')}"${params.f ? ` ${params.f}` : ''}`],
+    ['s', params.s ?? ''],
+    ['g', ''],
+  ];
+  for (const name of ['sounds_per_page', 'fields', 'api_key', 'token']) {
+    const value = req.links.query[name];
+    if (value !== undefined) entries.push([name, value]);
+  }
+  return `${req.links.origin}${req.links.path}${encodeQuery(entries)}`;
+}

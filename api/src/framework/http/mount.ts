@@ -1,0 +1,167 @@
+import { NotFoundError, ValidationError } from '@earshot/common';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { CSRF_FIELD, CSRF_HEADER } from '../../web/csrf.ts';
+import { SESSION_COOKIE } from '../../web/session.ts';
+import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
+import { CHALLENGES, HttpsRequired, NotAuthenticated, NotAuthorized } from '../auth/errors.ts';
+import type { AuthStrategy, Principal } from '../auth/principal.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
+import { requestOrigin } from './origin.ts';
+import { readRawQuery } from './raw-query.ts';
+import { type AnyRoute, routeScope, toRouterPath } from './route.ts';
+import { newRouter } from './router.ts';
+import { throttle } from './throttle.ts';
+
+export interface MountOptions {
+  strategies: readonly AuthStrategy[];
+  publicUrl: string | undefined;
+  /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
+  allowedHosts?: readonly string[];
+  /** OAUTH2_HTTPS_ONLY: a request authenticated by a bearer token over plain http is a 403. */
+  httpsOnly?: boolean;
+  /** Counts every credentialed request; absent = no limits. */
+  rateLimiter?: RateLimiter;
+  /**
+   * Version 1: the trailing slash is optional, and the API key may come as this query parameter
+   * (`api_key`) as well as version 2's `token`.
+   */
+  legacy?: { keyParameter: string };
+}
+
+/**
+ * Turns route definitions into a Koa router: authenticate, validate path and query (merged with
+ * the body's parameters when the route takes them) against the route's schemas (400 naming the parameter; a malformed path id is a 404 like a missing object),
+ * call the handler and leave the body for the renderer.
+ */
+export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions): Router {
+  const router = newRouter();
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    router[method](
+      route.operationId,
+      toRouterPath(route.path, options.legacy !== undefined),
+      async (ctx: Context) => {
+        const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
+        // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
+        let body: Promise<BodyContent> | undefined;
+        const readBody = () => {
+          body ??= readRequestBody(ctx, route.files);
+          return body;
+        };
+        // The credential is read from the query string and headers only (a session's CSRF token may
+        // come in the form), before any other part of the body is read.
+        const principal = await authorize(
+          route,
+          ctx,
+          queryString,
+          options,
+          async () => (await readBody()).params,
+        );
+        // Throttles come right after authentication, before anything else is read or checked.
+        if (principal && options.rateLimiter)
+          await throttle(ctx, options.rateLimiter, principal, route.rateLimit ?? 'standard');
+        try {
+          await answer(
+            route,
+            ctx,
+            queryString,
+            principal,
+            options,
+            route.bodyParams ? await readBody() : undefined,
+          );
+        } finally {
+          // Temporary upload files never outlive their request, whatever the answer.
+          if (body) await (await body.catch(() => undefined))?.cleanup();
+        }
+      },
+    );
+  }
+  return router;
+}
+
+async function answer(
+  route: AnyRoute,
+  ctx: Context,
+  queryString: Record<string, string>,
+  principal: Principal | null,
+  options: MountOptions,
+  body: BodyContent | undefined,
+): Promise<void> {
+  const rawQuery = body ? { ...queryString, ...body.params } : queryString;
+  const files = body?.files ?? {};
+  // A file that costs more (an audio clip to analyze) counts against its stricter limits too.
+  for (const name of Object.keys(files)) {
+    const cls = route.files?.[name]?.rateLimit;
+    if (cls && principal && options.rateLimiter) await throttle(ctx, options.rateLimiter, principal, cls);
+  }
+  // The browseable API's forms carry the CSRF token: it is no search parameter (links echo them).
+  if (principal?.strategy === 'session') delete rawQuery[CSRF_FIELD];
+  const params = parseParams(route.params, ctx.params);
+  const query = parseQuery(route.query, rawQuery);
+  const result = await route.handler({
+    query,
+    params,
+    rawQuery,
+    origin: requestOrigin(ctx, options),
+    path: ctx.path,
+    principal,
+    files,
+    ctx,
+  });
+  if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
+  ctx.status = 200;
+  ctx.body = result;
+}
+
+async function authorize(
+  route: AnyRoute,
+  ctx: Context,
+  rawQuery: Record<string, string>,
+  options: MountOptions,
+  readBody: () => Promise<Record<string, string>>,
+): Promise<Principal | null> {
+  if (route.auth === 'public') return null;
+  const keyParameter = options.legacy?.keyParameter;
+  const query =
+    keyParameter && rawQuery[keyParameter] !== undefined && rawQuery.token === undefined
+      ? { ...rawQuery, token: rawQuery[keyParameter] }
+      : rawQuery;
+  const principal = await authenticate(options.strategies, {
+    authorization: ctx.get('Authorization') || undefined,
+    query,
+    secure: ctx.secure,
+    method: ctx.method,
+    sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,
+    csrfToken: async () => ctx.get(CSRF_HEADER) || (await readBody())[CSRF_FIELD],
+  });
+  const challenge = route.auth === 'oauth2' ? CHALLENGES.bearer : CHALLENGES.any;
+  const ok = requirePrincipal(principal, challenge);
+  // An OAuth2-only resource ignores an API key, as the original does: "not provided". A web
+  // session is accepted there too (upstream's OAuth-only views take OAuth2 and Session).
+  if (route.auth === 'oauth2' && ok.strategy === 'token') throw new NotAuthenticated(challenge);
+  // The original's order: authentication, then permission (this 401), then throttles and https.
+  if (!ok.scopes.includes(routeScope(route))) throw new NotAuthorized();
+  const oauth2Only = ok.strategy === 'oauth2' || route.auth === 'oauth2';
+  if (oauth2Only && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
+  ctx.state.principal = ok;
+  return ok;
+}
+
+function parseParams(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {
+  if (!schema) return raw;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new NotFoundError('Not found');
+  return parsed.data;
+}
+
+function parseQuery(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {
+  if (!schema) return raw;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = String(issue.path[0] ?? 'query');
+  throw new ValidationError(`Invalid value for parameter '${name}': ${issue.message}`);
+}

@@ -1,0 +1,14 @@
+import { readV1Page, type V1ListRequest } from '../../application/v1/paging.ts';
+import type { HandlerInput } from '../../framework/http/route.ts';
+import { readV1Fields } from '../presenters/sound.ts';
+
+/** Paging and field selection read the same way for every version 1 sound list. */
+export function v1ListRequest(
+  input: HandlerInput<{ p?: string; sounds_per_page?: string; fields?: string }, unknown>,
+): V1ListRequest {
+  return {
+    links: { origin: input.origin, path: input.path, query: input.rawQuery },
+    page: readV1Page(input.query),
+    fields: readV1Fields(input.query.fields),
+  };
+}

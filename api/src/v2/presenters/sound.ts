@@ -1,0 +1,101 @@
+import type { SoundRecord } from '@earshot/catalogue';
+import { fileUrl } from '../../framework/files/file-names.ts';
+import type { SoundJson } from './schemas.ts';
+import type { FieldSelection, Variant } from './sound-fields.ts';
+import { v2Timestamp } from './timestamps.ts';
+
+/**
+ * The one reshape of a sound: the catalogue's row (`SoundRecord`) to the contract's JSON, field by
+ * field, only the selected fields.
+ */
+
+/** Per-sound extras a response may add to the stored record. */
+export interface SoundExtras {
+  score?: number;
+  /** Variant B descriptor values by name (only the selected ones are read). */
+  descriptors?: Record<string, unknown>;
+  /** Variant A `analysis` object (the requested descriptors), null when none. */
+  analysis?: unknown;
+  /** Variant A `ac_analysis`. */
+  acAnalysis?: unknown;
+}
+
+export interface SoundContext {
+  origin: string;
+  variant: Variant;
+  selection: FieldSelection;
+}
+
+type Getter = (s: SoundRecord, ctx: SoundContext, extras: SoundExtras) => unknown;
+
+const api = (ctx: SoundContext, path: string) => `${ctx.origin}/apiv2/${path}`;
+
+const isGeotagged = (s: SoundRecord) => s.geotag_lat !== null && s.geotag_lon !== null;
+
+const GETTERS: Record<string, Getter> = {
+  id: (s) => s.id,
+  url: (s, c) => `${c.origin}/people/${encodeURIComponent(s.username)}/sounds/${s.id}/`,
+  name: (s) => s.name,
+  tags: (s) => s.tags,
+  description: (s) => s.description,
+  category: (s, c) =>
+    c.variant === 'A' ? (s.category ? [s.category, s.subcategory ?? ''] : null) : s.category,
+  subcategory: (s) => s.subcategory,
+  category_code: (s) => s.category_code,
+  category_is_user_provided: (s) => s.category_is_user_provided,
+  geotag: (s) => (isGeotagged(s) ? `${s.geotag_lat} ${s.geotag_lon}` : null),
+  is_geotagged: isGeotagged,
+  created: (s) => v2Timestamp(s.created),
+  license: (s) => s.license,
+  type: (s) => s.type ?? '',
+  channels: (s) => s.channels ?? 0,
+  filesize: (s) => Number(s.filesize ?? 0),
+  bitrate: (s) => s.bitrate ?? 0,
+  bitdepth: (s) => s.bitdepth ?? 0,
+  duration: (s) => s.duration ?? 0,
+  samplerate: (s) => s.samplerate ?? 0,
+  username: (s) => s.username,
+  pack: (s, c) => (s.pack_id === null ? null : api(c, `packs/${s.pack_id}/`)),
+  pack_name: (s) => s.pack_name,
+  download: (s, c) => api(c, `sounds/${s.id}/download/`),
+  bookmark: (s, c) => api(c, `sounds/${s.id}/bookmark/`),
+  previews: (s, c) => ({
+    'preview-hq-mp3': fileUrl(c.origin, s.id, 'preview-hq-mp3'),
+    'preview-lq-mp3': fileUrl(c.origin, s.id, 'preview-lq-mp3'),
+    'preview-hq-ogg': fileUrl(c.origin, s.id, 'preview-hq-ogg'),
+    'preview-lq-ogg': fileUrl(c.origin, s.id, 'preview-lq-ogg'),
+  }),
+  images: (s, c) => ({
+    waveform_m: fileUrl(c.origin, s.id, 'waveform_m'),
+    waveform_l: fileUrl(c.origin, s.id, 'waveform_l'),
+    spectral_m: fileUrl(c.origin, s.id, 'spectral_m'),
+    spectral_l: fileUrl(c.origin, s.id, 'spectral_l'),
+  }),
+  num_downloads: (s) => s.num_downloads,
+  avg_rating: (s) => s.avg_rating,
+  num_ratings: (s) => s.num_ratings,
+  rate: (s, c) => api(c, `sounds/${s.id}/rate/`),
+  comments: (s, c) => api(c, `sounds/${s.id}/comments/`),
+  num_comments: (s) => s.num_comments,
+  comment: (s, c) => api(c, `sounds/${s.id}/comment/`),
+  similar_sounds: (s, c) => (s.similarity_ready ? api(c, `sounds/${s.id}/similar/`) : null),
+  analysis_files: (s, c) =>
+    s.analyzed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
+  is_explicit: (s) => s.is_explicit,
+  score: (_s, _c, e) => e.score ?? null,
+  is_remix: (s) => s.is_remix,
+  was_remixed: (s) => s.was_remixed,
+  md5: (s) => s.md5 ?? '',
+  analysis: (_s, _c, e) => e.analysis ?? null,
+  analysis_stats: (s, c) => (s.analyzed ? api(c, `sounds/${s.id}/analysis/`) : null),
+  analysis_frames: (s, c) => (s.analyzed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
+  ac_analysis: (_s, _c, e) => e.acAnalysis ?? null,
+};
+
+/** Shapes one sound for a response: exactly the selected fields, descriptors after them. */
+export function serializeSound(sound: SoundRecord, ctx: SoundContext, extras: SoundExtras = {}): SoundJson {
+  const out: Record<string, unknown> = {};
+  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, extras);
+  for (const name of ctx.selection.descriptors) out[name] = extras.descriptors?.[name] ?? null;
+  return out;
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { ApiServices } from '../../application/index.ts';
+import { pageSchema, readPageQuery } from '../../framework/http/pagination.ts';
+import { idParam } from '../../framework/http/params.ts';
+import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
+import { packSchema, soundListItem, userSchema } from '../presenters/schemas.ts';
+import { listRequest } from './list-request.ts';
+import { plainListQuery, soundListQuery } from './query-schemas.ts';
+
+const userParams = z.object({ username: z.string().min(1).describe('username') });
+const packParams = z.object({ pack_id: idParam });
+
+export function peopleRoutes(s: ApiServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/users/{username}/',
+      operationId: 'user',
+      summary: 'A user',
+      tags: ['users'],
+      auth: 'read',
+      params: userParams,
+      response: userSchema,
+      handler: ({ params, origin }) => s.people.user(params.username, origin),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/users/{username}/sounds/',
+      operationId: 'userSounds',
+      summary: "A user's sounds, newest first",
+      tags: ['users'],
+      auth: 'read',
+      params: userParams,
+      query: soundListQuery,
+      response: pageSchema(soundListItem),
+      handler: (input) =>
+        s.people.userSounds(input.params.username, listRequest(input, s.variant, 'list', false)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/users/{username}/packs/',
+      operationId: 'userPacks',
+      summary: "A user's packs, newest first",
+      tags: ['users'],
+      auth: 'read',
+      params: userParams,
+      query: plainListQuery,
+      response: pageSchema(packSchema),
+      handler: ({ params, query, origin, path, rawQuery }) =>
+        s.people.userPacks(params.username, {
+          links: { origin, path, query: rawQuery },
+          page: readPageQuery(query, 'list'),
+        }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/packs/{pack_id}/',
+      operationId: 'pack',
+      summary: 'A pack',
+      tags: ['packs'],
+      auth: 'read',
+      params: packParams,
+      response: packSchema,
+      handler: ({ params, origin }) => s.people.pack(params.pack_id, origin),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/apiv2/packs/{pack_id}/sounds/',
+      operationId: 'packSounds',
+      summary: "A pack's sounds, newest first",
+      tags: ['packs'],
+      auth: 'read',
+      params: packParams,
+      query: soundListQuery,
+      response: pageSchema(soundListItem),
+      handler: (input) =>
+        s.people.packSounds(input.params.pack_id, listRequest(input, s.variant, 'list', false)),
+    }),
+  ];
+}

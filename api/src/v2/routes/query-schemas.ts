@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { commaList, fieldsParam, pageParam, pageSizeParam } from '../../framework/http/params.ts';
+
+const variantA = {
+  descriptors: commaList('variant A: dotted descriptor names for the `analysis` field'),
+  normalized: z.string().optional().describe('variant A: 1 returns normalized descriptor values'),
+};
+
+export const soundListQuery = z.object({
+  page: pageParam,
+  page_size: pageSizeParam,
+  fields: fieldsParam,
+  ...variantA,
+});
+
+export const plainListQuery = z.object({ page: pageParam, page_size: pageSizeParam });
+
+export const soundInstanceQuery = z.object({ fields: fieldsParam, ...variantA });
+
+const text = (description: string) => z.string().optional().describe(description);
+
+export const textSearchQuery = soundListQuery.extend({
+  query: text('words to search for; `+` and `-` prefixes, "quoted phrases"; empty matches everything'),
+  filter: text('field:value terms, ranges [a TO b], AND/OR/NOT and parentheses'),
+  sort: text('score, duration_desc|asc, created_desc|asc, downloads_desc|asc, rating_desc|asc'),
+  weights: text('field:weight pairs for the query (id, tags, description, username, pack, name)'),
+  group_by_pack: text('1 returns one sound per pack'),
+  similar_to: text('a sound id or a JSON vector: sort by similarity to it instead of the query'),
+  similarity_space: text('similarity space of similar_to (default: the default space)'),
+});
+
+const exampleSpace = text(
+  'earshot: the similarity space an analysis_file or audio_file is compared in (default: the default space when the example holds what it needs, else the descriptors a sound-id target compares)',
+);
+
+export const contentSearchQuery = soundListQuery.extend({
+  target: text('descriptor:value pairs separated by spaces (vectors as comma lists), or a sound id'),
+  descriptors_filter: text('descriptor ranges and values with AND/OR and parentheses'),
+  similarity_space: exampleSpace,
+});
+
+export const combinedSearchQuery = soundListQuery.extend({
+  query: textSearchQuery.shape.query,
+  filter: textSearchQuery.shape.filter,
+  sort: textSearchQuery.shape.sort,
+  target: contentSearchQuery.shape.target,
+  descriptors_filter: contentSearchQuery.shape.descriptors_filter,
+  similarity_space: exampleSpace,
+});
+
+export const similarQuery = soundListQuery.extend({
+  similarity_space: text('similarity space (default: the default space)'),
+  descriptors_filter: text('variant A: descriptor ranges and values the similar sounds must match'),
+});
+
+export const analysisQuery = z.object({
+  fields: commaList('variant B: descriptor names to return (default: all)'),
+  ...variantA,
+});
