@@ -26,12 +26,11 @@ import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
 import { Metrics } from './adapters/metrics.ts';
-import { outlivingAbandonment, searchEngine } from './adapters/search-engine.ts';
+import { servedSearchEngine } from './adapters/search-engine.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
 import { cachedBearerCheck } from './caches/bearer-cache.ts';
-import { cachedSearchEngine } from './caches/cached-search.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
@@ -161,13 +160,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
               changes,
             ),
       descriptors: descriptorReader(db, spaceNames),
-      search: outlivingAbandonment(
-        cachedSearchEngine(
-          searchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS),
-          changes,
-          stateVersion,
-        ),
-      ),
+      search: servedSearchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS),
       files: soundFiles(db, config.dataDir),
       clips,
       legacy: legacyReader(db, config.dataDir),

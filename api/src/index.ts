@@ -1,6 +1,5 @@
 export { type MetricSources, Metrics } from './adapters/metrics.ts';
 export * from './app.ts';
 export * from './build-deps.ts';
-export { filterSetsFromCatalogue } from './caches/filter-sets.ts';
 export * from './deps.ts';
 export * from './server.ts';

@@ -23,9 +23,9 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { filterSetsFromCatalogue } from '@earshot/api';
 import { openCatalogue, searchSounds } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
+import { filterSetsFromCatalogue } from '@earshot/services';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import {

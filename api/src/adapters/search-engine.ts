@@ -1,237 +1,39 @@
-import {
-  type ChangeVersion,
-  type Db,
-  DEFAULT_SEARCH_BUDGET_MS,
-  NO_CHANGE_FEED,
-  SearchAbandoned,
-  type SearchLimits,
-  searchSounds,
-} from '@earshot/catalogue';
-import {
-  DEFAULT_SIMILARITY_SPACE,
-  DescriptorRowSet,
-  type DescriptorSearchResult,
-  exampleTarget,
-  exampleVector,
-  InvalidAnalysisFileError,
-  listSimilaritySpaces,
-  parseDescriptorTarget,
-  type SimilarityIndex,
-  type SoundFilter,
-  searchDescriptorTarget,
-  VARIABLE_LENGTH_DESCRIPTORS,
-} from '@earshot/core';
-import type { SimilarityState } from '@earshot/services';
-import type {
-  ContentSearchRequest,
-  Hits,
-  SearchEngine,
-  SearchExample,
-  SimilarityRequest,
-  TextSearchRequest,
-} from '../application/ports.ts';
-import {
-  type FilterSets,
-  filterSetsFromCatalogue,
-  sharedFilterSets,
-  versionedFilterSets,
-} from '../caches/filter-sets.ts';
-import { NeighbourCache } from '../caches/neighbour-cache.ts';
+import { type ChangeVersion, type Db, SearchAbandoned } from '@earshot/catalogue';
+import { type SimilarityState, searchEngine } from '@earshot/services';
+import type { SearchEngine } from '../application/ports.ts';
+import { cachedSearchEngine } from '../caches/cached-search.ts';
+import { sharedFilterSets, versionedFilterSets } from '../caches/filter-sets.ts';
 import { requestSignal } from '../framework/http/request-signal.ts';
 
-/** Upper bound on the ids a text filter may pass to the similarity engine in one query. */
-const FILTER_ID_LIMIT = 1_000_000;
-
 /**
- * Text search runs in the catalogue (PostgreSQL full text); similarity and content search in the
- * in-memory state, with text filters turned into an id set by the catalogue first. Filter id sets
- * are kept until the catalogue changes (`changes`; a few seconds when it cannot tell).
+ * The services' search engine as the API serves it: its filter id sets and answers kept until the
+ * catalogue changes (`changes`; filter sets a few seconds when it cannot tell), and every search
+ * charged to the request it serves.
  */
-export function searchEngine(
+export function servedSearchEngine(
   db: Db,
   state: SimilarityState,
-  changes: ChangeVersion = NO_CHANGE_FEED,
-  budgetMs = DEFAULT_SEARCH_BUDGET_MS,
-  filterSet: FilterSets = defaultFilterSets(db, changes, () => limitsNow(budgetMs)),
+  changes: ChangeVersion,
+  budgetMs: number | undefined,
 ): SearchEngine {
-  const catalogue = { db };
-  const neighbourCache = new NeighbourCache();
-  // Each filter id set resolved to descriptor-table rows once (per table version), not per request.
-  const rowSets = new WeakMap<ReadonlySet<number>, DescriptorRowSet>();
-  const rowSetOf = (ids: ReadonlySet<number>): DescriptorRowSet => {
-    let rows = rowSets.get(ids);
-    if (!rows) {
-      rows = new DescriptorRowSet(ids);
-      rowSets.set(ids, rows);
-    }
-    return rows;
-  };
-
-  function indexOf(space: string): SimilarityIndex {
-    state.assertReady(); // 503 while the indexes load from their snapshot or are rebuilt
-    const index = state.indexes.get(space);
-    if (!index) throw new Error(`similarity space ${space} is not loaded`);
-    return index;
-  }
-
-  return {
-    async text(req: TextSearchRequest): Promise<Hits> {
-      const result = await searchSounds(
-        catalogue,
-        {
-          query: req.query,
-          filter: req.filter,
-          sort: req.sort,
-          weights: req.weights,
-          groupByPack: req.groupByPack,
-          limit: req.limit,
-          offset: req.offset,
-        },
-        limitsNow(budgetMs),
-      );
-      return {
-        count: result.count,
-        items: result.ids.map((id, i) => {
-          const group = result.packGroups?.[i];
-          return {
-            id,
-            score: result.scores[i],
-            ...(group && group.count > 1
-              ? { nFromSamePack: group.count, packGrouping: String(group.packId) }
-              : {}),
-          };
-        }),
-      };
-    },
-
-    async similar(req: SimilarityRequest): Promise<Hits | undefined> {
-      const index = indexOf(req.space);
-      const allowed = await filterSet({ filter: req.filter, descriptorsFilter: req.descriptorsFilter });
-      const target = 'soundId' in req.target ? req.target.soundId : undefined;
-      if (target !== undefined && !index.has(target)) return undefined;
-      // Every indexed sound (that passes the filter) is a result, ranked by similarity; pages
-      // past the first ask the graph for more neighbours.
-      const eligible = allowed ? countIn(index, allowed) : index.size;
-      const count = Math.max(
-        0,
-        eligible - (target !== undefined && (!allowed || allowed.has(target)) ? 1 : 0),
-      );
-      const k = Math.min(req.offset + req.limit, count);
-      if (k <= req.offset) return { count, items: [] };
-      const filter: SoundFilter | undefined = allowed;
-      const neighbours =
-        'vector' in req.target
-          ? index.nearestToVector(Float32Array.from(req.target.vector), { k, filter })
-          : filter
-            ? index.nearestToSound(req.target.soundId, { k, filter })
-            : neighbourCache.nearest(state.generation, req.space, req.target.soundId, k, () =>
-                index.nearestToSound(target as number, { k }),
-              );
-      return { count, items: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
-    },
-
-    async content(req: ContentSearchRequest): Promise<Hits> {
-      // The example's vector is checked before any filter is resolved: a bad file is a quick 400.
-      const vector = req.example && exampleSpaceVector(req.example);
-      const allowed = await filterSet({
-        query: req.query,
-        filter: req.filter,
-        descriptorsFilter: req.descriptorsFilter,
-      });
-      if (vector) {
-        // Like similar sounds: every indexed sound that passes the filters, nearest first.
-        const index = indexOf(vector.space);
-        const count = allowed ? countIn(index, allowed) : index.size;
-        const k = Math.min(req.offset + req.limit, count);
-        if (k <= req.offset) return { count, items: [] };
-        const neighbours = index.nearestToVector(vector.vector, { k, filter: allowed });
-        return { count, items: neighbours.slice(req.offset).map((n) => ({ id: n.id, score: n.score })) };
-      }
-      if (req.example) {
-        state.assertDescriptorsReady();
-        const table = state.table;
-        const target = exampleTarget(req.example.tree, (name) => {
-          try {
-            return table.resolve(name).length > 0;
-          } catch {
-            return false;
-          }
-        });
-        return descriptorHits(
-          searchDescriptorTarget(table, target, {
-            k: req.limit,
-            offset: req.offset,
-            filter: allowed && rowSetOf(allowed),
-          }),
-        );
-      }
-      if (req.target === undefined) {
-        // No target: the filtered sounds in id order, as the legacy content search lists them.
-        const ids = [...(allowed ?? [])].sort((a, b) => a - b);
-        return {
-          count: ids.length,
-          items: ids.slice(req.offset, req.offset + req.limit).map((id) => ({ id })),
-        };
-      }
-      state.assertDescriptorsReady();
-      const result = searchDescriptorTarget(state.table, parseDescriptorTarget(req.target), {
-        k: req.limit,
-        offset: req.offset,
-        filter: allowed && rowSetOf(allowed),
-      });
-      return descriptorHits(result);
-    },
-
-    spaces() {
-      return { names: listSimilaritySpaces().map((s) => s.name), defaultSpace: DEFAULT_SIMILARITY_SPACE };
-    },
-
-    descriptorNames() {
-      const { scalars, vectors } = state.table.descriptorNames();
-      return {
-        oneDimensional: scalars,
-        multiDimensional: vectors.map((v) => v.name),
-        variableLength: [...VARIABLE_LENGTH_DESCRIPTORS].sort(),
-      };
-    },
-  };
-}
-
-function descriptorHits(result: DescriptorSearchResult): Hits {
-  return {
-    count: result.total,
-    items: result.results.map((r) => ({ id: r.id, score: 1 / (1 + r.distance) })),
-  };
+  const engine = searchEngine(db, state, {
+    budgetMs,
+    cacheFilterSets: (read) => versionedFilterSets(read, changes, sharedFilterSets(read)),
+  });
+  return withRequestSignal(outlivingAbandonment(cachedSearchEngine(engine, changes, () => state.version)));
 }
 
 /**
- * The example's vector in the space it is compared in (see SearchExample), or undefined when no
- * space was named and the example lacks what the default space needs.
+ * Searches carry the signal of the request being served, so the database work of a client that
+ * hangs up is cancelled (see requestSignal).
  */
-function exampleSpaceVector(example: SearchExample): { space: string; vector: Float32Array } | undefined {
-  const space = example.space ?? DEFAULT_SIMILARITY_SPACE;
-  try {
-    return { space, vector: exampleVector(space, example.tree) };
-  } catch (error) {
-    if (example.space === undefined && error instanceof InvalidAnalysisFileError) return undefined;
-    throw error;
-  }
-}
-
-/** A search's limits: the configured database time, and the signal of the request it serves. */
-function limitsNow(budgetMs: number): SearchLimits {
-  return { budgetMs, signal: requestSignal() };
-}
-
-function defaultFilterSets(db: Db, changes: ChangeVersion, limits: () => SearchLimits): FilterSets {
-  const load = filterSetsFromCatalogue(db, FILTER_ID_LIMIT, limits);
-  return versionedFilterSets(load, changes, sharedFilterSets(load));
-}
-
-function countIn(index: SimilarityIndex, ids: ReadonlySet<number>): number {
-  let n = 0;
-  for (const id of ids) if (index.has(id)) n++;
-  return n;
+function withRequestSignal(engine: SearchEngine): SearchEngine {
+  return {
+    ...engine,
+    text: (req) => engine.text({ ...req, signal: req.signal ?? requestSignal() }),
+    similar: (req) => engine.similar({ ...req, signal: req.signal ?? requestSignal() }),
+    content: (req) => engine.content({ ...req, signal: req.signal ?? requestSignal() }),
+  };
 }
 
 /**
@@ -240,20 +42,20 @@ function countIn(index: SimilarityIndex, ids: ReadonlySet<number>): number {
  * request that started it: when that client goes away the work is cancelled, and the others, still
  * waiting, start it afresh under their own. A request that itself went away gets the error.
  */
-export function outlivingAbandonment(engine: SearchEngine): SearchEngine {
-  async function again<T>(run: () => Promise<T>): Promise<T> {
+function outlivingAbandonment(engine: SearchEngine): SearchEngine {
+  async function again<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await run();
       } catch (err) {
-        if (!(err instanceof SearchAbandoned) || requestSignal()?.aborted || attempt >= 3) throw err;
+        if (!(err instanceof SearchAbandoned) || signal?.aborted || attempt >= 3) throw err;
       }
     }
   }
   return {
     ...engine,
-    text: (req) => again(() => engine.text(req)),
-    similar: (req) => again(() => engine.similar(req)),
-    content: (req) => again(() => engine.content(req)),
+    text: (req) => again(req.signal, () => engine.text(req)),
+    similar: (req) => again(req.signal, () => engine.similar(req)),
+    content: (req) => again(req.signal, () => engine.content(req)),
   };
 }

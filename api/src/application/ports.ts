@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
-import type { AnalysisTree, AnalyzeClipOptions, ClipAnalysis } from '@earshot/core';
+import type { AnalyzeClipOptions, ClipAnalysis } from '@earshot/core';
 import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
 
 /**
@@ -40,68 +40,19 @@ export interface DescriptorReader {
   ranges(names: readonly string[]): Promise<Map<string, { min: number; max: number }>>;
 }
 
-export interface Hit {
-  id: number;
-  score?: number;
-  /** Grouped search: matches in the same pack, this one included, when more than one. */
-  nFromSamePack?: number;
-  packGrouping?: string;
-}
-
-/** One page of hits with the count of all of them. */
-export type Hits = Page<Hit>;
-
-/** Every search request asks for one page as `{ limit, offset }` (the catalogue's `PageRequest`). */
-export interface TextSearchRequest extends PageRequest {
-  query: string;
-  filter?: string;
-  sort?: string;
-  weights?: string;
-  groupByPack: boolean;
-}
-
-export interface SimilarityRequest extends PageRequest {
-  space: string;
-  /** A sound id (excluded from the results) or a vector. */
-  target: { soundId: number } | { vector: number[] };
-  /** Text filter the results must satisfy. */
-  filter?: string;
-  /** Descriptor filter the results must satisfy (variant A's similar sounds). */
-  descriptorsFilter?: string;
-}
-
 /**
- * Search by example: the analysis of a sound that is not in the catalogue (an uploaded descriptor
- * file or an analyzed clip). It is compared in `space` when it holds what that space is computed
- * from; without a named space, in the default space if it can be, else by the descriptors a
- * sound-id target compares (the variant-B file has no frame statistics for a space).
+ * Search is the services' SearchEngine, the one `earshot similar` ranks with too: these are its
+ * requests and answers. The API wraps it in its caches (`caches/cached-search.ts`).
  */
-export interface SearchExample {
-  tree: AnalysisTree;
-  /** The space the caller named; an example lacking what it needs is then a 400. */
-  space?: string;
-}
-
-export interface ContentSearchRequest extends PageRequest {
-  /** Descriptor target: `name:value` pairs, or a sound id whose descriptors are the target. */
-  target?: string;
-  /** Overrides `target`. */
-  example?: SearchExample;
-  descriptorsFilter?: string;
-  /** Combined search: the text part, either a query or a filter. */
-  query?: string;
-  filter?: string;
-}
-
-export interface SearchEngine {
-  text(req: TextSearchRequest): Promise<Hits>;
-  /** Undefined when the target sound is unknown or has no vector in the space. */
-  similar(req: SimilarityRequest): Promise<Hits | undefined>;
-  content(req: ContentSearchRequest): Promise<Hits>;
-  spaces(): { names: string[]; defaultSpace: string };
-  /** Names usable in content search targets and filters (variant A descriptors response). */
-  descriptorNames(): { oneDimensional: string[]; multiDimensional: string[]; variableLength: string[] };
-}
+export type {
+  ContentSearchRequest,
+  Hit,
+  Hits,
+  SearchEngine,
+  SearchExample,
+  SimilarityRequest,
+  TextSearchRequest,
+} from '@earshot/services';
 
 /** Analyzes an audio clip off the event loop (a worker thread), for search by example. */
 export interface ClipAnalyzer {

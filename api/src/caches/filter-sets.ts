@@ -1,28 +1,9 @@
-import { type ChangeVersion, type Db, matchingSoundIdSet, type SearchLimits } from '@earshot/catalogue';
+import type { ChangeVersion } from '@earshot/catalogue';
+import { type FilterRequest, type FilterSets, filterNarrows } from '@earshot/services';
 import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 
-/** The text part of a similarity, content or combined search that narrows the candidates. */
-export interface FilterRequest {
-  query?: string;
-  filter?: string;
-  descriptorsFilter?: string;
-}
-
-/** Ids of every visible sound the request matches; undefined when nothing narrows the search. */
-export type FilterSets = (req: FilterRequest) => Promise<ReadonlySet<number> | undefined>;
-
-/**
- * The uncached reads: the catalogue's id set of the filter (`matchingSoundIdSet`), at most `limit`
- * ids, each within the `limits` of the moment it starts.
- */
-export function filterSetsFromCatalogue(
-  db: Db,
-  limit: number,
-  limits: () => SearchLimits = () => ({}),
-): FilterSets {
-  const catalogue = { db };
-  return async (req) => (narrows(req) ? matchingSoundIdSet(catalogue, req, limit, limits()) : undefined);
-}
+// The search engine's filter id sets (filterSetsFromCatalogue in the services), shared between
+// requests: the engine takes these through its `cacheFilterSets` option.
 
 /**
  * Shares one database read between requests with the same filter: concurrent ones wait for the
@@ -56,7 +37,7 @@ export function sharedFilterSets(load: FilterSets, ttlMs = 5_000, maxEntries = 3
   }
 
   return (req) => {
-    if (!narrows(req)) return Promise.resolve(undefined);
+    if (!filterNarrows(req)) return Promise.resolve(undefined);
     const key = filterKey(req);
     const now = Date.now();
     const hit = cache.get(key);
@@ -94,16 +75,12 @@ export function versionedFilterSets(
 ): FilterSets {
   const cache = new VersionedCache<ReadonlySet<number> | undefined>(maxEntries);
   return async (req) => {
-    if (!narrows(req)) return undefined;
+    if (!filterNarrows(req)) return undefined;
     const version = await changeVersionNow(changes);
     if (version === undefined) return fallback(req);
     const key = filterKey(req);
     return cache.get(key, String(version), () => load(req));
   };
-}
-
-function narrows(req: FilterRequest): boolean {
-  return Boolean(req.query || req.filter || req.descriptorsFilter);
 }
 
 /** Requests that match the same sounds share a key (absent and empty parts are the same). */

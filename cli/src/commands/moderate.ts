@@ -1,5 +1,5 @@
 import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig, ValidationError } from '@earshot/common';
+import { type Config, createLogger, type Logger, loadConfig, ValidationError } from '@earshot/common';
 import { listPendingModeration, moderate } from '@earshot/services';
 import type { Command } from 'commander';
 
@@ -55,13 +55,16 @@ export function parseIds(ids: string[]): number[] {
 /** Opens the catalogue the configuration names for one command, and closes it afterwards. */
 export async function withCatalogue(
   description: string,
-  work: (db: Awaited<ReturnType<typeof openCatalogue>>['db']) => Promise<void>,
+  work: (
+    db: Awaited<ReturnType<typeof openCatalogue>>['db'],
+    context: { config: Config; logger: Logger },
+  ) => Promise<void>,
 ): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
   const catalogue = await openCatalogue({ config, logger, role: 'command', description });
   try {
-    await work(catalogue.db);
+    await work(catalogue.db, { config, logger });
   } finally {
     await catalogue.close();
   }

@@ -1,11 +1,13 @@
-import { searchByExample } from '@earshot/services';
+import { searchByExample, similaritySnapshotDir } from '@earshot/services';
 import { type Command, InvalidArgumentError } from 'commander';
 import { withCatalogue } from './moderate.ts';
 
 /**
  * `earshot similar FILE [--space S] [--n 15]`: the catalogue's sounds closest to an example, against
  * the data folder (DATA_DIR) or DATABASE_URL. FILE is an analysis file (`.json`: any layout earshot
- * writes, e.g. from `earshot analyze`) or an audio clip, whose first 30 s are analyzed.
+ * writes, e.g. from `earshot analyze`) or an audio clip, whose first 30 s are analyzed. Ranked by
+ * the API's search engine over the similarity indexes of the data folder's snapshots; a space
+ * without one is built once and its snapshot written for the next call.
  */
 export function register(program: Command): void {
   program
@@ -18,8 +20,12 @@ export function register(program: Command): void {
     )
     .option('--n <count>', 'how many sounds', parseCount, 15)
     .action(async (file: string, options: { space?: string; n: number }) => {
-      await withCatalogue('similar', async (db) => {
-        const result = await searchByExample(db, file, { space: options.space, n: options.n });
+      await withCatalogue('similar', async (db, { config, logger }) => {
+        const result = await searchByExample(db, logger, file, {
+          space: options.space,
+          n: options.n,
+          snapshotDir: similaritySnapshotDir(config.dataDir),
+        });
         if (result.clip?.truncated) {
           process.stderr.write(
             `the clip is ${result.clip.duration.toFixed(1)} s long; only its first ${result.clip.analyzedSeconds.toFixed(0)} s were analyzed\n`,

@@ -1,5 +1,5 @@
 // @earshot/services: the use cases the API, the CLI and the workers share — accounts, credentials,
-// intake and import, moderation, reprocessing, and the file layout of a sound. The pipeline is
+// intake and import, moderation, reprocessing, search, and the file layout of a sound. The pipeline is
 // reached through the ProcessingQueue port, which @earshot/workers implements.
 
 export { createUser, MIN_PASSWORD_LENGTH, type SignUpOutcome, signUp } from './accounts/accounts.ts';
@@ -81,11 +81,27 @@ export { ProcessingCounts } from './processing/processing-counts.ts';
 export type { ProcessingQueue } from './processing/processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './processing/reprocess.ts';
 export {
+  type FilterRequest,
+  type FilterSets,
+  filterNarrows,
+  filterSetsFromCatalogue,
+} from './search/filter-sets.ts';
+export {
   type ExampleMatch,
+  type ExampleSearchOptions,
   type ExampleSearchResult,
   readExample,
   searchByExample,
 } from './search/search-by-example.ts';
+export { type SearchEngine, type SearchEngineOptions, searchEngine } from './search/search-engine.ts';
+export type {
+  ContentSearchRequest,
+  Hit,
+  Hits,
+  SearchExample,
+  SimilarityRequest,
+  TextSearchRequest,
+} from './search/search-requests.ts';
 export {
   logSimilarityFailure,
   SimilarityLoading,

@@ -1,25 +1,22 @@
 import fs from 'node:fs/promises';
-import { type Db, publicAnalysisBatch, publicVectorBatch, soundRecordsByIds } from '@earshot/catalogue';
+import { type Db, soundRecordsByIds } from '@earshot/catalogue';
+import type { Logger } from '@earshot/common';
 import {
   type AnalysisTree,
   analyzeClip,
   clipAnalysisNeeds,
   DEFAULT_SIMILARITY_SPACE,
-  DescriptorTable,
-  exampleTarget,
-  exampleVector,
   getSimilaritySpace,
-  InvalidAnalysisFileError,
   parseAnalysisFile,
-  SimilarityIndex,
-  searchDescriptorTarget,
 } from '@earshot/core';
+import { exampleSpaceVector, searchEngine } from './search-engine.ts';
+import type { Hit, SearchExample } from './search-requests.ts';
+import { SimilarityState } from './similarity-state.ts';
 
 /**
  * Search by example over a catalogue without a running server (the `earshot similar` command): the
  * example is an analysis file (any layout earshot writes) or an audio clip (its first 30 s), ranked
- * as the API ranks one: in the named or default similarity space when the example holds what the
- * space needs, else by the descriptors a sound-id content target compares.
+ * by the API's SearchEngine over a similarity state loaded from the data folder's snapshots.
  */
 
 export interface ExampleMatch {
@@ -38,7 +35,15 @@ export interface ExampleSearchResult {
   matches: ExampleMatch[];
 }
 
-const BATCH = 5_000;
+export interface ExampleSearchOptions {
+  space?: string;
+  n?: number;
+  /**
+   * Folder of the similarity snapshots (similaritySnapshotDir). Spaces without a usable one are
+   * rebuilt from the catalogue and their snapshots written, so the next search loads them.
+   */
+  snapshotDir?: string;
+}
 
 /** Reads the example: `.json` files as analysis files, anything else as audio. */
 export async function readExample(
@@ -55,80 +60,56 @@ export async function readExample(
 
 export async function searchByExample(
   db: Db,
+  logger: Logger,
   file: string,
-  options: { space?: string; n?: number } = {},
+  options: ExampleSearchOptions = {},
 ): Promise<ExampleSearchResult> {
   const n = options.n ?? 15;
-  const { tree, clip } = await readExample(file, options.space);
-  let ranked: Array<{ id: number; score: number }>;
-  let comparedBy: string;
-  const vector = spaceVector(tree, options.space);
-  if (vector) {
-    comparedBy = vector.space;
-    ranked = await nearestInSpace(db, vector.space, vector.vector, n);
-  } else {
-    comparedBy = 'descriptors';
-    ranked = await nearestByDescriptors(db, tree, n);
-  }
-  const records = new Map(
-    (
-      await soundRecordsByIds(
-        db,
-        ranked.map((r) => r.id),
-        DEFAULT_SIMILARITY_SPACE,
-      )
-    ).map((r) => [r.id, r]),
-  );
-  const matches = ranked.flatMap((r) => {
-    const record = records.get(r.id);
-    return record ? [{ id: r.id, name: record.name, username: record.username, score: r.score }] : [];
-  });
-  return { comparedBy, clip, matches };
-}
-
-function spaceVector(tree: AnalysisTree, named: string | undefined) {
-  const space = getSimilaritySpace(named).name;
+  // A named space is checked, and the example read and placed, before the indexes load: a wrong
+  // space or file fails at once.
+  const space = options.space === undefined ? undefined : getSimilaritySpace(options.space).name;
+  const { tree, clip } = await readExample(file, space);
+  const example: SearchExample = { tree, space };
+  const comparedBy = exampleSpaceVector(example)?.space ?? 'descriptors';
+  const state = await loadState(db, logger, options.snapshotDir);
   try {
-    return { space, vector: exampleVector(space, tree) };
-  } catch (error) {
-    if (named === undefined && error instanceof InvalidAnalysisFileError) return undefined;
-    throw error;
+    // No analyzed sound: nothing to compare with (the descriptor target would find no descriptor).
+    const hits: Hit[] =
+      comparedBy === 'descriptors' && state.table.size === 0
+        ? []
+        : (await searchEngine(db, state).content({ example, limit: n, offset: 0 })).items;
+    const records = new Map(
+      (
+        await soundRecordsByIds(
+          db,
+          hits.map((h) => h.id),
+          DEFAULT_SIMILARITY_SPACE,
+        )
+      ).map((r) => [r.id, r]),
+    );
+    const matches = hits.flatMap((h) => {
+      const record = records.get(h.id);
+      return record ? [{ id: h.id, name: record.name, username: record.username, score: h.score ?? 0 }] : [];
+    });
+    return { comparedBy, clip, matches };
+  } finally {
+    await state.close();
   }
 }
 
-async function nearestInSpace(db: Db, space: string, vector: Float32Array, n: number) {
-  const rows: Array<{ id: number; vector: number[] }> = [];
-  for (let after = 0; ; ) {
-    const batch = await publicVectorBatch(db, space, { afterId: after, limit: BATCH });
-    rows.push(...batch);
-    if (batch.length < BATCH) break;
-    after = batch[batch.length - 1].id;
-  }
-  const index = SimilarityIndex.create({ space, capacity: Math.max(16, rows.length) });
-  for (const row of rows) index.upsert(row.id, row.vector.map(Number));
-  return index
-    .nearestToVector(vector, { k: Math.min(n, rows.length) })
-    .map((r) => ({ id: r.id, score: r.score }));
-}
-
-async function nearestByDescriptors(db: Db, tree: AnalysisTree, n: number) {
-  const table = new DescriptorTable();
-  for (let after = 0; ; ) {
-    const batch = await publicAnalysisBatch(db, { afterId: after, limit: BATCH });
-    for (const row of batch) table.upsertAnalysis(row.id, row.analysis_a);
-    if (batch.length < BATCH) break;
-    after = batch[batch.length - 1].id;
-  }
-  if (table.size === 0) return [];
-  const target = exampleTarget(tree, (name) => {
-    try {
-      return table.resolve(name).length > 0;
-    } catch {
-      return false;
+async function loadState(db: Db, logger: Logger, snapshotDir: string | undefined): Promise<SimilarityState> {
+  const state = new SimilarityState(db, logger, { snapshotDir });
+  try {
+    await state.refresh();
+    if (snapshotDir && state.rebuilt.length > 0) {
+      // A search that had to build an index leaves its snapshot behind; it still answers if that fails.
+      await state
+        .writeSnapshots()
+        .catch((err) => logger.warn({ err }, 'similarity snapshots not written after the rebuild'));
     }
-  });
-  return searchDescriptorTarget(table, target, { k: n }).results.map((r) => ({
-    id: r.id,
-    score: 1 / (1 + r.distance),
-  }));
+    return state;
+  } catch (err) {
+    await state.close();
+    throw err;
+  }
 }

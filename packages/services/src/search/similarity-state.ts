@@ -72,6 +72,8 @@ export class SimilarityState {
   table = new DescriptorTable();
   /** Changes whenever the indexes change, so answers computed from them can be reused until then. */
   generation = 0;
+  /** Spaces the first load rebuilt from the catalogue, having no usable snapshot. */
+  rebuilt: readonly string[] = [];
 
   /** What answers computed from this state depend on: the indexes and the descriptor table. */
   get version(): string {
@@ -136,13 +138,16 @@ export class SimilarityState {
     const exact = await newestMarksExact(this.db);
     const indexes = new Map<string, SimilarityIndex>();
     const sources: string[] = [];
+    const rebuilt: string[] = [];
     for (const space of listSimilaritySpaces()) {
       const fromSnapshot = await this.openSnapshot(space.name, exact.catalogue);
       sources.push(`${space.name}:${fromSnapshot ? 'snapshot' : 'rebuild'}`);
+      if (!fromSnapshot) rebuilt.push(space.name);
       indexes.set(space.name, fromSnapshot ?? (await this.loadSpace(space.name, space.dimension)));
     }
     // Similar sounds answer from here on; the descriptor table follows.
     this.indexes = indexes;
+    this.rebuilt = rebuilt;
     this.generation++;
     this.ready = true;
     const indexMs = Date.now() - started;
