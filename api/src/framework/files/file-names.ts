@@ -1,3 +1,4 @@
+import { ORIGINAL_MEDIA_TYPES } from '@earshot/core';
 import type { FileKind } from '../../application/ports.ts';
 
 /** The public file name of each stored file kind; URLs are `/media/sounds/<id>/<file name>`. */
@@ -21,18 +22,12 @@ export function fileKindByName(name: string): FileKind | undefined {
   return KIND_BY_NAME.get(name);
 }
 
+/** By extension: the stored files' (previews are mp3 and ogg, as originals can be) and originals'. */
 export const MEDIA_TYPES: Record<string, string> = {
-  mp3: 'audio/mpeg',
-  ogg: 'audio/ogg',
+  ...ORIGINAL_MEDIA_TYPES,
   png: 'image/png',
   jpg: 'image/jpeg',
   json: 'application/json',
-  // Originals (served by version 1's `serve`).
-  wav: 'audio/wav',
-  flac: 'audio/flac',
-  aif: 'audio/aiff',
-  aiff: 'audio/aiff',
-  m4a: 'audio/mp4',
 };
 
 export function fileUrl(origin: string, soundId: number, kind: FileKind): string {

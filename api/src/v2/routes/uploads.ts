@@ -1,4 +1,5 @@
 import { ValidationError } from '@earshot/common';
+import { ACCEPTED_TYPES } from '@earshot/core';
 import { z } from 'zod';
 import type { SoundWrites } from '../../application/ports.ts';
 import { idParam } from '../../framework/http/params.ts';
@@ -33,7 +34,7 @@ export function uploadRoutes(writes: SoundWrites): AnyRoute[] {
       summary:
         'Upload an audio file, with its description (then processed) or without (then pending description)',
       description:
-        'multipart/form-data: `audiofile` (wav, aif, aiff, flac, ogg, mp3, m4a), and either nothing else or ' +
+        `multipart/form-data: \`audiofile\` (${ACCEPTED_TYPES.join(', ')}), and either nothing else or ` +
         '`bst_category`, `tags`, `description`, `license` (+ optional `name`, `pack`, `geotag`). The file streams ' +
         'to disk; larger than UPLOAD_MAX_BYTES is a 413. A file the catalogue already holds is refused naming its sound.',
       tags: ['uploads'],

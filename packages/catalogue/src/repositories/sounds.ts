@@ -1,5 +1,5 @@
 import { EarshotError } from '@earshot/common';
-import type { ProbeResult } from '@earshot/core';
+import type { ProbeResult, SoundType } from '@earshot/core';
 import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type {
   Database,
@@ -7,7 +7,6 @@ import type {
   ModerationState,
   ProcessingState,
   Sound,
-  SoundFileType,
   SoundUpdate,
 } from '../schema/database.ts';
 import { categoryCode } from '../schema/taxonomy.ts';
@@ -55,7 +54,7 @@ export interface NewSound {
   filesize?: number | null;
   /** CRC-32 of the original, when taken as it streamed in. */
   crc32?: number | null;
-  type?: SoundFileType | null;
+  type?: SoundType | null;
   /** Default: `ok` for a trusted uploader, else `pending_moderation`. */
   moderationState?: ModerationState;
 }

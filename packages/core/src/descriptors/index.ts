@@ -44,7 +44,7 @@ export {
   parityReport,
 } from './parity-report.ts';
 export { filterAgreement, spearman } from './parity-stats.ts';
-export { frequencyToMidi, midiToNoteName } from './pitch.ts';
+export { frequencyToMidi } from './pitch.ts';
 export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';
 export type { AnalyzeOptions, GroupTimings, TreeValue, VariantATree, VariantB } from './types.ts';
 export { VARIANT_B_TYPES } from './variant-b-types.ts';
