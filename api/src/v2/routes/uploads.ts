@@ -1,3 +1,4 @@
+import { LICENSE_CHOICES } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
 import { ACCEPTED_TYPES } from '@earshot/core';
 import { z } from 'zod';
@@ -16,7 +17,7 @@ const descriptionFields = {
   bst_category: text('a Broad Sound Taxonomy subcategory code, e.g. fx-a'),
   tags: text('tags separated by spaces (at least 3); words of one tag joined by dashes'),
   description: text('the sound’s description'),
-  license: text("'Attribution', 'Attribution NonCommercial' or 'Creative Commons 0'"),
+  license: text(LICENSE_CHOICES),
   pack: text('a pack name of the user (created when missing)'),
   geotag: text("'lat,lon,zoom' (zoom an integer of at least 11)"),
 };

@@ -1,14 +1,8 @@
 import { EarshotError } from '@earshot/common';
 import type { ProbeResult, SoundType } from '@earshot/core';
 import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import type {
-  Database,
-  LicenseName,
-  ModerationState,
-  ProcessingState,
-  Sound,
-  SoundUpdate,
-} from '../schema/database.ts';
+import type { Database, ModerationState, ProcessingState, Sound, SoundUpdate } from '../schema/database.ts';
+import type { LicenseName } from '../schema/licenses.ts';
 import { categoryCode } from '../schema/taxonomy.ts';
 import {
   advanceColumns,

@@ -1,15 +1,9 @@
 import type { SoundType } from '@earshot/core';
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { DescriptorValues } from './descriptors.ts';
+import type { LicenseName } from './licenses.ts';
 
 /** The table types Kysely checks every query against. Mirrors src/migrations/. */
-
-export type LicenseName = 'Attribution' | 'Attribution NonCommercial' | 'Creative Commons 0';
-export const LICENSES: readonly LicenseName[] = [
-  'Attribution',
-  'Attribution NonCommercial',
-  'Creative Commons 0',
-];
 
 export type ProcessingState = 'Queued' | 'Processing' | 'Failed' | 'Processed';
 export type ModerationState = 'pending_description' | 'pending_moderation' | 'ok' | 'rejected';

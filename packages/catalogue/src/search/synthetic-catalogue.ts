@@ -1,6 +1,6 @@
 import type { SoundType } from '@earshot/core';
 import { type Kysely, sql } from 'kysely';
-import { LICENSES } from '../schema/database.ts';
+import { LICENSES } from '../schema/licenses.ts';
 import { SEARCH_SIDE_TABLES } from './search-schema.ts';
 
 /**
