@@ -37,3 +37,9 @@ export {
   type ProbeResult,
   probeFile,
 } from './probe.ts';
+export {
+  SERVED_FILE_NAMES,
+  type ServedFileKind,
+  STORED_FILES,
+  type StoredFileKind,
+} from './stored-files.ts';
