@@ -1,7 +1,7 @@
 import type { SoundType } from '@earshot/core';
 import { type Kysely, sql } from 'kysely';
 import { LICENSES } from '../schema/licenses.ts';
-import { SEARCH_SIDE_TABLES } from './search-schema.ts';
+import { SEARCH_SIDE_TABLES } from '../search/search-schema.ts';
 
 /**
  * A deterministic synthetic catalogue for the search benchmark, shaped like the one in
