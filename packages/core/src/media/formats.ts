@@ -2,7 +2,7 @@ import path from 'node:path';
 
 /**
  * The original-file types of the contract's `type` field: what uploads, imports and the catalogue
- * take. The other lists of audio formats are read from this file, so adding a format is one edit.
+ * take. The catalogue, the services, the API and the CLI read their lists of formats from this file.
  */
 export const ACCEPTED_TYPES = ['wav', 'aif', 'aiff', 'ogg', 'mp3', 'm4a', 'flac'] as const;
 export type SoundType = (typeof ACCEPTED_TYPES)[number];
