@@ -5,7 +5,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { buildAppDeps, startServer } from '@earshot/api';
-import { loadSyntheticCatalogue, openCatalogue } from '@earshot/catalogue';
+import { openCatalogue } from '@earshot/catalogue';
+import { loadSyntheticCatalogue } from '@earshot/catalogue/testing';
 import { createLogger, DEFAULT_TEST_DATABASE_URL, loadConfig } from '@earshot/common';
 import { createApiCredential } from '@earshot/services';
 import { sql } from 'kysely';

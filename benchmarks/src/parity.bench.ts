@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeFile, formatParityReport, parityReport, stopEssentiaWorker } from '@earshot/core';
+import { analyzeFile, stopEssentiaWorker } from '@earshot/core';
+import { formatParityReport, parityReport } from '@earshot/core/testing';
 import { realSamples } from '@earshot/fixtures';
 
 const here = fileURLToPath(import.meta.url);

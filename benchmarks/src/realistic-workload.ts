@@ -4,7 +4,7 @@
 // Zipf distribution (s = 1) over them, a quarter of them with a filter and a sort; similar-sound
 // and combined-search targets uniform. Seeded: the same run asks the same requests.
 
-import { zipf } from '@earshot/catalogue';
+import { zipf } from '@earshot/catalogue/testing';
 import pg from 'pg';
 
 /** Mulberry32: small, seedable, good enough to draw a workload. */

@@ -15,13 +15,12 @@ import { fileURLToPath } from 'node:url';
 import {
   type Catalogue,
   DEFAULT_POPULARITY_CAP_ABOVE,
-  loadSyntheticCatalogue,
   openCatalogue,
   SEARCH_SIDE_TABLES,
   type SearchRequest,
   searchSounds,
-  syntheticVocabulary,
 } from '@earshot/catalogue';
+import { loadSyntheticCatalogue, syntheticVocabulary } from '@earshot/catalogue/testing';
 import { createLogger, DEFAULT_TEST_DATABASE_URL } from '@earshot/common';
 import { sql } from 'kysely';
 import pg from 'pg';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
-import type { AnalyzeClipOptions, ClipAnalysis } from '@earshot/core';
+import type { AnalysisTree, AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
 import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
 
 /**
@@ -59,21 +59,10 @@ export interface ClipAnalyzer {
   analyze(file: string, options: AnalyzeClipOptions): Promise<ClipAnalysis>;
 }
 
-/** Where a sound's stored files are. Undefined when the file does not exist. */
-export type FileKind =
-  | 'preview-hq-mp3'
-  | 'preview-lq-mp3'
-  | 'preview-hq-ogg'
-  | 'preview-lq-ogg'
-  | 'waveform_m'
-  | 'waveform_l'
-  | 'spectral_m'
-  | 'spectral_l'
-  | 'analysis_frames'
-  | 'analysis_stats'
-  /** Min/max pairs in audiowaveform's JSON format, for the sound page's interactive waveform. */
-  | 'peaks';
+/** The kinds of stored file the API serves (core's STORED_FILES). */
+export type FileKind = ServedFileKind;
 
+/** Where a sound's stored files are. Undefined when the file does not exist. */
 export interface SoundFiles {
   locate(soundId: number, kind: FileKind): Promise<string | undefined>;
 }

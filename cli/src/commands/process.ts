@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { analysisHook, processFile, stopEssentiaWorker } from '@earshot/core';
+import { ACCEPTED_TYPES, analysisHook, processFile, stopEssentiaWorker } from '@earshot/core';
 import type { Command } from 'commander';
 
 interface ProcessCommandOptions {
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .description(
       'probe a sound file and write its four previews, four images, peaks and analysis files into a folder',
     )
-    .argument('<file>', 'the audio file (wav, aif, aiff, ogg, mp3, m4a, flac)')
+    .argument('<file>', `the audio file (${ACCEPTED_TYPES.join(', ')})`)
     .requiredOption('-o, --out <dir>', 'output folder (created if missing)')
     .option('--name <filename>', "the file's original name, when FILE is stored under another one")
     .option('--timeout <seconds>', 'stop ffmpeg after this many seconds')

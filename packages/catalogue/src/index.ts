@@ -30,5 +30,6 @@ export {
 export * from './repositories/index.ts';
 export * from './schema/database.ts';
 export * from './schema/descriptors.ts';
+export * from './schema/licenses.ts';
 export * from './schema/taxonomy.ts';
 export * from './search/index.ts';

@@ -19,7 +19,7 @@ import {
   startStage,
   withSoundLease,
 } from '@earshot/catalogue';
-import type { ProbeResult, VariantATree } from '@earshot/core';
+import type { ProbeResult, StoredFileKind, VariantATree } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import { leaseInScope } from './lease.ts';
@@ -109,7 +109,7 @@ export class CatalogueStore implements PipelineStore {
           ...saved.otherPaths,
           analysis_stats: saved.analysisPath,
           ...(saved.framesPath ? { analysis_frames: saved.framesPath } : {}),
-        },
+        } satisfies Partial<Record<StoredFileKind, string>>,
         advance,
       );
     });

@@ -6,6 +6,7 @@ import {
   analyzeSignal,
   type DescriptorAnalysis,
   fileLoudness,
+  type StoredFileKind,
   writeAnalysisFiles,
 } from '@earshot/core';
 import type { SoundAnalyzer } from './core-tools.ts';
@@ -36,7 +37,9 @@ export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
   return {
     analysisFile: ANALYSIS_FILES.stats,
     framesFile: files.includes(ANALYSIS_FILES.frames) ? ANALYSIS_FILES.frames : undefined,
-    extraFiles: { analysis_descriptors: ANALYSIS_FILES.descriptors },
+    extraFiles: { analysis_descriptors: ANALYSIS_FILES.descriptors } satisfies Partial<
+      Record<StoredFileKind, string>
+    >,
     analysis,
   };
 };

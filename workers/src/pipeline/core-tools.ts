@@ -8,6 +8,7 @@ import {
   probeFile,
   processFile,
   type Stage,
+  type StoredFileKind,
   similarityVectorFromAnalysis,
   type VariantATree,
 } from '@earshot/core';
@@ -72,7 +73,9 @@ export class CoreMediaTools implements MediaTools {
             }
           : undefined,
     });
-    const files: Record<string, string> = { peaks: path.basename(result.files.peaks) };
+    const files: Record<string, string> = {
+      peaks: path.basename(result.files.peaks),
+    } satisfies Partial<Record<StoredFileKind, string>>;
     for (const [key, p] of Object.entries(result.files.previews)) files[key] = path.basename(p);
     for (const [key, p] of Object.entries(result.files.images)) files[key] = path.basename(p);
     return { files };

@@ -1,5 +1,5 @@
 import { prepareV1Search } from '@earshot/catalogue';
-import { ValidationError } from '@earshot/common';
+import { unsharp, ValidationError } from '@earshot/common';
 import { encodeQuery } from '../../framework/http/pagination.ts';
 import type { LegacyPresenter } from '../../v1/presenters/legacy-presenter.ts';
 import type { SearchEngine } from '../ports.ts';
@@ -114,7 +114,7 @@ function readMaxResults(raw: string | undefined): number {
 export function legacyDescriptorNames(text: string): string {
   return text
     .replace(/(^|[\s(])\.(?=[A-Za-z_])/g, '$1')
-    .replace(/"([^"]*)"/g, (_m, value: string) => `"${value.replace(/sharp/g, '#')}"`);
+    .replace(/"([^"]*)"/g, (_m, value: string) => `"${unsharp(value)}"`);
 }
 
 const namesDescriptors = (text: string) => /(^|[\s(])\.[A-Za-z_]/.test(text);

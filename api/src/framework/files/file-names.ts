@@ -1,19 +1,8 @@
+import { ORIGINAL_MEDIA_TYPES, SERVED_FILE_NAMES } from '@earshot/core';
 import type { FileKind } from '../../application/ports.ts';
 
 /** The public file name of each stored file kind; URLs are `/media/sounds/<id>/<file name>`. */
-export const FILE_NAMES: Record<FileKind, string> = {
-  'preview-hq-mp3': 'preview-hq.mp3',
-  'preview-lq-mp3': 'preview-lq.mp3',
-  'preview-hq-ogg': 'preview-hq.ogg',
-  'preview-lq-ogg': 'preview-lq.ogg',
-  waveform_m: 'waveform_m.png',
-  waveform_l: 'waveform_l.png',
-  spectral_m: 'spectral_m.jpg',
-  spectral_l: 'spectral_l.jpg',
-  analysis_frames: 'analysis-frames.json',
-  analysis_stats: 'analysis-stats.json',
-  peaks: 'peaks.json',
-};
+export const FILE_NAMES: Readonly<Record<FileKind, string>> = SERVED_FILE_NAMES;
 
 const KIND_BY_NAME = new Map(Object.entries(FILE_NAMES).map(([kind, name]) => [name, kind as FileKind]));
 
@@ -21,18 +10,12 @@ export function fileKindByName(name: string): FileKind | undefined {
   return KIND_BY_NAME.get(name);
 }
 
+/** By extension: the stored files' (previews are mp3 and ogg, as originals can be) and originals'. */
 export const MEDIA_TYPES: Record<string, string> = {
-  mp3: 'audio/mpeg',
-  ogg: 'audio/ogg',
+  ...ORIGINAL_MEDIA_TYPES,
   png: 'image/png',
   jpg: 'image/jpeg',
   json: 'application/json',
-  // Originals (served by version 1's `serve`).
-  wav: 'audio/wav',
-  flac: 'audio/flac',
-  aif: 'audio/aiff',
-  aiff: 'audio/aiff',
-  m4a: 'audio/mp4',
 };
 
 export function fileUrl(origin: string, soundId: number, kind: FileKind): string {

@@ -1,7 +1,7 @@
 import { NotFoundError } from '@earshot/common';
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
-import { fileKindByName } from '../../framework/files/file-names.ts';
+import { FILE_NAMES, fileKindByName } from '../../framework/files/file-names.ts';
 import { sendFile } from '../../framework/files/send-file.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
@@ -19,8 +19,7 @@ export function mediaRoutes(s: ApiServices, isVisible: (soundId: number) => Prom
       path: '/media/sounds/{sound_id}/{file}',
       operationId: 'soundFile',
       summary: 'A preview, waveform or spectrogram image, or analysis file of a sound',
-      description:
-        'file is one of preview-hq.mp3, preview-lq.mp3, preview-hq.ogg, preview-lq.ogg, waveform_m.png, waveform_l.png, spectral_m.jpg, spectral_l.jpg, analysis-frames.json, analysis-stats.json, peaks.json (min/max pairs in the audiowaveform JSON format). Supports Range, ETag and If-Modified-Since.',
+      description: `file is one of ${Object.values(FILE_NAMES).join(', ')} (min/max pairs in the audiowaveform JSON format). Supports Range, ETag and If-Modified-Since.`,
       tags: ['files'],
       auth: 'public',
       params: z.object({ sound_id: idParam, file: z.string().describe('file name') }),

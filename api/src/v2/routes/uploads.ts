@@ -1,4 +1,6 @@
+import { LICENSE_CHOICES } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
+import { ACCEPTED_TYPES } from '@earshot/core';
 import { z } from 'zod';
 import type { SoundWrites } from '../../application/ports.ts';
 import { idParam } from '../../framework/http/params.ts';
@@ -15,7 +17,7 @@ const descriptionFields = {
   bst_category: text('a Broad Sound Taxonomy subcategory code, e.g. fx-a'),
   tags: text('tags separated by spaces (at least 3); words of one tag joined by dashes'),
   description: text('the sound’s description'),
-  license: text("'Attribution', 'Attribution NonCommercial' or 'Creative Commons 0'"),
+  license: text(LICENSE_CHOICES),
   pack: text('a pack name of the user (created when missing)'),
   geotag: text("'lat,lon,zoom' (zoom an integer of at least 11)"),
 };
@@ -33,7 +35,7 @@ export function uploadRoutes(writes: SoundWrites): AnyRoute[] {
       summary:
         'Upload an audio file, with its description (then processed) or without (then pending description)',
       description:
-        'multipart/form-data: `audiofile` (wav, aif, aiff, flac, ogg, mp3, m4a), and either nothing else or ' +
+        `multipart/form-data: \`audiofile\` (${ACCEPTED_TYPES.join(', ')}), and either nothing else or ` +
         '`bst_category`, `tags`, `description`, `license` (+ optional `name`, `pack`, `geotag`). The file streams ' +
         'to disk; larger than UPLOAD_MAX_BYTES is a 413. A file the catalogue already holds is refused naming its sound.',
       tags: ['uploads'],

@@ -1,4 +1,6 @@
 import { LICENSES } from '@earshot/catalogue';
+import { NOTE_NAMES } from '@earshot/common';
+import { CONTAINERS } from '@earshot/core';
 
 /**
  * The search page's query string (a plain GET form, so it works without JavaScript) turned into
@@ -21,8 +23,10 @@ export interface SearchPageParams {
   page: number;
 }
 
-export const FILE_TYPES = ['wav', 'aiff', 'flac', 'mp3', 'ogg', 'm4a'] as const;
 export { LICENSES };
+
+/** The type facet: one entry per container (`aif` is a name of AIFF, not a format of its own). */
+export const FILE_TYPES = CONTAINERS;
 
 /** Duration facet: label and the range in seconds ("*" = open). */
 export const DURATIONS: ReadonlyArray<{ value: string; label: string; range: string }> = [
@@ -42,20 +46,7 @@ export const SORTS: ReadonlyArray<{ value: string; label: string }> = [
   { value: 'duration_desc', label: 'Longest first' },
 ];
 
-export const KEYS: readonly string[] = [
-  'C',
-  'C#',
-  'D',
-  'D#',
-  'E',
-  'F',
-  'F#',
-  'G',
-  'G#',
-  'A',
-  'A#',
-  'B',
-].flatMap((note) => [`${note} major`, `${note} minor`]);
+export const KEYS: readonly string[] = NOTE_NAMES.flatMap((note) => [`${note} major`, `${note} minor`]);
 
 const MAX_PAGE = 10_000;
 

@@ -1,3 +1,4 @@
+import { LICENSE_DEEDS } from '@earshot/catalogue';
 import type { ListRequest } from '../../application/api-context.ts';
 import type { SoundJson } from '../../v2/presenters/schemas.ts';
 import { type FieldSelection, selectFields, type Variant } from '../../v2/presenters/sound-fields.ts';
@@ -78,9 +79,5 @@ export function toCards(results: ReadonlyArray<SoundJson | null>): SoundCard[] {
 /** The licence's deed, for the attribution line. */
 export function licenseLink(license: string): string | undefined {
   if (license.startsWith('http')) return license;
-  return {
-    Attribution: 'https://creativecommons.org/licenses/by/4.0/',
-    'Attribution NonCommercial': 'https://creativecommons.org/licenses/by-nc/4.0/',
-    'Creative Commons 0': 'https://creativecommons.org/publicdomain/zero/1.0/',
-  }[license];
+  return (LICENSE_DEEDS as Readonly<Record<string, string | undefined>>)[license];
 }

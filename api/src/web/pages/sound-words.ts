@@ -2,13 +2,12 @@
  * The main descriptors of a sound in words, for people rather than programs: "C major", "120 BPM",
  * "−14.2 LUFS (loud)". Pure functions of the values the API returns; absent values say nothing.
  */
+import { midiToNoteName } from '@earshot/common';
 
 export interface DescriptorLine {
   label: string;
   value: string;
 }
-
-const NOTE_NAMES = ['C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#', 'A', 'A#', 'B'];
 
 /** Milliseconds under a second (most one-shots), seconds under a minute, m:ss above. */
 export function durationInWords(seconds: number): string {
@@ -26,7 +25,7 @@ export function noteOfFrequency(hz: number): string | undefined {
   if (!Number.isFinite(hz) || hz <= 0) return undefined;
   const midi = Math.round(69 + 12 * Math.log2(hz / 440));
   if (midi < 0 || midi > 127) return undefined;
-  return `${NOTE_NAMES[midi % 12]}${Math.floor(midi / 12) - 1}`;
+  return midiToNoteName(midi);
 }
 
 /** Integrated loudness (LUFS) with a rough word, so the number means something to a listener. */

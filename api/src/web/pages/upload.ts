@@ -1,5 +1,6 @@
 import { BROAD_SOUND_TAXONOMY, categoryCode, LICENSES } from '@earshot/catalogue';
 import { EarshotError, NotFoundError } from '@earshot/common';
+import { ACCEPTED_TYPES } from '@earshot/core';
 import type { Context } from 'koa';
 import type { SoundWrites } from '../../application/ports.ts';
 import { requestOrigin } from '../../framework/http/origin.ts';
@@ -23,6 +24,9 @@ export function webUploadBodyLimit(maxUploadBytes: number): BodyLimitOverride {
   return { method: 'POST', path: /^\/upload\/?$/, bytes: maxUploadBytes + DEFAULT_BODY_LIMIT };
 }
 
+/** The file input's `accept`: the accepted extensions, and any audio type for pickers that go by type. */
+const ACCEPT = [...ACCEPTED_TYPES.map((type) => `.${type}`), 'audio/*'].join(',');
+
 /** The describe form's fields, as the API's describe resource takes them. */
 const DESCRIBE_FIELDS = ['name', 'bst_category', 'tags', 'description', 'license', 'pack', 'geotag'] as const;
 
@@ -44,7 +48,12 @@ export function showUpload() {
 }
 
 async function uploadPage(ctx: Context, view: { error?: string }): Promise<void> {
-  await render(ctx, 'upload', { error: view.error, script: uploadScriptUrl, pendingPath: PENDING_PATH });
+  await render(ctx, 'upload', {
+    error: view.error,
+    script: uploadScriptUrl,
+    pendingPath: PENDING_PATH,
+    accept: ACCEPT,
+  });
 }
 
 /**

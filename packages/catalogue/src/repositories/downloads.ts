@@ -1,4 +1,4 @@
-import type { LicenseName } from '../schema/database.ts';
+import type { LicenseName } from '../schema/licenses.ts';
 import { type Db, inTransaction } from './shared.ts';
 import { isPublic } from './sounds.ts';
 

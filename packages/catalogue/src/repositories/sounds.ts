@@ -1,15 +1,8 @@
 import { EarshotError } from '@earshot/common';
-import type { ProbeResult } from '@earshot/core';
+import type { ProbeResult, SoundType } from '@earshot/core';
 import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import type {
-  Database,
-  LicenseName,
-  ModerationState,
-  ProcessingState,
-  Sound,
-  SoundFileType,
-  SoundUpdate,
-} from '../schema/database.ts';
+import type { Database, ModerationState, ProcessingState, Sound, SoundUpdate } from '../schema/database.ts';
+import type { LicenseName } from '../schema/licenses.ts';
 import { categoryCode } from '../schema/taxonomy.ts';
 import {
   advanceColumns,
@@ -55,7 +48,7 @@ export interface NewSound {
   filesize?: number | null;
   /** CRC-32 of the original, when taken as it streamed in. */
   crc32?: number | null;
-  type?: SoundFileType | null;
+  type?: SoundType | null;
   /** Default: `ok` for a trusted uploader, else `pending_moderation`. */
   moderationState?: ModerationState;
 }

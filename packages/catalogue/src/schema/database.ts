@@ -1,20 +1,14 @@
+import type { SoundType } from '@earshot/core';
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { DescriptorValues } from './descriptors.ts';
+import type { LicenseName } from './licenses.ts';
 
 /** The table types Kysely checks every query against. Mirrors src/migrations/. */
-
-export type LicenseName = 'Attribution' | 'Attribution NonCommercial' | 'Creative Commons 0';
-export const LICENSES: readonly LicenseName[] = [
-  'Attribution',
-  'Attribution NonCommercial',
-  'Creative Commons 0',
-];
 
 export type ProcessingState = 'Queued' | 'Processing' | 'Failed' | 'Processed';
 export type ModerationState = 'pending_description' | 'pending_moderation' | 'ok' | 'rejected';
 export type CredentialStatus = 'approved' | 'pending' | 'rejected' | 'revoked';
 export type RateLimitLevel = 0 | 1 | 2 | 3 | 99;
-export type SoundFileType = 'wav' | 'aif' | 'aiff' | 'ogg' | 'mp3' | 'm4a' | 'flac';
 
 /** A timestamp column filled by the database unless given. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -142,7 +136,7 @@ export interface SoundsTable {
   original_path: string;
   /** Generated files (previews, images, analysis) by kind, relative to DATA_DIR. */
   media_paths: Defaulted<Record<string, string>>;
-  type: SoundFileType | null;
+  type: SoundType | null;
   channels: number | null;
   filesize: number | null;
   bitrate: number | null;

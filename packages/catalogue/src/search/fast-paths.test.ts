@@ -2,8 +2,8 @@ import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { testBackends, useSearchCatalogue } from '../testing/index.ts';
+import { loadSyntheticCatalogue, syntheticVocabulary } from '../testing/synthetic-catalogue.ts';
 import { searchSounds } from './execute.ts';
-import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
 import { termMemoOf } from './term-search.ts';
 
 const postgresUrl = await testService('postgres');

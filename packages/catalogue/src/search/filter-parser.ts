@@ -1,3 +1,4 @@
+import { unsharp } from '@earshot/common';
 import { resolveDescriptorName } from './descriptor-names.ts';
 import { type SearchParameter, SearchSyntaxError } from './errors.ts';
 import { closeMatches, filterFieldNames, lookupFilterField } from './fields.ts';
@@ -12,7 +13,6 @@ import {
   readLocalParams,
   readNumber,
   readPackGrouping,
-  unsharp,
   ValueError,
 } from './filter-values.ts';
 

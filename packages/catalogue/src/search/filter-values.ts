@@ -63,11 +63,6 @@ export function readPackGrouping(raw: RawValue): FilterValue {
   return { type: 'pack', packId: Number(m[1]) };
 }
 
-/** Musical values are written with `sharp` for `#` in content filters (A# is `Asharp`). */
-export function unsharp(text: string): string {
-  return text.replace(/sharp/g, '#');
-}
-
 function checkLatLon(lat: number, lon: number, position: number): void {
   if (lat < -90 || lat > 90) throw new ValueError(`latitude ${lat} is outside [-90, 90]`, position);
   if (lon < -180 || lon > 180) throw new ValueError(`longitude ${lon} is outside [-180, 180]`, position);

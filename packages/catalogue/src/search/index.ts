@@ -38,9 +38,3 @@ export {
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
 export { SEARCH_SIDE_TABLES, SEARCH_TABLE } from './search-schema.ts';
 export { DEFAULT_SEARCH_BUDGET_MS, type SearchLimits } from './statement.ts';
-export {
-  loadSyntheticCatalogue,
-  type SyntheticOptions,
-  syntheticVocabulary,
-  zipf,
-} from './synthetic-catalogue.ts';

@@ -2,9 +2,9 @@ import { testService } from '@earshot/common/testing';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SEED_NOW, seedSearchCatalogue, testBackends, useSearchCatalogue } from '../testing/index.ts';
+import { loadSyntheticCatalogue, syntheticVocabulary } from '../testing/synthetic-catalogue.ts';
 import { searchSounds } from './execute.ts';
 import type { SearchRequest } from './prepare.ts';
-import { loadSyntheticCatalogue, syntheticVocabulary } from './synthetic-catalogue.ts';
 
 const postgresUrl = await testService('postgres');
 

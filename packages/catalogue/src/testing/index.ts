@@ -12,3 +12,9 @@ export { useRepositoryCatalogue } from './repository-catalogue.ts';
 export { useSearchCatalogue } from './search-catalogue.ts';
 export { SEED_NOW, seedSearchCatalogue, VISIBLE_IDS } from './search-seed.ts';
 export { type ForcedProcessingState, setModerationState, setProcessingState } from './sound-state.ts';
+export {
+  loadSyntheticCatalogue,
+  type SyntheticOptions,
+  syntheticVocabulary,
+  zipf,
+} from './synthetic-catalogue.ts';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { decodeMono } from '../media/decode.ts';
 import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
 import { probeFile } from '../media/probe.ts';
+import { STORED_FILES } from '../media/stored-files.ts';
 import { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 import { fileLoudness } from './file-loudness.ts';
 import { writeFramesFile } from './frames-file.ts';
@@ -10,12 +11,9 @@ import type { AnalyzeOptions } from './types.ts';
 
 /** Names of the files the analysis hook writes next to the previews. */
 export const ANALYSIS_FILES = {
-  /** Variant-B dictionary (the consolidated content descriptors). */
-  descriptors: 'descriptors.json',
-  /** Variant-A tree with statistics (Freesound's analysis_stats). */
-  stats: 'analysis_stats.json',
-  /** Per-frame values (Freesound's analysis_frames), format in frames-file.ts. */
-  frames: 'analysis_frames.json',
+  descriptors: STORED_FILES.analysis_descriptors.file,
+  stats: STORED_FILES.analysis_stats.file,
+  frames: STORED_FILES.analysis_frames.file,
 } as const;
 
 /** Decodes a file (mono, 44.1 kHz) and analyses it; loudness is measured on all the file's channels. */

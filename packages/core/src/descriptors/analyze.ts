@@ -1,3 +1,4 @@
+import { midiToNoteName } from '@earshot/common';
 import { trackBeats } from './beat-tracker.ts';
 import { envelopeDescriptors } from './envelope.ts';
 import { essentiaWholeSignal } from './essentia-client.ts';
@@ -7,7 +8,7 @@ import { type FramesFile, framesGroup } from './frames-file.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { detectOnsets } from './onsets.ts';
-import { frequencyToMidi, midiToNoteName } from './pitch.ts';
+import { frequencyToMidi } from './pitch.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
 import { beatLoudness, loopConfidence } from './rhythm.ts';
 import { vectorStats } from './statistics.ts';

@@ -1,5 +1,7 @@
+import { NOTE_NAMES } from '@earshot/common';
+
 /** Pitch classes from A, matching HPCP bin 0 = A (440 Hz reference); chord and key labels use them. */
-export const PITCH_CLASSES_FROM_A = ['A', 'A#', 'B', 'C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#'];
+export const PITCH_CLASSES_FROM_A: readonly string[] = [...NOTE_NAMES.slice(9), ...NOTE_NAMES.slice(0, 9)];
 
 /**
  * An HPCP (bin 0 = A, 3 bins a semitone as ours) folded to 12 semitones, each semitone taking its centre

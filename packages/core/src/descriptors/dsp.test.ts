@@ -1,6 +1,7 @@
+import { midiToNoteName } from '@earshot/common';
 import { describe, expect, it } from 'vitest';
 import { ebuR128 } from './loudness.ts';
-import { frequencyToMidi, midiToNoteName, YinPitch } from './pitch.ts';
+import { frequencyToMidi, YinPitch } from './pitch.ts';
 import { decrease, flatnessDb, moments, rolloff } from './spectral-shape.ts';
 
 const SR = 44100;

@@ -35,16 +35,7 @@ export { loadFloat32Fft } from './fft-f32.ts';
 export { fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';
-export {
-  formatParityReport,
-  PARITY_DESCRIPTORS,
-  PARITY_TARGETS,
-  type ParityReport,
-  type ParityRow,
-  parityReport,
-} from './parity-report.ts';
-export { filterAgreement, spearman } from './parity-stats.ts';
-export { frequencyToMidi, midiToNoteName } from './pitch.ts';
+export { frequencyToMidi } from './pitch.ts';
 export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';
 export type { AnalyzeOptions, GroupTimings, TreeValue, VariantATree, VariantB } from './types.ts';
 export { VARIANT_B_TYPES } from './variant-b-types.ts';

@@ -7,7 +7,7 @@ import {
   ranks,
   selectInRange,
   spearman,
-} from './parity-stats.ts';
+} from '../testing/parity-stats.ts';
 
 describe('ranks and spearman', () => {
   it('gives tied values their mean rank', () => {

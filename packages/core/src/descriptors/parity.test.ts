@@ -5,11 +5,16 @@
  */
 import { type RealSample, realSamples } from '@earshot/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  formatParityReport,
+  PARITY_TARGETS,
+  type ParityReport,
+  parityReport,
+} from '../testing/parity-report.ts';
+import { spearman } from '../testing/parity-stats.ts';
 import { analyzeFile } from './analyze-file.ts';
 import { treeLeaves } from './descriptor-layout.ts';
 import { stopEssentiaWorker } from './essentia-client.ts';
-import { formatParityReport, PARITY_TARGETS, type ParityReport, parityReport } from './parity-report.ts';
-import { spearman } from './parity-stats.ts';
 
 /** Same definition as Essentia's (window, frame, band edges, formula): ranks must agree closely. */
 const MATCHED = [

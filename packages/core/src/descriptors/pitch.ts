@@ -74,17 +74,7 @@ export class YinPitch {
   }
 }
 
-const NOTE_NAMES = ['C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#', 'A', 'A#', 'B'];
-
 /** MIDI note number nearest to a frequency (A4 = 440 Hz = 69). */
 export function frequencyToMidi(hz: number): number {
   return Math.round(69 + 12 * Math.log2(hz / 440));
 }
-
-/** Scientific pitch notation: 69 → "A4", 60 → "C4", 21 → "A0". */
-export function midiToNoteName(midi: number): string {
-  const pitchClass = ((midi % 12) + 12) % 12;
-  return `${NOTE_NAMES[pitchClass]}${Math.floor(midi / 12) - 1}`;
-}
-
-export { NOTE_NAMES };

@@ -1,4 +1,5 @@
 import type { BeatGrid } from './beat-tracker.ts';
+import { PITCH_CLASSES_FROM_A } from './chroma.ts';
 import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
 import { estimateKey } from './key.ts';
@@ -116,8 +117,7 @@ function chordDescriptors(chords: string[], strength: Float32Array) {
   for (const c of labelled) if (progression[progression.length - 1] !== c) progression.push(c);
   const histogramMap = new Map<string, number>();
   for (const c of labelled) histogramMap.set(c, (histogramMap.get(c) ?? 0) + 1);
-  const order = ['A', 'A#', 'B', 'C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#'];
-  const labels = [...order, ...order.map((r) => `${r}m`)];
+  const labels = [...PITCH_CLASSES_FROM_A, ...PITCH_CLASSES_FROM_A.map((r) => `${r}m`)];
   const histogram = labels.map((l) =>
     labelled.length ? (100 * (histogramMap.get(l) ?? 0)) / labelled.length : 0,
   );

@@ -1,6 +1,13 @@
 import fs from 'node:fs/promises';
 import { chunks, extended80, flacStreamInfo } from './container-headers.ts';
-import { extensionOf, type SoundType, typeFromExtension } from './formats.ts';
+import {
+  type Container,
+  containerOfType,
+  extensionOf,
+  type SoundType,
+  typeFromExtension,
+  typeOfContainer,
+} from './formats.ts';
 import { MAX_CHANNELS } from './probe.ts';
 
 /**
@@ -36,7 +43,7 @@ const UNKNOWN_SIZES = new Set([0, 0xffffffff]);
 const KS_GUID_TAIL = Buffer.from([0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71]);
 
 interface Stream {
-  detected: 'wav' | 'aiff' | 'flac';
+  detected: Extract<Container, 'wav' | 'aiff' | 'flac'>;
   samplerate: number;
   channels: number;
   bitdepth: number;
@@ -53,9 +60,8 @@ export function probeHeader(head: Buffer, fileName: string): HeaderProbe | undef
   // The same naming rules as interpretProbe; a disagreement is ffprobe's to word.
   const claimed = typeFromExtension(fileName);
   if (!claimed && extensionOf(fileName) !== '') return undefined;
-  const claimedContainer = claimed === 'aif' ? 'aiff' : claimed;
-  if (claimedContainer && claimedContainer !== stream.detected) return undefined;
-  const type: SoundType = stream.detected === 'aiff' && claimed === 'aif' ? 'aif' : stream.detected;
+  if (claimed && containerOfType(claimed) !== stream.detected) return undefined;
+  const type = typeOfContainer(stream.detected, claimed);
   const { samplerate, channels, bitdepth, frames } = stream;
   return { type, samplerate, channels, bitdepth, duration: frames / samplerate };
 }

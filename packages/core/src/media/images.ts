@@ -1,9 +1,10 @@
 import { encodeJpeg, encodePng } from './raster.ts';
 import { columnSpectra } from './spectra.ts';
 import { renderSpectrogram } from './spectrogram.ts';
+import { STORED_FILES, type StoredFileKind } from './stored-files.ts';
 import { columnPeaks, renderWaveform } from './waveform.ts';
 
-export type ImageKey = 'waveform_m' | 'waveform_l' | 'spectral_m' | 'spectral_l';
+export type ImageKey = Extract<StoredFileKind, `waveform_${string}` | `spectral_${string}`>;
 
 /** The contract's image sizes: `_m` 120×71, `_l` 900×201; waveforms PNG, spectrograms JPEG. */
 export const IMAGE_SIZES = {
@@ -12,10 +13,10 @@ export const IMAGE_SIZES = {
 } as const;
 
 export const IMAGE_FILES: Record<ImageKey, string> = {
-  waveform_m: 'waveform_m.png',
-  waveform_l: 'waveform_l.png',
-  spectral_m: 'spectral_m.jpg',
-  spectral_l: 'spectral_l.jpg',
+  waveform_m: STORED_FILES.waveform_m.file,
+  waveform_l: STORED_FILES.waveform_l.file,
+  spectral_m: STORED_FILES.spectral_m.file,
+  spectral_l: STORED_FILES.spectral_l.file,
 };
 
 export interface MonoSignal {

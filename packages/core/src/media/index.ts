@@ -7,7 +7,15 @@ export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';
 export { ANALYSIS_SAMPLE_RATE, type DecodedSignal, type DecodeOptions, decodeMono } from './decode.ts';
 export { checkDuration, decodeLimitSeconds } from './duration-limit.ts';
 export { MediaError, type MediaErrorCode } from './errors.ts';
-export { ACCEPTED_TYPES, type SoundType, typeFromExtension } from './formats.ts';
+export {
+  ACCEPTED_TYPES,
+  CONTAINERS,
+  type Container,
+  containerOfType,
+  ORIGINAL_MEDIA_TYPES,
+  type SoundType,
+  typeFromExtension,
+} from './formats.ts';
 export { type HeaderProbe, probeFileHeader, probeHeader } from './header-probe.ts';
 export { IMAGE_FILES, IMAGE_SIZES, type ImageKey, type MonoSignal, renderImages } from './images.ts';
 export { type AudiowaveformJson, audiowaveformPeaks, PEAKS_SAMPLES_PER_PIXEL } from './peaks.ts';
@@ -29,3 +37,9 @@ export {
   type ProbeResult,
   probeFile,
 } from './probe.ts';
+export {
+  SERVED_FILE_NAMES,
+  type ServedFileKind,
+  STORED_FILES,
+  type StoredFileKind,
+} from './stored-files.ts';

@@ -17,10 +17,11 @@ import { audiowaveformPeaks } from './peaks.ts';
 import { PREVIEW_KEYS, PREVIEWS, type PreviewKey } from './previews.ts';
 import { type ProbeResult, probeFile } from './probe.ts';
 import { Staging } from './staging.ts';
+import { STORED_FILES } from './stored-files.ts';
 import { checkDecodedLength } from './validate.ts';
 import { calibrateVorbis } from './vorbis-quality.ts';
 
-export const PEAKS_FILE = 'peaks.json';
+export const PEAKS_FILE = STORED_FILES.peaks.file;
 
 export interface AnalysisContext {
   probe: ProbeResult;

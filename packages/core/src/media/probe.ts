@@ -9,7 +9,15 @@ import { runBinary } from '../ffmpeg/run.ts';
 import { readPcmDataChunk } from './container-header.ts';
 import { checkDuration } from './duration-limit.ts';
 import { MediaError } from './errors.ts';
-import { extensionOf, LOSSY_TYPES, type SoundType, typeFromExtension, typeFromProbe } from './formats.ts';
+import {
+  containerOfType,
+  extensionOf,
+  LOSSY_TYPES,
+  type SoundType,
+  typeFromExtension,
+  typeFromProbe,
+  typeOfContainer,
+} from './formats.ts';
 
 /** The parts of `ffprobe -show_format -show_streams` we read; the whole object is kept as `raw`. */
 export interface FfprobeStream {
@@ -146,8 +154,7 @@ export function interpretProbe(
   if (!claimed && extensionOf(fileName) !== '') {
     throw new MediaError('unsupported_format', undefined, { extension: extensionOf(fileName), detected });
   }
-  const claimedContainer = claimed === 'aif' ? 'aiff' : claimed;
-  if (claimedContainer && claimedContainer !== detected) {
+  if (claimed && containerOfType(claimed) !== detected) {
     throw new MediaError(
       'wrong_extension',
       `It is named .${extensionOf(fileName)} but contains ${detected} audio.`,
@@ -156,7 +163,7 @@ export function interpretProbe(
       },
     );
   }
-  const type: SoundType = detected === 'aiff' && claimed === 'aif' ? 'aif' : detected;
+  const type = typeOfContainer(detected, claimed);
   const samplerate = positive(stream.sample_rate) ?? 0;
   const channels = stream.channels ?? 0;
   if (samplerate === 0 || channels === 0) throw new MediaError('corrupt_file', undefined, { stream });

@@ -4,5 +4,14 @@ export { makeTempDir, synth, synthChannels } from './audio.ts';
 export { silenceFlac, understateFlacLength } from './bombs.ts';
 export { expectContractTypes } from './descriptors.ts';
 export * from './frame-stride.ts';
+export {
+  formatParityReport,
+  PARITY_DESCRIPTORS,
+  PARITY_TARGETS,
+  type ParityReport,
+  type ParityRow,
+  parityReport,
+} from './parity-report.ts';
+export { filterAgreement, spearman } from './parity-stats.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';
 export { makeTwinSet, TWIN_BASES, TWIN_BASES_FIRST, type TwinBase, type TwinFiles } from './twin-set.ts';

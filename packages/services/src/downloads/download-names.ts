@@ -1,18 +1,11 @@
 import path from 'node:path';
+import { ORIGINAL_MEDIA_TYPES } from '@earshot/core';
 
-/** Media types of the original formats the catalogue takes. */
-const ORIGINAL_TYPES: Record<string, string> = {
-  wav: 'audio/wav',
-  aif: 'audio/aiff',
-  aiff: 'audio/aiff',
-  flac: 'audio/flac',
-  ogg: 'audio/ogg',
-  mp3: 'audio/mpeg',
-  m4a: 'audio/mp4',
-};
+/** Looked up by any extension a stored original has, accepted or not. */
+const BY_EXTENSION: Readonly<Record<string, string | undefined>> = ORIGINAL_MEDIA_TYPES;
 
 export function originalMediaType(file: string): string {
-  return ORIGINAL_TYPES[path.extname(file).slice(1).toLowerCase()] ?? 'application/octet-stream';
+  return BY_EXTENSION[path.extname(file).slice(1).toLowerCase()] ?? 'application/octet-stream';
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { LicenseName, PackView } from '@earshot/catalogue';
+import { LICENSE_DEEDS, type LicenseName, type PackView } from '@earshot/catalogue';
 import { storedZip, type ZipEntry } from './stored-zip.ts';
 
 export interface ZippedSound {
@@ -16,12 +16,6 @@ export interface ZippedSound {
 
 /** The attribution file's name inside the zip (the name the original service gives it). */
 export const README_NAME = '_readme_and_license.txt';
-
-const LICENSE_DEEDS: Record<LicenseName, string> = {
-  Attribution: 'https://creativecommons.org/licenses/by/4.0/',
-  'Attribution NonCommercial': 'https://creativecommons.org/licenses/by-nc/4.0/',
-  'Creative Commons 0': 'https://creativecommons.org/publicdomain/zero/1.0/',
-};
 
 /**
  * A pack as one zip, stored without compression (audio barely compresses, and deflating would cost

@@ -7,12 +7,13 @@ import {
   retryWhileUnavailable,
 } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
+import { ACCEPTED_TYPES } from '@earshot/core';
 import type { ProcessingQueue } from '../processing/processing-queue.ts';
 import { DescriptionError, validateDescription } from './description-fields.ts';
 import { readSidecar, type SidecarMetadata } from './sidecar.ts';
 import type { SoundIntake } from './sound-intake.ts';
 
-const AUDIO_EXTENSIONS = new Set(['.wav', '.aif', '.aiff', '.flac', '.ogg', '.mp3', '.m4a']);
+const AUDIO_EXTENSIONS = new Set(ACCEPTED_TYPES.map((type) => `.${type}`));
 
 /** The files to import: files as given, folders walked for audio files (sorted, so runs repeat). */
 export async function collectFiles(paths: string[]): Promise<string[]> {

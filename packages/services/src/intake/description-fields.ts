@@ -1,6 +1,7 @@
 import {
   BROAD_SOUND_TAXONOMY,
   type Geotag,
+  LICENSE_CHOICES,
   LICENSES,
   type LicenseName,
   normalizeTags,
@@ -66,9 +67,7 @@ const MAX_NAME = 512;
 const MAX_PACK_NAME = 255;
 const MAX_DESCRIPTION = 100_000;
 const REQUIRED = 'This field is required.';
-const LICENSE_MESSAGE = `Invalid License, must be either ${LICENSES.map((l) => `'${l}'`)
-  .join(', ')
-  .replace(/, ([^,]*)$/, ' or $1')}.`;
+const LICENSE_MESSAGE = `Invalid License, must be either ${LICENSE_CHOICES}.`;
 
 /**
  * Upstream's rule for "an upload with a description": any of these given; `bst_category` alone

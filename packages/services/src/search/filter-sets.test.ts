@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Catalogue, loadSyntheticCatalogue, matchingSoundIds, openCatalogue } from '@earshot/catalogue';
+import { type Catalogue, matchingSoundIds, openCatalogue } from '@earshot/catalogue';
+import { loadSyntheticCatalogue } from '@earshot/catalogue/testing';
 import { createLogger, loadConfig } from '@earshot/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FilterRequest, filterSetsFromCatalogue } from './filter-sets.ts';

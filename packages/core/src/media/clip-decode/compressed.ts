@@ -1,6 +1,7 @@
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { MPEGDecoder } from 'mpg123-decoder';
+import type { Container } from '../formats.ts';
 import { feedableBytes } from './feed-limit.ts';
 import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
 import { mixInto } from './mix.ts';
@@ -36,7 +37,10 @@ interface StreamDecoder {
 type Codec = 'mp3' | 'flac' | 'vorbis' | 'opus';
 
 /** The container each codec comes in, as `typeFromProbe` names it. */
-const CONTAINER = { mp3: 'mp3', flac: 'flac', vorbis: 'ogg', opus: 'ogg' } as const;
+const CONTAINER = { mp3: 'mp3', flac: 'flac', vorbis: 'ogg', opus: 'ogg' } as const satisfies Record<
+  Codec,
+  Container
+>;
 
 async function newDecoder(codec: Codec): Promise<StreamDecoder> {
   if (codec === 'mp3') return new MPEGDecoder();

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { extensionOf, typeFromExtension } from '../formats.ts';
+import { containerOfType, extensionOf, typeFromExtension } from '../formats.ts';
 import { sanitizeSamples } from '../sanitize-samples.ts';
 import { compressedHeader, containerOf, decodeCompressed } from './compressed.ts';
 import { mixDown } from './mix.ts';
@@ -66,7 +66,7 @@ async function openSource(file: string): Promise<{ source: ClipSource; close: ()
 function nameFits(fileName: string, type: DecodedChannels['type']): boolean {
   const claimed = typeFromExtension(fileName);
   if (claimed === undefined) return extensionOf(fileName) === '';
-  return (claimed === 'aif' ? 'aiff' : claimed) === type;
+  return containerOfType(claimed) === type;
 }
 
 export async function decodeClipInProcess(

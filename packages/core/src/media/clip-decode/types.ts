@@ -1,3 +1,5 @@
+import type { Container } from '../formats.ts';
+
 /** A clip file read by byte ranges (the decoders never need it whole). */
 export interface ClipSource {
   size: number;
@@ -7,8 +9,8 @@ export interface ClipSource {
 
 /** What an in-process decoder hands back: the clip's first seconds, per channel. */
 export interface DecodedChannels {
-  /** The container, as `typeFromProbe` names it. */
-  type: 'wav' | 'aiff' | 'mp3' | 'flac' | 'ogg';
+  /** The container, as `typeFromProbe` names it; m4a is left to ffmpeg. */
+  type: Exclude<Container, 'm4a'>;
   /** Per channel, or already mixed down to one (the compressed decoders mix as they collect). */
   channelData: Float32Array[];
   sampleRate: number;

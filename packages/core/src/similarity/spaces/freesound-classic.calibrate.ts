@@ -1,7 +1,7 @@
 // Regenerates the calibration extract and constants: `npx tsx freesound-classic.calibrate.ts <dir of
 // Essentia FreesoundExtractor JSONs>` (default: the copy of the essentia-native reference set in
 // fixtures/reference/, taken from ../shared/reference/essentia-native). The weights come from the codec
-// pairs in freesound-classic.codec.json (freesound-classic.codec.ts writes them).
+// pairs in freesound-classic.codec.json (testing/freesound-classic.codec.ts writes them).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AnalysisTree } from '../analysis-tree.ts';

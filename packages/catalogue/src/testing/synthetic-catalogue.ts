@@ -1,5 +1,7 @@
+import type { SoundType } from '@earshot/core';
 import { type Kysely, sql } from 'kysely';
-import { SEARCH_SIDE_TABLES } from './search-schema.ts';
+import { LICENSES } from '../schema/licenses.ts';
+import { SEARCH_SIDE_TABLES } from '../search/search-schema.ts';
 
 /**
  * A deterministic synthetic catalogue for the search benchmark, shaped like the one in
@@ -23,8 +25,8 @@ const SYLLABLES =
   'ba be bi bo bu da de di do du ga ge gi go gu ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu za ze zi zo zu jip reg bab'.split(
     ' ',
   );
-const LICENSES = ['Attribution', 'Attribution NonCommercial', 'Creative Commons 0'];
-const TYPES = ['wav', 'wav', 'wav', 'flac', 'mp3', 'ogg', 'aiff', 'aif', 'm4a'];
+/** Each accepted type, wav three times as often (the draws, and so the catalogue, depend on this order). */
+const TYPES: readonly SoundType[] = ['wav', 'wav', 'wav', 'flac', 'mp3', 'ogg', 'aiff', 'aif', 'm4a'];
 const RATES = [44100, 44100, 48000, 96000, 22050];
 
 export interface SyntheticOptions {

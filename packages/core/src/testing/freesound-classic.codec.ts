@@ -1,4 +1,6 @@
-// Regenerates the codec pairs the input weights are calibrated on: `npx tsx freesound-classic.codec.ts`.
+// Regenerates the codec pairs the input weights are calibrated on:
+// `npx tsx packages/core/src/testing/freesound-classic.codec.ts`. Kept with the test tooling, not the
+// space, because it reads the reference recordings through @earshot/fixtures.
 // For each of the 40 reference recordings (CC0 Sonic Pi samples, npm supersonic-scsynth-samples), the real
 // ffmpeg writes the recording and its twin (3 dB quieter, 128k mp3), earshot's lean analysis of the space's
 // inputs reads both on every frame in float64 (the values a stored analysis has), and the inputs of both go
@@ -9,15 +11,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { realSamples } from '@earshot/fixtures';
-import { analyzeClip } from '../../descriptors/analyze-clip.ts';
+import { analyzeClip } from '../descriptors/analyze-clip.ts';
 import {
   CODEC_PAIR_GAIN_DB,
   CODEC_PAIR_MP3_BITRATE,
   extractClassicInputs,
-} from './freesound-classic.calibration.ts';
-import { CLASSIC_PATHS } from './freesound-classic.features.ts';
+} from '../similarity/spaces/freesound-classic.calibration.ts';
+import { CLASSIC_PATHS } from '../similarity/spaces/freesound-classic.features.ts';
 
-const here = path.dirname(new URL(import.meta.url).pathname);
+const spaces = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../similarity/spaces');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-codec-pairs-'));
 const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
 const analyse = async (file: string) =>
@@ -45,5 +47,5 @@ for (const sample of realSamples()) {
   pairs[sample.name] = { original: await analyse(wav), twin: await analyse(mp3) };
 }
 fs.rmSync(dir, { recursive: true, force: true });
-fs.writeFileSync(path.join(here, 'freesound-classic.codec.json'), `${JSON.stringify(pairs)}\n`);
+fs.writeFileSync(path.join(spaces, 'freesound-classic.codec.json'), `${JSON.stringify(pairs)}\n`);
 process.stdout.write(`wrote ${Object.keys(pairs).length} codec pairs\n`);
