@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
-import type { AnalysisTree, AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
+import type { AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
 import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
 
 /**
