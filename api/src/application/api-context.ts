@@ -1,11 +1,8 @@
-import type { LinkBase, PageQuery } from '../framework/http/pagination.ts';
-import type { FieldSelection } from '../v2/presenters/sound-fields.ts';
-import type { VariantAOptions } from '../v2/presenters/sound-presenter.ts';
+import type { PageQuery } from './paging.ts';
+import type { SoundReads } from './records.ts';
 
-/** What a listing call needs from the request: where links point, which page, which fields. */
+/** What a listing use case needs from the request: which page, and what to read of each sound. */
 export interface ListRequest {
-  links: LinkBase;
   page: PageQuery;
-  selection: FieldSelection;
-  variantA?: VariantAOptions;
+  reads?: SoundReads;
 }

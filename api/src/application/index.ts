@@ -1,8 +1,6 @@
 import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
-import type { Variant } from '../v2/presenters/sound-fields.ts';
-import { SoundPresenter } from '../v2/presenters/sound-presenter.ts';
 import { PeopleService } from './people.ts';
 import type {
   CatalogueReader,
@@ -12,8 +10,10 @@ import type {
   SoundFiles,
   SoundWrites,
 } from './ports.ts';
+import type { Variant } from './records.ts';
 import { SearchService } from './search.ts';
 import { type SocialPorts, SocialService } from './social.ts';
+import { SoundRecords } from './sound-records.ts';
 import { SoundService } from './sounds.ts';
 import { createLegacyServices, type LegacyServices } from './v1/index.ts';
 import type { LegacyReader } from './v1/ports.ts';
@@ -58,21 +58,21 @@ export interface ApiServices {
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
-  const presenter = new SoundPresenter(ports.catalogue, ports.descriptors, variant);
+  const records = new SoundRecords(ports.catalogue, ports.descriptors);
   const renderedSounds = new RenderedCache(ports.responseCacheMs ?? 5_000);
   // A changed sound is shown changed by the next request, not after the time-based reuse ends.
   ports.changes?.onChange(() => renderedSounds.clear());
   return {
     variant,
-    sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, presenter),
-    search: new SearchService(ports.search, presenter, ports.clips),
-    people: new PeopleService(ports.catalogue, presenter),
+    sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, records, variant),
+    search: new SearchService(ports.search, records, ports.clips),
+    people: new PeopleService(ports.catalogue, records),
     engine: ports.search,
     files: ports.files,
     writes: ports.writes,
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
-    social: ports.social && new SocialService(ports.social, presenter, ports.changes),
-    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }),
+    social: ports.social && new SocialService(ports.social, records, ports.changes),
+    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
   };
 }

@@ -4,9 +4,10 @@ import type { AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/
 import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
 
 /**
- * What the HTTP layer reads from the rest of the system, as narrow interfaces. Services depend on
- * these; `adapters/` binds them to the catalogue, the search and the similarity engine. The
- * records are the catalogue's rows (one shape from the statement to the serializer).
+ * What the API's use cases read from the rest of the system, as narrow interfaces; `adapters/`
+ * binds them to the catalogue, the search and the similarity engine. What they read are the
+ * catalogue's rows; the records the use cases answer with are these rows plus what the answer
+ * adds (records.ts).
  */
 
 /** Catalogue reads. Every list is in a stable order; counts are of the whole list. */

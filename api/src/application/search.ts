@@ -1,24 +1,21 @@
 import { parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
-import {
-  encodeQuery,
-  type PageEnvelope,
-  pageLink,
-  pageWindow,
-  resolvePage,
-} from '../framework/http/pagination.ts';
-import type { SoundJson } from '../v2/presenters/schemas.ts';
-import { readableSounds, type SoundPresenter, soundsPage } from '../v2/presenters/sound-presenter.ts';
 import type { ListRequest } from './api-context.ts';
+import { pageWindow, resolvePage } from './paging.ts';
 import type { ClipAnalyzer, Hits, SearchEngine } from './ports.ts';
+import type { ExampleNote, Page, SoundRecord } from './records.ts';
 import { type ResolvedExample, resolveExample, type SearchExampleInput } from './search-example.ts';
+import type { SoundRecords } from './sound-records.ts';
 
-/** What a search by `audio_file` adds to its answer (an earshot extension). */
-export interface ExampleNote {
-  /** Present when the clip was cut to its first 30 s. */
-  note?: string;
-  /** Seconds of the clip that were analyzed. */
-  analyzed_seconds?: number;
+/**
+ * A combined search's answer: no count, only whether results follow this page (the contract's
+ * `more`).
+ */
+export interface CombinedResults extends ExampleNote {
+  items: SoundRecord[];
+  page: number;
+  pageSize: number;
+  more: boolean;
 }
 
 export interface TextSearchParams {
@@ -44,12 +41,12 @@ const EMPTY_QUERIES = new Set(['', '""', '" "', "''", "' '"]);
 export class SearchService {
   constructor(
     private readonly engine: SearchEngine,
-    private readonly presenter: SoundPresenter,
+    private readonly records: SoundRecords,
     private readonly clips?: ClipAnalyzer,
   ) {}
 
   /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
-  async text(params: TextSearchParams, req: ListRequest): Promise<PageEnvelope<SoundJson | null>> {
+  async text(params: TextSearchParams, req: ListRequest): Promise<Page<SoundRecord>> {
     const filter = checkFilter(params.filter, 'filter');
     const { page, window } = requestedPage(req);
     let hits: Hits;
@@ -75,14 +72,7 @@ export class SearchService {
       });
     }
     resolvePage(req.page, hits.count);
-    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
-    results.forEach((sound, i) => {
-      const hit = hits.items[i];
-      if (sound && hit.packGrouping && hit.nFromSamePack !== undefined) {
-        sound.more_from_same_pack = morePackLink(req, hit.packGrouping);
-      }
-    });
-    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
+    return this.records.page(hits, page, req.page.pageSize, req.reads);
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */
@@ -90,7 +80,7 @@ export class SearchService {
     params: ContentSearchParams,
     req: ListRequest,
     exampleInput?: SearchExampleInput,
-  ): Promise<PageEnvelope<SoundJson | null> & ExampleNote> {
+  ): Promise<Page<SoundRecord> & ExampleNote> {
     const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
     const example = await this.example(exampleInput);
     // The contract: an analysis file overrides the target (so a blank target is no error then).
@@ -108,22 +98,18 @@ export class SearchService {
       ...window,
     });
     resolvePage(req.page, hits.count);
-    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
     return {
-      ...soundsPage(req.links, page, req.page.pageSize, hits.count, results),
+      ...(await this.records.page(hits, page, req.page.pageSize, req.reads)),
       ...exampleNote(example),
     };
   }
 
-  /**
-   * Combined search with the contract's rules 1–4; the answer is `results` and `more` (a link to
-   * the following results, null at the end), never a count.
-   */
+  /** Combined search with the contract's rules 1–4; the answer tells whether more follow, never a count. */
   async combined(
     params: CombinedSearchParams,
     req: ListRequest,
     exampleInput?: SearchExampleInput,
-  ): Promise<{ results: Array<SoundJson | null>; more: string | null } & ExampleNote> {
+  ): Promise<CombinedResults> {
     const query = params.query === undefined ? undefined : params.query.trim();
     const filter = checkFilter(params.filter, 'filter');
     const hasExample = exampleInput?.analysisFile !== undefined || exampleInput?.audioFile !== undefined;
@@ -157,9 +143,13 @@ export class SearchService {
       descriptorsFilter,
       ...window,
     });
-    const results = await this.presenter.present(hits.items, this.soundContext(req), req.variantA);
-    const more = window.offset + hits.items.length < hits.count ? pageLink(req.links, page + 1) : null;
-    return { results: readableSounds(results), more, ...exampleNote(example) };
+    return {
+      items: await this.records.read(hits.items, req.reads),
+      page,
+      pageSize: req.page.pageSize,
+      more: window.offset + hits.items.length < hits.count,
+      ...exampleNote(example),
+    };
   }
 
   private async example(input: SearchExampleInput | undefined): Promise<ResolvedExample | undefined> {
@@ -176,10 +166,6 @@ export class SearchService {
       );
     }
     return space;
-  }
-
-  private soundContext(req: ListRequest) {
-    return { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection };
   }
 }
 
@@ -209,11 +195,11 @@ export function checkDescriptorsFilter(
 function exampleNote(example: ResolvedExample | undefined): ExampleNote {
   const out: ExampleNote = {};
   if (example?.note) out.note = example.note;
-  if (example?.analyzedSeconds !== undefined) out.analyzed_seconds = example.analyzedSeconds;
+  if (example?.analyzedSeconds !== undefined) out.analyzedSeconds = example.analyzedSeconds;
   return out;
 }
 
-/** Search paging has no `last`: the page number (for links) and the window the engine reads. */
+/** Search paging has no `last`: the page number the answer is and the window the engine reads. */
 function requestedPage(req: ListRequest) {
   const page = req.page.page === 'last' ? 1 : req.page.page;
   return { page, window: pageWindow(page, req.page.pageSize) };
@@ -247,18 +233,4 @@ function parseSimilarTo(value: string): { soundId: number } | { vector: number[]
   if (!/^\d{1,15}$/.test(text))
     throw new ValidationError("The 'similar_to' parameter is not a valid sound ID");
   return { soundId: Number(text) };
-}
-
-/** Grouped results link to all matches of their pack: same search, the pack as the only filter. */
-function morePackLink(req: ListRequest, packGrouping: string): string {
-  const q = req.links.query;
-  const entries: Array<[string, string]> = [['query', q.query ?? '']];
-  entries.push(['filter', `pack_grouping:"${packGrouping}"`]);
-  if (q.sort) entries.push(['sort', q.sort]);
-  if (q.page_size) entries.push(['page_size', q.page_size]);
-  if (q.fields) entries.push(['fields', q.fields]);
-  entries.push(['group_by_pack', '0']);
-  // Like page links, the link works as given when the key came in the query.
-  if (q.token) entries.push(['token', q.token]);
-  return `${req.links.origin}${req.links.path}${encodeQuery(entries)}`;
 }

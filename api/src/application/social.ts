@@ -1,10 +1,9 @@
-import type { ChangeVersion } from '@earshot/catalogue';
+import type { BookmarkCategoryView, ChangeVersion } from '@earshot/catalogue';
 import type { BookmarkCategories, Downloads, FeedbackInput, SoundFeedback } from '@earshot/services';
-import { type PageEnvelope, pageEnvelope, pageWindow, resolvePage } from '../framework/http/pagination.ts';
-import { serializeBookmarkCategory } from '../v2/presenters/bookmark-category.ts';
-import type { BookmarkCategoryJson, SoundJson } from '../v2/presenters/schemas.ts';
-import { type SoundPresenter, soundsPage } from '../v2/presenters/sound-presenter.ts';
 import type { ListRequest } from './api-context.ts';
+import { pageWindow, resolvePage } from './paging.ts';
+import type { Page, SoundRecord } from './records.ts';
+import type { SoundRecords } from './sound-records.ts';
 
 /** The write side the social routes stand on: use cases of @earshot/services bound to the catalogue. */
 export interface SocialPorts {
@@ -22,7 +21,7 @@ export interface SocialPorts {
 export class SocialService {
   constructor(
     readonly ports: SocialPorts,
-    private readonly presenter: SoundPresenter,
+    private readonly records: SoundRecords,
     private readonly changes: ChangeVersion | undefined,
   ) {}
 
@@ -49,27 +48,14 @@ export class SocialService {
     await this.changes?.current();
   }
 
-  async categories(
-    userId: number,
-    req: Omit<ListRequest, 'selection'>,
-  ): Promise<PageEnvelope<BookmarkCategoryJson>> {
+  async categories(userId: number, req: ListRequest): Promise<Page<BookmarkCategoryView>> {
     const all = await this.ports.bookmarks.list(userId);
     const { page, offset } = resolvePage(req.page, all.length);
-    const slice = all.slice(offset, offset + req.page.pageSize);
-    return pageEnvelope(
-      req.links,
-      page,
-      req.page.pageSize,
-      all.length,
-      slice.map((c) => serializeBookmarkCategory(c, req.links.origin)),
-    );
+    const items = all.slice(offset, offset + req.page.pageSize);
+    return { items, count: all.length, page, pageSize: req.page.pageSize };
   }
 
-  async categorySounds(
-    userId: number,
-    categoryId: number,
-    req: ListRequest,
-  ): Promise<PageEnvelope<SoundJson | null>> {
+  async categorySounds(userId: number, categoryId: number, req: ListRequest): Promise<Page<SoundRecord>> {
     const wanted = req.page.page === 'last' ? undefined : req.page.page;
     const count =
       wanted === undefined
@@ -82,17 +68,14 @@ export class SocialService {
       pageWindow(pageNumber, req.page.pageSize),
     );
     const { page } = resolvePage({ ...req.page, page: pageNumber }, slice.count);
-    const results = await this.presenter.present(
-      slice.items.map((id) => ({ id })),
-      { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
-      req.variantA,
-    );
-    return soundsPage(req.links, page, req.page.pageSize, slice.count, results);
+    const hits = { count: slice.count, items: slice.items.map((id) => ({ id })) };
+    return this.records.page(hits, page, req.page.pageSize, req.reads);
   }
 
-  private async written(write: Promise<string>): Promise<{ detail: string }> {
-    const detail = await write;
+  /** The write's message (what it did), once this process's caches have heard of the write. */
+  private async written(write: Promise<string>): Promise<string> {
+    const message = await write;
     await this.changes?.current();
-    return { detail };
+    return message;
   }
 }

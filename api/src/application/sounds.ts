@@ -1,13 +1,12 @@
+import type { CommentView } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
-import { type PageEnvelope, pageEnvelope, pageWindow, resolvePage } from '../framework/http/pagination.ts';
-import { serializeComment } from '../v2/presenters/comment.ts';
-import type { CommentJson, SoundJson } from '../v2/presenters/schemas.ts';
-import type { FieldSelection } from '../v2/presenters/sound-fields.ts';
-import { type SoundPresenter, soundsPage, type VariantAOptions } from '../v2/presenters/sound-presenter.ts';
 import type { ListRequest } from './api-context.ts';
 import { normalizeAnalyses } from './normalized-analysis.ts';
+import { pageWindow, resolvePage } from './paging.ts';
 import type { CatalogueReader, DescriptorReader, SearchEngine } from './ports.ts';
+import type { Page, SoundReads, SoundRecord, Variant } from './records.ts';
 import { checkDescriptorsFilter } from './search.ts';
+import type { SoundRecords } from './sound-records.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
 /** A sound that is missing, unapproved or unprocessed: one 404 wording for all, as upstream. */
@@ -22,20 +21,12 @@ export class SoundService {
     private readonly catalogue: CatalogueReader,
     private readonly descriptors: DescriptorReader,
     private readonly search: SearchEngine,
-    private readonly presenter: SoundPresenter,
+    private readonly records: SoundRecords,
+    private readonly variant: Variant,
   ) {}
 
-  async instance(
-    id: number,
-    origin: string,
-    selection: FieldSelection,
-    variantA?: VariantAOptions,
-  ): Promise<SoundJson> {
-    const [sound] = await this.presenter.present(
-      [{ id }],
-      { origin, variant: this.presenter.variant, selection },
-      variantA,
-    );
+  async instance(id: number, reads?: SoundReads): Promise<SoundRecord> {
+    const [sound] = await this.records.read([{ id }], reads);
     if (!sound) throw new SoundNotFound();
     return sound;
   }
@@ -51,7 +42,7 @@ export class SoundService {
   ): Promise<Record<string, unknown>> {
     const [sound] = await this.catalogue.soundsByIds([id]);
     if (!sound) throw new SoundNotFound();
-    if (this.presenter.variant === 'A') {
+    if (this.variant === 'A') {
       const tree = await this.descriptors.analysisTree(id);
       if (!tree) throw new NotFoundError('Analysis data for this sound is not available.');
       const picked = options.descriptors ? (pickAnalysis(tree, options.descriptors) ?? {}) : tree;
@@ -75,12 +66,10 @@ export class SoundService {
     id: number,
     options: { space?: string; descriptorsFilter?: string },
     req: ListRequest,
-  ): Promise<PageEnvelope<SoundJson | null>> {
+  ): Promise<Page<SoundRecord>> {
     const { space } = options;
     const descriptorsFilter =
-      this.presenter.variant === 'A'
-        ? checkDescriptorsFilter(options.descriptorsFilter, this.search)
-        : undefined;
+      this.variant === 'A' ? checkDescriptorsFilter(options.descriptorsFilter, this.search) : undefined;
     const { names, defaultSpace } = this.search.spaces();
     const spaceName = space || defaultSpace;
     if (!names.includes(spaceName)) {
@@ -102,24 +91,18 @@ export class SoundService {
     }
     // One read for the target (the index may still hold a sound the catalogue no longer shows)
     // and the page's neighbours.
-    const records = await this.catalogue.soundsByIds([id, ...hits.items.map((h) => h.id)]);
-    if (records[0]?.id !== id) throw new SoundNotFound();
+    const rows = await this.catalogue.soundsByIds([id, ...hits.items.map((h) => h.id)]);
+    if (rows[0]?.id !== id) throw new SoundNotFound();
     resolvePage(req.page, hits.count);
-    const results = await this.presenter.present(
-      hits.items,
-      { origin: req.links.origin, variant: this.presenter.variant, selection: req.selection },
-      req.variantA,
-      records,
-    );
-    return soundsPage(req.links, page, req.page.pageSize, hits.count, results);
+    return this.records.page(hits, page, req.page.pageSize, req.reads, rows);
   }
 
-  async comments(id: number, req: Omit<ListRequest, 'selection'>): Promise<PageEnvelope<CommentJson>> {
+  async comments(id: number, req: ListRequest): Promise<Page<CommentView>> {
     const [sound] = await this.catalogue.soundsByIds([id]);
     if (!sound) throw new SoundNotFound();
     const first = await this.catalogue.soundComments(id, { limit: 0, offset: 0 });
     const { page } = resolvePage(req.page, first.count);
     const slice = await this.catalogue.soundComments(id, pageWindow(page, req.page.pageSize));
-    return pageEnvelope(req.links, page, req.page.pageSize, slice.count, slice.items.map(serializeComment));
+    return { ...slice, page, pageSize: req.page.pageSize };
   }
 }

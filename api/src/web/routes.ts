@@ -106,12 +106,8 @@ function peoplePages(router: Router, deps: WebDeps, services: ApiServices): void
   const common = webPageChain(deps);
   const signedIn = requireSignedIn();
   const sound = '/people/:username/sounds/:id';
-  router.get(['/people/:username/', '/people/:username'], ...common, showUser(deps, services));
-  router.get(
-    ['/people/:username/packs/:id/', '/people/:username/packs/:id'],
-    ...common,
-    showPack(deps, services),
-  );
+  router.get(['/people/:username/', '/people/:username'], ...common, showUser(services));
+  router.get(['/people/:username/packs/:id/', '/people/:username/packs/:id'], ...common, showPack(services));
   for (const action of ['rate', 'bookmark', 'comment'] as const) {
     router.post(`${sound}/${action}/`, ...common, signedIn, submitSoundAction(services, action));
   }

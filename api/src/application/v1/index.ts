@@ -1,5 +1,5 @@
-import { LegacyPresenter } from '../../v1/presenters/legacy-presenter.ts';
 import type { CatalogueReader, DescriptorReader, SearchEngine } from '../ports.ts';
+import type { SoundRecords } from '../sound-records.ts';
 import { LegacyPeople } from './legacy-people.ts';
 import { LegacySearch } from './legacy-search.ts';
 import { LegacySounds } from './legacy-sounds.ts';
@@ -12,16 +12,18 @@ export interface LegacyServices {
   people: LegacyPeople;
 }
 
-export function createLegacyServices(ports: {
-  catalogue: CatalogueReader;
-  descriptors: DescriptorReader;
-  search: SearchEngine;
-  legacy: LegacyReader;
-}): LegacyServices {
-  const presenter = new LegacyPresenter(ports.catalogue);
+export function createLegacyServices(
+  ports: {
+    catalogue: CatalogueReader;
+    descriptors: DescriptorReader;
+    search: SearchEngine;
+    legacy: LegacyReader;
+  },
+  records: SoundRecords,
+): LegacyServices {
   return {
-    search: new LegacySearch(ports.search, presenter),
-    sounds: new LegacySounds(presenter, ports.search, ports.descriptors, ports.legacy),
-    people: new LegacyPeople(ports.catalogue, ports.legacy, presenter),
+    search: new LegacySearch(ports.search, records),
+    sounds: new LegacySounds(ports.catalogue, records, ports.search, ports.descriptors, ports.legacy),
+    people: new LegacyPeople(ports.catalogue, ports.legacy, records),
   };
 }

@@ -1,10 +1,10 @@
 import { prepareV1Search } from '@earshot/catalogue';
 import { unsharp, ValidationError } from '@earshot/common';
-import { encodeQuery } from '../../framework/http/pagination.ts';
-import type { LegacyPresenter } from '../../v1/presenters/legacy-presenter.ts';
 import type { SearchEngine } from '../ports.ts';
 import { checkDescriptorsFilter } from '../search.ts';
-import { type V1ListRequest, type V1SoundPage, v1SoundPage, v1Window } from './paging.ts';
+import type { SoundRecords } from '../sound-records.ts';
+import { type V1ListRequest, v1Window } from './paging.ts';
+import { type V1SoundPageRecord, v1Page } from './records.ts';
 
 export interface V1SearchParams {
   q?: string;
@@ -28,10 +28,14 @@ export const V1_MAX_RESULTS = 15;
 export class LegacySearch {
   constructor(
     private readonly engine: SearchEngine,
-    private readonly presenter: LegacyPresenter,
+    private readonly records: SoundRecords,
   ) {}
 
-  async search(params: V1SearchParams, req: V1ListRequest): Promise<V1SoundPage> {
+  /**
+   * A grouped search's sounds in a pack each carry `samePack` (a pack's only match counts 1); the
+   * others none.
+   */
+  async search(params: V1SearchParams, req: V1ListRequest): Promise<V1SoundPageRecord> {
     const q = params.q === undefined || params.q.trim() === '' ? '+' : params.q;
     const f = params.f?.trim() ? params.f : undefined;
     const prepared = prepareV1Search({
@@ -49,18 +53,11 @@ export class LegacySearch {
       groupByPack: prepared.groupByPack,
       ...v1Window(req.page),
     });
-    const grouped = prepared.groupByPack;
-    const sounds = await this.presenter.present(hits.items, req.links.origin, {
-      fields: req.fields,
-      extras: (record, hit) =>
-        grouped && record.pack_name !== null
-          ? {
-              n_results_from_the_same_pack: hit.nFromSamePack ?? 1,
-              results_from_the_same_pack: samePackLink(req, params, record.pack_name),
-            }
-          : undefined,
+    const sounds = (await this.records.read(hits.items)).map((sound) => {
+      if (!prepared.groupByPack || sound.pack_name === null) return sound;
+      return { ...sound, samePack: { ...sound.samePack, count: sound.samePack?.count ?? 1 } };
     });
-    return v1SoundPage(req, hits.count, sounds);
+    return v1Page(req.page, hits.count, sounds);
   }
 
   /**
@@ -68,7 +65,7 @@ export class LegacySearch {
    * (or, without dotted names, by the text filter fields); at most `max_results` sounds are
    * listed. Without a target the matches come by id ascending.
    */
-  async content(params: V1ContentSearchParams, req: V1ListRequest): Promise<V1SoundPage> {
+  async content(params: V1ContentSearchParams, req: V1ListRequest): Promise<V1SoundPageRecord> {
     const target = params.t?.trim() ? legacyDescriptorNames(params.t) : undefined;
     const f = params.f?.trim() ? legacyDescriptorNames(params.f) : undefined;
     if (target === undefined && f === undefined) {
@@ -86,7 +83,7 @@ export class LegacySearch {
         limit: 1,
         offset: 0,
       });
-      return v1SoundPage(req, Math.min(count, maxResults), []);
+      return v1Page(req.page, Math.min(count, maxResults), []);
     }
     const hits = await this.engine.content({
       target,
@@ -95,8 +92,7 @@ export class LegacySearch {
       limit: Math.min(window.limit, maxResults - window.offset),
       offset: window.offset,
     });
-    const sounds = await this.presenter.present(hits.items, req.links.origin, { fields: req.fields });
-    return v1SoundPage(req, Math.min(hits.count, maxResults), sounds);
+    return v1Page(req.page, Math.min(hits.count, maxResults), await this.records.read(hits.items));
   }
 }
 
@@ -118,18 +114,3 @@ export function legacyDescriptorNames(text: string): string {
 }
 
 const namesDescriptors = (text: string) => /(^|[\s(])\.[A-Za-z_]/.test(text);
-
-/** Grouped results link to the same search restricted to their pack, ungrouped. */
-function samePackLink(req: V1ListRequest, params: V1SearchParams, packName: string): string {
-  const entries: Array<[string, string]> = [
-    ['q', params.q ?? ''],
-    ['f', `pack:"${packName.replace(/"/g, '\\"')}"${params.f ? ` ${params.f}` : ''}`],
-    ['s', params.s ?? ''],
-    ['g', ''],
-  ];
-  for (const name of ['sounds_per_page', 'fields', 'api_key', 'token']) {
-    const value = req.links.query[name];
-    if (value !== undefined) entries.push([name, value]);
-  }
-  return `${req.links.origin}${req.links.path}${encodeQuery(entries)}`;
-}

@@ -1,10 +1,11 @@
 import { EarshotError, NotFoundError, ValidationError } from '@earshot/common';
-import type { LegacyPresenter } from '../../v1/presenters/legacy-presenter.ts';
-import { type V1Sound, v1Geotag } from '../../v1/presenters/sound.ts';
-import type { DescriptorReader, SearchEngine } from '../ports.ts';
+import type { CatalogueReader, DescriptorReader, SearchEngine } from '../ports.ts';
+import type { SoundRecord } from '../records.ts';
+import type { SoundRecords } from '../sound-records.ts';
 import { pickV1Analysis } from './analysis-path.ts';
-import { type V1ListRequest, type V1SoundPage, v1SoundPage, v1Window } from './paging.ts';
+import { type V1ListRequest, v1Window } from './paging.ts';
 import type { LegacyReader } from './ports.ts';
+import { type V1SoundPageRecord, v1Page } from './records.ts';
 
 export const V1_SIMILAR_DEFAULT = 15;
 export const V1_SIMILAR_MAX = 100;
@@ -34,20 +35,21 @@ export class SoundNotFoundV1 extends NotFoundError {
 /** The version 1 sound resources: instance, geotag box, analysis, similar sounds, original file. */
 export class LegacySounds {
   constructor(
-    private readonly presenter: LegacyPresenter,
+    private readonly catalogue: CatalogueReader,
+    private readonly records: SoundRecords,
     private readonly engine: SearchEngine,
     private readonly descriptors: DescriptorReader,
     private readonly legacy: LegacyReader,
   ) {}
 
-  async instance(id: number, origin: string): Promise<V1Sound> {
-    const [sound] = await this.presenter.present([{ id }], origin, { kind: 'full' });
+  async instance(id: number): Promise<SoundRecord> {
+    const [sound] = await this.records.read([{ id }]);
     if (!sound) throw new SoundNotFoundV1(id);
     return sound;
   }
 
   /** Geotagged sounds inside a box (bounds default to the whole world), newest first. */
-  async geotagged(box: GeotagBox, req: V1ListRequest): Promise<V1SoundPage> {
+  async geotagged(box: GeotagBox, req: V1ListRequest): Promise<V1SoundPageRecord> {
     const minLat = readCoordinate(box.min_lat, 'min_lat', -90, 90, -90);
     const maxLat = readCoordinate(box.max_lat, 'max_lat', -90, 90, 90);
     const minLon = readCoordinate(box.min_lon, 'min_lon', -180, 180, -180);
@@ -61,11 +63,7 @@ export class LegacySounds {
       groupByPack: false,
       ...v1Window(req.page),
     });
-    const sounds = await this.presenter.present(hits.items, req.links.origin, {
-      fields: req.fields,
-      extras: (record) => ({ geotag: v1Geotag(record) }),
-    });
-    return v1SoundPage(req, hits.count, sounds);
+    return v1Page(req.page, hits.count, await this.records.read(hits.items));
   }
 
   /**
@@ -91,13 +89,13 @@ export class LegacySounds {
     id: number,
     params: { num_results?: string; preset?: string },
     req: V1ListRequest,
-  ): Promise<V1SoundPage> {
+  ): Promise<V1SoundPageRecord> {
     const wanted = readNumResults(params.num_results);
     const preset = params.preset || 'lowlevel';
     if (!PRESETS.has(preset)) {
       throw new ValidationError(`Invalid preset "${preset}"; available presets: lowlevel, music.`);
     }
-    const record = await this.presenter.record(id);
+    const [record] = await this.catalogue.soundsByIds([id]);
     if (!record) throw new SoundNotFoundV1(id);
     const neighbours =
       wanted > 1
@@ -108,19 +106,19 @@ export class LegacySounds {
             offset: 0,
           })
         : undefined;
-    if (!neighbours && !record.similarity_ready) return v1SoundPage(req, 0, []);
+    if (!neighbours && !record.similarity_ready) return v1Page(req.page, 0, []);
     const hits = [{ id, score: 1 }, ...(neighbours?.items ?? [])];
     const window = v1Window(req.page);
-    const sounds = await this.presenter.present(
-      hits.slice(window.offset, window.offset + window.limit),
-      req.links.origin,
-      {
-        fields: req.fields,
+    const sounds = await this.records.read(hits.slice(window.offset, window.offset + window.limit));
+    return v1Page(
+      req.page,
+      hits.length,
+      sounds.map((sound) => ({
+        ...sound,
         // Scores are (1 + cosine) / 2: the cosine distance is twice the way down from 1.
-        extras: (_record, hit) => ({ distance: hit.id === id ? 0 : round(2 * (1 - (hit.score ?? 1))) }),
-      },
+        distance: sound.id === id ? 0 : round(2 * (1 - (sound.score ?? 1))),
+      })),
     );
-    return v1SoundPage(req, hits.length, sounds);
   }
 
   async original(id: number): Promise<{ path: string; filename: string }> {

@@ -1,36 +1,16 @@
-import type { PageRequest } from '@earshot/catalogue';
-import { EarshotError } from '@earshot/common';
 import { z } from 'zod';
+import { PageNotFound, type PageQuery, type PagingStyle } from '../../application/paging.ts';
+import type { Page } from '../../application/records.ts';
 import { MAX_ID } from './params.ts';
+
+/**
+ * The contract's paging on the wire: `page` and `page_size` read from the query string, links to
+ * the other pages of a request, and the page envelope. The rules they stand on (windows, pages past
+ * the end) are the application's (`application/paging.ts`).
+ */
 
 export const DEFAULT_PAGE_SIZE = 15;
 export const MAX_PAGE_SIZE = 150;
-
-/** A page past the end, a page below 1 and the like: 404 as the original service answers. */
-export class PageNotFound extends EarshotError {
-  constructor(message: string) {
-    super(message, 'page_not_found', 404);
-  }
-}
-
-/**
- * The two page rules the original service has, kept apart because clients see the difference:
- * `search` (search, similar, content and combined search) turns a non-integer page into 1 and
- * answers `Not found`; `list` (users' sounds, packs, comments…) accepts `page=last` and answers
- * `Invalid page.`.
- */
-export type PagingStyle = 'search' | 'list';
-
-/**
- * The page a request asks for in the contract's terms (`page`, `page_size`). Reads take the
- * catalogue's `PageRequest` (`{ limit, offset }`): `pageWindow` is where one becomes the other.
- */
-export interface PageQuery {
-  /** 1-based page number; `last` for list paging before the count is known. */
-  page: number | 'last';
-  pageSize: number;
-  style: PagingStyle;
-}
 
 export function readPageQuery(raw: { page?: string; page_size?: string }, style: PagingStyle): PageQuery {
   const pageSize = readPageSize(raw.page_size, style);
@@ -64,22 +44,6 @@ function readPageSize(raw: string | undefined, style: PagingStyle): number {
 
 function parseInteger(text: string): number | undefined {
   return /^\s*[+-]?\d+\s*$/.test(text) ? Number.parseInt(text, 10) : undefined;
-}
-
-/** The catalogue's `{ limit, offset }` of a page number: the one place a page becomes an offset. */
-export function pageWindow(page: number, pageSize: number): PageRequest {
-  return { limit: pageSize, offset: (page - 1) * pageSize };
-}
-
-/** Resolves `last` and checks the page lies within the results (any page of an empty list is fine). */
-export function resolvePage(req: PageQuery, count: number): { page: number; offset: number } {
-  const pages = Math.max(1, Math.ceil(count / req.pageSize));
-  const page = req.page === 'last' ? pages : req.page;
-  if (page > pages && count > 0) {
-    throw new PageNotFound(req.style === 'list' ? 'Invalid page.' : 'Not found');
-  }
-  if (page > pages && req.style === 'list') throw new PageNotFound('Invalid page.');
-  return { page, offset: pageWindow(page, req.pageSize).offset };
 }
 
 export interface LinkBase {
@@ -134,6 +98,17 @@ export function pageEnvelope<T>(
     previous: page > 1 && count > 0 ? pageLink(base, Math.min(page - 1, pages)) : null,
     results,
   };
+}
+
+/** The envelope of a use case's page, each item presented. */
+export function presentPage<T, U>(base: LinkBase, page: Page<T>, present: (item: T) => U): PageEnvelope<U> {
+  return pageEnvelope(
+    base,
+    page.page,
+    page.pageSize,
+    page.count,
+    page.items.map((item) => present(item)),
+  );
 }
 
 /** The envelope's schema around an item schema, for route definitions and the OpenAPI document. */

@@ -1,4 +1,5 @@
-import type { BookmarkCategoryView, PackView, UserRecord } from '@earshot/catalogue';
+import type { BookmarkCategoryView, PackView, Page, UserRecord } from '@earshot/catalogue';
+import type { V1BookmarkCategories } from '../../application/v1/records.ts';
 import { userPage, v1Ref, v1Timestamp, v1UserLink, v1UserRef } from './links.ts';
 import type { V1BookmarkCategoryJson, V1PackJson, V1UserJson } from './schemas.ts';
 
@@ -35,6 +36,11 @@ export function serializeV1Pack(pack: PackView, origin: string): V1PackJson {
   };
 }
 
+/** A user's packs: not paged in version 1. */
+export function presentV1PackList(packs: Page<PackView>, origin: string) {
+  return { num_results: packs.count, packs: packs.items.map((p) => serializeV1Pack(p, origin)) };
+}
+
 /** The uncategorized pseudo-category's name in version 1 lists. */
 export const UNCATEGORIZED_NAME = 'Uncategorized bookmarks';
 
@@ -50,5 +56,12 @@ export function serializeV1BookmarkCategory(
     name: uncategorized ? UNCATEGORIZED_NAME : category.name,
     url: `${userPage(origin, username)}bookmarks/${uncategorized ? '' : `category/${category.id}/`}`,
     sounds: `${v1UserRef(origin, username)}bookmark_categories/${segment}/sounds/`,
+  };
+}
+
+export function presentV1BookmarkCategories(list: V1BookmarkCategories, origin: string) {
+  return {
+    num_results: list.categories.length,
+    categories: list.categories.map((c) => serializeV1BookmarkCategory(c, list.username, origin)),
   };
 }

@@ -3,12 +3,19 @@ import type { LegacyServices } from '../../application/v1/index.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
 import {
+  presentV1BookmarkCategories,
+  presentV1PackList,
+  serializeV1Pack,
+  serializeV1User,
+} from '../presenters/people.ts';
+import {
   v1BookmarkCategoriesSchema,
   v1PackListSchema,
   v1PackSchema,
   v1SoundPageSchema,
   v1UserSchema,
 } from '../presenters/schemas.ts';
+import { presentV1SoundPage, withBookmarkName } from '../presenters/sound-page.ts';
 import { v1ListRequest } from './list-request.ts';
 import { v1ListQuery } from './query-schemas.ts';
 
@@ -26,7 +33,7 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       params: userParams,
       response: v1UserSchema,
-      handler: ({ params, origin }) => s.people.user(params.username, origin),
+      handler: async ({ params, origin }) => serializeV1User(await s.people.user(params.username), origin),
     }),
     defineRoute({
       method: 'GET',
@@ -38,7 +45,10 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       params: userParams,
       query: v1ListQuery,
       response: v1SoundPageSchema,
-      handler: (input) => s.people.userSounds(input.params.username, v1ListRequest(input)),
+      handler: async (input) => {
+        const req = v1ListRequest(input);
+        return presentV1SoundPage(req, await s.people.userSounds(input.params.username, req));
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -49,7 +59,8 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       params: userParams,
       response: v1PackListSchema,
-      handler: ({ params, origin }) => s.people.userPacks(params.username, origin),
+      handler: async ({ params, origin }) =>
+        presentV1PackList(await s.people.userPacks(params.username), origin),
     }),
     defineRoute({
       method: 'GET',
@@ -60,7 +71,8 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       params: userParams,
       response: v1BookmarkCategoriesSchema,
-      handler: ({ params, origin }) => s.people.bookmarkCategories(params.username, origin),
+      handler: async ({ params, origin }) =>
+        presentV1BookmarkCategories(await s.people.bookmarkCategories(params.username), origin),
     }),
     defineRoute({
       method: 'GET',
@@ -74,8 +86,11 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       }),
       query: v1ListQuery,
       response: v1SoundPageSchema,
-      handler: (input) =>
-        s.people.bookmarkedSounds(input.params.username, input.params.category, v1ListRequest(input)),
+      handler: async (input) => {
+        const req = v1ListRequest(input);
+        const page = await s.people.bookmarkedSounds(input.params.username, input.params.category, req);
+        return presentV1SoundPage(req, page, withBookmarkName);
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -86,7 +101,7 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       auth: 'read',
       params: packParams,
       response: v1PackSchema,
-      handler: ({ params, origin }) => s.people.pack(params.pack_id, origin),
+      handler: async ({ params, origin }) => serializeV1Pack(await s.people.pack(params.pack_id), origin),
     }),
     defineRoute({
       method: 'GET',
@@ -98,7 +113,10 @@ export function v1PeopleRoutes(s: LegacyServices): AnyRoute[] {
       params: packParams,
       query: v1ListQuery,
       response: v1SoundPageSchema,
-      handler: (input) => s.people.packSounds(input.params.pack_id, v1ListRequest(input)),
+      handler: async (input) => {
+        const req = v1ListRequest(input);
+        return presentV1SoundPage(req, await s.people.packSounds(input.params.pack_id, req));
+      },
     }),
   ];
 }

@@ -7,6 +7,8 @@ import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
 import { v1SoundInstanceKey } from '../../framework/http/sound-instance-key.ts';
 import { v1AnalysisSchema, v1SoundPageSchema, v1SoundSchema } from '../presenters/schemas.ts';
+import { serializeV1Sound } from '../presenters/sound.ts';
+import { presentV1SoundPage, withDistance, withGeotag, withSamePack } from '../presenters/sound-page.ts';
 import { v1ListRequest } from './list-request.ts';
 import {
   v1AnalysisQuery,
@@ -43,7 +45,11 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       response: v1SoundPageSchema,
       // Kept until the catalogue changes, like version 2's pages; the hot path serves repeats.
       handler: (input) =>
-        cache.searchPages.answer(input, () => s.search.search(input.query, v1ListRequest(input))),
+        cache.searchPages.answer(input, async () => {
+          const req = v1ListRequest(input);
+          const page = await s.search.search(input.query, req);
+          return presentV1SoundPage(req, page, withSamePack(req.links, input.query));
+        }),
     }),
     defineRoute({
       method: 'GET',
@@ -55,7 +61,10 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       query: v1ContentSearchQuery,
       response: v1SoundPageSchema,
       handler: (input) =>
-        cache.searchPages.answer(input, () => s.search.content(input.query, v1ListRequest(input))),
+        cache.searchPages.answer(input, async () => {
+          const req = v1ListRequest(input);
+          return presentV1SoundPage(req, await s.search.content(input.query, req));
+        }),
     }),
     defineRoute({
       method: 'GET',
@@ -66,7 +75,10 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       auth: 'read',
       query: v1GeotagQuery,
       response: v1SoundPageSchema,
-      handler: (input) => s.sounds.geotagged(input.query, v1ListRequest(input)),
+      handler: async (input) => {
+        const req = v1ListRequest(input);
+        return presentV1SoundPage(req, await s.sounds.geotagged(input.query, req), withGeotag);
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -82,11 +94,8 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
         const cached = cache.renderedSounds.get(key);
         if (cached) return cached;
         const generation = cache.renderedSounds.generation;
-        return cache.renderedSounds.remember(
-          key,
-          await s.sounds.instance(params.sound_id, origin),
-          generation,
-        );
+        const sound = await s.sounds.instance(params.sound_id);
+        return cache.renderedSounds.remember(key, serializeV1Sound(sound, origin, 'full'), generation);
       },
     }),
     defineRoute({
@@ -116,9 +125,11 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       query: v1SimilarQuery,
       response: v1SoundPageSchema,
       handler: (input) =>
-        cache.searchPages.answer(input, () =>
-          s.sounds.similar(input.params.sound_id, input.query, v1ListRequest(input)),
-        ),
+        cache.searchPages.answer(input, async () => {
+          const req = v1ListRequest(input);
+          const page = await s.sounds.similar(input.params.sound_id, input.query, req);
+          return presentV1SoundPage(req, page, withDistance);
+        }),
     }),
     defineRoute({
       method: 'GET',

@@ -1,6 +1,7 @@
 import type { SoundView } from '@earshot/catalogue';
 import type { PendingUploadsRecord } from '@earshot/services';
 import { z } from 'zod';
+import { failureReason, processingPercent } from '../../application/pending-uploads.ts';
 import { fileUrl } from '../../framework/files/file-names.ts';
 import { v2Timestamp } from './timestamps.ts';
 
@@ -48,12 +49,8 @@ export function serializePendingUploads(record: PendingUploadsRecord, origin: st
       ...minimal(s),
       processing_state: s.processing_state,
       processing_stage: s.processing_stage,
-      processing_percent: Math.round(Math.min(1, Math.max(0, s.processing_progress)) * 100),
-      // The stored text is the reason, then operator detail after a blank line: users see the reason.
-      processing_error:
-        s.processing_state === 'Failed'
-          ? (s.processing_error?.split('\n\n')[0] ?? 'Processing failed.')
-          : null,
+      processing_percent: processingPercent(s),
+      processing_error: s.processing_state === 'Failed' ? failureReason(s) : null,
     })),
     pending_moderation: record.pending_moderation.map((s) => ({
       ...minimal(s),

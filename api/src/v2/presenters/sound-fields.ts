@@ -1,6 +1,5 @@
+import type { SoundReads, Variant } from '../../application/records.ts';
 import { DESCRIPTOR_FIELD_NAMES, DESCRIPTOR_NAME_SET } from './descriptor-names.ts';
-
-export type Variant = 'A' | 'B';
 
 /** Every metadata field of a variant-B sound, in the order the original service writes them. */
 export const B_FIELDS = [
@@ -105,4 +104,21 @@ export function selectFields(
       ? [...DESCRIPTOR_FIELD_NAMES]
       : [...new Set(asked.filter((name) => DESCRIPTOR_NAME_SET.has(name)))];
   return { fields, descriptors };
+}
+
+/** Options of variant A's `descriptors` / `normalized` parameters. */
+export interface VariantAOptions {
+  descriptors?: string;
+  normalized?: boolean;
+}
+
+/** What the use case must read beside each sound's row for these fields to be filled. */
+export function soundReads(selection: FieldSelection, variantA: VariantAOptions = {}): SoundReads {
+  const reads: SoundReads = {};
+  if (selection.descriptors.length > 0) reads.descriptors = selection.descriptors;
+  // Only variant A's fields name these: a variant B selection never asks for them.
+  if (selection.fields.includes('analysis'))
+    reads.analysis = { pick: variantA.descriptors, normalized: variantA.normalized };
+  if (selection.fields.includes('ac_analysis')) reads.acAnalysis = true;
+  return reads;
 }

@@ -1,105 +1,91 @@
-import type { SoundRecord } from '@earshot/catalogue';
-import { normalizeAnalyses } from '../../application/normalized-analysis.ts';
-import type { CatalogueReader, DescriptorReader, Hit } from '../../application/ports.ts';
-import { pickAnalysis } from '../../application/variant-a-analysis.ts';
-import { type LinkBase, type PageEnvelope, pageEnvelope } from '../../framework/http/pagination.ts';
+import type { ExampleNote, Page, SoundRecord } from '../../application/records.ts';
+import type { CombinedResults } from '../../application/search.ts';
+import {
+  encodeQuery,
+  type LinkBase,
+  type PageEnvelope,
+  pageEnvelope,
+  pageLink,
+} from '../../framework/http/pagination.ts';
 import type { SoundJson } from './schemas.ts';
-import { type SoundContext, type SoundExtras, serializeSound } from './sound.ts';
-import type { Variant } from './sound-fields.ts';
-
-/** Options of variant A's `descriptors` / `normalized` parameters. */
-export interface VariantAOptions {
-  descriptors?: string;
-  normalized?: boolean;
-}
+import { type SoundContext, serializeSound } from './sound.ts';
 
 /**
- * Turns ids (in result order) into serialized sounds: one catalogue read for the records, one
- * descriptor read when descriptor fields are selected. Ids the catalogue no longer shows become
- * null here, in place; pages leave them out (`soundsPage`, `readableSounds`).
+ * The version 2 answers made of sound records: one sound, a page of them with links to the
+ * neighbouring pages, combined search's `more`. Records come from the use cases, already read.
  */
-export class SoundPresenter {
-  constructor(
-    private readonly catalogue: CatalogueReader,
-    private readonly descriptors: DescriptorReader,
-    readonly variant: Variant,
-  ) {}
 
-  /** `records`: the hits' records when the caller read them already (with more, in one statement). */
-  async present(
-    hits: readonly Hit[],
-    ctx: SoundContext,
-    variantA: VariantAOptions = {},
-    records?: readonly SoundRecord[],
-  ): Promise<Array<SoundJson | null>> {
-    records ??= await this.catalogue.soundsByIds(hits.map((h) => h.id));
-    const byId = new Map(records.map((r) => [r.id, r]));
-    const values =
-      ctx.selection.descriptors.length > 0
-        ? await this.descriptors.consolidatedMany(hits.flatMap((h) => (byId.has(h.id) ? [h.id] : [])))
-        : undefined;
-    const rows: Array<{ hit: Hit; record: SoundRecord; extras: SoundExtras } | null> = [];
-    for (const hit of hits) {
-      const record = byId.get(hit.id);
-      if (!record) {
-        rows.push(null);
-        continue;
-      }
-      const extras: SoundExtras = { score: hit.score, descriptors: values?.get(hit.id) };
-      if (this.variant === 'A') Object.assign(extras, await this.variantAExtras(record, ctx, variantA));
-      rows.push({ hit, record, extras });
-    }
-    if (this.variant === 'A' && variantA.normalized) await this.normalize(rows);
-    return rows.map((row) => {
-      if (!row) return null;
-      const sound = serializeSound(row.record, ctx, row.extras);
-      if (row.hit.nFromSamePack !== undefined) sound.n_from_same_pack = row.hit.nFromSamePack;
-      return sound;
-    });
-  }
+/** One sound of a list; a grouped search's sound says how many of its pack matched. */
+export function presentSound(record: SoundRecord, ctx: SoundContext): SoundJson {
+  const sound = serializeSound(record, ctx);
+  if (record.samePack) sound.n_from_same_pack = record.samePack.count;
+  return sound;
+}
 
-  /** `normalized=1`: the page's `analysis` objects scaled with one read of the ranges they need. */
-  private async normalize(rows: ReadonlyArray<{ extras: SoundExtras } | null>): Promise<void> {
-    const withAnalysis = rows.flatMap((row) => (row?.extras.analysis ? [row.extras] : []));
-    if (withAnalysis.length === 0) return;
-    const normalized = await normalizeAnalyses(
-      this.descriptors,
-      withAnalysis.map((extras) => extras.analysis as Record<string, unknown>),
-    );
-    withAnalysis.forEach((extras, i) => {
-      extras.analysis = normalized[i];
-    });
-  }
+/** A page of sounds with links to the pages around it. */
+export function presentSoundPage(
+  links: LinkBase,
+  page: Page<SoundRecord>,
+  ctx: SoundContext,
+): PageEnvelope<SoundJson> {
+  const results = page.items.map((record) => presentSound(record, ctx));
+  return soundsPage(links, page.page, page.pageSize, page.count, results);
+}
 
-  private async variantAExtras(
-    record: SoundRecord,
-    ctx: SoundContext,
-    options: VariantAOptions,
-  ): Promise<SoundExtras> {
-    const fields = ctx.selection.fields;
-    if (!fields.includes('analysis') && !fields.includes('ac_analysis')) return {};
-    const tree = record.analyzed ? await this.descriptors.analysisTree(record.id) : undefined;
-    const extras: SoundExtras = {};
-    if (fields.includes('analysis')) {
-      extras.analysis = tree && options.descriptors ? pickAnalysis(tree, options.descriptors) : null;
-    }
-    if (fields.includes('ac_analysis') && record.analyzed) {
-      extras.acAnalysis = (await this.descriptors.consolidated(record.id)) ?? null;
-    }
-    return extras;
-  }
+/** Text search's page: a grouped sound also links to all the matches of its pack. */
+export function presentTextSearch(
+  links: LinkBase,
+  page: Page<SoundRecord>,
+  ctx: SoundContext,
+): PageEnvelope<SoundJson> {
+  const results = page.items.map((record) => {
+    const sound = presentSound(record, ctx);
+    if (record.samePack?.grouping) sound.more_from_same_pack = morePackLink(links, record.samePack.grouping);
+    return sound;
+  });
+  return soundsPage(links, page.page, page.pageSize, page.count, results);
+}
+
+/** Content search's page, with what a search by example adds. */
+export function presentContentSearch(
+  links: LinkBase,
+  page: Page<SoundRecord> & ExampleNote,
+  ctx: SoundContext,
+): PageEnvelope<SoundJson> & ExampleJson {
+  return { ...presentSoundPage(links, page, ctx), ...exampleJson(page) };
+}
+
+/** Combined search: `results` and `more` (a link to the following results, null at the end), no count. */
+export function presentCombinedSearch(links: LinkBase, answer: CombinedResults, ctx: SoundContext) {
+  return {
+    results: answer.items.map((record) => presentSound(record, ctx)),
+    more: answer.more ? pageLink(links, answer.page + 1) : null,
+    ...exampleJson(answer),
+  };
+}
+
+/** What a search by `audio_file` adds to its answer (an earshot extension). */
+export interface ExampleJson {
+  note?: string;
+  analyzed_seconds?: number;
+}
+
+function exampleJson(example: ExampleNote): ExampleJson {
+  const out: ExampleJson = {};
+  if (example.note) out.note = example.note;
+  if (example.analyzedSeconds !== undefined) out.analyzed_seconds = example.analyzedSeconds;
+  return out;
 }
 
 /**
- * Only the sounds that could be read. A hit without its sound is one that left the catalogue (or
- * stopped being visible) between the search and the read of the records, in any process: a page
- * shows it neither as null nor in its count, so what it lists and what it counts agree.
+ * Only the sounds that could be presented. The use cases already leave out a hit whose sound could
+ * not be read (`SoundRecords`); a page never shows a null either.
  */
 export function readableSounds(results: ReadonlyArray<SoundJson | null>): SoundJson[] {
   return results.filter((sound): sound is SoundJson => sound !== null);
 }
 
-/** The envelope of a page of presented sounds, without the hits that could not be read. */
+/** The envelope of a page of presented sounds; a null is left out of the results and of the count. */
 export function soundsPage(
   base: LinkBase,
   page: number,
@@ -109,4 +95,18 @@ export function soundsPage(
 ): PageEnvelope<SoundJson> {
   const readable = readableSounds(results);
   return pageEnvelope(base, page, pageSize, count - (results.length - readable.length), readable);
+}
+
+/** Grouped results link to all matches of their pack: same search, the pack as the only filter. */
+function morePackLink(links: LinkBase, packGrouping: string): string {
+  const q = links.query;
+  const entries: Array<[string, string]> = [['query', q.query ?? '']];
+  entries.push(['filter', `pack_grouping:"${packGrouping}"`]);
+  if (q.sort) entries.push(['sort', q.sort]);
+  if (q.page_size) entries.push(['page_size', q.page_size]);
+  if (q.fields) entries.push(['fields', q.fields]);
+  entries.push(['group_by_pack', '0']);
+  // Like page links, the link works as given when the key came in the query.
+  if (q.token) entries.push(['token', q.token]);
+  return `${links.origin}${links.path}${encodeQuery(entries)}`;
 }

@@ -1,24 +1,13 @@
-import type { SoundRecord } from '@earshot/catalogue';
+import type { SoundRecord, Variant } from '../../application/records.ts';
 import { fileUrl } from '../../framework/files/file-names.ts';
 import type { SoundJson } from './schemas.ts';
-import type { FieldSelection, Variant } from './sound-fields.ts';
+import type { FieldSelection } from './sound-fields.ts';
 import { v2Timestamp } from './timestamps.ts';
 
 /**
- * The one reshape of a sound: the catalogue's row (`SoundRecord`) to the contract's JSON, field by
- * field, only the selected fields.
+ * The one reshape of a sound: the use case's record (the catalogue's row plus score, descriptors,
+ * analysis) to the contract's JSON, field by field, only the selected fields.
  */
-
-/** Per-sound extras a response may add to the stored record. */
-export interface SoundExtras {
-  score?: number;
-  /** Variant B descriptor values by name (only the selected ones are read). */
-  descriptors?: Record<string, unknown>;
-  /** Variant A `analysis` object (the requested descriptors), null when none. */
-  analysis?: unknown;
-  /** Variant A `ac_analysis`. */
-  acAnalysis?: unknown;
-}
 
 export interface SoundContext {
   origin: string;
@@ -26,7 +15,7 @@ export interface SoundContext {
   selection: FieldSelection;
 }
 
-type Getter = (s: SoundRecord, ctx: SoundContext, extras: SoundExtras) => unknown;
+type Getter = (s: SoundRecord, ctx: SoundContext) => unknown;
 
 const api = (ctx: SoundContext, path: string) => `${ctx.origin}/apiv2/${path}`;
 
@@ -82,20 +71,20 @@ const GETTERS: Record<string, Getter> = {
   analysis_files: (s, c) =>
     s.analyzed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
   is_explicit: (s) => s.is_explicit,
-  score: (_s, _c, e) => e.score ?? null,
+  score: (s) => s.score ?? null,
   is_remix: (s) => s.is_remix,
   was_remixed: (s) => s.was_remixed,
   md5: (s) => s.md5 ?? '',
-  analysis: (_s, _c, e) => e.analysis ?? null,
+  analysis: (s) => s.analysis ?? null,
   analysis_stats: (s, c) => (s.analyzed ? api(c, `sounds/${s.id}/analysis/`) : null),
   analysis_frames: (s, c) => (s.analyzed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
-  ac_analysis: (_s, _c, e) => e.acAnalysis ?? null,
+  ac_analysis: (s) => s.acAnalysis ?? null,
 };
 
 /** Shapes one sound for a response: exactly the selected fields, descriptors after them. */
-export function serializeSound(sound: SoundRecord, ctx: SoundContext, extras: SoundExtras = {}): SoundJson {
+export function serializeSound(sound: SoundRecord, ctx: SoundContext): SoundJson {
   const out: Record<string, unknown> = {};
-  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, extras);
-  for (const name of ctx.selection.descriptors) out[name] = extras.descriptors?.[name] ?? null;
+  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx);
+  for (const name of ctx.selection.descriptors) out[name] = sound.descriptors?.[name] ?? null;
   return out;
 }

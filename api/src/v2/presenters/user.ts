@@ -1,5 +1,6 @@
 import type { UserRecord } from '@earshot/catalogue';
-import type { UserJson } from './schemas.ts';
+import type { AccountRecord } from '../../application/records.ts';
+import type { MeJson, UserJson } from './schemas.ts';
 import { v2Date } from './timestamps.ts';
 
 export function serializeUser(user: UserRecord, origin: string): UserJson {
@@ -26,4 +27,9 @@ export function serializeUser(user: UserRecord, origin: string): UserJson {
     num_posts: 0,
     num_comments: user.num_comments,
   };
+}
+
+/** `/apiv2/me/`: the user record plus the e-mail and `unique_id`, the user's id (stable across renames). */
+export function serializeMe(account: AccountRecord, origin: string): MeJson {
+  return { ...serializeUser(account, origin), email: account.email, unique_id: account.id };
 }

@@ -1,7 +1,10 @@
 import type { ListRequest } from '../../application/api-context.ts';
-import { type PagingStyle, readPageQuery } from '../../framework/http/pagination.ts';
+import type { PagingStyle } from '../../application/paging.ts';
+import type { Variant } from '../../application/records.ts';
+import { type LinkBase, readPageQuery } from '../../framework/http/pagination.ts';
 import type { HandlerInput } from '../../framework/http/route.ts';
-import { selectFields, type Variant } from '../presenters/sound-fields.ts';
+import type { SoundContext } from '../presenters/sound.ts';
+import { selectFields, soundReads } from '../presenters/sound-fields.ts';
 
 interface ListQuery {
   page?: string;
@@ -11,17 +14,37 @@ interface ListQuery {
   normalized?: string;
 }
 
+/**
+ * A sound list request as a version 2 route reads it: the use case's part (page, what to read of
+ * each sound) and the presenter's (where links point, which fields to show).
+ */
+export interface SoundListRequest extends ListRequest {
+  links: LinkBase;
+  sounds: SoundContext;
+}
+
+type RequestInput = Pick<HandlerInput<ListQuery, unknown>, 'query' | 'rawQuery' | 'origin' | 'path'>;
+
 /** Reads paging, field selection and variant A options the same way for every sound list. */
 export function listRequest(
-  input: Pick<HandlerInput<ListQuery, unknown>, 'query' | 'rawQuery' | 'origin' | 'path'>,
+  input: RequestInput,
   variant: Variant,
   style: PagingStyle,
   allowScore: boolean,
-): ListRequest {
+): SoundListRequest {
+  const selection = selectFields(input.query.fields, { variant, kind: 'list', allowScore });
   return {
-    links: { origin: input.origin, path: input.path, query: input.rawQuery },
+    links: linkBase(input),
     page: readPageQuery(input.query, style),
-    selection: selectFields(input.query.fields, { variant, kind: 'list', allowScore }),
-    variantA: { descriptors: input.query.descriptors, normalized: input.query.normalized === '1' },
+    reads: soundReads(selection, {
+      descriptors: input.query.descriptors,
+      normalized: input.query.normalized === '1',
+    }),
+    sounds: { origin: input.origin, variant, selection },
   };
+}
+
+/** Links of a list answer echo the request's path and query (only `page` replaced). */
+export function linkBase(input: Pick<RequestInput, 'rawQuery' | 'origin' | 'path'>): LinkBase {
+  return { origin: input.origin, path: input.path, query: input.rawQuery };
 }

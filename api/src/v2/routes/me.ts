@@ -1,6 +1,7 @@
 import type { ApiServices } from '../../application/index.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
 import { meSchema } from '../presenters/schemas.ts';
+import { serializeMe } from '../presenters/user.ts';
 
 /** Resources about the end user an OAuth2 token acts for. */
 export function meRoutes(s: ApiServices): AnyRoute[] {
@@ -15,7 +16,8 @@ export function meRoutes(s: ApiServices): AnyRoute[] {
       response: meSchema,
       errors: [403],
       // auth 'oauth2' guarantees a bearer (or web session) principal here.
-      handler: ({ principal, origin }) => s.people.me((principal as { userId: number }).userId, origin),
+      handler: async ({ principal, origin }) =>
+        serializeMe(await s.people.me((principal as { userId: number }).userId), origin),
     }),
   ];
 }

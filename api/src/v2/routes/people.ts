@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
-import { pageSchema, readPageQuery } from '../../framework/http/pagination.ts';
+import { pageSchema, presentPage, readPageQuery } from '../../framework/http/pagination.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
+import { serializePack } from '../presenters/pack.ts';
 import { packSchema, soundListItem, userSchema } from '../presenters/schemas.ts';
-import { listRequest } from './list-request.ts';
+import { presentSoundPage } from '../presenters/sound-presenter.ts';
+import { serializeUser } from '../presenters/user.ts';
+import { linkBase, listRequest } from './list-request.ts';
 import { plainListQuery, soundListQuery } from './query-schemas.ts';
 
 const userParams = z.object({ username: z.string().min(1).describe('username') });
@@ -21,7 +24,7 @@ export function peopleRoutes(s: ApiServices): AnyRoute[] {
       auth: 'read',
       params: userParams,
       response: userSchema,
-      handler: ({ params, origin }) => s.people.user(params.username, origin),
+      handler: async ({ params, origin }) => serializeUser(await s.people.user(params.username), origin),
     }),
     defineRoute({
       method: 'GET',
@@ -33,8 +36,10 @@ export function peopleRoutes(s: ApiServices): AnyRoute[] {
       params: userParams,
       query: soundListQuery,
       response: pageSchema(soundListItem),
-      handler: (input) =>
-        s.people.userSounds(input.params.username, listRequest(input, s.variant, 'list', false)),
+      handler: async (input) => {
+        const req = listRequest(input, s.variant, 'list', false);
+        return presentSoundPage(req.links, await s.people.userSounds(input.params.username, req), req.sounds);
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -46,11 +51,12 @@ export function peopleRoutes(s: ApiServices): AnyRoute[] {
       params: userParams,
       query: plainListQuery,
       response: pageSchema(packSchema),
-      handler: ({ params, query, origin, path, rawQuery }) =>
-        s.people.userPacks(params.username, {
-          links: { origin, path, query: rawQuery },
-          page: readPageQuery(query, 'list'),
-        }),
+      handler: async (input) => {
+        const page = await s.people.userPacks(input.params.username, {
+          page: readPageQuery(input.query, 'list'),
+        });
+        return presentPage(linkBase(input), page, (pack) => serializePack(pack, input.origin));
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -61,7 +67,7 @@ export function peopleRoutes(s: ApiServices): AnyRoute[] {
       auth: 'read',
       params: packParams,
       response: packSchema,
-      handler: ({ params, origin }) => s.people.pack(params.pack_id, origin),
+      handler: async ({ params, origin }) => serializePack(await s.people.pack(params.pack_id), origin),
     }),
     defineRoute({
       method: 'GET',
@@ -73,8 +79,10 @@ export function peopleRoutes(s: ApiServices): AnyRoute[] {
       params: packParams,
       query: soundListQuery,
       response: pageSchema(soundListItem),
-      handler: (input) =>
-        s.people.packSounds(input.params.pack_id, listRequest(input, s.variant, 'list', false)),
+      handler: async (input) => {
+        const req = listRequest(input, s.variant, 'list', false);
+        return presentSoundPage(req.links, await s.people.packSounds(input.params.pack_id, req), req.sounds);
+      },
     }),
   ];
 }

@@ -9,6 +9,11 @@ import {
   type RouteFileField,
 } from '../../framework/http/route.ts';
 import { combinedSchema, soundListItem } from '../presenters/schemas.ts';
+import {
+  presentCombinedSearch,
+  presentContentSearch,
+  presentTextSearch,
+} from '../presenters/sound-presenter.ts';
 import { listRequest } from './list-request.ts';
 import { combinedSearchQuery, contentSearchQuery, textSearchQuery } from './query-schemas.ts';
 
@@ -81,9 +86,10 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           bodyParams: method === 'POST',
           response: pageSchema(soundListItem),
           handler: (input) =>
-            s.searchPages.answer(input, () =>
-              s.search.text(input.query, listRequest(input, s.variant, 'search', true)),
-            ),
+            s.searchPages.answer(input, async () => {
+              const req = listRequest(input, s.variant, 'search', true);
+              return presentTextSearch(req.links, await s.search.text(input.query, req), req.sounds);
+            }),
         }),
       );
     }
@@ -101,8 +107,11 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         ...(method === 'POST' ? { files: EXAMPLE_FILES, errors: [413, 429] } : {}),
         response: pageSchema(soundListItem).extend(exampleExtras),
         handler: (input) => {
-          const run = () =>
-            s.search.content(input.query, listRequest(input, s.variant, 'search', true), exampleInput(input));
+          const run = async () => {
+            const req = listRequest(input, s.variant, 'search', true);
+            const page = await s.search.content(input.query, req, exampleInput(input));
+            return presentContentSearch(req.links, page, req.sounds);
+          };
           return hasFiles(input) ? run() : s.searchPages.answer(input, run);
         },
       }),
@@ -119,12 +128,11 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
         ...(method === 'POST' ? { files: EXAMPLE_FILES, errors: [413, 429] } : {}),
         response: combinedSchema.extend(exampleExtras),
         handler: (input) => {
-          const run = () =>
-            s.search.combined(
-              input.query,
-              listRequest(input, s.variant, 'search', true),
-              exampleInput(input),
-            );
+          const run = async () => {
+            const req = listRequest(input, s.variant, 'search', true);
+            const answer = await s.search.combined(input.query, req, exampleInput(input));
+            return presentCombinedSearch(req.links, answer, req.sounds);
+          };
           return hasFiles(input) ? run() : s.searchPages.answer(input, run);
         },
       }),

@@ -2,11 +2,13 @@ import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
 import type { SocialService } from '../../application/social.ts';
 import type { Principal } from '../../framework/auth/principal.ts';
-import { pageSchema, readPageQuery } from '../../framework/http/pagination.ts';
+import { pageSchema, presentPage, readPageQuery } from '../../framework/http/pagination.ts';
 import { bookmarkCategoryIdParam, idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
+import { serializeBookmarkCategory } from '../presenters/bookmark-category.ts';
 import { bookmarkCategorySchema, detailSchema, soundListItem } from '../presenters/schemas.ts';
-import { listRequest } from './list-request.ts';
+import { presentSoundPage } from '../presenters/sound-presenter.ts';
+import { linkBase, listRequest } from './list-request.ts';
 import { plainListQuery, soundListQuery } from './query-schemas.ts';
 
 const soundParams = z.object({ sound_id: idParam });
@@ -39,7 +41,9 @@ export function socialRoutes(s: ApiServices, social: SocialService): AnyRoute[] 
       summary: 'Rate a sound 0–5, once per user (a second rating is a 409)',
       query: z.object({ rating: text('integer from 0 to 5 inclusive (required)') }),
       errors: [...write.errors, 409],
-      handler: ({ params, query, principal }) => social.rate(writer(principal), params.sound_id, query),
+      handler: async ({ params, query, principal }) => ({
+        detail: await social.rate(writer(principal), params.sound_id, query),
+      }),
     }),
     defineRoute({
       ...write,
@@ -48,7 +52,9 @@ export function socialRoutes(s: ApiServices, social: SocialService): AnyRoute[] 
       operationId: 'commentSound',
       summary: 'Comment a sound (plain text, at most 4000 characters)',
       query: z.object({ comment: text('the comment, plain text (required)') }),
-      handler: ({ params, query, principal }) => social.comment(writer(principal), params.sound_id, query),
+      handler: async ({ params, query, principal }) => ({
+        detail: await social.comment(writer(principal), params.sound_id, query),
+      }),
     }),
     defineRoute({
       ...write,
@@ -60,7 +66,9 @@ export function socialRoutes(s: ApiServices, social: SocialService): AnyRoute[] 
         name: text("bookmark name (default: the sound's name; at most 128 characters)"),
         category: text('category name; an unknown one is created; none = uncategorized'),
       }),
-      handler: ({ params, query, principal }) => social.bookmark(writer(principal), params.sound_id, query),
+      handler: async ({ params, query, principal }) => ({
+        detail: await social.bookmark(writer(principal), params.sound_id, query),
+      }),
     }),
     defineRoute({
       method: 'GET',
@@ -72,11 +80,12 @@ export function socialRoutes(s: ApiServices, social: SocialService): AnyRoute[] 
       query: plainListQuery,
       response: pageSchema(bookmarkCategorySchema),
       errors: [403],
-      handler: ({ query, origin, path, rawQuery, principal }) =>
-        social.categories((principal as Principal).userId, {
-          links: { origin, path, query: rawQuery },
-          page: readPageQuery(query, 'list'),
-        }),
+      handler: async (input) => {
+        const page = await social.categories((input.principal as Principal).userId, {
+          page: readPageQuery(input.query, 'list'),
+        });
+        return presentPage(linkBase(input), page, (c) => serializeBookmarkCategory(c, input.origin));
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -89,12 +98,15 @@ export function socialRoutes(s: ApiServices, social: SocialService): AnyRoute[] 
       query: soundListQuery,
       response: pageSchema(soundListItem),
       errors: [403],
-      handler: (input) =>
-        social.categorySounds(
+      handler: async (input) => {
+        const req = listRequest(input, s.variant, 'list', false);
+        const page = await social.categorySounds(
           (input.principal as Principal).userId,
           input.params.bookmark_category_id,
-          listRequest(input, s.variant, 'list', false),
-        ),
+          req,
+        );
+        return presentSoundPage(req.links, page, req.sounds);
+      },
     }),
   ];
 }

@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
 import type { RenderedJson } from '../../caches/rendered-json.ts';
-import { type PageEnvelope, pageSchema, readPageQuery } from '../../framework/http/pagination.ts';
+import {
+  type PageEnvelope,
+  pageSchema,
+  presentPage,
+  readPageQuery,
+} from '../../framework/http/pagination.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute, type HandlerInput } from '../../framework/http/route.ts';
 import { soundInstanceKey } from '../../framework/http/sound-instance-key.ts';
+import { serializeComment } from '../presenters/comment.ts';
 import {
   analysisSchema,
   commentSchema,
@@ -12,8 +18,10 @@ import {
   soundListItem,
   soundSchema,
 } from '../presenters/schemas.ts';
-import { selectFields } from '../presenters/sound-fields.ts';
-import { listRequest } from './list-request.ts';
+import { serializeSound } from '../presenters/sound.ts';
+import { selectFields, soundReads } from '../presenters/sound-fields.ts';
+import { presentSoundPage } from '../presenters/sound-presenter.ts';
+import { linkBase, listRequest } from './list-request.ts';
 import { analysisQuery, plainListQuery, similarQuery, soundInstanceQuery } from './query-schemas.ts';
 
 const soundParams = z.object({ sound_id: idParam });
@@ -32,13 +40,16 @@ export async function soundInstanceBody(
   const cached = s.renderedSounds.get(key);
   if (cached) return cached;
   const generation = s.renderedSounds.generation;
+  const selection = selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false });
   const sound = await s.sounds.instance(
     id,
-    origin,
-    selectFields(query.fields, { variant: s.variant, kind: 'instance', allowScore: false }),
-    { descriptors: query.descriptors, normalized: query.normalized === '1' },
+    soundReads(selection, { descriptors: query.descriptors, normalized: query.normalized === '1' }),
   );
-  return s.renderedSounds.remember(key, sound, generation);
+  return s.renderedSounds.remember(
+    key,
+    serializeSound(sound, { origin, variant: s.variant, selection }),
+    generation,
+  );
 }
 
 /** What a page of similar sounds depends on: the route's input without the HTTP context. */
@@ -55,14 +66,16 @@ export async function similarSoundsBody(
   s: ApiServices,
   id: number,
   input: SimilarInput,
-): Promise<RenderedJson | PageEnvelope<SoundJson | null>> {
-  return s.searchPages.answer(input, () =>
-    s.sounds.similar(
+): Promise<RenderedJson | PageEnvelope<SoundJson>> {
+  return s.searchPages.answer(input, async () => {
+    const req = listRequest(input, s.variant, 'search', true);
+    const page = await s.sounds.similar(
       id,
       { space: input.query.similarity_space, descriptorsFilter: input.query.descriptors_filter },
-      listRequest(input, s.variant, 'search', true),
-    ),
-  );
+      req,
+    );
+    return presentSoundPage(req.links, page, req.sounds);
+  });
 }
 
 export function soundRoutes(s: ApiServices): AnyRoute[] {
@@ -118,11 +131,12 @@ export function soundRoutes(s: ApiServices): AnyRoute[] {
       params: soundParams,
       query: plainListQuery,
       response: pageSchema(commentSchema),
-      handler: ({ params, query, origin, path, rawQuery }) =>
-        s.sounds.comments(params.sound_id, {
-          links: { origin, path, query: rawQuery },
-          page: readPageQuery(query, 'list'),
-        }),
+      handler: async (input) => {
+        const page = await s.sounds.comments(input.params.sound_id, {
+          page: readPageQuery(input.query, 'list'),
+        });
+        return presentPage(linkBase(input), page, serializeComment);
+      },
     }),
   ];
 }

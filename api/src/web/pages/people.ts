@@ -2,17 +2,15 @@ import { NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import type { ListRequest } from '../../application/api-context.ts';
 import type { ApiServices } from '../../application/index.ts';
-import { requestOrigin } from '../../framework/http/origin.ts';
+import type { SoundRecord } from '../../application/records.ts';
 import { readPageQuery } from '../../framework/http/pagination.ts';
 import { parseId } from '../../framework/http/params.ts';
-import { selectFields } from '../../v2/presenters/sound-fields.ts';
-import type { WebDeps } from '../deps.ts';
 import { render, renderError } from '../render.ts';
 
 /** Sounds per page on the user and pack pages. */
 const PAGE_SIZE = 30;
 
-/** The upstream addresses the API's `url` fields name (serializers/user.ts, pack.ts, sound.ts). */
+/** The upstream addresses, the ones the API's `url` fields name (v2/presenters/user.ts, pack.ts, sound.ts). */
 export const userPath = (username: string) => `/people/${encodeURIComponent(username)}/`;
 export const packPath = (username: string, id: number) => `${userPath(username)}packs/${id}/`;
 export const soundPath = (username: string, id: number) => `${userPath(username)}sounds/${id}/`;
@@ -26,17 +24,8 @@ interface SoundRow {
 }
 
 /** The list request the API's own user and pack sound lists take, for page `page` of this site. */
-function listOf(ctx: Context, deps: WebDeps, services: ApiServices): ListRequest {
-  return {
-    links: { origin: requestOrigin(ctx, deps), path: ctx.path, query: {} },
-    page: { ...readPageQuery({ page: pageParam(ctx) }, 'list'), pageSize: PAGE_SIZE },
-    selection: selectFields('id,name,tags,username,license', {
-      variant: services.variant,
-      kind: 'list',
-      allowScore: false,
-    }),
-    variantA: { normalized: false },
-  };
+function listOf(ctx: Context): ListRequest {
+  return { page: { ...readPageQuery({ page: pageParam(ctx) }, 'list'), pageSize: PAGE_SIZE } };
 }
 
 function pageParam(ctx: Context): string | undefined {
@@ -44,20 +33,14 @@ function pageParam(ctx: Context): string | undefined {
   return typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw) ? raw : undefined;
 }
 
-function rows(results: ReadonlyArray<Record<string, unknown> | null>): SoundRow[] {
-  return results.flatMap((s) =>
-    s
-      ? [
-          {
-            id: s.id as number,
-            name: s.name as string,
-            path: soundPath(s.username as string, s.id as number),
-            tags: (s.tags as string[]) ?? [],
-            license: String(s.license ?? ''),
-          },
-        ]
-      : [],
-  );
+function rows(sounds: readonly SoundRecord[]): SoundRow[] {
+  return sounds.map((s) => ({
+    id: s.id,
+    name: s.name,
+    path: soundPath(s.username, s.id),
+    tags: s.tags,
+    license: s.license,
+  }));
 }
 
 /** Previous and next page links of a list of `count` sounds. */
@@ -72,26 +55,29 @@ function paging(ctx: Context, count: number) {
   };
 }
 
+/** `YYYY-MM-DD` in UTC, as the pages show dates. */
+const isoDate = (date: Date) => date.toISOString().slice(0, 10);
+
 async function notFound(ctx: Context, what: string): Promise<void> {
   await renderError(ctx, 404, { title: 'Page not found', message: `There is no such ${what}.` });
 }
 
 /** GET /people/<username>/: the user, their packs and their public sounds, newest first. */
-export function showUser(deps: WebDeps, services: ApiServices) {
+export function showUser(services: ApiServices) {
   return async (ctx: Context) => {
     const username = String(ctx.params.username);
-    const req = listOf(ctx, deps, services);
+    const req = listOf(ctx);
     try {
       const [user, sounds, packs] = await Promise.all([
-        services.people.user(username, req.links.origin),
+        services.people.user(username),
         services.people.userSounds(username, req),
-        services.people.userPacks(username, { links: req.links, page: { ...req.page, page: 1 } }),
+        services.people.userPacks(username, { page: { ...req.page, page: 1 } }),
       ]);
       await render(ctx, 'user', {
-        person: { username: user.username, about: user.about, joined: user.date_joined.slice(0, 10) },
-        sounds: rows(sounds.results as Array<Record<string, unknown> | null>),
+        person: { username: user.username, about: user.about, joined: isoDate(user.date_joined) },
+        sounds: rows(sounds.items),
         count: sounds.count,
-        packs: packs.results.map((p) => ({
+        packs: packs.items.map((p) => ({
           name: p.name,
           path: packPath(p.username, p.id),
           num: p.num_sounds,
@@ -106,18 +92,24 @@ export function showUser(deps: WebDeps, services: ApiServices) {
 }
 
 /** GET /people/<username>/packs/<id>/: a pack and its public sounds (the pack's user must match). */
-export function showPack(deps: WebDeps, services: ApiServices) {
+export function showPack(services: ApiServices) {
   return async (ctx: Context) => {
     const id = parseId(ctx.params.id);
     if (id === undefined) return notFound(ctx, 'pack');
-    const req = listOf(ctx, deps, services);
+    const req = listOf(ctx);
     try {
-      const pack = await services.people.pack(id, req.links.origin);
+      const pack = await services.people.pack(id);
       if (pack.username !== String(ctx.params.username)) return notFound(ctx, 'pack');
       const sounds = await services.people.packSounds(id, req);
       await render(ctx, 'pack', {
-        pack: { ...pack, userPath: userPath(pack.username), created: pack.created.slice(0, 10) },
-        sounds: rows(sounds.results as Array<Record<string, unknown> | null>),
+        pack: {
+          name: pack.name,
+          username: pack.username,
+          userPath: userPath(pack.username),
+          created: isoDate(pack.created),
+          description: pack.description,
+        },
+        sounds: rows(sounds.items),
         count: sounds.count,
         paging: paging(ctx, sounds.count),
       });

@@ -18,10 +18,9 @@ import {
 } from './search-params.ts';
 import { soundActions } from './sound-actions.ts';
 import {
-  cardSelection,
   licenseLink,
   type SoundCard,
-  soundPageSelection,
+  soundPageReads,
   toCard,
   toCards,
   webListRequest,
@@ -39,17 +38,16 @@ const SIMILAR_SIZE = 6;
 
 /** GET /: the newest and the most downloaded sounds, and a search box. */
 export function showHome(api: ApiServices) {
-  const selection = cardSelection(api.variant);
   return async (ctx: Context) => {
-    const req = webListRequest('/', 1, HOME_SIZE, selection);
+    const req = webListRequest(1, HOME_SIZE);
     const [recent, popular] = await Promise.all([
       api.search.text({ sort: 'created_desc' }, req),
       api.search.text({ sort: 'downloads_desc' }, req),
     ]);
     renderPage(ctx, 200, 'home', {
       title: 'Find, hear and share sounds',
-      recent: toCards(recent.results),
-      popular: toCards(popular.results),
+      recent: toCards(recent.items),
+      popular: toCards(popular.items),
       count: recent.count,
       script: soundScriptUrl,
     });
@@ -58,7 +56,6 @@ export function showHome(api: ApiServices) {
 
 /** GET /search/: the query box, facets as links and boxes, sorting and pages; a plain GET form. */
 export function showSearch(api: ApiServices) {
-  const selection = cardSelection(api.variant);
   return async (ctx: Context) => {
     const params = readSearchPage(ctx.query);
     const data: Record<string, unknown> = {
@@ -74,9 +71,9 @@ export function showSearch(api: ApiServices) {
     try {
       const found = await api.search.text(
         { query: params.q, filter: searchFilter(params), sort: params.sort || undefined },
-        webListRequest('/search/', params.page, SEARCH_PAGE_SIZE, selection),
+        webListRequest(params.page, SEARCH_PAGE_SIZE),
       );
-      const results = toCards(found.results);
+      const results = toCards(found.items);
       Object.assign(data, {
         results,
         count: found.count,
@@ -110,13 +107,12 @@ function commonTags(results: SoundCard[], chosen: string[]): Array<{ tag: string
  * user's name in it is answered with a redirect to the right one (upstream does the same).
  */
 export function showSound(api: ApiServices) {
-  const selection = soundPageSelection(api.variant);
-  const similarSelection = cardSelection(api.variant);
+  const reads = soundPageReads(api.variant);
   return async (ctx: Context) => {
     const id = parseId(ctx.params.id);
     if (id === undefined) throw new NotFoundError('No sound has this address.');
-    const sound = (await api.sounds.instance(id, '', selection)) as Record<string, unknown>;
-    const card = toCard(sound as never);
+    const sound = await api.sounds.instance(id, reads);
+    const card = toCard(sound);
     if (card.username !== ctx.params.username) {
       ctx.status = 301;
       ctx.redirect(card.url);
@@ -124,33 +120,27 @@ export function showSound(api: ApiServices) {
     }
     let similar: SoundCard[] = [];
     try {
-      const page = await api.sounds.similar(
-        id,
-        {},
-        webListRequest(card.url, 1, SIMILAR_SIZE, similarSelection),
-      );
-      similar = toCards(page.results);
+      similar = toCards((await api.sounds.similar(id, {}, webListRequest(1, SIMILAR_SIZE))).items);
     } catch (err) {
       // Not analyzed for similarity (yet): the page simply has no similar sounds.
       if (!(err instanceof EarshotError) || err.status >= 500) throw err;
     }
-    const previews = (sound.previews ?? {}) as Record<string, string>;
-    const images = (sound.images ?? {}) as Record<string, string>;
+    const duration = sound.duration ?? 0;
     renderPage(ctx, 200, 'sound', {
       title: card.name,
       sound: card,
-      description: String(sound.description ?? ''),
-      created: String(sound.created ?? '').slice(0, 10),
+      description: sound.description,
+      created: sound.created.toISOString().slice(0, 10),
       pack: sound.pack_name ?? undefined,
       downloads: sound.num_downloads,
       rating: sound.num_ratings ? { avg: sound.avg_rating, count: sound.num_ratings } : undefined,
-      details: describeSound(sound),
+      details: describeSound({ ...sound.descriptors, duration }),
       licenseUrl: licenseLink(card.license),
-      player: { mp3: previews['preview-hq-mp3'], ogg: previews['preview-hq-ogg'] },
-      waveform: images.waveform_l,
-      spectrogram: images.spectral_l,
+      player: { mp3: fileUrl('', id, 'preview-hq-mp3'), ogg: fileUrl('', id, 'preview-hq-ogg') },
+      waveform: fileUrl('', id, 'waveform_l'),
+      spectrogram: fileUrl('', id, 'spectral_l'),
       peaks: fileUrl('', id, 'peaks'),
-      durationSeconds: typeof sound.duration === 'number' ? sound.duration : 0,
+      durationSeconds: duration,
       similar,
       // Rate, bookmark, comment, download (pages/sound-actions.ts); comments for everyone.
       actions: await soundActions(ctx, api, { id, username: card.username }),

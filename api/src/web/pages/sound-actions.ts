@@ -4,7 +4,6 @@ import type { Context } from 'koa';
 import type { ApiServices } from '../../application/index.ts';
 import type { SocialService } from '../../application/social.ts';
 import { sendFile } from '../../framework/files/send-file.ts';
-import { readPageQuery } from '../../framework/http/pagination.ts';
 import { parseId } from '../../framework/http/params.ts';
 import { renderError } from '../render.ts';
 import { loginUrl } from '../require-signed-in.ts';
@@ -28,7 +27,8 @@ export interface SoundActionsView {
   bookmark?: { name: string; category: string | null };
   /** The original file through the web session (signed in only). */
   downloadPath: string;
-  comments: Array<{ username: string; comment: string; created: string; createdText: string }>;
+  /** `datetime`: the moment as ISO 8601 in UTC; `createdText`: the same in words. */
+  comments: Array<{ username: string; comment: string; datetime: string; createdText: string }>;
   numComments: number;
   /** One line saying what the last form did, or why it was refused (?done= / ?failed= codes). */
   notice?: string;
@@ -63,10 +63,7 @@ export async function soundActions(
   const social = services.social;
   const [mine, comments, session] = await Promise.all([
     state.user && social ? social.ports.feedback.mine(state.user.id, sound.id) : undefined,
-    services.sounds.comments(sound.id, {
-      links: { origin: '', path, query: {} },
-      page: { ...readPageQuery({}, 'list'), pageSize: COMMENTS_SHOWN },
-    }),
+    services.sounds.comments(sound.id, { page: { page: 1, pageSize: COMMENTS_SHOWN, style: 'list' } }),
     state.user ? state.sessions?.ensure() : undefined,
   ]);
   const done = typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined;
@@ -80,9 +77,11 @@ export async function soundActions(
     rating: mine?.rating,
     bookmark: mine?.bookmark,
     downloadPath: `${path}download/`,
-    comments: comments.results.map((c) => ({
-      ...c,
-      createdText: new Date(c.created.endsWith('Z') ? c.created : `${c.created}Z`).toLocaleString('en-GB', {
+    comments: comments.items.map((c) => ({
+      username: c.username,
+      comment: c.comment,
+      datetime: c.created.toISOString(),
+      createdText: c.created.toLocaleString('en-GB', {
         dateStyle: 'medium',
         timeStyle: 'short',
         timeZone: 'UTC',

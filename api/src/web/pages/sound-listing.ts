@@ -1,20 +1,17 @@
 import { LICENSE_DEEDS } from '@earshot/catalogue';
 import type { ListRequest } from '../../application/api-context.ts';
-import type { SoundJson } from '../../v2/presenters/schemas.ts';
-import { type FieldSelection, selectFields, type Variant } from '../../v2/presenters/sound-fields.ts';
+import type { SoundReads, SoundRecord, Variant } from '../../application/records.ts';
+import { fileUrl } from '../../framework/files/file-names.ts';
+import { soundPath, userPath } from './people.ts';
 import { durationInWords } from './sound-words.ts';
 
 /**
- * What the reading pages ask of the API's use cases: the same calls the version 2 routes make,
- * with links relative to this site (origin ''), so a page's addresses never depend on the Host.
+ * What the reading pages ask of the API's use cases (the same calls the version 2 routes make) and
+ * the cards they make of the records. Addresses are this site's, relative, so a page's links never
+ * depend on the Host.
  */
-const CARD_FIELDS = 'id,url,name,tags,username,license,duration,previews,images,pack_name,num_downloads';
 
-export function cardSelection(variant: Variant): FieldSelection {
-  return selectFields(CARD_FIELDS, { variant, kind: 'list', allowScore: false });
-}
-
-/** The descriptors the sound page puts in words (variant B selects them by name). */
+/** The descriptors the sound page puts in words (variant B reads them by name). */
 const PAGE_DESCRIPTORS = [
   'bpm',
   'bpm_confidence',
@@ -25,18 +22,14 @@ const PAGE_DESCRIPTORS = [
   'note_name',
 ];
 
-export function soundPageSelection(variant: Variant): FieldSelection {
-  const all = selectFields('*', { variant, kind: 'instance', allowScore: false });
-  return { fields: all.fields, descriptors: variant === 'B' ? PAGE_DESCRIPTORS : [] };
+/** What the sound page reads beside the sound's row: variant A's analysis is not shown. */
+export function soundPageReads(variant: Variant): SoundReads {
+  return variant === 'B' ? { descriptors: PAGE_DESCRIPTORS } : {};
 }
 
-export function webListRequest(
-  path: string,
-  page: number,
-  pageSize: number,
-  selection: FieldSelection,
-): ListRequest {
-  return { links: { origin: '', path, query: {} }, page: { page, pageSize, style: 'search' }, selection };
+/** A page of search-style results (cards need nothing beside the rows). */
+export function webListRequest(page: number, pageSize: number): ListRequest {
+  return { page: { page, pageSize, style: 'search' } };
 }
 
 /** A sound as a card on a page: the fields a template needs, already in words. */
@@ -45,6 +38,8 @@ export interface SoundCard {
   url: string;
   name: string;
   username: string;
+  /** The uploader's page. */
+  userUrl: string;
   tags: string[];
   license: string;
   duration: string;
@@ -53,27 +48,25 @@ export interface SoundCard {
   waveform: string;
 }
 
-export function toCard(sound: SoundJson): SoundCard {
-  const s = sound as Record<string, unknown> & {
-    previews?: Record<string, string>;
-    images?: Record<string, string>;
-  };
+export function toCard(sound: SoundRecord): SoundCard {
   return {
-    id: Number(s.id),
-    url: String(s.url ?? ''),
-    name: String(s.name ?? ''),
-    username: String(s.username ?? ''),
-    tags: Array.isArray(s.tags) ? (s.tags as string[]) : [],
-    license: String(s.license ?? ''),
-    duration: typeof s.duration === 'number' ? durationInWords(s.duration) : '',
-    preview: s.previews?.['preview-lq-mp3'] ?? '',
-    previewOgg: s.previews?.['preview-lq-ogg'] ?? '',
-    waveform: s.images?.waveform_m ?? '',
+    id: sound.id,
+    url: soundPath(sound.username, sound.id),
+    name: sound.name,
+    username: sound.username,
+    userUrl: userPath(sound.username),
+    tags: sound.tags,
+    license: sound.license,
+    // The API shows an unknown duration as 0, and so did the cards.
+    duration: durationInWords(sound.duration ?? 0),
+    preview: fileUrl('', sound.id, 'preview-lq-mp3'),
+    previewOgg: fileUrl('', sound.id, 'preview-lq-ogg'),
+    waveform: fileUrl('', sound.id, 'waveform_m'),
   };
 }
 
-export function toCards(results: ReadonlyArray<SoundJson | null>): SoundCard[] {
-  return results.filter((s): s is SoundJson => s !== null).map(toCard);
+export function toCards(sounds: readonly SoundRecord[]): SoundCard[] {
+  return sounds.map(toCard);
 }
 
 /** The licence's deed, for the attribution line. */

@@ -2,6 +2,7 @@ import { BROAD_SOUND_TAXONOMY, categoryCode, LICENSES } from '@earshot/catalogue
 import { EarshotError, NotFoundError } from '@earshot/common';
 import { ACCEPTED_TYPES } from '@earshot/core';
 import type { Context } from 'koa';
+import { failureReason, processingPercent } from '../../application/pending-uploads.ts';
 import type { SoundWrites } from '../../application/ports.ts';
 import { requestOrigin } from '../../framework/http/origin.ts';
 import { parseId } from '../../framework/http/params.ts';
@@ -178,16 +179,25 @@ export function submitDescribe(writes: SoundWrites) {
 export function showPending(writes: SoundWrites) {
   return async (ctx: Context) => {
     const record = await writes.pending(userId(ctx));
-    const json = serializePendingUploads(record, '');
     const described = parseId(ctx.query.described);
     await render(ctx, 'pending', {
-      describe: json.pending_description.map((f) => ({
+      describe: record.pending_description.map((f) => ({
         name: f,
         path: `${DESCRIBE_PATH}?file=${encodeURIComponent(f)}`,
       })),
-      processing: json.pending_processing.filter((s) => s.processing_state !== 'Failed'),
-      failed: json.pending_processing.filter((s) => s.processing_state === 'Failed'),
-      moderation: json.pending_moderation,
+      processing: record.pending_processing
+        .filter((s) => s.processing_state !== 'Failed')
+        .map((s) => ({
+          id: s.id,
+          name: s.name,
+          state: s.processing_state,
+          stage: s.processing_stage,
+          percent: processingPercent(s),
+        })),
+      failed: record.pending_processing
+        .filter((s) => s.processing_state === 'Failed')
+        .map((s) => ({ id: s.id, name: s.name, reason: failureReason(s) })),
+      moderation: record.pending_moderation.map((s) => ({ id: s.id, name: s.name })),
       notice:
         described !== undefined
           ? `Sound ${described} is described: it is being processed, then a moderator will look at it.`

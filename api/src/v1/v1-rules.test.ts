@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { pickV1Analysis, recommendedSubset } from './analysis-path.ts';
-import { legacyDescriptorNames } from './legacy-search.ts';
-import { readV1Page, v1SoundPage } from './paging.ts';
+import { pickV1Analysis, recommendedSubset } from '../application/v1/analysis-path.ts';
+import { legacyDescriptorNames } from '../application/v1/legacy-search.ts';
+import { readV1Page } from '../application/v1/paging.ts';
+import { v1SoundPage } from './presenters/sound-page.ts';
 
 describe('version 1 content-search names', () => {
   it('drops the leading dot of descriptor names and spells sharp as # in quoted values', () => {

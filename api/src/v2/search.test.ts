@@ -1,29 +1,50 @@
 import { describe, expect, it } from 'vitest';
 import { memoryCatalogue, memoryDescriptors, recordingSearchEngine } from '../../test/support/ports.ts';
-import type { PagingStyle } from '../framework/http/pagination.ts';
-import { selectFields } from '../v2/presenters/sound-fields.ts';
-import { SoundPresenter } from '../v2/presenters/sound-presenter.ts';
-import type { ListRequest } from './api-context.ts';
-import { SearchService } from './search.ts';
+import type { PagingStyle } from '../application/paging.ts';
+import {
+  type CombinedSearchParams,
+  type ContentSearchParams,
+  SearchService,
+  type TextSearchParams,
+} from '../application/search.ts';
+import { SoundRecords } from '../application/sound-records.ts';
+import { selectFields, soundReads } from './presenters/sound-fields.ts';
+import {
+  presentCombinedSearch,
+  presentContentSearch,
+  presentTextSearch,
+} from './presenters/sound-presenter.ts';
+import type { SoundListRequest } from './routes/list-request.ts';
 
-// The fast tier: the search service on in-memory ports (no server, no catalogue, no index). What
-// the engine and the catalogue answer is tested against the real ones in the black-box suites.
+// The fast tier: the search use cases on in-memory ports (no server, no catalogue, no index), their
+// records presented as the version 2 routes present them. What the engine and the catalogue answer
+// is tested against the real ones in the black-box suites.
 
 const ids = Array.from({ length: 30 }, (_, i) => i + 1);
 
 function service(engine = recordingSearchEngine(ids)) {
+  const search = new SearchService(engine, new SoundRecords(memoryCatalogue(), memoryDescriptors()));
   return {
     engine,
-    search: new SearchService(engine, new SoundPresenter(memoryCatalogue(), memoryDescriptors(), 'B')),
+    search: {
+      text: async (params: TextSearchParams, req: SoundListRequest) =>
+        presentTextSearch(req.links, await search.text(params, req), req.sounds),
+      content: async (params: ContentSearchParams, req: SoundListRequest) =>
+        presentContentSearch(req.links, await search.content(params, req), req.sounds),
+      combined: async (params: CombinedSearchParams, req: SoundListRequest) =>
+        presentCombinedSearch(req.links, await search.combined(params, req), req.sounds),
+    },
   };
 }
 
-function request(path: string, query: Record<string, string>, page = 1, pageSize = 10): ListRequest {
+function request(path: string, query: Record<string, string>, page = 1, pageSize = 10): SoundListRequest {
   const style: PagingStyle = 'search';
+  const selection = selectFields(undefined, { variant: 'B', kind: 'list', allowScore: true });
   return {
     links: { origin: 'http://api.test', path, query },
     page: { page, pageSize, style },
-    selection: selectFields(undefined, { variant: 'B', kind: 'list', allowScore: true }),
+    reads: soundReads(selection),
+    sounds: { origin: 'http://api.test', variant: 'B', selection },
   };
 }
 

@@ -1,0 +1,68 @@
+import type { Page as CataloguePage, SoundRecord as CatalogueSound, UserRecord } from '@earshot/catalogue';
+
+/**
+ * What the API's use cases return: typed records, never JSON and never links. Versions 2 and 1
+ * make their JSON of them (with absolute links) once, in their own layers; the web pages make
+ * view models of them. Where the catalogue's row already is the record (a user, a pack, a comment, a bookmark
+ * category, the pending uploads) the use cases return it as it is: `UserRecord`, `PackView`,
+ * `CommentView`, `BookmarkCategoryView` (`@earshot/catalogue`), `PendingUploadsRecord`
+ * (`@earshot/services`).
+ */
+
+/** API_VARIANT: the contract's two flavours, which differ in how a sound's analysis is shown and asked for. */
+export type Variant = 'A' | 'B';
+
+/** One page of a list: the items of the page asked for and the count of the whole list. */
+export interface Page<T> extends CataloguePage<T> {
+  /** The 1-based page these items are (`last` resolved). */
+  page: number;
+  pageSize: number;
+}
+
+/** A grouped search's pack: the sound stands for `count` matches of its pack, itself included. */
+export interface PackGroup {
+  count: number;
+  /** The pack's key in the search filter language (`pack_grouping:"…"`). */
+  grouping?: string;
+}
+
+/**
+ * A sound as a use case answers it: the catalogue's row plus what this answer adds to it. The
+ * additions are there only when the request asked for them (`SoundReads`) or the search gave them.
+ */
+export interface SoundRecord extends CatalogueSound {
+  /** The search's relevance or similarity. */
+  score?: number;
+  /** Variant B descriptor values by name: the ones asked for (a name the sound lacks is absent). */
+  descriptors?: Record<string, unknown>;
+  /** Variant A: the analysis tree's branches the `descriptors` parameter names; null when none. */
+  analysis?: Record<string, unknown> | null;
+  /** Variant A: the consolidated descriptor values; null when the sound has none. */
+  acAnalysis?: Record<string, unknown> | null;
+  /** A grouped search: the pack this sound stands for. */
+  samePack?: PackGroup;
+}
+
+/**
+ * What a use case reads for each sound beyond its catalogue row. Only what the answer will show is
+ * read: each costs a read of the descriptor tables.
+ */
+export interface SoundReads {
+  /** Variant B descriptor values, by name. */
+  descriptors?: readonly string[];
+  /** Variant A's `analysis`: the branches `pick` names (none: null), scaled when `normalized`. */
+  analysis?: { pick?: string; normalized?: boolean };
+  /** Variant A's `ac_analysis`. */
+  acAnalysis?: boolean;
+}
+
+/** The end user an OAuth2 token acts for: the public user record and what identifies them. */
+export type AccountRecord = UserRecord & { email: string };
+
+/** What a search by example (`analysis_file`, `audio_file`) adds to its answer. */
+export interface ExampleNote {
+  /** Present when the clip was cut to its first 30 s. */
+  note?: string;
+  /** Seconds of the clip that were analyzed. */
+  analyzedSeconds?: number;
+}
