@@ -2,7 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
-import { MEDIA_TYPES } from './file-names.ts';
+
+/** Content types by file extension: the stored files' kinds and the originals' formats. */
+const MEDIA_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  json: 'application/json',
+  // Originals (served by version 1's `serve`).
+  wav: 'audio/wav',
+  flac: 'audio/flac',
+  aif: 'audio/aiff',
+  aiff: 'audio/aiff',
+  m4a: 'audio/mp4',
+};
 
 export interface SendFileOptions {
   /** Seconds clients and caches may keep the file. */

@@ -5,9 +5,30 @@ import { Throttled } from '../rate-limits/throttled.ts';
 
 /**
  * Counts one request of `subject` against its limits of class `cls`: the one gate every counted
- * path goes through (the API's route declarations, the web pages' forms). The verdict's headers are
- * set on the answer, the 429's too (error handlers keep headers already set); a refused request
- * throws Throttled carrying the wait.
+ * request goes through (admission.ts for the API's routes and the hot path, `throttle` below for the
+ * web pages' forms and the files a route counts apart). Returns the verdict's headers for the
+ * answer (undefined: not limited at all); a refused request throws Throttled carrying the wait and
+ * the same headers.
+ */
+export async function countRequest(
+  limiter: RateLimiter,
+  subject: RateLimitSubject,
+  cls: RateLimitClass,
+): Promise<Readonly<Record<string, string>> | undefined> {
+  const verdict = await limiter.check(subject, cls);
+  if (!verdict) return undefined;
+  if (verdict.allowed) return verdict.headers;
+  const retryAfter = Number(verdict.headers['Retry-After']);
+  throw new Throttled(
+    verdict.detail ?? 'Request was throttled',
+    retryAfter > 0 ? retryAfter : undefined,
+    verdict.headers,
+  );
+}
+
+/**
+ * countRequest on the application's path: the verdict's headers are set on the answer, the 429's
+ * too (error handlers keep headers already set).
  */
 export async function throttle(
   ctx: Context,
@@ -15,10 +36,11 @@ export async function throttle(
   subject: RateLimitSubject,
   cls: RateLimitClass,
 ): Promise<void> {
-  const verdict = await limiter.check(subject, cls);
-  if (!verdict) return;
-  ctx.set(verdict.headers);
-  if (verdict.allowed) return;
-  const retryAfter = Number(verdict.headers['Retry-After']);
-  throw new Throttled(verdict.detail ?? 'Request was throttled', retryAfter > 0 ? retryAfter : undefined);
+  try {
+    const headers = await countRequest(limiter, subject, cls);
+    if (headers) ctx.set(headers);
+  } catch (err) {
+    if (err instanceof Throttled) ctx.set(err.headers);
+    throw err;
+  }
 }

@@ -1,5 +1,5 @@
 import type { SoundRecord } from '@earshot/catalogue';
-import { fileUrl } from '../../framework/files/file-names.ts';
+import { fileUrl } from '../../application/file-names.ts';
 import type { SoundJson } from './schemas.ts';
 import type { FieldSelection, Variant } from './sound-fields.ts';
 import { v2Timestamp } from './timestamps.ts';

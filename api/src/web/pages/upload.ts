@@ -2,13 +2,13 @@ import { BROAD_SOUND_TAXONOMY, categoryCode, LICENSES } from '@earshot/catalogue
 import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import type { SoundWrites } from '../../application/ports.ts';
+import { CSRF_FIELD, CSRF_HEADER, sameToken } from '../../framework/auth/session-strategy.ts';
 import { requestOrigin } from '../../framework/http/origin.ts';
 import { parseId } from '../../framework/http/params.ts';
 import { readUploadForm } from '../../framework/http/upload-form.ts';
 import { type BodyLimitOverride, DEFAULT_BODY_LIMIT } from '../../framework/middleware/body-limit.ts';
 import { serializePendingUploads } from '../../v2/presenters/pending-uploads.ts';
 import { pendingScriptUrl, uploadScriptUrl } from '../assets.ts';
-import { CSRF_FIELD, CSRF_HEADER, sameToken } from '../csrf.ts';
 import type { WebDeps } from '../deps.ts';
 import { render, renderError } from '../render.ts';
 import { formFields, webState } from '../state.ts';

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EarshotError } from '@earshot/common';
 import type pg from 'pg';
+import type { OpenCatalogueOptions } from './catalogue-options.ts';
 import { DataFolderLock, type LockRecord, readLock, removeStaleLock } from './data-folder-lock.ts';
-import type { OpenCatalogueOptions } from './open-catalogue.ts';
 import { hostedPool } from './pg-pool.ts';
 import { type PgliteHost, startPgliteHost } from './pglite-host.ts';
 

@@ -1,8 +1,8 @@
-import type { Config, Logger } from '@earshot/common';
+import type { Logger } from '@earshot/common';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import { migrateDatabase } from '../migrate.ts';
 import type { Database } from '../schema/database.ts';
-import type { CatalogueRole } from './data-folder-lock.ts';
+import type { OpenCatalogueOptions } from './catalogue-options.ts';
 import { acquireEmbedded } from './embedded-connection.ts';
 
 export { CatalogueBusyError } from './embedded-connection.ts';
@@ -17,23 +17,6 @@ export interface Catalogue {
   /** postgres: a server via DATABASE_URL; pglite: this process hosts the embedded database; pglite-client: another process does. */
   readonly kind: CatalogueKind;
   close(): Promise<void>;
-}
-
-export interface OpenCatalogueOptions {
-  config: Pick<Config, 'DATABASE_URL' | 'dataDir'>;
-  logger: Logger;
-  /** `server` (and `worker`) wait for a short `command` that hosts the folder to finish instead of depending on it. */
-  role?: CatalogueRole;
-  /** What to call this process in other processes' "waiting for" messages. */
-  description?: string;
-  /** Apply pending migrations on open (default true). */
-  migrate?: boolean;
-  /** Connections to a PostgreSQL server at most (default 10); the embedded database ignores it. */
-  poolSize?: number;
-  /** How long to wait for the data folder to become usable (default 120 s). */
-  waitMs?: number;
-  /** How long a hosting process waits on close for other processes to disconnect (default 60 s). */
-  drainMs?: number;
 }
 
 /** Opens the catalogue database, applying migrations unless told not to. */

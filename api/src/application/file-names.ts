@@ -1,4 +1,4 @@
-import type { FileKind } from '../../application/ports.ts';
+import type { FileKind } from './ports.ts';
 
 /** The public file name of each stored file kind; URLs are `/media/sounds/<id>/<file name>`. */
 export const FILE_NAMES: Record<FileKind, string> = {
@@ -20,20 +20,6 @@ const KIND_BY_NAME = new Map(Object.entries(FILE_NAMES).map(([kind, name]) => [n
 export function fileKindByName(name: string): FileKind | undefined {
   return KIND_BY_NAME.get(name);
 }
-
-export const MEDIA_TYPES: Record<string, string> = {
-  mp3: 'audio/mpeg',
-  ogg: 'audio/ogg',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  json: 'application/json',
-  // Originals (served by version 1's `serve`).
-  wav: 'audio/wav',
-  flac: 'audio/flac',
-  aif: 'audio/aiff',
-  aiff: 'audio/aiff',
-  m4a: 'audio/mp4',
-};
 
 export function fileUrl(origin: string, soundId: number, kind: FileKind): string {
   return `${origin}/media/sounds/${soundId}/${FILE_NAMES[kind]}`;
