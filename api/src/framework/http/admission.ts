@@ -1,10 +1,10 @@
 import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
 import { CHALLENGES, HttpsRequired, NotAuthenticated, NotAuthorized } from '../auth/errors.ts';
 import type { AuthRequest, AuthStrategy, Principal } from '../auth/principal.ts';
+import { countRequest } from '../rate-limits/count-request.ts';
 import type { RateLimitClass } from '../rate-limits/policy.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import type { AuthRequirement, RouteScope } from './route.ts';
-import { countRequest } from './throttle.ts';
 
 export interface AdmissionOptions {
   strategies: readonly AuthStrategy[];
