@@ -127,24 +127,21 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     // anything the route would refuse stays the application's to answer.
     const cold = body || v1 ? undefined : coldAnswer(options, path, match, origin, req.url, query);
     if (!body && !cold) return false;
-    // Admitted as the application admits the route (http/admission.ts); every refusal but the
-    // 429 is the application's to answer, with its own wording.
+    // Admitted as the application admits the route (http/admission.ts). Once counted, the request
+    // is answered here, a 429 included, and never handed to the application (which would count it
+    // again); every refusal before the count is the application's to answer, with its own wording.
     let admitted: Admitted | undefined;
-    let refused: Throttled | undefined;
+    let answer: ErrorAnswer | undefined;
     try {
       admitted = await admit(options, authRequest(req, query, v1, secure), INSTANCE_GATE);
     } catch (err) {
       if (!(err instanceof Throttled)) return false;
-      // Counted here and only here: from now on this request is not handed to the application.
-      refused = err;
+      answer = errorAnswer(err, () => {});
     }
     const started = performance.now();
-    let answer: ErrorAnswer | undefined;
-    let bytes: Buffer | undefined;
+    let bytes = answer ? undefined : body?.bytes;
     let unavailable: UnavailableCause | undefined;
-    if (refused) answer = errorAnswer(refused, () => {});
-    else if (body) bytes = body.bytes;
-    else {
+    if (!answer && !bytes) {
       try {
         const value = await (cold as () => Promise<unknown>)();
         bytes = value instanceof RenderedJson ? value.bytes : Buffer.from(JSON.stringify(value));
@@ -159,11 +156,11 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       }
     }
     const status = answer?.status ?? 200;
-    if (answer) {
-      bytes = Buffer.from(
-        JSON.stringify(v1 ? legacyErrorBody(answer.status, answer.detail) : { detail: answer.detail }),
-      );
-    }
+    const payload = answer
+      ? Buffer.from(
+          JSON.stringify(v1 ? legacyErrorBody(answer.status, answer.detail) : { detail: answer.detail }),
+        )
+      : (bytes as Buffer);
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     // As the application's logUnavailable: every 503 once, at warn, with its cause.
     if (unavailable) {
@@ -176,10 +173,10 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     const headers = answerHeaders(API_CSP, requestId, admitted?.rateLimitHeaders);
     headers['Content-Type'] = 'application/json; charset=utf-8';
     headers.Vary = 'Accept';
-    headers['Content-Length'] = (bytes as Buffer).length;
+    headers['Content-Length'] = payload.length;
     if (answer) for (const name in answer.headers) headers[name] = answer.headers[name];
     res.writeHead(status, headers);
-    res.end(bytes);
+    res.end(payload);
     if (options.logger.isLevelEnabled('info')) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status, ms }, 'request');
