@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { answerError, defaultDetail } from '../framework/middleware/errors.ts';
+import { defaultDetail, setErrorAnswer } from '../framework/middleware/errors.ts';
 
 /** The `type` names of the original version 1 error bodies, by status. */
 const TYPES: Record<number, string> = {
@@ -36,7 +36,7 @@ export function legacyErrors() {
         detail = defaultDetail(status, ctx.method);
       }
     } catch (err) {
-      ({ status, detail } = answerError(err, ctx));
+      ({ status, detail } = setErrorAnswer(err, ctx));
       if (status === 401) detail = authenticationDetail(ctx, detail);
     }
     ctx.status = status;

@@ -56,7 +56,7 @@ export function errorAnswer(err: unknown, logUnexpected: (err: unknown) => void)
  * errorAnswer on the application's path: the answer's headers go on the response, and a 503's
  * cause is noted for its log line (unavailable-log.ts), which is written once the answer is known.
  */
-export function answerError(err: unknown, ctx: Context): ErrorAnswer {
+export function setErrorAnswer(err: unknown, ctx: Context): ErrorAnswer {
   const answer = errorAnswer(err, (unexpected) =>
     ctx.state.log?.error({ err: unexpected }, 'unhandled error'),
   );
@@ -82,7 +82,7 @@ export function errorHandler() {
       if (ctx.status === 401 && !ctx.response.get('WWW-Authenticate'))
         ctx.set('WWW-Authenticate', CHALLENGES.any);
     } catch (err) {
-      const answer = answerError(err, ctx);
+      const answer = setErrorAnswer(err, ctx);
       ctx.status = answer.status;
       ctx.body = { detail: answer.detail };
     }
