@@ -21,18 +21,19 @@ import {
   similaritySnapshotDir,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
+import { cachedSearchEngine } from './adapters/cached-search.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
 import { Metrics } from './adapters/metrics.ts';
+import { cachedSoundRecords } from './adapters/record-cache.ts';
 import { servedSearchEngine } from './adapters/search-engine.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
 import { cachedBearerCheck } from './caches/bearer-cache.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
-import { cachedSoundRecords } from './caches/record-cache.ts';
 import type { AppDeps } from './deps.ts';
 import { bearerStrategy } from './framework/auth/bearer-strategy.ts';
 import { sessionStrategy } from './framework/auth/session-strategy.ts';

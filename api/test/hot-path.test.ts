@@ -4,12 +4,13 @@ import { createLogger, ValidationError } from '@earshot/common';
 import { SimilarityLoading } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoundNotFound } from '../src/application/sounds.ts';
-import { RenderedCache, RenderedJson } from '../src/caches/rendered-json.ts';
+import { RenderedCache } from '../src/caches/rendered-json.ts';
 import { SearchPageCache } from '../src/caches/search-pages.ts';
 import { tokenStrategy } from '../src/framework/auth/token-strategy.ts';
-import { soundInstanceHotPath } from '../src/framework/hot-path.ts';
+import { RenderedJson } from '../src/framework/http/rendered-json.ts';
 import { soundInstanceKey } from '../src/framework/http/sound-instance-key.ts';
 import { UNAVAILABLE_LOG_MESSAGE } from '../src/framework/middleware/unavailable-log.ts';
+import { soundInstanceHotPath } from '../src/hot-path.ts';
 
 /**
  * The hot path alone, in front of a stand-in application that answers 599: which requests it

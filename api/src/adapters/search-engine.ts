@@ -1,9 +1,9 @@
 import { type ChangeVersion, type Db, SearchAbandoned } from '@earshot/catalogue';
 import { type SimilarityState, searchEngine } from '@earshot/services';
 import type { SearchEngine } from '../application/ports.ts';
-import { cachedSearchEngine } from '../caches/cached-search.ts';
 import { sharedFilterSets, versionedFilterSets } from '../caches/filter-sets.ts';
 import { requestSignal } from '../framework/http/request-signal.ts';
+import { cachedSearchEngine } from './cached-search.ts';
 
 /**
  * The services' search engine as the API serves it: its filter id sets and answers kept until the

@@ -1,13 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChangeVersion } from '@earshot/catalogue';
-
-/**
- * The catalogue change version a computation already waited for: the page cache runs the page's
- * computation inside it, so the result and filter caches below reuse that version instead of each
- * waiting for another round trip on the change feed (a round trip that started after the request
- * arrived is all the guarantee needs).
- */
-export const versionInScope = new AsyncLocalStorage<number>();
+import { versionInScope } from '../framework/http/request-version.ts';
 
 /**
  * The catalogue change version a cached answer may be served for: the one already waited for in

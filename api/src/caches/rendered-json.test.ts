@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RenderedCache, RenderedJson } from './rendered-json.ts';
+import { RenderedJson } from '../framework/http/rendered-json.ts';
+import { RenderedCache } from './rendered-json.ts';
 
 describe('RenderedJson and RenderedCache', () => {
   it('keeps the JSON text and the value it came from', () => {

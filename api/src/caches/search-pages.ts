@@ -1,6 +1,7 @@
 import type { ChangeVersion } from '@earshot/catalogue';
-import { changeVersionNow, VersionedCache, versionInScope } from './answer-cache.ts';
-import { RenderedJson } from './rendered-json.ts';
+import { RenderedJson } from '../framework/http/rendered-json.ts';
+import { versionInScope } from '../framework/http/request-version.ts';
+import { changeVersionNow, VersionedCache } from './answer-cache.ts';
 
 /**
  * Rendered search pages, kept until the catalogue or the similarity state changes: a repeated

@@ -1,16 +1,28 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { Config } from '@earshot/common';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { AppDeps } from '../deps.ts';
 import { newRouter } from './http/router.ts';
 import { noteUnavailable, unavailableCause } from './middleware/unavailable-log.ts';
+
+/** What the operator's endpoints read: the parts of the application's dependencies they need. */
+export interface HealthDeps {
+  config: Pick<Config, 'METRICS_TOKEN' | 'TRUST_PROXY'>;
+  version: string;
+  /** Resolves when the database answers a trivial query. */
+  checkDatabase: () => Promise<void>;
+  /** What /ready checks besides the database; an absent check is not part of readiness. */
+  readiness?: { redis?: () => boolean; similarity?: () => boolean };
+  /** The Prometheus text /metrics serves; absent = no /metrics. */
+  metrics?: { render(): Promise<{ contentType: string; body: string }> };
+}
 
 /**
  * The operator's endpoints: `/health` (alive: 200 while the process runs), `/ready` (the database,
  * Redis when configured and the similarity indexes: 503 naming what is not ready) and `/metrics`
  * (Prometheus text, for loopback peers or holders of METRICS_TOKEN; see docs/security.md).
  */
-export function healthRoutes(deps: AppDeps): Router {
+export function healthRoutes(deps: HealthDeps): Router {
   const router = newRouter();
   router.get('/health', (ctx) => {
     // Liveness only: a database outage must not make an orchestrator kill a process that would
@@ -73,7 +85,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
  * Behind a proxy (TRUST_PROXY) every request arrives from the proxy, often on loopback, so there
  * only the token opens it.
  */
-function mayReadMetrics(ctx: Context, deps: AppDeps): boolean {
+function mayReadMetrics(ctx: Context, deps: HealthDeps): boolean {
   const token = deps.config.METRICS_TOKEN;
   const auth = ctx.get('authorization');
   if (token && auth.startsWith('Bearer ')) {

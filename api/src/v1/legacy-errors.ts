@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { defaultDetail, errorAnswer } from '../framework/middleware/errors.ts';
+import { defaultDetail, setErrorAnswer } from '../framework/middleware/errors.ts';
 
 /** The `type` names of the original version 1 error bodies, by status. */
 const TYPES: Record<number, string> = {
@@ -36,18 +36,25 @@ export function legacyErrors() {
         detail = defaultDetail(status, ctx.method);
       }
     } catch (err) {
-      ({ status, detail } = errorAnswer(err, ctx));
+      ({ status, detail } = setErrorAnswer(err, ctx));
       if (status === 401) detail = authenticationDetail(ctx, detail);
     }
-    const explanation = typeof detail === 'string' ? detail : JSON.stringify(detail);
     ctx.status = status;
-    ctx.body = {
-      detail,
-      error: true,
-      type: type ?? TYPES[status] ?? (status >= 500 ? 'InternalError' : 'BadRequest'),
-      status_code: status,
-      explanation,
-    };
+    ctx.body = legacyErrorBody(status, detail, type);
+  };
+}
+
+/**
+ * Version 1's form of an error body (the hot path's version 1 answers too): version 2's `detail`
+ * and the original's `error`, `type`, `status_code` and `explanation`.
+ */
+export function legacyErrorBody(status: number, detail: unknown, type?: string) {
+  return {
+    detail,
+    error: true,
+    type: type ?? TYPES[status] ?? (status >= 500 ? 'InternalError' : 'BadRequest'),
+    status_code: status,
+    explanation: typeof detail === 'string' ? detail : JSON.stringify(detail),
   };
 }
 

@@ -1,13 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import { CSRF_FIELD, CSRF_HEADER, sameToken } from '../framework/auth/session-strategy.ts';
 import { readBodyParams } from '../framework/http/body-params.ts';
 import { renderError } from './render.ts';
 import { webState } from './state.ts';
-
-/** The hidden field every form of the web layer carries (templates/partials/csrf-field.eta). */
-export const CSRF_FIELD = 'csrf_token';
-/** Scripts of later pages may send the token in this header instead. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -34,10 +29,4 @@ export function csrfProtection() {
     }
     await next();
   };
-}
-
-export function sameToken(sent: string, expected: string): boolean {
-  const a = Buffer.from(sent, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }

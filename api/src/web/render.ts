@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { Context } from 'koa';
-import { PAGE_CSP } from '../framework/http/security-headers.ts';
+import { PAGE_CSP } from '../framework/middleware/security-headers.ts';
 import { stylesheetUrl } from './assets.ts';
 import { webState } from './state.ts';
 

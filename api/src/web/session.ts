@@ -7,9 +7,8 @@ import {
   startVisitorSession,
 } from '@earshot/services';
 import type { Context, Next } from 'koa';
+import { SESSION_COOKIE } from '../framework/auth/session-strategy.ts';
 import { type SessionControl, webState } from './state.ts';
-
-export const SESSION_COOKIE = 'earshot_session';
 
 /**
  * Loads the browser's session from its cookie (`ctx.state.webSession`, `ctx.state.user`) and

@@ -1,6 +1,6 @@
 import { SIGN_IN_LIMITS } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../src/web/session.ts';
+import { SESSION_COOKIE } from '../../src/framework/auth/session-strategy.ts';
 import { addWebUser, startTestServer, type TestServer, WEB_PASSWORD, WebClient } from '../support/index.ts';
 
 /** The session cookie's Set-Cookie line of a response. */

@@ -1,3 +1,4 @@
+export type { OpenCatalogueOptions } from './connection/catalogue-options.ts';
 export {
   CATALOGUE_CHANGED_CHANNEL,
   CatalogueChangeFeed,
@@ -10,7 +11,6 @@ export {
   type Catalogue,
   CatalogueBusyError,
   type CatalogueKind,
-  type OpenCatalogueOptions,
   openCatalogue,
 } from './connection/open-catalogue.ts';
 export { pingCatalogue } from './connection/ping.ts';

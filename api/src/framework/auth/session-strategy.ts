@@ -12,6 +12,13 @@ export interface SessionIdentity {
 /** The signed-in session a cookie names, or undefined (unknown, expired, or a visitor's). */
 export type ResumeSession = (sessionId: string) => Promise<SessionIdentity | undefined>;
 
+/** The cookie that names a browser's web session (web/session.ts sets it, the strategy reads it). */
+export const SESSION_COOKIE = 'earshot_session';
+/** The hidden field every form of the web layer carries (templates/partials/csrf-field.eta). */
+export const CSRF_FIELD = 'csrf_token';
+/** Scripts of later pages may send the token in this header instead. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -54,7 +61,8 @@ export function sessionRateLimitSubject(userId: number): { clientId: string; rat
   return { clientId: `session:${userId}`, rateLimitLevel: 'standard' };
 }
 
-function sameToken(sent: string, expected: string): boolean {
+/** Compares a sent CSRF token with the session's in constant time. */
+export function sameToken(sent: string, expected: string): boolean {
   const a = Buffer.from(sent, 'utf8');
   const b = Buffer.from(expected, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);

@@ -1,8 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError } from '@earshot/common';
+import { ORIGINAL_MEDIA_TYPES } from '@earshot/core';
 import type { Context } from 'koa';
-import { MEDIA_TYPES } from './file-names.ts';
+
+/** Content types by file extension: the originals' formats and the other stored files' kinds. */
+const MEDIA_TYPES: Record<string, string> = {
+  ...ORIGINAL_MEDIA_TYPES,
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  json: 'application/json',
+};
 
 export interface SendFileOptions {
   /** Seconds clients and caches may keep the file. */

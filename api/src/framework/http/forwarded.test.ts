@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SIGN_IN_LIMITS } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWebUser, startTestServer, type TestServer, WebClient } from '../../../test/support/index.ts';
-import { SESSION_COOKIE } from '../../web/session.ts';
+import { SESSION_COOKIE } from '../auth/session-strategy.ts';
 import { type ClientFacts, clientFacts } from './forwarded.ts';
 
 /** A real node:http server answering with what clientFacts reads of each request, per hop count. */

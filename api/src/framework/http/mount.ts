@@ -2,12 +2,9 @@ import { NotFoundError, ValidationError } from '@earshot/common';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { CSRF_FIELD, CSRF_HEADER } from '../../web/csrf.ts';
-import { SESSION_COOKIE } from '../../web/session.ts';
-import { authenticate, requirePrincipal } from '../auth/authenticate.ts';
-import { CHALLENGES, HttpsRequired, NotAuthenticated, NotAuthorized } from '../auth/errors.ts';
-import type { AuthStrategy, Principal } from '../auth/principal.ts';
-import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import type { Principal } from '../auth/principal.ts';
+import { CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE } from '../auth/session-strategy.ts';
+import { type AdmissionOptions, admit } from './admission.ts';
 import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
@@ -15,15 +12,10 @@ import { type AnyRoute, routeScope, toRouterPath } from './route.ts';
 import { newRouter } from './router.ts';
 import { throttle } from './throttle.ts';
 
-export interface MountOptions {
-  strategies: readonly AuthStrategy[];
+export interface MountOptions extends AdmissionOptions {
   publicUrl: string | undefined;
   /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
   allowedHosts?: readonly string[];
-  /** OAUTH2_HTTPS_ONLY: a request authenticated by a bearer token over plain http is a 403. */
-  httpsOnly?: boolean;
-  /** Counts every credentialed request; absent = no limits. */
-  rateLimiter?: RateLimiter;
   /**
    * Version 1: the trailing slash is optional, and the API key may come as this query parameter
    * (`api_key`) as well as version 2's `token`.
@@ -60,9 +52,6 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
           options,
           async () => (await readBody()).params,
         );
-        // Throttles come right after authentication, before anything else is read or checked.
-        if (principal && options.rateLimiter)
-          await throttle(ctx, options.rateLimiter, principal, route.rateLimit ?? 'standard');
         try {
           await answer(
             route,
@@ -116,6 +105,7 @@ async function answer(
   ctx.body = result;
 }
 
+/** Admits the request as the route declares (admission.ts); a public route admits anyone, uncounted. */
 async function authorize(
   route: AnyRoute,
   ctx: Context,
@@ -129,25 +119,20 @@ async function authorize(
     keyParameter && rawQuery[keyParameter] !== undefined && rawQuery.token === undefined
       ? { ...rawQuery, token: rawQuery[keyParameter] }
       : rawQuery;
-  const principal = await authenticate(options.strategies, {
+  const request = {
     authorization: ctx.get('Authorization') || undefined,
     query,
     secure: ctx.secure,
     method: ctx.method,
     sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,
     csrfToken: async () => ctx.get(CSRF_HEADER) || (await readBody())[CSRF_FIELD],
-  });
-  const challenge = route.auth === 'oauth2' ? CHALLENGES.bearer : CHALLENGES.any;
-  const ok = requirePrincipal(principal, challenge);
-  // An OAuth2-only resource ignores an API key, as the original does: "not provided". A web
-  // session is accepted there too (upstream's OAuth-only views take OAuth2 and Session).
-  if (route.auth === 'oauth2' && ok.strategy === 'token') throw new NotAuthenticated(challenge);
-  // The original's order: authentication, then permission (this 401), then throttles and https.
-  if (!ok.scopes.includes(routeScope(route))) throw new NotAuthorized();
-  const oauth2Only = ok.strategy === 'oauth2' || route.auth === 'oauth2';
-  if (oauth2Only && options.httpsOnly && !ctx.secure) throw new HttpsRequired();
-  ctx.state.principal = ok;
-  return ok;
+  };
+  const gate = { auth: route.auth, scope: routeScope(route), rateLimit: route.rateLimit ?? 'standard' };
+  // A refusal is answered by the error handler (errorAnswer), a 429 with the verdict's headers.
+  const admitted = await admit(options, request, gate);
+  if (admitted.rateLimitHeaders) ctx.set(admitted.rateLimitHeaders);
+  ctx.state.principal = admitted.principal;
+  return admitted.principal;
 }
 
 function parseParams(schema: z.ZodType | undefined, raw: Record<string, string>): unknown {

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import YAML from 'yaml';
-import { RenderedJson } from '../../caches/rendered-json.ts';
 import { readRawQuery } from './raw-query.ts';
+import { RenderedJson } from './rendered-json.ts';
 import { toXml } from './xml.ts';
 
 export const FORMATS = ['json', 'xml', 'yaml'] as const;

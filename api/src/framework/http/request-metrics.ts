@@ -1,6 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
-import type { Metrics } from '../../adapters/metrics.ts';
+
+/** Where a request's duration goes (adapters/metrics.ts records it for /metrics). */
+export interface RequestObserver {
+  observeRequest(route: string, method: string, status: number, seconds: number): void;
+}
 
 /** The route pattern that answered each response; set by whichever layer served it. */
 const routes = new WeakMap<ServerResponse, string>();
@@ -15,7 +19,7 @@ export function labelRoute(res: ServerResponse, route: string): void {
  * pattern that served it; a path no route matched is `unmatched`, so a scan of random paths cannot
  * grow the label set.
  */
-export function measureRequests(metrics: Metrics, listener: RequestListener): RequestListener {
+export function measureRequests(metrics: RequestObserver, listener: RequestListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const start = process.hrtime.bigint();
     res.once('close', () => {

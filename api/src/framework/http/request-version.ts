@@ -1,5 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChangeVersion } from '@earshot/catalogue';
-import { versionInScope } from '../../caches/answer-cache.ts';
+
+/**
+ * The catalogue change version a computation already waited for: the page cache runs the page's
+ * computation inside it, so the result and filter caches below reuse that version instead of each
+ * waiting for another round trip on the change feed (a round trip that started after the request
+ * arrived is all the guarantee needs).
+ */
+export const versionInScope = new AsyncLocalStorage<number>();
 
 /**
  * Runs a request's handling under the catalogue version read when it arrived, where that version

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { RenderedJson } from '../../caches/rendered-json.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { RateLimitClass } from '../rate-limits/policy.ts';
 import type { FileFieldSpec, UploadedFile } from './multipart-fields.ts';
+import type { RenderedJson } from './rendered-json.ts';
 
 /**
  * Who may call a route. `public` needs nothing (previews, images, the OpenAPI document); `read`

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { ALLOWED_ORIGIN } from './security-headers.ts';
 
 /** The headers a browser app may send across origins: the credential and the body's type. */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'X-Requested-With'];
@@ -14,7 +15,7 @@ const CORS_PATHS = /^\/(apiv2|api|media)\//;
  */
 export function cors() {
   return async (ctx: Context, next: Next) => {
-    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Allow-Origin', ALLOWED_ORIGIN);
     if (ctx.method === 'OPTIONS' && CORS_PATHS.test(ctx.path)) {
       ctx.set('Access-Control-Allow-Methods', ALLOWED_METHODS.join(', '));
       ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS.join(', '));

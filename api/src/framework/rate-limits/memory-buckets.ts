@@ -1,4 +1,4 @@
-import type { BucketStore, WindowCounts } from './window-store.ts';
+import type { BucketStore, WindowCounts } from './bucket-store.ts';
 
 /** A key's two latest buckets in one window. */
 interface Slots {

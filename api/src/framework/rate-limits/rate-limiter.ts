@@ -1,5 +1,6 @@
 import type { RateLimitLevelName } from '@earshot/catalogue';
 import type { Redis } from 'ioredis';
+import type { WindowCounts } from './bucket-store.ts';
 import {
   defaultRateLimitPolicy,
   type RateLimitClass,
@@ -8,7 +9,7 @@ import {
 } from './policy.ts';
 import { type BucketCounts, estimate, msUntilAllowed, msUntilClear } from './sliding-window.ts';
 import { exceededDetail, SUSPENDED_DETAIL } from './throttled.ts';
-import { type WindowCounts, windowStore } from './window-store.ts';
+import { windowStore } from './window-store.ts';
 
 /** What a request is counted by: the credential (application) and the level it was given. */
 export interface RateLimitSubject {

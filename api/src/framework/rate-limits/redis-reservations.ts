@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
+import type { BucketStore, WindowCounts } from './bucket-store.ts';
 import { callBatcher } from './call-batcher.ts';
 import { type ReserveEntry, rateScripts } from './redis-scripts.ts';
-import type { BucketStore, WindowCounts } from './window-store.ts';
 
 /** A reservation idle this long gives its unused slots back (and the timer sweeps this often). */
 export const IDLE_RELEASE_MS = 10_000;

@@ -6,6 +6,8 @@ export class Throttled extends EarshotError {
     detail: string,
     /** Seconds until a retry can pass (absent: a suspended credential, which waiting does not help). */
     readonly retryAfterS?: number,
+    /** The verdict's headers (X-RateLimit-*, Retry-After): whoever answers the 429 sends them. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail, 'throttled', 429);
   }

@@ -1,5 +1,5 @@
 import type { SoundRecord } from '@earshot/catalogue';
-import { fileUrl } from '../../framework/files/file-names.ts';
+import { fileUrl } from '../../application/file-names.ts';
 import { v1Ref, v1Timestamp, v1UserLink } from './links.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { SoundView } from '@earshot/catalogue';
 import type { PendingUploadsRecord } from '@earshot/services';
 import { z } from 'zod';
+import { fileUrl } from '../../application/file-names.ts';
 import { failureReason, processingPercent } from '../../application/pending-uploads.ts';
-import { fileUrl } from '../../framework/files/file-names.ts';
 import { v2Timestamp } from './timestamps.ts';
 
 const pendingSound = z.object({

@@ -1,5 +1,5 @@
+import { fileUrl } from '../../application/file-names.ts';
 import type { SoundRecord, Variant } from '../../application/records.ts';
-import { fileUrl } from '../../framework/files/file-names.ts';
 import type { SoundJson } from './schemas.ts';
 import type { FieldSelection } from './sound-fields.ts';
 import { v2Timestamp } from './timestamps.ts';

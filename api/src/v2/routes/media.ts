@@ -1,7 +1,7 @@
 import { NotFoundError } from '@earshot/common';
 import { z } from 'zod';
+import { FILE_NAMES, fileKindByName } from '../../application/file-names.ts';
 import type { ApiServices } from '../../application/index.ts';
-import { FILE_NAMES, fileKindByName } from '../../framework/files/file-names.ts';
 import { sendFile } from '../../framework/files/send-file.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
-import type { RenderedJson } from '../../caches/rendered-json.ts';
 import {
   type PageEnvelope,
   pageSchema,
@@ -8,6 +7,7 @@ import {
   readPageQuery,
 } from '../../framework/http/pagination.ts';
 import { idParam } from '../../framework/http/params.ts';
+import type { RenderedJson } from '../../framework/http/rendered-json.ts';
 import { type AnyRoute, defineRoute, type HandlerInput } from '../../framework/http/route.ts';
 import { soundInstanceKey } from '../../framework/http/sound-instance-key.ts';
 import { serializeComment } from '../presenters/comment.ts';

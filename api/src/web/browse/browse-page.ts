@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Db } from '@earshot/catalogue';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
-import { RenderedJson } from '../../caches/rendered-json.ts';
+import { RenderedJson } from '../../framework/http/rendered-json.ts';
 import type { AnyRoute } from '../../framework/http/route.ts';
 import { renderPage } from '../render.ts';
 import { loginUrl } from '../require-signed-in.ts';

@@ -1,7 +1,7 @@
 import { ValidationError } from '@earshot/common';
 import { listPendingModeration, MODERATION_REASON_MAX, moderate } from '@earshot/services';
 import type { Context } from 'koa';
-import { FILE_NAMES, fileKindByName } from '../../framework/files/file-names.ts';
+import { FILE_NAMES, fileKindByName } from '../../application/file-names.ts';
 import { sendFile } from '../../framework/files/send-file.ts';
 import { parseId } from '../../framework/http/params.ts';
 import type { WebDeps } from '../deps.ts';

@@ -1,7 +1,7 @@
 import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
+import { fileUrl } from '../../application/file-names.ts';
 import type { ApiServices } from '../../application/index.ts';
-import { fileUrl } from '../../framework/files/file-names.ts';
 import { parseId } from '../../framework/http/params.ts';
 import { soundScriptUrl } from '../assets.ts';
 import { renderPage } from '../render.ts';

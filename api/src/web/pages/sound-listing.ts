@@ -1,7 +1,7 @@
 import { LICENSE_DEEDS } from '@earshot/catalogue';
 import type { ListRequest } from '../../application/api-context.ts';
+import { fileUrl } from '../../application/file-names.ts';
 import type { SoundReads, SoundRecord, Variant } from '../../application/records.ts';
-import { fileUrl } from '../../framework/files/file-names.ts';
 import { soundPath, userPath } from './people.ts';
 import { durationInWords } from './sound-words.ts';
 

@@ -1,7 +1,10 @@
 import type { Config, Logger } from '@earshot/common';
 import type { CatalogueRole } from './data-folder-lock.ts';
 
-/** How to open the catalogue: apart from `openCatalogue` because the embedded connection reads it too. */
+/**
+ * How to open the catalogue. A file of its own: open-catalogue.ts imports the embedded connection,
+ * which reads these options too, so declared in either file the two would import each other.
+ */
 export interface OpenCatalogueOptions {
   config: Pick<Config, 'DATABASE_URL' | 'dataDir'>;
   logger: Logger;

@@ -6,7 +6,7 @@ import type {
   SimilarityRequest,
   TextSearchRequest,
 } from '../application/ports.ts';
-import { changeVersionNow, VersionedCache } from './answer-cache.ts';
+import { changeVersionNow, VersionedCache } from '../caches/answer-cache.ts';
 
 /**
  * The search engine behind a query-result cache, as search servers keep one: each answer (ids,

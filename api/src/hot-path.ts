@@ -1,45 +1,46 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isCatalogueUnavailable } from '@earshot/catalogue';
-import { EarshotError, type Logger } from '@earshot/common';
+import type { Logger } from '@earshot/common';
 import type { z } from 'zod';
-import { type RenderedCache, RenderedJson } from '../caches/rendered-json.ts';
-import type { SearchPageCache } from '../caches/search-pages.ts';
-import { similarQuery, soundInstanceQuery } from '../v2/routes/query-schemas.ts';
-import type { SimilarInput } from '../v2/routes/sounds.ts';
-import { authenticate } from './auth/authenticate.ts';
-import type { AuthStrategy, Principal } from './auth/principal.ts';
-import { clientFacts } from './http/forwarded.ts';
-import { linkOrigin } from './http/origin.ts';
-import { idParam } from './http/params.ts';
-import { readRawQuery } from './http/raw-query.ts';
-import { negotiate, wantsHtml } from './http/render.ts';
-import { API_CSP, CONTENT_TYPE_OPTIONS, FRAME_OPTIONS, REFERRER_POLICY } from './http/security-headers.ts';
-import { soundInstanceKey, v1SoundInstanceKey } from './http/sound-instance-key.ts';
-import { UNAVAILABLE_DETAIL, UNAVAILABLE_RETRY_AFTER_S } from './middleware/errors.ts';
-import { hasNul } from './middleware/nul-bytes.ts';
-import { requestIdFrom } from './middleware/request-context.ts';
+import type { RenderedCache } from './caches/rendered-json.ts';
+import type { SearchPageCache } from './caches/search-pages.ts';
+import { type AdmissionOptions, type Admitted, admit, type Gate } from './framework/http/admission.ts';
+import { clientFacts } from './framework/http/forwarded.ts';
+import { linkOrigin } from './framework/http/origin.ts';
+import { idParam } from './framework/http/params.ts';
+import { readRawQuery } from './framework/http/raw-query.ts';
+import { negotiate, wantsHtml } from './framework/http/render.ts';
+import { RenderedJson } from './framework/http/rendered-json.ts';
+import { soundInstanceKey, v1SoundInstanceKey } from './framework/http/sound-instance-key.ts';
+import { type ErrorAnswer, errorAnswer } from './framework/middleware/errors.ts';
+import { hasNul } from './framework/middleware/nul-bytes.ts';
+import { requestIdFrom } from './framework/middleware/request-context.ts';
+import { API_CSP, answerHeaders } from './framework/middleware/security-headers.ts';
 import {
   UNAVAILABLE_LOG_MESSAGE,
   type UnavailableCause,
   unavailableCause,
-} from './middleware/unavailable-log.ts';
-import type { RateLimiter } from './rate-limits/rate-limiter.ts';
+} from './framework/middleware/unavailable-log.ts';
+import { Throttled } from './framework/rate-limits/throttled.ts';
+import { legacyErrorBody } from './v1/legacy-errors.ts';
+import { similarQuery, soundInstanceQuery } from './v2/routes/query-schemas.ts';
+import type { SimilarInput } from './v2/routes/sounds.ts';
 
-export interface HotPathOptions {
+/**
+ * The hot path sits beside app.ts, not in framework/: it knows version 2's and version 1's paths,
+ * the routes' query schemas and the caches. What it shares with the application's path is below
+ * it: admission (http/admission.ts), the error mapping (middleware/errors.ts) and the headers
+ * (middleware/security-headers.ts).
+ */
+export interface HotPathOptions extends AdmissionOptions {
   /** TRUST_PROXY: the scheme and host are read as the application reads them (http/forwarded.ts). */
   trustedHops?: number;
   renderedSounds: RenderedCache;
   /** Rendered search pages (kept until the catalogue changes); absent = no search hot path. */
   searchPages?: SearchPageCache;
-  strategies: readonly AuthStrategy[];
-  /** Counts the requests answered here, as the application counts the others. */
-  rateLimiter?: RateLimiter;
   publicUrl: string | undefined;
   /** Host names links may be built from when publicUrl is unset (http/origin.ts). */
   allowedHosts?: readonly string[];
   logger: Logger;
-  /** OAUTH2_HTTPS_ONLY: a bearer request over plain http goes to the application's 403. */
-  httpsOnly?: boolean;
   /**
    * Reads and renders a version 2 sound instance that is not in `renderedSounds` (the route's own
    * function); absent = such requests go to the application. Its errors are answered here.
@@ -80,7 +81,7 @@ const SEARCH_PATHS = new Set([
  * render, run after the same authentication and rate limit). Everything else (a search miss, a
  * bad or missing key, XML/YAML, other parameters, HEAD)
  * falls through to the application, which answers exactly as before and fills the cache. The
- * response carries the same headers the application sends.
+ * response carries the same headers the application sends (answerHeaders).
  */
 export function soundInstanceHotPath(options: HotPathOptions): HotPath {
   return async (req, res) => {
@@ -126,55 +127,40 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     // anything the route would refuse stays the application's to answer.
     const cold = body || v1 ? undefined : coldAnswer(options, path, match, origin, req.url, query);
     if (!body && !cold) return false;
-    let principal: Principal | null;
+    // Admitted as the application admits the route (http/admission.ts). Once counted, the request
+    // is answered here, a 429 included, and never handed to the application (which would count it
+    // again); every refusal before the count is the application's to answer, with its own wording.
+    let admitted: Admitted | undefined;
+    let answer: ErrorAnswer | undefined;
     try {
-      principal = await authenticate(options.strategies, {
-        authorization: req.headers.authorization || undefined,
-        // Version 1's `api_key` is the same key as `token` (the application does the same).
-        query:
-          v1 && query.api_key !== undefined && query.token === undefined
-            ? { ...query, token: query.api_key }
-            : query,
-        secure,
-      });
-    } catch {
-      return false; // the application answers the 401
+      admitted = await admit(options, authRequest(req, query, v1, secure), INSTANCE_GATE);
+    } catch (err) {
+      if (!(err instanceof Throttled)) return false;
+      answer = errorAnswer(err, () => {});
     }
-    if (!principal || (principal.strategy === 'oauth2' && options.httpsOnly && !secure)) return false;
     const started = performance.now();
-    // Counted here and only here: from now on this request is not handed to the application.
-    const verdict = options.rateLimiter && (await options.rateLimiter.check(principal, 'standard'));
-    let status = verdict && !verdict.allowed ? 429 : 200;
-    let bytes: Buffer;
-    let retryAfter: string | undefined;
+    let bytes = answer ? undefined : body?.bytes;
     let unavailable: UnavailableCause | undefined;
-    if (status === 429) bytes = Buffer.from(JSON.stringify(throttledBody(verdict?.detail, v1)));
-    else if (body) bytes = body.bytes;
-    else {
+    if (!answer && !bytes) {
       try {
-        const answer = await (cold as () => Promise<unknown>)();
-        bytes = answer instanceof RenderedJson ? answer.bytes : Buffer.from(JSON.stringify(answer));
+        const value = await (cold as () => Promise<unknown>)();
+        bytes = value instanceof RenderedJson ? value.bytes : Buffer.from(JSON.stringify(value));
       } catch (err) {
         // As the application's error handler answers (middleware/errors.ts): the read found no
         // such sound (404), a field selection the serializer refuses (400), the database out of
         // reach (503 with Retry-After).
-        let detail: string;
-        if (err instanceof EarshotError) {
-          status = err.status;
-          detail = err.message;
-        } else if (isCatalogueUnavailable(err)) {
-          status = 503;
-          detail = UNAVAILABLE_DETAIL;
-          retryAfter = String(UNAVAILABLE_RETRY_AFTER_S);
-        } else {
-          options.logger.error({ err, url: req.url }, 'unhandled error');
-          status = 500;
-          detail = 'Internal server error.';
-        }
-        bytes = Buffer.from(JSON.stringify({ detail }));
-        if (status === 503) unavailable = unavailableCause(err);
+        answer = errorAnswer(err, (unexpected) =>
+          options.logger.error({ err: unexpected, url: req.url }, 'unhandled error'),
+        );
+        if (answer.status === 503) unavailable = unavailableCause(err);
       }
     }
+    const status = answer?.status ?? 200;
+    const payload = answer
+      ? Buffer.from(
+          JSON.stringify(v1 ? legacyErrorBody(answer.status, answer.detail) : { detail: answer.detail }),
+        )
+      : (bytes as Buffer);
     const requestId = requestIdFrom(header(req.headers['x-request-id']));
     // As the application's logUnavailable: every 503 once, at warn, with its cause.
     if (unavailable) {
@@ -183,27 +169,35 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
         UNAVAILABLE_LOG_MESSAGE,
       );
     }
-    res.writeHead(status, {
-      // Written out, not spread from SECURITY_HEADERS: the spread made this object slow to build
-      // and to write (7 → 20 µs per request in an in-process measurement).
-      'X-Content-Type-Options': CONTENT_TYPE_OPTIONS,
-      'Referrer-Policy': REFERRER_POLICY,
-      'X-Frame-Options': FRAME_OPTIONS,
-      'Content-Security-Policy': API_CSP,
-      'X-Request-Id': requestId,
-      'Access-Control-Allow-Origin': '*',
-      'Content-Type': 'application/json; charset=utf-8',
-      Vary: 'Accept',
-      'Content-Length': bytes.length,
-      ...(retryAfter ? { 'Retry-After': retryAfter } : {}),
-      ...verdict?.headers,
-    });
-    res.end(bytes);
+    // The refusal's own headers (a 429's verdict, a 503's Retry-After) come with the answer.
+    const headers = answerHeaders(API_CSP, requestId, admitted?.rateLimitHeaders);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+    headers.Vary = 'Accept';
+    headers['Content-Length'] = payload.length;
+    if (answer) for (const name in answer.headers) headers[name] = answer.headers[name];
+    res.writeHead(status, headers);
+    res.end(payload);
     if (options.logger.isLevelEnabled('info')) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       options.logger.info({ reqId: requestId, method: 'GET', url: req.url, status, ms }, 'request');
     }
     return true;
+  };
+}
+
+/** What the hot path's resources ask: a key or token with the read scope, at the standard limits. */
+const INSTANCE_GATE: Gate = { auth: 'read', scope: 'read', rateLimit: 'standard' };
+
+/** The request's credential as the strategies read it; never a web session (its pages are the application's). */
+function authRequest(req: IncomingMessage, query: Record<string, string>, v1: boolean, secure: boolean) {
+  return {
+    authorization: req.headers.authorization || undefined,
+    // Version 1's `api_key` is the same key as `token` (the application does the same).
+    query:
+      v1 && query.api_key !== undefined && query.token === undefined
+        ? { ...query, token: query.api_key }
+        : query,
+    secure,
   };
 }
 
@@ -235,12 +229,6 @@ function coldAnswer(
     return () => renderSimilar(id.data, { query: query.data, rawQuery, origin, path });
   }
   return undefined;
-}
-
-/** The 429 body, in version 1's error form on its paths (as `legacyErrors` answers). */
-function throttledBody(detail: string | undefined, v1: boolean) {
-  if (!v1) return { detail };
-  return { detail, error: true, type: 'Throttled', status_code: 429, explanation: detail };
 }
 
 function header(value: string | string[] | undefined): string | undefined {

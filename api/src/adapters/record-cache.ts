@@ -1,6 +1,6 @@
 import type { ChangeVersion, SoundRecord } from '@earshot/catalogue';
 import type { CatalogueReader } from '../application/ports.ts';
-import { pastHalfLife, SharedReads } from './shared-reads.ts';
+import { pastHalfLife, SharedReads } from '../caches/shared-reads.ts';
 
 /**
  * Keeps sound records for a few seconds so popular sounds (and the sounds of a popular search)
