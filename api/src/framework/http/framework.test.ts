@@ -4,9 +4,9 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { serveRoutes } from '../../../test/support/routes.ts';
 import { resolvePage } from '../../application/paging.ts';
+import { pageEnvelope, pageSchema, readPageQuery } from '../../v2/presenters/pagination.ts';
 import { tokenStrategy } from '../auth/token-strategy.ts';
 import { buildOpenApi } from './openapi.ts';
-import { pageEnvelope, pageSchema, readPageQuery } from './pagination.ts';
 import { idParam } from './params.ts';
 import { type AnyRoute, defineRoute } from './route.ts';
 

@@ -2,9 +2,9 @@ import type { EarshotError } from '@earshot/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PageNotFound, pageWindow } from '../../application/paging.ts';
+import { MAX_PAGE_SIZE, readPageQuery } from '../../v2/presenters/pagination.ts';
 import { A_FIELDS, B_FIELDS, LIST_DEFAULT_FIELDS, selectFields } from '../../v2/presenters/sound-fields.ts';
 import { parseRange } from '../files/send-file.ts';
-import { MAX_PAGE_SIZE, readPageQuery } from './pagination.ts';
 import { MAX_ID } from './params.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { V1PageQuery } from '../../application/v1/paging.ts';
 import type { V1SoundPageRecord, V1SoundRecord } from '../../application/v1/records.ts';
-import { encodeQuery, type LinkBase } from '../../framework/http/pagination.ts';
+import { encodeQuery, type LinkBase } from '../../v2/presenters/pagination.ts';
 import { serializeV1Sound, type V1Sound, v1Geotag } from './sound.ts';
 
 /** Where a version 1 list's links point and which query they echo (with only `p` replaced). */

@@ -1,12 +1,6 @@
 import type { ExampleNote, Page, SoundRecord } from '../../application/records.ts';
 import type { CombinedResults } from '../../application/search.ts';
-import {
-  encodeQuery,
-  type LinkBase,
-  type PageEnvelope,
-  pageEnvelope,
-  pageLink,
-} from '../../framework/http/pagination.ts';
+import { encodeQuery, type LinkBase, type PageEnvelope, pageEnvelope, pageLink } from './pagination.ts';
 import type { SoundJson } from './schemas.ts';
 import { type SoundContext, serializeSound } from './sound.ts';
 

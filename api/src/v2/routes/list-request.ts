@@ -1,8 +1,8 @@
 import type { ListRequest } from '../../application/api-context.ts';
 import type { PagingStyle } from '../../application/paging.ts';
 import type { Variant } from '../../application/records.ts';
-import { type LinkBase, readPageQuery } from '../../framework/http/pagination.ts';
 import type { HandlerInput } from '../../framework/http/route.ts';
+import { type LinkBase, readPageQuery } from '../presenters/pagination.ts';
 import type { SoundContext } from '../presenters/sound.ts';
 import { selectFields, soundReads } from '../presenters/sound-fields.ts';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
-import { pageSchema, presentPage, readPageQuery } from '../../framework/http/pagination.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
 import { serializePack } from '../presenters/pack.ts';
+import { pageSchema, presentPage, readPageQuery } from '../presenters/pagination.ts';
 import { packSchema, soundListItem, userSchema } from '../presenters/schemas.ts';
 import { presentSoundPage } from '../presenters/sound-presenter.ts';
 import { serializeUser } from '../presenters/user.ts';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
-import { pageSchema } from '../../framework/http/pagination.ts';
 import {
   type AnyRoute,
   defineRoute,
@@ -8,6 +7,7 @@ import {
   type HttpMethod,
   type RouteFileField,
 } from '../../framework/http/route.ts';
+import { pageSchema } from '../presenters/pagination.ts';
 import { combinedSchema, soundListItem } from '../presenters/schemas.ts';
 import {
   presentCombinedSearch,

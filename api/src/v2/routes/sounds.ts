@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
-import {
-  type PageEnvelope,
-  pageSchema,
-  presentPage,
-  readPageQuery,
-} from '../../framework/http/pagination.ts';
 import { idParam } from '../../framework/http/params.ts';
 import type { RenderedJson } from '../../framework/http/rendered-json.ts';
 import { type AnyRoute, defineRoute, type HandlerInput } from '../../framework/http/route.ts';
 import { soundInstanceKey } from '../../framework/http/sound-instance-key.ts';
 import { serializeComment } from '../presenters/comment.ts';
+import { type PageEnvelope, pageSchema, presentPage, readPageQuery } from '../presenters/pagination.ts';
 import {
   analysisSchema,
   commentSchema,

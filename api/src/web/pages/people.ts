@@ -3,8 +3,8 @@ import type { Context } from 'koa';
 import type { ListRequest } from '../../application/api-context.ts';
 import type { ApiServices } from '../../application/index.ts';
 import type { SoundRecord } from '../../application/records.ts';
-import { readPageQuery } from '../../framework/http/pagination.ts';
 import { parseId } from '../../framework/http/params.ts';
+import { readPageQuery } from '../../v2/presenters/pagination.ts';
 import { render, renderError } from '../render.ts';
 
 /** Sounds per page on the user and pack pages. */

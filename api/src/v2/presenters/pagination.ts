@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PageNotFound, type PageQuery, type PagingStyle } from '../../application/paging.ts';
 import type { Page } from '../../application/records.ts';
-import { MAX_ID } from './params.ts';
+import { MAX_ID } from '../../framework/http/params.ts';
 
 /**
  * The contract's paging on the wire: `page` and `page_size` read from the query string, links to
