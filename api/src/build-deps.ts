@@ -21,7 +21,6 @@ import {
   similaritySnapshotDir,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
-import { cachedSearchEngine } from './adapters/cached-search.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';

@@ -43,7 +43,7 @@ export interface DescriptorReader {
 
 /**
  * Search is the services' SearchEngine, the one `earshot similar` ranks with too: these are its
- * requests and answers. The API wraps it in its caches (`caches/cached-search.ts`).
+ * requests and answers. The API wraps it in its caches (`adapters/cached-search.ts`).
  */
 export type {
   ContentSearchRequest,
