@@ -1,13 +1,28 @@
 import { LICENSE_CHOICES } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
 import { ACCEPTED_TYPES } from '@earshot/core';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import type { SoundWrites } from '../../application/ports.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
-import { readUploadForm } from '../../framework/http/upload-form.ts';
+import { readUploadForm, type UploadForm } from '../../framework/http/upload-form.ts';
 import { DEFAULT_BODY_LIMIT } from '../../framework/middleware/body-limit.ts';
 import { pendingUploadsSchema, serializePendingUploads } from '../presenters/pending-uploads.ts';
+
+/**
+ * An upload's multipart form, its `audiofile` streamed to disk by the upload use case as it arrives:
+ * the API's `sounds/upload/` and the upload page read it alike.
+ */
+export function readAudiofileForm(ctx: Context, writes: SoundWrites): Promise<UploadForm> {
+  return readUploadForm(ctx, {
+    fileField: 'audiofile',
+    maxBytes: writes.maxUploadBytes,
+    checkName: (name) => writes.checkFilename(name),
+    receive: (stream, name) => writes.receive(stream, name),
+    discard: (file) => writes.discard(file),
+  });
+}
 
 const text = (description: string) => z.string().optional().describe(description);
 
@@ -46,13 +61,7 @@ export function uploadRoutes(writes: SoundWrites): AnyRoute[] {
       response: z.union([z.object({ detail: z.string(), filename: z.string() }), described]),
       errors: [403, 413, 429],
       handler: async ({ principal, ctx }) => {
-        const form = await readUploadForm(ctx, {
-          fileField: 'audiofile',
-          maxBytes: writes.maxUploadBytes,
-          checkName: (name) => writes.checkFilename(name),
-          receive: (stream, name) => writes.receive(stream, name),
-          discard: (file) => writes.discard(file),
-        });
+        const form = await readAudiofileForm(ctx, writes);
         if (!form.file)
           throw new ValidationError('No file was submitted in the "audiofile" part.', {
             audiofile: ['No file was submitted.'],

@@ -7,9 +7,9 @@ import type { SoundWrites } from '../../application/ports.ts';
 import { CSRF_FIELD, CSRF_HEADER, sameToken } from '../../framework/auth/session-strategy.ts';
 import { requestOrigin } from '../../framework/http/origin.ts';
 import { parseId } from '../../framework/http/params.ts';
-import { readUploadForm } from '../../framework/http/upload-form.ts';
 import { type BodyLimitOverride, DEFAULT_BODY_LIMIT } from '../../framework/middleware/body-limit.ts';
 import { serializePendingUploads } from '../../v2/presenters/pending-uploads.ts';
+import { readAudiofileForm } from '../../v2/routes/uploads.ts';
 import { pendingScriptUrl, uploadScriptUrl } from '../assets.ts';
 import type { WebDeps } from '../deps.ts';
 import { render, renderError } from '../render.ts';
@@ -65,13 +65,7 @@ async function uploadPage(ctx: Context, view: { error?: string }): Promise<void>
  */
 export function submitUpload(writes: SoundWrites) {
   return async (ctx: Context) => {
-    const form = await readUploadForm(ctx, {
-      fileField: 'audiofile',
-      maxBytes: writes.maxUploadBytes,
-      checkName: (name) => writes.checkFilename(name),
-      receive: (stream, name) => writes.receive(stream, name),
-      discard: (file) => writes.discard(file),
-    });
+    const form = await readAudiofileForm(ctx, writes);
     const expected = webState(ctx).webSession?.csrfToken;
     const sent = form.fields[CSRF_FIELD] ?? ctx.get(CSRF_HEADER);
     if (!expected || !sameToken(sent, expected)) {
