@@ -1,5 +1,6 @@
 // @earshot/services: the use cases the API, the CLI and the workers share — accounts, credentials,
-// intake and import, moderation, reprocessing, search, and the file layout of a sound. The pipeline is
+// intake and import, moderation, reprocessing, search, the file layout of a sound, and the counting
+// behind rate limits (the API's per-credential limits, the sign-in throttle). The pipeline is
 // reached through the ProcessingQueue port, which @earshot/workers implements.
 
 export { createUser, MIN_PASSWORD_LENGTH, type SignUpOutcome, signUp } from './accounts/accounts.ts';
@@ -80,6 +81,12 @@ export * from './oauth2/index.ts';
 export { ProcessingCounts } from './processing/processing-counts.ts';
 export type { ProcessingQueue } from './processing/processing-queue.ts';
 export { AlreadyProcessingError, reprocess, reprocessFailed } from './processing/reprocess.ts';
+export {
+  type SlidingWindowLimiter,
+  type SlidingWindowLimiterOptions,
+  type SlidingWindowVerdict,
+  slidingWindowLimiter,
+} from './rate-limiting/sliding-window-limiter.ts';
 export {
   type FilterRequest,
   type FilterSets,

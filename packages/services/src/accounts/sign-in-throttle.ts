@@ -1,10 +1,6 @@
 import type { Redis } from 'ioredis';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import type { WindowStore } from '../rate-limiting/store.ts';
+import { windowStore } from '../rate-limiting/window-store.ts';
 
 /**
  * How many failed sign-ins are allowed (docs/web.md): 5 per account from one address in 15 minutes
@@ -46,33 +42,33 @@ export interface SignInThrottle {
 }
 
 /**
- * The throttle on `rate-limiter-flexible`: counters in Redis when a client is given (several API
- * processes share them), in this process's memory otherwise. Attempts are counted before the
- * password is checked, so parallel guesses cannot slip past the limit; success refunds them.
+ * The throttle on the rate-limiting window stores, in windows that start at the first attempt:
+ * counters in Redis when a client is given (several API processes share them), in this process's
+ * memory otherwise, and in memory while Redis is away (guessing stays limited, people can still
+ * sign in). Attempts are counted before the password is checked, so parallel guesses cannot slip
+ * past the limit; success refunds them. Every attempt counts, a refused one too.
  */
 export function signInThrottle(redis?: Redis, keyPrefix = ''): SignInThrottle {
-  const limiter = (name: string, limit: { points: number; durationSeconds: number }) => {
-    const memory = new RateLimiterMemory({
-      keyPrefix: `${keyPrefix}${name}`,
-      points: limit.points,
-      duration: limit.durationSeconds,
-    });
-    // While Redis is away, attempts are counted in this process's memory (its insurance) instead of
-    // the sign-in page failing: guessing stays limited, people can still sign in.
-    return redis
-      ? new RateLimiterRedis({
-          storeClient: redis,
-          keyPrefix: `${keyPrefix}${name}`,
-          points: limit.points,
-          duration: limit.durationSeconds,
-          insuranceLimiter: memory,
-        })
-      : memory;
-  };
-  const perAccount: RateLimiterAbstract = limiter('signin_acct', SIGN_IN_LIMITS.perAccountAndAddress);
-  const perAddress: RateLimiterAbstract = limiter('signin_addr', SIGN_IN_LIMITS.perAddress);
-  const signUps: RateLimiterAbstract = limiter('signup_addr', SIGN_UP_LIMIT);
+  const limiter = (name: string, limit: { points: number; durationSeconds: number }) => ({
+    points: limit.points,
+    store: windowStore({
+      redis,
+      kind: 'first-attempt',
+      windows: [{ prefix: `${keyPrefix}${name}`, windowMs: limit.durationSeconds * 1000 }],
+    }),
+  });
+  const perAccount = limiter('signin_acct', SIGN_IN_LIMITS.perAccountAndAddress);
+  const perAddress = limiter('signin_addr', SIGN_IN_LIMITS.perAddress);
+  const signUps = limiter('signup_addr', SIGN_UP_LIMIT);
   const accountKey = (a: SignInAttempt) => `${a.account.trim().toLowerCase()}|${a.address}`;
+  /** Counts one attempt of `key`: undefined when within the limit, else the ms until its window ends. */
+  async function consume(
+    rl: { points: number; store: WindowStore },
+    key: string,
+  ): Promise<number | undefined> {
+    const [counts] = await rl.store.add(key, [Date.now()], [rl.points]);
+    return counts.current > rl.points ? (counts.endsInMs ?? 0) : undefined;
+  }
 
   return {
     async attempt(a) {
@@ -80,27 +76,19 @@ export function signInThrottle(redis?: Redis, keyPrefix = ''): SignInThrottle {
         ['address', perAddress, a.address],
         ['account', perAccount, accountKey(a)],
       ] as const) {
-        try {
-          await rl.consume(key);
-        } catch (err) {
-          if (err instanceof RateLimiterRes) return { scope, retryAfterMs: err.msBeforeNext };
-          throw err; // both stores failed: refuse to guess whether the limit is reached
-        }
+        const retryAfterMs = await consume(rl, key);
+        if (retryAfterMs !== undefined) return { scope, retryAfterMs };
       }
       return undefined;
     },
     async succeeded(a) {
-      await perAccount.delete(accountKey(a));
-      await perAddress.reward(a.address, 1);
+      const now = [Date.now()];
+      await perAccount.store.reset(accountKey(a), now);
+      await perAddress.store.remove(a.address, now, []);
     },
     async signUpAttempt(address) {
-      try {
-        await signUps.consume(address);
-        return undefined;
-      } catch (err) {
-        if (err instanceof RateLimiterRes) return { retryAfterMs: err.msBeforeNext };
-        throw err;
-      }
+      const retryAfterMs = await consume(signUps, address);
+      return retryAfterMs === undefined ? undefined : { retryAfterMs };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { BucketStore, WindowCounts } from './bucket-store.ts';
+import type { WindowCounts, WindowStore } from './store.ts';
 
 /** A key's two latest buckets in one window. */
 interface Slots {
@@ -9,14 +9,14 @@ interface Slots {
 }
 
 /**
- * The counters in this process's memory: per window, one entry per key holding its latest bucket
+ * The `clock` windows' counters in this process's memory: per window, one entry per key holding its latest bucket
  * and the one before, which is all the sliding window reads. Synchronous (no promise to await: on
  * the hot path each async layer cost more than the counting itself), one map lookup per window with
  * the key string the caller already built, no timer per key. A clock that steps back into the
  * previous bucket counts there; further back, the bucket starts afresh. When a window reaches a new
  * bucket, keys idle for two buckets are swept (once per bucket).
  */
-export function memoryBuckets(windows: number): BucketStore {
+export function memoryBuckets(windows: number): WindowStore {
   const maps = Array.from({ length: windows }, () => new Map<string, Slots>());
   const latest = new Array<number>(windows).fill(Number.NEGATIVE_INFINITY);
   function sweep(w: number, index: number): void {
@@ -55,5 +55,9 @@ export function memoryBuckets(windows: number): BucketStore {
     }
     return undefined;
   }
-  return { add, remove };
+  function reset(key: string): undefined {
+    for (const map of maps) map.delete(key);
+    return undefined;
+  }
+  return { add, remove, reset };
 }

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 
 /**
- * The rate limits' two Redis scripts. Keys are `<prefix>:<window>:<key>:<bucket>` (the names
- * rate-limiter-flexible gave them before, so counts carry over a deploy); scripts go by EVALSHA
- * (ioredis loads them on a miss).
+ * The rate limits' Redis scripts; they go by EVALSHA (ioredis loads them on a miss). A `clock`
+ * window's keys are `<prefix>:<window>:<key>:<bucket>`, a `first-attempt` window's
+ * `<prefix>:<key>`: the names rate-limiter-flexible gave them before, so counts carry over a deploy.
  *
  * RESERVE takes, for each (request, window) entry, one KEY — `<prefix>:<window>:<key>` without the
  * bucket — and five ARGV: the bucket, how many slots to take (0 = only read), a bucket to give
@@ -44,6 +44,28 @@ end
 return 0
 `;
 
+/**
+ * Counts one attempt in each `first-attempt` window: KEYS the counters, ARGV their windows' lengths
+ * in ms. A counter is created with its window's expiry and keeps it (the window starts at the
+ * first attempt); one found without an expiry gets a fresh one rather than counting for ever.
+ * Answers, per key, the count and the milliseconds left.
+ */
+const HIT = `
+local out = {}
+for i = 1, #KEYS do
+  redis.call('SET', KEYS[i], 0, 'PX', ARGV[i], 'NX')
+  local n = redis.call('INCR', KEYS[i])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl == -1 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[i])
+    ttl = tonumber(ARGV[i])
+  end
+  out[2 * i - 1] = n
+  out[2 * i] = ttl
+end
+return out
+`;
+
 /** One (request, window) entry of a RESERVE call. */
 export interface ReserveEntry {
   /** `<prefix>:<window>:<key>`: the bucket keys are this, a colon and the bucket's index. */
@@ -65,17 +87,22 @@ export interface ReserveAnswer {
 interface ScriptCommands {
   earshotRateReserve(...args: (string | number)[]): Promise<number[]>;
   earshotRateRelease(...args: (string | number)[]): Promise<number>;
+  earshotRateHit(...args: (string | number)[]): Promise<number[]>;
 }
 
 export interface RateScripts {
   reserve(entries: readonly ReserveEntry[]): Promise<ReserveAnswer[]>;
+  /** Gives counts back (skipping counters that expired): reservations' unused slots, refunded attempts. */
   release(buckets: readonly { key: string; count: number }[]): Promise<void>;
+  /** Counts one attempt in each `first-attempt` counter: its count and milliseconds left. */
+  hit(counters: readonly { key: string; windowMs: number }[]): Promise<{ count: number; msLeft: number }[]>;
 }
 
 export function rateScripts(redis: Redis): RateScripts {
   const client = redis as Redis & Partial<ScriptCommands>;
   if (!client.earshotRateReserve) redis.defineCommand('earshotRateReserve', { lua: RESERVE });
   if (!client.earshotRateRelease) redis.defineCommand('earshotRateRelease', { lua: RELEASE });
+  if (!client.earshotRateHit) redis.defineCommand('earshotRateHit', { lua: HIT });
   const commands = client as Redis & ScriptCommands;
   return {
     async reserve(entries) {
@@ -95,6 +122,14 @@ export function rateScripts(redis: Redis): RateScripts {
         ...buckets.map((b) => b.key),
         ...buckets.map((b) => b.count),
       );
+    },
+    async hit(counters) {
+      const out = await commands.earshotRateHit(
+        counters.length,
+        ...counters.map((c) => c.key),
+        ...counters.map((c) => c.windowMs),
+      );
+      return counters.map((_, i) => ({ count: out[2 * i], msLeft: out[2 * i + 1] }));
     },
   };
 }

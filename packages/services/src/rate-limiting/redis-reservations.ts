@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { BucketStore, WindowCounts } from './bucket-store.ts';
 import { callBatcher } from './call-batcher.ts';
 import { type ReserveEntry, rateScripts } from './redis-scripts.ts';
+import type { WindowCounts, WindowSpec, WindowStore } from './store.ts';
 
 /** A reservation idle this long gives its unused slots back (and the timer sweeps this often). */
 export const IDLE_RELEASE_MS = 10_000;
@@ -37,7 +37,7 @@ export function slotsToTake(limit: number, seen: number): number {
 }
 
 /**
- * Counters in Redis, counted in reservations: a process takes a few slots of a key's bucket at
+ * The `clock` windows' counters in Redis, counted in reservations: a process takes a few slots of a key's bucket at
  * once (slotsToTake) and hands them to its requests
  * from memory, so most requests cost no round trip and no Redis work at all. Reserving goes in
  * batches (one script call for the requests arriving while one is in flight, call-batcher.ts).
@@ -50,8 +50,8 @@ export function slotsToTake(limit: number, seen: number): number {
  */
 export function redisReservations(
   redis: Redis,
-  windows: readonly { prefix: string; windowMs: number }[],
-): Required<BucketStore> & { release(idleMs: number): Promise<void> } {
+  windows: readonly WindowSpec[],
+): Required<WindowStore> & { release(idleMs: number): Promise<void> } {
   const scripts = rateScripts(redis);
   const reserve = callBatcher((entries: ReserveEntry[]) => scripts.reserve(entries));
   const held = windows.map(() => new Map<string, Reservation>());
@@ -151,6 +151,21 @@ export function redisReservations(
     return undefined;
   }
 
+  /**
+   * Deletes the key's current and previous buckets, and this process's reservations of them. Other
+   * processes keep handing out the slots they hold until they move on: the count comes back to
+   * exact with the next bucket.
+   */
+  async function reset(key: string, indices: readonly number[]): Promise<void> {
+    await refilling.get(key)?.catch(() => {});
+    const buckets: string[] = [];
+    for (let w = 0; w < indices.length; w++) {
+      held[w].delete(key);
+      buckets.push(bucketKey(w, key, indices[w]), bucketKey(w, key, indices[w] - 1));
+    }
+    await redis.del(...buckets);
+  }
+
   /** Gives back the unused slots of reservations idle for `idleMs` and forgets them. */
   async function release(idleMs: number): Promise<void> {
     const cutoff = performance.now() - idleMs;
@@ -176,6 +191,7 @@ export function redisReservations(
   return {
     add,
     remove,
+    reset,
     release,
     async close() {
       clearInterval(sweep);

@@ -190,3 +190,82 @@ describe('window store in memory', () => {
     expect((await store.add('k', [21, 1], [60, 2000]))[0]).toEqual({ current: 2, previous: 1 });
   });
 });
+
+describe('window store, clock windows: reset', () => {
+  it('forgets a key’s current and previous buckets, in memory and in Redis', async () => {
+    const memory = windowStore({ windows });
+    await memory.add('k', [30, 1], [60, 2000]);
+    await memory.add('k', [31, 1], [60, 2000]);
+    await memory.reset('k', [31, 1]);
+    expect(await memory.add('k', [31, 1], [60, 2000])).toEqual([
+      { current: 1, previous: 0 },
+      { current: 1, previous: 0 },
+    ]);
+    if (!redisUrl) return;
+    const prefix = `earshot:test:ws:${randomBytes(6).toString('hex')}`;
+    const redis = new Redis(redisUrl);
+    const store = windowStore({
+      redis,
+      windows: windows.map((w) => ({ ...w, prefix: `${prefix}:${w.prefix}` })),
+    });
+    try {
+      await store.add('k', [30, 1], [60, 2000]);
+      await store.add('k', [31, 1], [60, 2000]);
+      await store.reset('k', [31, 1]);
+      expect(await redis.keys(`${prefix}*`)).toEqual([]);
+      expect(await store.add('k', [31, 1], [60, 2000])).toEqual([
+        { current: 1, previous: 0 },
+        { current: 1, previous: 0 },
+      ]);
+    } finally {
+      await store.close?.();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+});
+
+describe('window store, windows that start at the first attempt', () => {
+  const spec = (prefix: string) => [{ prefix: `${prefix}:a`, windowMs: 60_000 }];
+
+  it('in memory: counts from the first attempt for a window, then starts afresh', () => {
+    const store = windowStore({ kind: 'first-attempt', windows: spec('mem') });
+    const t = 1_000_000;
+    expect(store.add('k', [t], [3])).toEqual([{ current: 1, previous: 0, endsInMs: 60_000 }]);
+    expect(store.add('k', [t + 50_000], [3])).toEqual([{ current: 2, previous: 0, endsInMs: 10_000 }]);
+    store.remove('k', [t + 50_000], []);
+    expect(store.add('k', [t + 59_999], [3])).toEqual([{ current: 2, previous: 0, endsInMs: 1 }]);
+    expect(store.add('k', [t + 60_000], [3])).toEqual([{ current: 1, previous: 0, endsInMs: 60_000 }]);
+    store.reset('k', [t + 60_001]);
+    expect(store.add('k', [t + 61_000], [3])).toEqual([{ current: 1, previous: 0, endsInMs: 60_000 }]);
+  });
+
+  it.runIf(redisUrl)(
+    'in Redis: one key per window and key, expiring a window after its first count',
+    async () => {
+      const prefix = `earshot:test:ws:${randomBytes(6).toString('hex')}`;
+      const redis = new Redis(redisUrl as string);
+      const store = windowStore({ redis, kind: 'first-attempt', windows: spec(prefix) });
+      try {
+        expect((await store.add('k', [0], [3]))[0].current).toBe(1);
+        const [second] = await store.add('k', [0], [3]);
+        expect(second.current).toBe(2);
+        expect(second.endsInMs).toBeGreaterThan(55_000);
+        expect(second.endsInMs).toBeLessThanOrEqual(60_000);
+        expect(await redis.get(`${prefix}:a:k`)).toBe('2');
+        await store.remove('k', [0], []);
+        expect(await redis.get(`${prefix}:a:k`)).toBe('1');
+        expect(await redis.pttl(`${prefix}:a:k`)).toBeGreaterThan(55_000);
+        await store.reset('k', [0]);
+        expect(await redis.exists(`${prefix}:a:k`)).toBe(0);
+        // Taking back from a counter that has gone does not revive it without an expiry.
+        await store.remove('k', [0], []);
+        expect(await redis.exists(`${prefix}:a:k`)).toBe(0);
+      } finally {
+        await redis.del(`${prefix}:a:k`);
+        redis.disconnect();
+      }
+    },
+  );
+});
