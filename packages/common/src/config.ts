@@ -166,7 +166,7 @@ export const configDocs: Record<keyof RawConfig, string> = {
   UPLOAD_MAX_BYTES:
     'largest audio file `POST /apiv2/sounds/upload/` accepts, in bytes (default 1073741824, 1 GiB)',
   UPLOAD_MAX_SECONDS:
-    'longest sound taken, in seconds (default 420, 7 min): a longer upload is refused, a longer file fails processing; processing holds about 30 MB per minute of sound in memory',
+    'longest sound taken, in seconds (default 420, 7 min): a longer upload is refused, a longer file fails processing; processing holds about 35 MB per minute of sound in memory',
   REQUEST_TIMEOUT_MS:
     'time an ordinary request (headers, and a body of at most 256 KB) may take to arrive, else 408 (default 120000); uploads are timed by IDLE_TIMEOUT_MS only',
   IDLE_TIMEOUT_MS:
