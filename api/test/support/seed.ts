@@ -3,6 +3,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Catalogue, LicenseName } from '@earshot/catalogue';
 import {
+  insertSeedComment,
+  insertSeedDescriptors,
+  insertSeedPack,
+  insertSeedSound,
+  insertSeedUser,
+  insertSeedVector,
+  updateSeedSound,
+} from '@earshot/catalogue/testing';
+import {
   type AnalysisTree,
   FREESOUND_CLASSIC,
   processFile,
@@ -157,63 +166,46 @@ export async function seedCatalogue(
   const db = catalogue.db;
   const userIds: Record<string, number> = {};
   for (const [i, username] of ['alice', 'bob'].entries()) {
-    const row = await db
-      .insertInto('users')
-      .values({
-        username,
-        password_hash: null,
-        avatar_path: null,
-        about: username === 'alice' ? 'I record drums.' : '',
-        homepage: username === 'alice' ? 'https://alice.example.org' : '',
-        date_joined: new Date(BASE_TIME - (2 - i) * 86_400_000),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    userIds[username] = row.id;
+    userIds[username] = await insertSeedUser(db, {
+      username,
+      password_hash: null,
+      avatar_path: null,
+      about: username === 'alice' ? 'I record drums.' : '',
+      homepage: username === 'alice' ? 'https://alice.example.org' : '',
+      date_joined: new Date(BASE_TIME - (2 - i) * 86_400_000),
+    });
   }
-  const pack = await db
-    .insertInto('packs')
-    .values({
-      user_id: userIds.alice,
-      name: 'Drums',
-      description: 'Some drums',
-      created: new Date(BASE_TIME),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto('packs')
-    .values({ user_id: userIds.alice, name: 'Empty', created: new Date(BASE_TIME + 1000) })
-    .execute();
+  const packId = await insertSeedPack(db, {
+    user_id: userIds.alice,
+    name: 'Drums',
+    description: 'Some drums',
+    created: new Date(BASE_TIME),
+  });
+  await insertSeedPack(db, { user_id: userIds.alice, name: 'Empty', created: new Date(BASE_TIME + 1000) });
 
   const ids: Record<string, number> = {};
   const source = samplesDir();
   for (const spec of sounds) {
     const input = path.join(source, `${spec.sample}.flac`);
-    const inserted = await db
-      .insertInto('sounds')
-      .values({
-        user_id: userIds[spec.user],
-        pack_id: spec.pack ? pack.id : null,
-        name: spec.name,
-        description: spec.description,
-        tags: spec.tags,
-        license: spec.license,
-        category: 'Instrument samples',
-        subcategory: 'Percussion',
-        category_code: 'is-p',
-        category_is_user_provided: true,
-        geotag_lat: spec.geotag?.[0] ?? null,
-        geotag_lon: spec.geotag?.[1] ?? null,
-        original_filename: `${spec.sample}.flac`,
-        original_path: '',
-        created: new Date(BASE_TIME + spec.minute * 60_000),
-        moderation_state: spec.pending ? 'pending_moderation' : 'ok',
-        processing_state: 'Processed',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const id = inserted.id;
+    const id = await insertSeedSound(db, {
+      user_id: userIds[spec.user],
+      pack_id: spec.pack ? packId : null,
+      name: spec.name,
+      description: spec.description,
+      tags: spec.tags,
+      license: spec.license,
+      category: 'Instrument samples',
+      subcategory: 'Percussion',
+      category_code: 'is-p',
+      category_is_user_provided: true,
+      geotag_lat: spec.geotag?.[0] ?? null,
+      geotag_lon: spec.geotag?.[1] ?? null,
+      original_filename: `${spec.sample}.flac`,
+      original_path: '',
+      created: new Date(BASE_TIME + spec.minute * 60_000),
+      moderation_state: spec.pending ? 'pending_moderation' : 'ok',
+      processing_state: 'Processed',
+    });
     ids[spec.sample] = id;
     const soundDir = path.join(dataDir, 'sounds', String(id % 1000), String(id));
     const mediaDir = path.join(soundDir, 'media');
@@ -238,41 +230,31 @@ export async function seedCatalogue(
       mediaPaths.analysis_stats = path.relative(dataDir, statsFile);
       mediaPaths.analysis_frames = path.relative(dataDir, framesFile);
       const consolidated = consolidate(tree);
-      await db
-        .insertInto('sound_descriptors')
-        .values({
-          sound_id: id,
-          analysis_a: tree,
-          analysis_b: consolidated,
-          spectral_centroid: consolidated.spectral_centroid as number,
-          bpm: consolidated.bpm as number,
-          loudness: consolidated.loudness as number,
-        } as never)
-        .execute();
+      await insertSeedDescriptors(db, {
+        sound_id: id,
+        analysis_a: tree,
+        analysis_b: consolidated,
+        spectral_centroid: consolidated.spectral_centroid as number,
+        bpm: consolidated.bpm as number,
+        loudness: consolidated.loudness as number,
+      });
       const vector = similarityVectorFromAnalysis(FREESOUND_CLASSIC, tree);
-      await db
-        .insertInto('sound_similarity_vectors')
-        .values({ sound_id: id, space: FREESOUND_CLASSIC, vector: [...vector] })
-        .execute();
+      await insertSeedVector(db, { sound_id: id, space: FREESOUND_CLASSIC, vector: [...vector] });
     }
     const probe = result.probe;
-    await db
-      .updateTable('sounds')
-      .set({
-        media_paths: mediaPaths,
-        type: probe.type,
-        channels: probe.channels,
-        filesize: probe.filesize,
-        bitrate: probe.bitrate,
-        bitdepth: probe.bitdepth,
-        duration: probe.duration,
-        samplerate: probe.samplerate,
-        md5: probe.md5,
-        crc32: probe.crc32 ?? null,
-        original_path: path.relative(dataDir, original),
-      })
-      .where('id', '=', id)
-      .execute();
+    await updateSeedSound(db, id, {
+      media_paths: mediaPaths,
+      type: probe.type,
+      channels: probe.channels,
+      filesize: probe.filesize,
+      bitrate: probe.bitrate,
+      bitdepth: probe.bitdepth,
+      duration: probe.duration,
+      samplerate: probe.samplerate,
+      md5: probe.md5,
+      crc32: probe.crc32 ?? null,
+      original_path: path.relative(dataDir, original),
+    });
   }
   const commenters = [
     { sound: 'bd_808', user: 'bob', text: 'Great kick!', minute: 20 },
@@ -280,17 +262,14 @@ export async function seedCatalogue(
     { sound: 'bd_808', user: 'alice', text: 'Thanks!', minute: 22 },
   ];
   for (const c of commenters) {
-    await db
-      .insertInto('comments')
-      .values({
-        sound_id: ids[c.sound],
-        user_id: userIds[c.user],
-        comment: c.text,
-        created: new Date(BASE_TIME + c.minute * 60_000),
-      })
-      .execute();
+    await insertSeedComment(db, {
+      sound_id: ids[c.sound],
+      user_id: userIds[c.user],
+      comment: c.text,
+      created: new Date(BASE_TIME + c.minute * 60_000),
+    });
   }
-  await db.updateTable('sounds').set({ num_comments: 3 }).where('id', '=', ids.bd_808).execute();
+  await updateSeedSound(db, ids.bd_808, { num_comments: 3 });
   const credential = await createApiCredential(db, {
     username: 'bob',
     name: 'Test app',
@@ -299,7 +278,7 @@ export async function seedCatalogue(
     // client a higher level, and the rate-limit suites make their own standard and strict keys.
     level: 'unlimited',
   });
-  return { ids, userIds, packId: pack.id, apiKey: credential.client_secret, clientId: credential.client_id };
+  return { ids, userIds, packId, apiKey: credential.client_secret, clientId: credential.client_id };
 }
 
 /** A few variant-B consolidated descriptors read from the variant-A tree (names as the contract). */

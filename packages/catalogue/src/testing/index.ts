@@ -11,6 +11,15 @@ export {
 export { useRepositoryCatalogue } from './repository-catalogue.ts';
 export { useSearchCatalogue } from './search-catalogue.ts';
 export { SEED_NOW, seedSearchCatalogue, VISIBLE_IDS } from './search-seed.ts';
+export {
+  insertSeedComment,
+  insertSeedDescriptors,
+  insertSeedPack,
+  insertSeedSound,
+  insertSeedUser,
+  insertSeedVector,
+  updateSeedSound,
+} from './seed-rows.ts';
 export { type ForcedProcessingState, setModerationState, setProcessingState } from './sound-state.ts';
 export {
   loadSyntheticCatalogue,
