@@ -1,6 +1,23 @@
+import { defaultExternalConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// Tests run on the sources: every workspace package resolves to its `src` through the
+// `@earshot/source` export condition, here (Vite) and in every process a test starts (Node reads
+// NODE_OPTIONS: the forks, the worker threads, `earshot` children).
+const SOURCE_CONDITION = '@earshot/source';
+if (!(process.env.NODE_OPTIONS ?? '').includes(SOURCE_CONDITION)) {
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --conditions=${SOURCE_CONDITION}`.trim();
+}
+
+const sourceResolve = {
+  conditions: [SOURCE_CONDITION, ...defaultServerConditions],
+  externalConditions: [SOURCE_CONDITION, ...defaultExternalConditions],
+};
+
 export default defineConfig({
+  // The test files (ssr) and the global setup (Vitest's own __vitest__ environment).
+  ssr: { resolve: sourceResolve },
+  environments: { __vitest__: { resolve: sourceResolve } },
   test: {
     include: [
       'packages/*/src/**/*.test.ts',

@@ -1,4 +1,4 @@
-import { createTsWorker } from '@earshot/common';
+import { createModuleWorker } from '@earshot/common';
 
 export interface ClipClientsJob {
   origin: string;
@@ -19,7 +19,9 @@ export interface ClipClientsResult {
  * (clip-clients.worker.ts says why).
  */
 export function runClipClients(job: ClipClientsJob): Promise<ClipClientsResult> {
-  const worker = createTsWorker(new URL('./clip-clients.worker.ts', import.meta.url), { workerData: job });
+  const worker = createModuleWorker(new URL('./clip-clients.worker.ts', import.meta.url), {
+    workerData: job,
+  });
   return new Promise((resolve, reject) => {
     worker.once('message', (result: ClipClientsResult) => {
       resolve(result);

@@ -8,8 +8,9 @@ import type { Database } from './schema/database.ts';
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 /**
- * Every `src/migrations/<timestamp>-<name>.ts` module, in file-name order. Read from the folder so
- * each engineer adds a migration without touching a shared list.
+ * Every `migrations/<timestamp>-<name>` module, in file-name order: the `.ts` sources, or the `.js`
+ * files of a built package. Read from the folder so each engineer adds a migration without touching
+ * a shared list; the name recorded in the database has no extension, so both forms agree.
  */
 export class FolderMigrationProvider implements MigrationProvider {
   constructor(private readonly dir = MIGRATIONS_DIR) {}
@@ -17,12 +18,12 @@ export class FolderMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const files = fs
       .readdirSync(this.dir)
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
+      .filter((f) => /^[^.]+\.(ts|js)$/.test(f))
       .sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
       const module = (await import(pathToFileURL(path.join(this.dir, file)).href)) as Migration;
-      migrations[file.replace(/\.ts$/, '')] = module;
+      migrations[file.replace(/\.(ts|js)$/, '')] = module;
     }
     return migrations;
   }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { createTsWorker, EarshotError } from '@earshot/common';
+import { createModuleWorker, EarshotError } from '@earshot/common';
 import type { AnalyzeClipOptions, ClipAnalysis } from './analyze-clip.ts';
 import type { ClipReply, ClipRequest } from './clip-protocol.ts';
 
@@ -122,7 +122,7 @@ export class ClipAnalysisPool {
   }
 
   private start(): Slot {
-    const worker = createTsWorker(new URL('./clip.worker.ts', import.meta.url), {
+    const worker = createModuleWorker(new URL('./clip.worker.ts', import.meta.url), {
       workerData: { priority: threadPriority(this.niceness) },
     });
     // An idle pool must not keep a process (a CLI command, a test) alive; a busy thread does.

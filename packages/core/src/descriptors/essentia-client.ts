@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { createTsWorker } from '@earshot/common';
+import { createModuleWorker } from '@earshot/common';
 import type { EssentiaRequest, EssentiaResponse, EssentiaResult, RhythmChunk } from './essentia-protocol.ts';
 
 /**
@@ -18,7 +18,7 @@ const OVERLAP_SECONDS = 4;
 
 function getWorker(): Worker {
   if (worker) return worker;
-  const w = createTsWorker(new URL('./essentia-worker.ts', import.meta.url));
+  const w = createModuleWorker(new URL('./essentia-worker.ts', import.meta.url));
   w.unref();
   w.on('message', (message: EssentiaResponse) => {
     const entry = pending.get(message.id);

@@ -1,4 +1,4 @@
-import { createTsWorker, ValidationError } from '@earshot/common';
+import { createModuleWorker, ValidationError } from '@earshot/common';
 import type { BuildMessage, BuildRequest } from './build-protocol.ts';
 import type { GraphParameters } from './hnsw-graph.ts';
 import { SimilarityIndex, type SimilarityIndexOptions } from './similarity-index.ts';
@@ -40,7 +40,7 @@ function checkBulk(spaceName: string | undefined, bulk: BulkVectors): { space: s
 /** Runs the build worker to completion; rejects with the worker's error (a bad vector names its row). */
 export function runBuildWorker(request: BuildRequest, onProgress?: (done: number, total: number) => void) {
   return new Promise<SnapshotMeta>((resolve, reject) => {
-    const worker = createTsWorker(new URL('./build.worker.ts', import.meta.url), { workerData: request });
+    const worker = createModuleWorker(new URL('./build.worker.ts', import.meta.url), { workerData: request });
     let settled = false;
     worker.on('message', (message: BuildMessage) => {
       if (message.type === 'progress') onProgress?.(message.done, message.total);
