@@ -1,3 +1,4 @@
+export * from '../common-exports.ts';
 export { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 export {
   type AnalyzeClipOptions,
@@ -7,11 +8,18 @@ export {
   type ClipAnalysis,
   type ClipTimings,
 } from './analyze-clip.ts';
-export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
+export {
+  ANALYSIS_FILES,
+  type AnalyzeFileOptions,
+  analysisHook,
+  analyzeFile,
+  writeAnalysisFiles,
+} from './analyze-file.ts';
 export { analyzeSubset, planSubset, type SubsetPlan } from './analyze-subset.ts';
 export {
   CLIP_THREAD_NICENESS,
   ClipAnalysisPool,
+  ClipPoolClosedError,
   type ClipPoolOptions,
   type ClipPoolStats,
 } from './clip-pool.ts';
@@ -23,7 +31,8 @@ export {
   normalizeTree,
   treeLeaves,
 } from './descriptor-layout.ts';
-export { stopEssentiaWorker } from './essentia-client.ts';
+export { defaultEssentiaBeatTracker, EssentiaBeatTracker, stopEssentiaWorker } from './essentia-client.ts';
+export type { EssentiaResult } from './essentia-protocol.ts';
 export {
   type AnalysisExample,
   type ExampleLayout,
@@ -32,7 +41,7 @@ export {
   readAnalysisExample,
 } from './example-file.ts';
 export { loadFloat32Fft } from './fft-f32.ts';
-export { fileLoudness } from './file-loudness.ts';
+export { type FileLoudnessOptions, fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';
 export { frequencyToMidi } from './pitch.ts';

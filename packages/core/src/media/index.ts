@@ -1,7 +1,5 @@
+export * from '../common-exports.ts';
 export { type PreviewEncoding, previewSampleRate, transcodeArgs } from '../ffmpeg/args.ts';
-export { resolveBinary } from '../ffmpeg/binaries.ts';
-export { FfmpegProcessError } from '../ffmpeg/errors.ts';
-export { useSpawnHelper } from '../ffmpeg/spawn-helper.ts';
 export { decodeClipInProcess, type InProcessClip, type InProcessClipOptions } from './clip-decode/index.ts';
 export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';
 export { ANALYSIS_SAMPLE_RATE, type DecodedSignal, type DecodeOptions, decodeMono } from './decode.ts';

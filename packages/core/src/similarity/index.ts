@@ -1,4 +1,5 @@
 // Similarity engine (issue 5): spaces, HNSW index per space, descriptor-target search.
+export * from '../common-exports.ts';
 export type { AnalysisTree } from './analysis-tree.ts';
 export { readDescriptor } from './analysis-tree.ts';
 export { type BulkVectors, buildSimilarityIndexInWorker, bulkUpsertInWorker } from './build-in-worker.ts';
