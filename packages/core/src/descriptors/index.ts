@@ -1,4 +1,10 @@
 export * from '../common-exports.ts';
+export { ACCEPTED_TYPES, type SoundType } from '../media/formats.ts';
+export type { MonoSignal } from '../media/images.ts';
+// Types of other areas that this entry point's functions take or return, so its users can name them.
+export type { AnalysisContext, AnalysisHook, AnalysisHookResult } from '../media/pipeline.ts';
+export type { FfprobeOutput, FfprobeStream, ProbeResult } from '../media/probe.ts';
+export type { AnalysisTree } from '../similarity/analysis-tree.ts';
 export { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 export {
   type AnalyzeClipOptions,
@@ -44,6 +50,7 @@ export { loadFloat32Fft } from './fft-f32.ts';
 export { type FileLoudnessOptions, fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';
+export type { LowLevelOptions } from './lowlevel.ts';
 export { frequencyToMidi } from './pitch.ts';
 export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';
 export type { AnalyzeOptions, GroupTimings, TreeValue, VariantATree, VariantB } from './types.ts';
