@@ -21,7 +21,7 @@ export {
   analyzeFile,
   writeAnalysisFiles,
 } from './analyze-file.ts';
-export { analyzeSubset, planSubset, type SubsetPlan } from './analyze-subset.ts';
+export { analyzeSubset, planSubset, type SubsetPlan, UnsupportedSubsetError } from './analyze-subset.ts';
 export {
   CLIP_THREAD_NICENESS,
   ClipAnalysisPool,
@@ -46,7 +46,7 @@ export {
   parseAnalysisFile,
   readAnalysisExample,
 } from './example-file.ts';
-export { loadFloat32Fft } from './fft-f32.ts';
+export { Float32FftNotLoadedError, loadFloat32Fft } from './fft-f32.ts';
 export { type FileLoudnessOptions, fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';
