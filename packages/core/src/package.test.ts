@@ -12,7 +12,7 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const testing = path.join(packageDir, 'src', 'testing');
 
 function runBuilt(script: string, args: string[], timeoutMs = 240_000) {
-  const env = { ...process.env, LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
   delete env.NODE_OPTIONS;
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(testing, script), ...args], { cwd: packageDir, env });
