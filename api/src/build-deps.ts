@@ -8,7 +8,7 @@ import {
   pingCatalogue,
 } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
-import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, listSimilaritySpaces } from '@earshot/core';
+import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, Ffmpeg, listSimilaritySpaces } from '@earshot/core';
 import {
   BookmarkCategories,
   Downloads,
@@ -76,6 +76,13 @@ export interface BuildAppDepsOptions {
   signInKeyPrefix?: string;
   /** The pipeline's queue uploads are submitted to; without it upload, describe and edit are not served. */
   queue?: ProcessingQueue;
+  /**
+   * The ffmpeg/ffprobe uploads are probed with (and the clip threads run). Default: one of the
+   * process's own, FFMPEG_PATH/FFPROBE_PATH from the config (else PATH, else npm's), its ffprobe
+   * runs started by the spawn helper; closed by `dispose`. `earshot serve` passes the one its
+   * in-process jobs run too.
+   */
+  ffmpeg?: Ffmpeg;
 }
 
 export interface WiredAppDeps extends AppDeps {
@@ -89,6 +96,7 @@ export interface WiredAppDeps extends AppDeps {
 export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredAppDeps> {
   const { config, logger, catalogue } = options;
   const db = catalogue.db;
+  const ffmpeg = options.ffmpeg ?? serverFfmpeg(config, logger);
   const similarity = new SimilarityState(db, logger, {
     snapshotDir: options.similaritySnapshots === false ? undefined : similaritySnapshotDir(config.dataDir),
   });
@@ -142,6 +150,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   // Search by audio_file: clips are analyzed in worker threads, never on the event loop.
   const clips = new ClipAnalysisPool(options.clipThreads ?? config.CLIP_THREADS ?? defaultClipThreads(), {
     niceness: options.clipNiceness ?? config.CLIP_THREAD_NICENESS,
+    ffmpeg,
   });
   const stateVersion = () => similarity.version;
   return {
@@ -173,11 +182,17 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
         downloads: new Downloads(db, config.dataDir),
       },
       writes: options.queue
-        ? soundWrites(db, config.dataDir, options.queue, {
-            maxBytes: config.UPLOAD_MAX_BYTES,
-            maxSeconds: config.UPLOAD_MAX_SECONDS,
-            idleTimeoutMs: config.IDLE_TIMEOUT_MS,
-          })
+        ? soundWrites(
+            db,
+            config.dataDir,
+            options.queue,
+            {
+              maxBytes: config.UPLOAD_MAX_BYTES,
+              maxSeconds: config.UPLOAD_MAX_SECONDS,
+              idleTimeoutMs: config.IDLE_TIMEOUT_MS,
+            },
+            ffmpeg,
+          )
         : undefined,
     },
     authStrategies: [
@@ -202,8 +217,23 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       await changes.close();
       await similarity.close();
       await clips.close();
+      if (!options.ffmpeg) ffmpeg.close();
     },
   };
+}
+
+/**
+ * The Ffmpeg of a serving process: the configured binaries, their choice logged once, and ffprobe
+ * (every upload's probe) started by a small helper process, because forking this large one blocks
+ * its event loop for each (packages/core/src/ffmpeg/spawn-helper.ts).
+ */
+export function serverFfmpeg(config: Pick<Config, 'FFMPEG_PATH' | 'FFPROBE_PATH'>, logger: Logger): Ffmpeg {
+  return new Ffmpeg({
+    ffmpegPath: config.FFMPEG_PATH,
+    ffprobePath: config.FFPROBE_PATH,
+    logger,
+    spawnHelper: true,
+  });
 }
 
 /** The metrics every API process has: requests, sounds by processing state, audio_file clip stages. */

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { useSpawnHelper } from '@earshot/core';
 import { createRequestListener } from './app.ts';
 import type { AppDeps } from './deps.ts';
 import { drainable } from './framework/http/drain.ts';
@@ -31,9 +30,6 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
     );
   }
   widenHeapHeadroom();
-  // ffprobe (every upload's probe) is started by a small helper process: forking this large one
-  // blocked its event loop for each (packages/core/src/ffmpeg/spawn-helper.ts).
-  useSpawnHelper();
   const server = http.createServer();
   const { listener, drain } = drainable(server, createRequestListener(deps));
   // Idleness, not total time, is what ends a request's connection (a slow but steady upload or

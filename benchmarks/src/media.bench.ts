@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  defaultFfmpeg,
   PREVIEW_KEYS,
   PREVIEWS,
   probeFile,
   processFile,
-  resolveBinary,
   type Stage,
   transcodeArgs,
 } from '@earshot/core';
@@ -109,7 +109,7 @@ async function measureFloor(input: string, outDir: string): Promise<Measurement>
   const cpu0 = cpuMs();
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(resolveBinary('ffmpeg').path, args, { stdio: 'ignore' });
+    const child = spawn(defaultFfmpeg().binary('ffmpeg').path, args, { stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
   });
@@ -292,7 +292,7 @@ for (const input of inputs) {
   reports.push(report(input.name, input.duration, floors, ours));
 }
 
-const ffmpeg = resolveBinary('ffmpeg');
+const ffmpeg = defaultFfmpeg().binary('ffmpeg');
 const header = [
   '## Media stage benchmark',
   '',

@@ -26,10 +26,7 @@ const EFS = [16, 32, 64, 128, 256];
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cacheRoot = path.join(here, '..', '.cache', 'similarity');
 const resultsFile = path.join(here, '..', 'results', 'similarity.md');
-const referenceFile = path.join(
-  here,
-  '../../packages/core/src/similarity/spaces/freesound-classic.reference.json',
-);
+const referenceFile = path.join(here, '../../packages/core/src/testing/freesound-classic.reference.json');
 
 const sizes = arg('sizes', '100000,1000000').split(',').map(Number);
 const queryCount = Number(arg('queries', '100'));

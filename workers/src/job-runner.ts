@@ -1,5 +1,6 @@
 import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
+import { Ffmpeg } from '@earshot/core';
 import { SoundStorage } from '@earshot/services';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
@@ -20,7 +21,7 @@ const MIN_DEFAULT_LEASE_MS = 10_000;
 
 export interface JobRunnerServiceOptions {
   config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'> &
-    Partial<Pick<Config, 'UPLOAD_MAX_SECONDS'>>;
+    Partial<Pick<Config, 'UPLOAD_MAX_SECONDS' | 'FFMPEG_PATH' | 'FFPROBE_PATH'>>;
   logger: Logger;
   catalogue: Catalogue;
   /**
@@ -52,6 +53,12 @@ export interface JobRunnerServiceOptions {
    */
   corePerJob?: boolean;
   tools?: MediaTools;
+  /**
+   * The ffmpeg/ffprobe the jobs run. Default: one of the runner's own, FFMPEG_PATH/FFPROBE_PATH from
+   * `config` (else PATH, else npm's), its choice logged on first use. A process that also serves the
+   * API passes the one it serves with.
+   */
+  ffmpeg?: Ffmpeg;
   onSimilarityVectors?: StageDeps['onSimilarityVectors'];
 }
 
@@ -80,6 +87,9 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
     new CoreMediaTools(options.analyzer ?? coreAnalyzer, logger, {
       corePerJob,
       maxDuration: config.UPLOAD_MAX_SECONDS,
+      ffmpeg:
+        options.ffmpeg ??
+        new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger }),
     });
   const registry = pipelineRegistry(
     { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },

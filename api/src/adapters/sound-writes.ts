@@ -1,4 +1,5 @@
 import type { Db } from '@earshot/catalogue';
+import type { Ffmpeg } from '@earshot/core';
 import { editOwnSound, type ProcessingQueue, SoundStorage, SoundUploads } from '@earshot/services';
 import type { SoundWrites } from '../application/ports.ts';
 
@@ -8,6 +9,7 @@ export function soundWrites(
   dataDir: string,
   queue: ProcessingQueue,
   limits: { maxBytes: number; maxSeconds?: number; idleTimeoutMs: number },
+  ffmpeg?: Ffmpeg,
 ): SoundWrites {
   // A partial upload's lease outlasts the longest a live request may go without a byte (the idle
   // timeout) twice over; one whose owner died is swept within that, by this process or another.
@@ -15,6 +17,7 @@ export function soundWrites(
     maxBytes: limits.maxBytes,
     maxSeconds: limits.maxSeconds,
     partialLeaseMs: 2 * limits.idleTimeoutMs,
+    ffmpeg,
   });
   uploads.receiver.startSweeping();
   return {

@@ -1,4 +1,5 @@
-import { analyzeFile, stopEssentiaWorker, writeFramesFile } from '@earshot/core';
+import { createLogger, loadConfig } from '@earshot/common';
+import { analyzeFile, Ffmpeg, stopEssentiaWorker, writeFramesFile } from '@earshot/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
 interface AnalyzeCommandOptions {
@@ -33,8 +34,15 @@ export function register(program: Command): void {
     )
     .option('--timings', 'print milliseconds per descriptor group on stderr')
     .action(async (file: string, options: AnalyzeCommandOptions) => {
+      const config = loadConfig();
+      const logger = createLogger(config.LOG_LEVEL);
+      const ffmpeg = new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger });
       try {
-        const result = await analyzeFile(file, { frames: Boolean(options.frames), rhythm: options.rhythm });
+        const result = await analyzeFile(file, {
+          frames: Boolean(options.frames),
+          rhythm: options.rhythm,
+          ffmpeg,
+        });
         if (options.frames && result.frames) await writeFramesFile(result.frames, options.frames);
         const output = options.variant === 'A' ? result.variantA : result.variantB;
         process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);

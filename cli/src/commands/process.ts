@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { ACCEPTED_TYPES, analysisHook, processFile, stopEssentiaWorker } from '@earshot/core';
+import { createLogger, loadConfig } from '@earshot/common';
+import { ACCEPTED_TYPES, analysisHook, Ffmpeg, processFile, stopEssentiaWorker } from '@earshot/core';
 import type { Command } from 'commander';
 
 interface ProcessCommandOptions {
@@ -21,11 +22,15 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'stop ffmpeg after this many seconds')
     .action(async (file: string, options: ProcessCommandOptions) => {
       const timeoutMs = options.timeout ? Number(options.timeout) * 1000 : undefined;
+      const config = loadConfig();
+      const logger = createLogger(config.LOG_LEVEL);
+      const ffmpeg = new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger });
       // The analysis hook also writes the descriptor files (descriptors, analysis_stats, analysis_frames).
       const result = await processFile(file, options.out, {
         fileName: options.name,
         timeoutMs,
         analyze: analysisHook,
+        ffmpeg,
       }).finally(stopEssentiaWorker);
       const { raw: _raw, ...probe } = result.probe;
       const summary = {

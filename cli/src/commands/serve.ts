@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
-import { buildAppDeps, type MetricSources, startServer } from '@earshot/api';
+import { buildAppDeps, type MetricSources, serverFfmpeg, startServer } from '@earshot/api';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { type Config, createLogger, type Logger, loadConfig } from '@earshot/common';
+import type { Ffmpeg } from '@earshot/core';
 import {
   type DemoAccount,
   ensureDemoAccount,
@@ -64,6 +65,7 @@ async function apiDeps(
   logger: Logger,
   catalogue: Catalogue,
   jobs: ReturnType<typeof createJobRunner>,
+  ffmpeg?: Ffmpeg,
 ) {
   const deps = await buildAppDeps({
     config,
@@ -72,6 +74,7 @@ async function apiDeps(
     version: VERSION,
     queue: jobs.pipeline,
     similarityInBackground: true,
+    ffmpeg,
   });
   deps.metrics.use(pipelineSources(jobs.runner));
   return deps;
@@ -80,14 +83,17 @@ async function apiDeps(
 /** One process: the HTTP API, and the in-process jobs when REDIS_URL is unset. */
 async function serveOne(config: Config, logger: Logger): Promise<void> {
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve' });
-  // Without Redis the jobs run in this process; with Redis this process only queues them.
+  // Without Redis the jobs run in this process; with Redis this process only queues them. Both
+  // run one Ffmpeg: its choice is logged once, and the jobs' ffprobe runs use the spawn helper too.
+  const ffmpeg = serverFfmpeg(config, logger);
   const jobs = createJobRunner({
     config,
     logger,
     catalogue,
+    ffmpeg,
     onSimilarityVectors: () => refreshSoon(),
   });
-  const deps = await apiDeps(config, logger, catalogue, jobs);
+  const deps = await apiDeps(config, logger, catalogue, jobs, ffmpeg);
   const refreshSoon = debounce(() => {
     deps.similarity.refresh().catch((err) => logSimilarityFailure(logger, err));
   }, 3000);
@@ -100,6 +106,7 @@ async function serveOne(config: Config, logger: Logger): Promise<void> {
     // In-flight requests get 10 s while the in-process jobs finish or are handed back (theirs too).
     await Promise.all([server.close(10_000), jobs.close(10_000)]);
     await deps.dispose();
+    ffmpeg.close();
     await catalogue.close();
   });
 }

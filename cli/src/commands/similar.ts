@@ -21,10 +21,12 @@ export function register(program: Command): void {
     .option('--n <count>', 'how many sounds', parseCount, 15)
     .action(async (file: string, options: { space?: string; n: number }) => {
       await withCatalogue('similar', async (db, { config, logger }) => {
+        const { Ffmpeg } = await import('@earshot/core');
         const result = await searchByExample(db, logger, file, {
           space: options.space,
           n: options.n,
           snapshotDir: similaritySnapshotDir(config.dataDir),
+          ffmpeg: new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger }),
         });
         if (result.clip?.truncated) {
           process.stderr.write(

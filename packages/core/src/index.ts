@@ -1,7 +1,7 @@
-// Media: probe, decode, previews, images, peaks (issue 3).
-
-// Descriptors: frame features, statistics, variant A/B, frames file (issue 4).
+// The whole core. Each area is also its own entry point, which loads only what it needs:
+// `@earshot/core/media` (probe, decode, previews, images, peaks), `@earshot/core/descriptors`
+// (frame features, statistics, variant A/B, frames file) and `@earshot/core/similarity` (spaces,
+// HNSW index, descriptor-target search). All three share the ffmpeg runner and the error classes.
 export * from './descriptors/index.ts';
 export * from './media/index.ts';
-// Similarity: spaces, HNSW index, descriptor-target search (issue 5).
 export * from './similarity/index.ts';

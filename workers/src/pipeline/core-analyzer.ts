@@ -5,6 +5,7 @@ import {
   analyzeFile,
   analyzeSignal,
   type DescriptorAnalysis,
+  type Ffmpeg,
   fileLoudness,
   type StoredFileKind,
   writeAnalysisFiles,
@@ -45,7 +46,10 @@ export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
 };
 
 /** What core's `analysisHook` does for the media pipeline, here on the signal at hand or the one the media stage left. */
-async function analyze(file: string, options: StageToolsOptions): Promise<DescriptorAnalysis> {
+async function analyze(
+  file: string,
+  options: StageToolsOptions & { ffmpeg?: Ffmpeg },
+): Promise<DescriptorAnalysis> {
   const probe = options.probe;
   const samples =
     options.samples ??
@@ -53,8 +57,8 @@ async function analyze(file: string, options: StageToolsOptions): Promise<Descri
       ? await readSignal(options.signalFile, probe, ANALYSIS_SAMPLE_RATE)
       : undefined);
   if (probe && samples) {
-    const loudness = await fileLoudness(file, probe, undefined, options.signal);
+    const loudness = await fileLoudness(file, probe, { signal: options.signal, ffmpeg: options.ffmpeg });
     return analyzeSignal(samples, ANALYSIS_SAMPLE_RATE, { frames: true, loudness });
   }
-  return analyzeFile(file, { frames: true });
+  return analyzeFile(file, { frames: true, ffmpeg: options.ffmpeg });
 }

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Logger } from '@earshot/common';
 import {
+  defaultFfmpeg,
+  type Ffmpeg,
   IncompleteAnalysisError,
   InvalidVectorError,
   listSimilaritySpaces,
@@ -15,11 +17,14 @@ import {
 import { writeAnalysisHandOff, writeSignal } from './hand-off.ts';
 import type { AnalysisOutput, MediaTools, RenderedMedia, StageToolsOptions } from './tools.ts';
 
-/** Computes a sound's descriptors from its file and writes the analysis files into `outDir`. */
+/**
+ * Computes a sound's descriptors from its file and writes the analysis files into `outDir`, with
+ * the tools' ffmpeg (`options.ffmpeg`) where it decodes.
+ */
 export type SoundAnalyzer = (
   file: string,
   outDir: string,
-  options: StageToolsOptions,
+  options: StageToolsOptions & { ffmpeg?: Ffmpeg },
 ) => Promise<AnalysisOutput>;
 
 export interface CoreToolsOptions {
@@ -36,18 +41,24 @@ export interface CoreToolsOptions {
    * at once, and a decode that yields more than its header stated (or than this) stops and fails it.
    */
   maxDuration?: number;
+  /** The ffmpeg/ffprobe the tools run (default: core's `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
 }
 
 /** MediaTools on @earshot/core: ffprobe, the media pipeline, the descriptors, the similarity spaces. */
 export class CoreMediaTools implements MediaTools {
+  private readonly ffmpeg: Ffmpeg;
+
   constructor(
     private readonly analyzer: SoundAnalyzer,
     private readonly logger: Logger,
     private readonly options: CoreToolsOptions = {},
-  ) {}
+  ) {
+    this.ffmpeg = options.ffmpeg ?? defaultFfmpeg();
+  }
 
   probe(file: string, fileName: string): Promise<ProbeResult> {
-    return probeFile(file, { fileName, maxDuration: this.options.maxDuration });
+    return probeFile(file, { fileName, maxDuration: this.options.maxDuration, ffmpeg: this.ffmpeg });
   }
 
   async renderMedia(file: string, outDir: string, options: StageToolsOptions): Promise<RenderedMedia> {
@@ -61,6 +72,7 @@ export class CoreMediaTools implements MediaTools {
       probe: options.probe,
       relayPreviews: !this.options.corePerJob,
       maxDuration: this.options.maxDuration,
+      ffmpeg: this.ffmpeg,
       onStage: progress,
       // The media stage decodes the file anyway: its mono signal serves the analysis.
       analyze:
@@ -93,7 +105,13 @@ export class CoreMediaTools implements MediaTools {
     try {
       await writeAnalysisHandOff(
         options.analysisHandOff as string,
-        (dir) => this.analyzer(file, dir, { signal: options.signal, probe: options.probe, samples }),
+        (dir) =>
+          this.analyzer(file, dir, {
+            signal: options.signal,
+            probe: options.probe,
+            samples,
+            ffmpeg: this.ffmpeg,
+          }),
         options.signal,
       );
       return true;
@@ -105,7 +123,7 @@ export class CoreMediaTools implements MediaTools {
   }
 
   analyze(file: string, outDir: string, options: StageToolsOptions): Promise<AnalysisOutput> {
-    return this.analyzer(file, outDir, options);
+    return this.analyzer(file, outDir, { ...options, ffmpeg: this.ffmpeg });
   }
 
   similarityVectors(analysis: VariantATree): Array<{ space: string; vector: Float32Array }> {

@@ -6,7 +6,7 @@
 import { type FixtureEntry, fixture, loadManifest } from '@earshot/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileUrl } from '../ffmpeg/args.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg } from '../ffmpeg/ffmpeg.ts';
 import { expectContractTypes } from '../testing/descriptors.ts';
 import type { DescriptorAnalysis } from './analyze.ts';
 import { analyzeFile } from './analyze-file.ts';
@@ -28,7 +28,7 @@ const analyzed = (entry: FixtureEntry) => {
 afterAll(stopEssentiaWorker);
 
 async function ffmpegIntegratedLoudness(file: string): Promise<number> {
-  const { stderrTail } = await runBinary('ffmpeg', [
+  const { stderrTail } = await defaultFfmpeg().run('ffmpeg', [
     '-hide_banner',
     '-nostdin',
     '-i',

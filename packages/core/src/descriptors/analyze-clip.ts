@@ -1,3 +1,4 @@
+import type { Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import { decodeClipInProcess } from '../media/clip-decode/index.ts';
 import { ANALYSIS_SAMPLE_RATE, type DecodedSignal, decodeMono } from '../media/decode.ts';
 import { probeFile } from '../media/probe.ts';
@@ -60,6 +61,11 @@ export interface AnalyzeClipOptions {
    * float64 values, as the full analysis has them). See `LowLevelOptions.float32Fft`.
    */
   float32Fft?: boolean;
+  /**
+   * The ffmpeg/ffprobe for the files the in-process decoder leaves to them (default:
+   * `defaultFfmpeg()`). Not for `ClipAnalysisPool.analyze`, whose threads run the pool's.
+   */
+  ffmpeg?: Ffmpeg;
 }
 
 /**
@@ -83,8 +89,14 @@ async function decodeClip(
     fileName: options.fileName,
     timeoutMs: options.timeoutMs,
     md5: false,
+    ffmpeg: options.ffmpeg,
   });
-  const signal = await decodeMono(file, { probe, maxSeconds, timeoutMs: options.timeoutMs });
+  const signal = await decodeMono(file, {
+    probe,
+    maxSeconds,
+    timeoutMs: options.timeoutMs,
+    ffmpeg: options.ffmpeg,
+  });
   return { signal, duration: probe.duration };
 }
 

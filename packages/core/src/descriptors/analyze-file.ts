@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import { decodeMono } from '../media/decode.ts';
 import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
 import { probeFile } from '../media/probe.ts';
@@ -16,14 +17,23 @@ export const ANALYSIS_FILES = {
   frames: STORED_FILES.analysis_frames.file,
 } as const;
 
+export interface AnalyzeFileOptions extends Omit<AnalyzeOptions, 'loudness'> {
+  /** The ffmpeg/ffprobe that probe and decode the file (default: `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
+}
+
 /** Decodes a file (mono, 44.1 kHz) and analyses it; loudness is measured on all the file's channels. */
 export async function analyzeFile(
   file: string,
-  options: Omit<AnalyzeOptions, 'loudness'> = {},
+  options: AnalyzeFileOptions = {},
 ): Promise<DescriptorAnalysis> {
-  const probe = await probeFile(file);
-  const [signal, loudness] = await Promise.all([decodeMono(file, { probe }), fileLoudness(file, probe)]);
-  return analyzeSignal(signal.samples, signal.sampleRate, { ...options, loudness });
+  const { ffmpeg, ...analyzeOptions } = options;
+  const probe = await probeFile(file, { ffmpeg });
+  const [signal, loudness] = await Promise.all([
+    decodeMono(file, { probe, ffmpeg }),
+    fileLoudness(file, probe, { ffmpeg }),
+  ]);
+  return analyzeSignal(signal.samples, signal.sampleRate, { ...analyzeOptions, loudness });
 }
 
 /** Writes the three analysis files into `dir`; returns their names relative to it. */
@@ -44,7 +54,7 @@ export async function writeAnalysisFiles(result: DescriptorAnalysis, dir: string
  * returns the two variants so callers can store them without reading the files back.
  */
 export const analysisHook: AnalysisHook = async (signal, ctx: AnalysisContext) => {
-  const loudness = await fileLoudness(ctx.input, ctx.probe);
+  const loudness = await fileLoudness(ctx.input, ctx.probe, { ffmpeg: ctx.ffmpeg });
   const result = await analyzeSignal(signal.samples, signal.sampleRate, { frames: true, loudness });
   const files = await writeAnalysisFiles(result, ctx.outDir);
   return { files, variantB: result.variantB, variantA: result.variantA, timings: result.timings };

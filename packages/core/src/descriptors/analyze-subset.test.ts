@@ -9,7 +9,7 @@ import { FREESOUND_CLASSIC } from '../similarity/spaces/freesound-classic.ts';
 import { similarityVectorFromAnalysis } from '../similarity/spaces/registry.ts';
 import { analyzeSignal } from './analyze.ts';
 import { analyzeClip, CLIP_FRAME_STRIDE } from './analyze-clip.ts';
-import { analyzeSubset, planSubset } from './analyze-subset.ts';
+import { analyzeSubset, planSubset, UnsupportedSubsetError } from './analyze-subset.ts';
 import { ClipAnalysisPool } from './clip-pool.ts';
 import { loadFloat32Fft } from './fft-f32.ts';
 import type { VariantATree } from './types.ts';
@@ -115,6 +115,7 @@ describe('lean analysis for search by example', () => {
     expect(plan.unsupported).toEqual(['tonal.hpcp.mean', 'rhythm.bpm', 'lowlevel.average_loudness']);
     const { samples, sampleRate } = decoded[0];
     expect(() => analyzeSubset(samples, sampleRate, plan)).toThrow(/tonal\.hpcp\.mean, rhythm\.bpm/);
+    expect(() => analyzeSubset(samples, sampleRate, plan)).toThrow(UnsupportedSubsetError);
     // The descriptor fallback's own names are all within the lean analysis.
     expect(planSubset(DEFAULT_SOUND_TARGET_DESCRIPTORS).unsupported).toEqual([]);
   });

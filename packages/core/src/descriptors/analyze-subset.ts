@@ -1,8 +1,16 @@
+import { ValidationError } from '@earshot/common/errors';
 import { envelopeDescriptors } from './envelope.ts';
 import { type LowLevelOptions, type LowLevelWanted, lowLevelFrames } from './lowlevel.ts';
 import { finite } from './statistics.ts';
 import type { VariantATree } from './types.ts';
 import { ENVELOPE_SFX, envelopeSfx, LOWLEVEL_SCALARS, LOWLEVEL_VECTORS, stats, vstats } from './variant-a.ts';
+
+/** A lean analysis asked for paths it does not compute (tonal, rhythm, loudness…: run `analyzeSignal`). */
+export class UnsupportedSubsetError extends ValidationError {
+  constructor(readonly paths: readonly string[]) {
+    super(`the lean analysis cannot compute ${paths.join(', ')}`, { paths });
+  }
+}
 
 /**
  * A lean analysis: only the variant-A descriptors a caller reads (a similarity space's inputs, the
@@ -57,7 +65,7 @@ export function analyzeSubset(
   options: LowLevelOptions = {},
 ): VariantATree {
   if (plan.unsupported.length > 0) {
-    throw new Error(`the lean analysis cannot compute ${plan.unsupported.join(', ')}`);
+    throw new UnsupportedSubsetError(plan.unsupported);
   }
   const duration = samples.length / sampleRate;
   const lowlevel: VariantATree = {};

@@ -1,7 +1,7 @@
-import { midiToNoteName } from '@earshot/common';
+import { midiToNoteName } from '@earshot/common/notes';
 import { trackBeats } from './beat-tracker.ts';
 import { envelopeDescriptors } from './envelope.ts';
-import { essentiaWholeSignal } from './essentia-client.ts';
+import { defaultEssentiaBeatTracker } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
@@ -130,7 +130,7 @@ export async function analyzeSignal(
   const useEssentia = options.rhythm === 'essentia';
   const essentiaStart = clock();
   const essentiaPromise = useEssentia
-    ? essentiaWholeSignal(samples, sampleRate).then((r) => {
+    ? (options.essentia ?? defaultEssentiaBeatTracker()).track(samples, sampleRate).then((r) => {
         timings.essentia_wall = clock() - essentiaStart;
         return r;
       })

@@ -1,4 +1,4 @@
-import { NOTE_NAMES } from '@earshot/common';
+import { NOTE_NAMES } from '@earshot/common/notes';
 
 /** Pitch classes from A, matching HPCP bin 0 = A (440 Hz reference); chord and key labels use them. */
 export const PITCH_CLASSES_FROM_A: readonly string[] = [...NOTE_NAMES.slice(9), ...NOTE_NAMES.slice(0, 9)];

@@ -1,6 +1,9 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { createModuleWorker, EarshotError } from '@earshot/common';
+import { EarshotError } from '@earshot/common/errors';
+import { createModuleWorker } from '@earshot/common/module-worker';
+import type { Ffmpeg, FfmpegPaths } from '../ffmpeg/ffmpeg.ts';
+import { WorkerThreadError } from '../worker-errors.ts';
 import type { AnalyzeClipOptions, ClipAnalysis } from './analyze-clip.ts';
 import type { ClipReply, ClipRequest } from './clip-protocol.ts';
 
@@ -40,6 +43,19 @@ export interface ClipPoolOptions {
    * while other requests keep their latency. 0 keeps the caller's priority.
    */
   niceness?: number;
+  /**
+   * The binaries the threads run for the files the in-process decoder leaves to ffmpeg: each thread
+   * makes its own Ffmpeg with this one's paths (default: those on PATH, else npm's).
+   */
+  ffmpeg?: Ffmpeg;
+}
+
+/** `analyze` on a pool that was closed, or a job still waiting when it closed. */
+export class ClipPoolClosedError extends Error {
+  constructor() {
+    super('the clip analysis pool is closed');
+    this.name = 'ClipPoolClosedError';
+  }
 }
 
 /**
@@ -62,14 +78,16 @@ export class ClipAnalysisPool {
   private closed = false;
   private readonly totals: ClipPoolStats = { clips: 0, waitMs: 0, decodeMs: 0, analysisMs: 0, threadMs: 0 };
   private readonly niceness: number;
+  private readonly ffmpegPaths: FfmpegPaths;
 
   constructor(
     readonly size = 1,
     options: ClipPoolOptions = {},
   ) {
     if (!Number.isInteger(size) || size < 1)
-      throw new Error(`pool size must be a positive integer, got ${size}`);
+      throw new RangeError(`pool size must be a positive integer, got ${size}`);
     this.niceness = options.niceness ?? CLIP_THREAD_NICENESS;
+    this.ffmpegPaths = options.ffmpeg?.paths ?? {};
   }
 
   /** Jobs waiting for a free thread (not counting those running). */
@@ -82,10 +100,12 @@ export class ClipAnalysisPool {
     return { ...this.totals };
   }
 
+  /** Analyzes a clip in one of the pool's threads (`options.ffmpeg` is not used: the pool's is). */
   analyze(file: string, options: AnalyzeClipOptions = {}): Promise<ClipAnalysis> {
-    if (this.closed) return Promise.reject(new Error('the clip analysis pool is closed'));
+    if (this.closed) return Promise.reject(new ClipPoolClosedError());
+    const { ffmpeg: _ffmpeg, ...sent } = options;
     return new Promise((resolve, reject) => {
-      const request = { id: this.nextId++, file, options };
+      const request = { id: this.nextId++, file, options: sent };
       this.queue.push({ request, resolve, reject, queuedAt: performance.now(), startedAt: 0 });
       this.dispatch();
     });
@@ -93,7 +113,7 @@ export class ClipAnalysisPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('the clip analysis pool is closed'));
+    for (const job of this.queue.splice(0)) job.reject(new ClipPoolClosedError());
     await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
   }
 
@@ -123,7 +143,7 @@ export class ClipAnalysisPool {
 
   private start(): Slot {
     const worker = createModuleWorker(new URL('./clip.worker.ts', import.meta.url), {
-      workerData: { priority: threadPriority(this.niceness) },
+      workerData: { priority: threadPriority(this.niceness), ffmpeg: this.ffmpegPaths },
     });
     // An idle pool must not keep a process (a CLI command, a test) alive; a busy thread does.
     worker.unref();
@@ -137,7 +157,11 @@ export class ClipAnalysisPool {
         if (reply.ok) job.resolve(reply.result);
         else {
           const { message, code, status } = reply.error;
-          job.reject(code && status ? new EarshotError(message, code, status) : new Error(message));
+          job.reject(
+            code && status
+              ? new EarshotError(message, code, status)
+              : new WorkerThreadError('clip-analysis', message),
+          );
         }
       }
       this.dispatch();
@@ -150,9 +174,12 @@ export class ClipAnalysisPool {
       slot.job = undefined;
       if (!this.closed) this.dispatch();
     };
-    worker.on('error', fail);
+    worker.on('error', (error) =>
+      fail(new WorkerThreadError('clip-analysis', `clip analysis thread failed: ${error.message}`)),
+    );
     worker.on('exit', (code) => {
-      if (this.slots.includes(slot)) fail(new Error(`clip analysis thread exited with code ${code}`));
+      if (this.slots.includes(slot))
+        fail(new WorkerThreadError('clip-analysis', `clip analysis thread exited with code ${code}`, code));
     });
     this.slots.push(slot);
     return slot;

@@ -1,10 +1,11 @@
+import type { FfmpegPaths } from '../ffmpeg/ffmpeg.ts';
 import type { AnalyzeClipOptions, ClipAnalysis } from './analyze-clip.ts';
 
 /** Messages between ClipAnalysisPool and clip.worker.ts. */
 export interface ClipRequest {
   id: number;
   file: string;
-  options: AnalyzeClipOptions;
+  options: Omit<AnalyzeClipOptions, 'ffmpeg'>;
 }
 
 export type ClipReply =
@@ -15,4 +16,6 @@ export type ClipReply =
 export interface ClipWorkerData {
   /** The nice value the thread sets on itself (undefined: left as it is). */
   priority?: number;
+  /** The paths of the pool's Ffmpeg: the thread runs its own with them. */
+  ffmpeg?: FfmpegPaths;
 }

@@ -1,11 +1,13 @@
 // Worker-thread entry of ClipAnalysisPool: analyzes one clip at a time, off the caller's event loop.
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { EarshotError } from '@earshot/common';
+import { EarshotError } from '@earshot/common/errors';
+import { Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import { analyzeClip } from './analyze-clip.ts';
 import type { ClipReply, ClipRequest, ClipWorkerData } from './clip-protocol.ts';
 
-const { priority } = (workerData ?? {}) as ClipWorkerData;
+const { priority, ffmpeg: paths } = (workerData ?? {}) as ClipWorkerData;
+const ffmpeg = new Ffmpeg(paths);
 if (priority !== undefined) {
   // On Linux a nice value belongs to a thread, and pid 0 names the calling one: only this
   // analysis thread steps back, not the event loop that serves requests. Elsewhere (or without
@@ -18,7 +20,11 @@ if (priority !== undefined) {
 parentPort?.on('message', async (request: ClipRequest) => {
   let reply: ClipReply;
   try {
-    reply = { id: request.id, ok: true, result: await analyzeClip(request.file, request.options) };
+    reply = {
+      id: request.id,
+      ok: true,
+      result: await analyzeClip(request.file, { ...request.options, ffmpeg }),
+    };
   } catch (err) {
     const error = err as Error;
     reply = {

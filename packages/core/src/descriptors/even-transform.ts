@@ -18,7 +18,7 @@ export class EvenRealTransform {
 
   /** `size` N: a power of two, at least 8. */
   constructor(size: number) {
-    if (size < 8 || (size & (size - 1)) !== 0) throw new Error(`EvenRealTransform: size ${size}`);
+    if (size < 8 || (size & (size - 1)) !== 0) throw new RangeError(`EvenRealTransform: size ${size}`);
     this.size = size;
     const m = size / 2;
     this.half = m;

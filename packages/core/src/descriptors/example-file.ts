@@ -1,4 +1,4 @@
-import { ValidationError } from '@earshot/common';
+import { ValidationError } from '@earshot/common/errors';
 import type { AnalysisTree } from '../similarity/analysis-tree.ts';
 import { canonicalDescriptorName } from '../similarity/descriptor-names.ts';
 import { decodeFrameValues } from './frames-file.ts';

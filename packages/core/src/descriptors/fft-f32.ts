@@ -42,6 +42,17 @@ export function float32FftLoaded(): boolean {
 }
 
 /** One transform size's setup and buffers in the module's memory (kept for the thread's life). */
+/**
+ * A float32 FFT asked for before `loadFloat32Fft()` finished (its WebAssembly module loads
+ * asynchronously): the lean analysis's `float32Fft` option needs that call first.
+ */
+export class Float32FftNotLoadedError extends Error {
+  constructor() {
+    super('loadFloat32Fft() must finish before a Float32RealFft is made');
+    this.name = 'Float32FftNotLoadedError';
+  }
+}
+
 export class Float32RealFft {
   private readonly module: PffftModule;
   private readonly setup: number;
@@ -50,9 +61,10 @@ export class Float32RealFft {
   private readonly workPtr: number;
 
   constructor(readonly size: number) {
-    if (!loaded) throw new Error('loadFloat32Fft() must finish before a Float32RealFft is made');
+    if (!loaded) throw new Float32FftNotLoadedError();
     // PFFFT's SIMD real transform takes multiples of 32 points.
-    if (size % 32 !== 0) throw new Error(`a float32 real FFT needs a multiple of 32 points, got ${size}`);
+    if (size % 32 !== 0)
+      throw new RangeError(`a float32 real FFT needs a multiple of 32 points, got ${size}`);
     this.module = loaded;
     this.setup = loaded._pffft_new_setup(size, PFFFT_REAL);
     this.inputPtr = loaded._pffft_aligned_malloc(size * 4);

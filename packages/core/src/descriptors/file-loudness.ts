@@ -1,10 +1,19 @@
 import { fileUrl } from '../ffmpeg/args.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg, type Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import type { ProbeResult } from '../media/probe.ts';
 import { sanitizeSamples } from '../media/sanitize-samples.ts';
 import { KWeightedSteps, type LoudnessResult, loudnessFromSteps } from './loudness.ts';
 
 const BYTES_PER_SAMPLE = 4;
+
+export interface FileLoudnessOptions {
+  /** The rate the file is measured at (default 44100). */
+  sampleRate?: number;
+  /** Stops the decode (a stopped job's analysis must not keep an ffmpeg busy). */
+  signal?: AbortSignal;
+  /** The ffmpeg to run (default: `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
+}
 
 /**
  * EBU R128 loudness of a file with all its channels (BS.1770 sums the channels' powers, so a mono
@@ -14,10 +23,9 @@ const BYTES_PER_SAMPLE = 4;
 export async function fileLoudness(
   file: string,
   probe: Pick<ProbeResult, 'channels' | 'streamIndex'>,
-  sampleRate = 44100,
-  /** Stops the decode (a stopped job's analysis must not keep an ffmpeg busy). */
-  signal?: AbortSignal,
+  options: FileLoudnessOptions = {},
 ): Promise<LoudnessResult> {
+  const { sampleRate = 44100, signal, ffmpeg = defaultFfmpeg() } = options;
   const meter = new KWeightedSteps(sampleRate, probe.channels);
   const frameBytes = BYTES_PER_SAMPLE * probe.channels;
   let carry = Buffer.alloc(0);
@@ -41,7 +49,7 @@ export async function fileLoudness(
     'f32le',
     'pipe:1',
   ];
-  await runBinary('ffmpeg', args, {
+  await ffmpeg.run('ffmpeg', args, {
     signal,
     onStdout: (chunk) => {
       const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;

@@ -1,3 +1,10 @@
+export * from '../common-exports.ts';
+export { ACCEPTED_TYPES, type SoundType } from '../media/formats.ts';
+export type { MonoSignal } from '../media/images.ts';
+// Types of other areas that this entry point's functions take or return, so its users can name them.
+export type { AnalysisContext, AnalysisHook, AnalysisHookResult } from '../media/pipeline.ts';
+export type { FfprobeOutput, FfprobeStream, ProbeResult } from '../media/probe.ts';
+export type { AnalysisTree } from '../similarity/analysis-tree.ts';
 export { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 export {
   type AnalyzeClipOptions,
@@ -7,11 +14,18 @@ export {
   type ClipAnalysis,
   type ClipTimings,
 } from './analyze-clip.ts';
-export { ANALYSIS_FILES, analysisHook, analyzeFile, writeAnalysisFiles } from './analyze-file.ts';
-export { analyzeSubset, planSubset, type SubsetPlan } from './analyze-subset.ts';
+export {
+  ANALYSIS_FILES,
+  type AnalyzeFileOptions,
+  analysisHook,
+  analyzeFile,
+  writeAnalysisFiles,
+} from './analyze-file.ts';
+export { analyzeSubset, planSubset, type SubsetPlan, UnsupportedSubsetError } from './analyze-subset.ts';
 export {
   CLIP_THREAD_NICENESS,
   ClipAnalysisPool,
+  ClipPoolClosedError,
   type ClipPoolOptions,
   type ClipPoolStats,
 } from './clip-pool.ts';
@@ -23,7 +37,8 @@ export {
   normalizeTree,
   treeLeaves,
 } from './descriptor-layout.ts';
-export { stopEssentiaWorker } from './essentia-client.ts';
+export { defaultEssentiaBeatTracker, EssentiaBeatTracker, stopEssentiaWorker } from './essentia-client.ts';
+export type { EssentiaResult } from './essentia-protocol.ts';
 export {
   type AnalysisExample,
   type ExampleLayout,
@@ -31,10 +46,11 @@ export {
   parseAnalysisFile,
   readAnalysisExample,
 } from './example-file.ts';
-export { loadFloat32Fft } from './fft-f32.ts';
-export { fileLoudness } from './file-loudness.ts';
+export { Float32FftNotLoadedError, loadFloat32Fft } from './fft-f32.ts';
+export { type FileLoudnessOptions, fileLoudness } from './file-loudness.ts';
 export { decodeFrameValues, type FramesFile, type FramesGroup, writeFramesFile } from './frames-file.ts';
 export { ebuR128, type LoudnessResult } from './loudness.ts';
+export type { LowLevelOptions } from './lowlevel.ts';
 export { frequencyToMidi } from './pitch.ts';
 export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';
 export type { AnalyzeOptions, GroupTimings, TreeValue, VariantATree, VariantB } from './types.ts';

@@ -82,6 +82,8 @@ export interface AnalyzeOptions {
    * RhythmExtractor2013 (degara) in a worker thread, kept as a reference backend.
    */
   rhythm?: 'earshot' | 'essentia';
+  /** The essentia.js tracker `rhythm: 'essentia'` runs on (default: `defaultEssentiaBeatTracker()`). */
+  essentia?: import('./essentia-client.ts').EssentiaBeatTracker;
   /**
    * Time every group as process CPU, so the per-group figures are CPU milliseconds (the benchmark uses it);
    * with `rhythm: 'essentia'` it also waits for the worker first, forgoing the overlap of the two threads.

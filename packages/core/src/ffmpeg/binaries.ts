@@ -1,18 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createLogger, loadConfig } from '@earshot/common';
+import { FfmpegNotFoundError } from './errors.ts';
 
 export type BinaryName = 'ffmpeg' | 'ffprobe';
 
 export interface ResolvedBinary {
   path: string;
   version: string;
-  /** Where the path came from: the environment override, the system PATH or the npm installer package. */
-  source: 'env' | 'path' | 'npm';
+  /** Where the path came from: the caller's option, the system PATH or the npm installer package. */
+  source: 'option' | 'path' | 'npm';
 }
 
 const require = createRequire(import.meta.url);
-const cache = new Map<BinaryName, ResolvedBinary>();
 
 /** First line of `<bin> -version`, or undefined when the binary does not run. */
 export function binaryVersion(binPath: string): string | undefined {
@@ -23,6 +22,7 @@ export function binaryVersion(binPath: string): string | undefined {
   return match ? match[1] : first.trim();
 }
 
+/** The binary an optional installer package ships, when that package is installed. */
 function npmInstallerPath(name: BinaryName): string | undefined {
   try {
     const mod = require(name === 'ffmpeg' ? '@ffmpeg-installer/ffmpeg' : '@ffprobe-installer/ffprobe') as {
@@ -35,17 +35,13 @@ function npmInstallerPath(name: BinaryName): string | undefined {
 }
 
 /**
- * Resolves ffmpeg/ffprobe once per process, in the order DECISIONS.md fixes: the FFMPEG_PATH /
- * FFPROBE_PATH override, then the binary on PATH, then the npm installer packages. Logs the choice
- * because a 2018 npm build and Debian's 5.1 encode slightly differently.
+ * Finds a working ffmpeg/ffprobe in the order DECISIONS.md fixes: the path the caller names (and
+ * only that one when named), else the binary on PATH, else the npm installer packages. Runs each
+ * candidate's `-version`, so it costs a process start: callers keep the answer (Ffmpeg does).
  */
-export function resolveBinary(name: BinaryName): ResolvedBinary {
-  const cached = cache.get(name);
-  if (cached) return cached;
-  const config = loadConfig();
-  const override = name === 'ffmpeg' ? config.FFMPEG_PATH : config.FFPROBE_PATH;
-  const candidates: Array<[string | undefined, ResolvedBinary['source']]> = override
-    ? [[override, 'env']]
+export function resolveBinary(name: BinaryName, explicitPath?: string): ResolvedBinary {
+  const candidates: Array<[string | undefined, ResolvedBinary['source']]> = explicitPath
+    ? [[explicitPath, 'option']]
     : [
         [name, 'path'],
         [npmInstallerPath(name), 'npm'],
@@ -53,15 +49,7 @@ export function resolveBinary(name: BinaryName): ResolvedBinary {
   for (const [candidate, source] of candidates) {
     if (!candidate) continue;
     const version = binaryVersion(candidate);
-    if (version) {
-      const resolved = { path: candidate, version, source };
-      cache.set(name, resolved);
-      createLogger(config.LOG_LEVEL).info({ binary: name, ...resolved }, `using ${name}`);
-      return resolved;
-    }
+    if (version) return { path: candidate, version, source };
   }
-  const hint = override
-    ? `${name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH'}=${override} does not run`
-    : `${name} is neither on PATH nor installed from npm`;
-  throw new Error(`Cannot find a working ${name}: ${hint}`);
+  throw new FfmpegNotFoundError(name, explicitPath);
 }

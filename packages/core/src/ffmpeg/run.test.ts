@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { resolveBinary } from './binaries.ts';
 import { FfmpegProcessError } from './errors.ts';
-import { runBinary, runLinked, TailBuffer } from './run.ts';
+import { Ffmpeg } from './ffmpeg.ts';
+import { TailBuffer } from './tail-buffer.ts';
 
-describe('runBinary', () => {
+const ffmpeg = new Ffmpeg();
+const runBinary = ffmpeg.run.bind(ffmpeg);
+const runLinked = ffmpeg.runLinked.bind(ffmpeg);
+
+describe('Ffmpeg.run', () => {
   it('resolves a working ffmpeg and reports its version', () => {
-    const ffmpeg = resolveBinary('ffmpeg');
-    expect(ffmpeg.version).toMatch(/\d/);
-    expect(['env', 'path', 'npm']).toContain(ffmpeg.source);
+    const binary = ffmpeg.binary('ffmpeg');
+    expect(binary.version).toMatch(/\d/);
+    expect(['path', 'npm']).toContain(binary.source);
   });
 
   it('kills a process that outlives its timeout', async () => {
@@ -55,7 +59,7 @@ describe('runBinary', () => {
   });
 });
 
-describe('runLinked', () => {
+describe('Ffmpeg.runLinked', () => {
   const produce = (seconds: string) => [
     '-v',
     'error',

@@ -3,25 +3,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeFile } from '../media/probe.ts';
 import { probeArgs } from './args.ts';
 import { FfmpegProcessError } from './errors.ts';
-import { runBinary } from './run.ts';
-import { spawnHelperPid, useSpawnHelper } from './spawn-helper.ts';
+import { Ffmpeg } from './ffmpeg.ts';
 
 // ffprobe started by the spawn helper (a small process) answers as ffprobe started by this one:
 // the same output, the same errors, the same timeout; a helper that died is replaced.
 describe('ffprobe through the spawn helper', () => {
-  beforeAll(() => useSpawnHelper());
-  afterAll(() => useSpawnHelper(false));
+  let helped: Ffmpeg;
+  const runBinary: Ffmpeg['run'] = (...args) => helped.run(...args);
+  const spawnHelperPid = () => helped.spawnHelperPid;
+  beforeAll(() => {
+    helped = new Ffmpeg({ spawnHelper: true });
+  });
+  afterAll(() => helped.close());
 
   it('gives the same probe as a direct start, from another process', async () => {
     const file = fixture('sine-a4');
-    useSpawnHelper(false);
-    const direct = await runBinary('ffprobe', probeArgs(file));
-    useSpawnHelper();
-    const helped = await runBinary('ffprobe', probeArgs(file));
+    const direct = await new Ffmpeg().run('ffprobe', probeArgs(file));
+    const viaHelper = await runBinary('ffprobe', probeArgs(file));
     expect(spawnHelperPid()).toBeGreaterThan(0);
     expect(spawnHelperPid()).not.toBe(process.pid);
-    expect(JSON.parse(helped.stdout.toString())).toEqual(JSON.parse(direct.stdout.toString()));
-    const probe = await probeFile(file, { md5: false });
+    expect(JSON.parse(viaHelper.stdout.toString())).toEqual(JSON.parse(direct.stdout.toString()));
+    const probe = await probeFile(file, { md5: false, ffmpeg: helped });
     expect(probe.type).toBe('wav');
     expect(probe.duration).toBeGreaterThan(0);
   });
@@ -50,4 +52,25 @@ describe('ffprobe through the spawn helper', () => {
     expect(JSON.parse(again.stdout.toString()).streams).toHaveLength(1);
     expect(spawnHelperPid()).not.toBe(first);
   });
+
+  it('belongs to its instance: another starts ffprobe itself, and close stops the helper', async () => {
+    const file = fixture('sine-a4');
+    await runBinary('ffprobe', probeArgs(file));
+    const pid = spawnHelperPid() as number;
+    const plain = new Ffmpeg();
+    await plain.run('ffprobe', probeArgs(file));
+    expect(plain.spawnHelperPid).toBeUndefined();
+    helped.close();
+    expect(spawnHelperPid()).toBeUndefined();
+    await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { SpawnHelperError } from './errors.ts';
 import { dieWithParent } from './parent-death.ts';
+import { TailBuffer } from './tail-buffer.ts';
 
 /**
  * A small long-lived Node process that starts short binaries (ffprobe) for this one and sends back
@@ -74,22 +77,11 @@ interface Reply extends Omit<HelperResult, 'stdout' | 'stderr'> {
   stderr: Uint8Array;
 }
 
-let enabled = false;
-
 /**
- * From now on this process starts ffprobe through the helper (the serving process opts in at
- * start; a small command-line process has no reason to).
+ * One helper process, started by an Ffmpeg made with `spawnHelper: true` on its first ffprobe and
+ * replaced when it dies.
  */
-export function useSpawnHelper(on = true): void {
-  enabled = on;
-  if (!on) helper?.stop();
-}
-
-export function spawnHelperEnabled(): boolean {
-  return enabled;
-}
-
-class SpawnHelper {
+export class SpawnHelper {
   private readonly child: ChildProcess;
   private readonly waiting = new Map<
     number,
@@ -97,17 +89,25 @@ class SpawnHelper {
   >();
   private nextId = 1;
   private gone = false;
+  private readonly stderr = new TailBuffer(1024);
+  /** Called once when the helper is gone (the owner then starts a new one for the next run). */
+  onGone: (() => void) | undefined;
 
   constructor() {
     const env = { ...process.env };
     // The parent's loader flags (tsx) are not needed by plain JavaScript and cost start-up time.
     delete env.NODE_OPTIONS;
     const run = dieWithParent(process.execPath, ['--max-old-space-size=64', '-e', HELPER_SOURCE]);
+    // Its own stderr is kept, not inherited: a library writes nothing to its host's streams, and a
+    // helper that dies says why in the error its runs get.
     this.child = spawn(run.command, run.args, {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
       env,
     });
+    const stderr = this.child.stderr as Socket;
+    stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    stderr.unref();
     this.child.on('message', (message) => {
       const m = message as unknown as Reply;
       const job = this.waiting.get(m.id);
@@ -122,12 +122,15 @@ class SpawnHelper {
     const down = (err: Error) => {
       if (this.gone) return;
       this.gone = true;
-      if (helper === this) helper = undefined;
+      this.onGone?.();
       for (const job of this.waiting.values()) job.reject(err);
       this.waiting.clear();
     };
-    this.child.on('error', (err) => down(new Error(`the spawn helper failed: ${err.message}`)));
-    this.child.on('exit', (code, signal) => down(new Error(`the spawn helper exited (${code ?? signal})`)));
+    this.child.on('error', (err) => down(new SpawnHelperError(`the spawn helper failed: ${err.message}`)));
+    this.child.on('exit', (code, signal) => {
+      const said = this.stderr.toString();
+      down(new SpawnHelperError(`the spawn helper exited (${code ?? signal})${said ? `: ${said}` : ''}`));
+    });
     // An idle helper must not keep this process alive (a command that is done exits).
     this.child.unref();
     this.child.channel?.unref();
@@ -141,7 +144,7 @@ class SpawnHelper {
       if (!err) return;
       const waiting = this.waiting.get(id);
       this.forget(id);
-      waiting?.reject(new Error(`the spawn helper could not be reached: ${err.message}`));
+      waiting?.reject(new SpawnHelperError(`the spawn helper could not be reached: ${err.message}`));
     });
     return result;
   }
@@ -158,17 +161,4 @@ class SpawnHelper {
     this.waiting.delete(id);
     if (this.waiting.size === 0) this.child.channel?.unref();
   }
-}
-
-let helper: SpawnHelper | undefined;
-
-/** The helper's process id while it runs (for tests and diagnostics). */
-export function spawnHelperPid(): number | undefined {
-  return helper?.pid;
-}
-
-/** Runs `command args` in the helper (started on first use, restarted after it dies). */
-export function runInHelper(job: HelperRun): Promise<HelperResult> {
-  helper ??= new SpawnHelper();
-  return helper.run(job);
 }

@@ -1,5 +1,5 @@
 import { decodeMonoArgs } from '../ffmpeg/args.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg, type Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import { checkDuration, decodeLimitSeconds, overrunError } from './duration-limit.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
 import { MonoSink } from './mono-sink.ts';
@@ -33,6 +33,8 @@ export interface DecodeOptions {
    * as soon as it yields more than the header stated (or than this), holding no more than that.
    */
   maxDuration?: number;
+  /** The ffmpeg/ffprobe to run (default: `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
 }
 
 /**
@@ -42,7 +44,9 @@ export interface DecodeOptions {
  */
 export async function decodeMono(file: string, opts: DecodeOptions = {}): Promise<DecodedSignal> {
   const sampleRate = opts.sampleRate ?? ANALYSIS_SAMPLE_RATE;
-  const probe = opts.probe ?? (await probeFile(file, { fileName: opts.fileName, timeoutMs: opts.timeoutMs }));
+  const probe =
+    opts.probe ??
+    (await probeFile(file, { fileName: opts.fileName, timeoutMs: opts.timeoutMs, ffmpeg: opts.ffmpeg }));
   const whole = opts.maxSeconds === undefined;
   if (whole) checkDuration(probe.duration, opts.maxDuration);
   const seconds = whole ? probe.duration : Math.min(probe.duration, opts.maxSeconds as number);
@@ -54,7 +58,8 @@ export async function decodeMono(file: string, opts: DecodeOptions = {}): Promis
   });
   const readLimit = whole && Number.isFinite(limit) ? Math.ceil(limit) + 1 : undefined;
   try {
-    await runBinary('ffmpeg', decodeMonoArgs(file, probe, sampleRate, opts.maxSeconds, readLimit), {
+    const ffmpeg = opts.ffmpeg ?? defaultFfmpeg();
+    await ffmpeg.run('ffmpeg', decodeMonoArgs(file, probe, sampleRate, opts.maxSeconds, readLimit), {
       timeoutMs: opts.timeoutMs,
       onStdout: (chunk) => sink.write(chunk),
     });

@@ -1,4 +1,4 @@
-import { EarshotError } from '@earshot/common';
+import { EarshotError } from '@earshot/common/errors';
 import { ACCEPTED_TYPES } from './formats.ts';
 
 export type MediaErrorCode =

@@ -1,8 +1,13 @@
-export { type PreviewEncoding, previewSampleRate, transcodeArgs } from '../ffmpeg/args.ts';
-export { resolveBinary } from '../ffmpeg/binaries.ts';
-export { FfmpegProcessError } from '../ffmpeg/errors.ts';
-export { useSpawnHelper } from '../ffmpeg/spawn-helper.ts';
+export * from '../common-exports.ts';
+export {
+  type PreviewCodec,
+  type PreviewEncoding,
+  previewSampleRate,
+  type SourceAudio,
+  transcodeArgs,
+} from '../ffmpeg/args.ts';
 export { decodeClipInProcess, type InProcessClip, type InProcessClipOptions } from './clip-decode/index.ts';
+export type { DecodedChannels } from './clip-decode/types.ts';
 export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';
 export { ANALYSIS_SAMPLE_RATE, type DecodedSignal, type DecodeOptions, decodeMono } from './decode.ts';
 export { checkDuration, decodeLimitSeconds } from './duration-limit.ts';
@@ -33,6 +38,7 @@ export { PREVIEW_KEYS, PREVIEWS, type PreviewKey } from './previews.ts';
 export {
   checkProbedLength,
   type FfprobeOutput,
+  type FfprobeStream,
   type ProbeOptions,
   type ProbeResult,
   probeFile,

@@ -16,7 +16,7 @@ export interface SinkCap {
  * Collects a float32 little-endian byte stream into one Float32Array sized from the probed duration,
  * so decoding costs the signal itself plus one chunk (no list of chunks, no concat). Chunks may split
  * a float between them; the split bytes are carried over. With a cap, a stream longer than it throws
- * from `write` (which stops the decoder: see runBinary's onStdout) instead of growing the buffer.
+ * from `write` (which stops the decoder: see Ffmpeg.run's onStdout) instead of growing the buffer.
  */
 export class MonoSink {
   private buffer: Float32Array;

@@ -4,7 +4,7 @@ import { type BadKind, type FixtureEntry, fixture, loadManifest } from '@earshot
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { previewSampleRate } from '../ffmpeg/args.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg } from '../ffmpeg/ffmpeg.ts';
 import { makeTempDir } from '../testing/audio.ts';
 import { MediaError, type MediaErrorCode } from './errors.ts';
 import { IMAGE_FILES, IMAGE_SIZES } from './images.ts';
@@ -37,7 +37,7 @@ async function previewFacts(file: string): Promise<PreviewFacts> {
     '-i',
     file,
   ];
-  const json = JSON.parse((await runBinary('ffprobe', args)).stdout.toString()) as {
+  const json = JSON.parse((await defaultFfmpeg().run('ffprobe', args)).stdout.toString()) as {
     streams: Array<{ codec_name: string; sample_rate: string; channels: number }>;
     packets: Array<{ size: string }>;
     format: { duration: string };

@@ -7,7 +7,7 @@ import {
   relayedAudio,
   transcodeArgs,
 } from '../ffmpeg/args.ts';
-import { runBinary, runLinked } from '../ffmpeg/run.ts';
+import { defaultFfmpeg, type Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import { ANALYSIS_SAMPLE_RATE } from './decode.ts';
 import { checkDuration, decodeLimitSeconds, overrunError } from './duration-limit.ts';
 import { toMediaError } from './ffmpeg-errors.ts';
@@ -28,6 +28,8 @@ export interface AnalysisContext {
   /** The staging folder: write analysis files here, return their names relative to it. */
   outDir: string;
   input: string;
+  /** The Ffmpeg the pipeline runs: the hook's own ffmpeg runs (loudness) use it too. */
+  ffmpeg: Ffmpeg;
 }
 
 export interface AnalysisHookResult {
@@ -62,6 +64,8 @@ export interface ProcessOptions {
    * decoding, and a decode stops as soon as it yields more than the header stated (or than this).
    */
   maxDuration?: number;
+  /** The ffmpeg/ffprobe to run (default: `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
 }
 
 export type Stage =
@@ -123,9 +127,12 @@ export async function processFile(
     }
   };
 
+  const ffmpeg = opts.ffmpeg ?? defaultFfmpeg();
   const probe =
     opts.probe ??
-    (await time('probe', () => probeFile(input, { fileName: opts.fileName, maxDuration: opts.maxDuration })));
+    (await time('probe', () =>
+      probeFile(input, { fileName: opts.fileName, maxDuration: opts.maxDuration, ffmpeg }),
+    ));
   checkDuration(probe.duration, opts.maxDuration);
   const staging = await Staging.create(outDir);
   // One failing part stops the others' ffmpeg at once; allSettled below then waits for all of them
@@ -141,6 +148,7 @@ export async function processFile(
       throw err;
     });
   const run: RunContext = {
+    ffmpeg,
     input,
     probe,
     staging,
@@ -167,7 +175,7 @@ export async function processFile(
         calibrated('.trial').then((encodings) => time('transcode', () => transcodeRelayed(run, encodings))),
       );
     }
-    const ctx: AnalysisContext = { probe, outDir: staging.dir, input };
+    const ctx: AnalysisContext = { probe, outDir: staging.dir, input, ffmpeg };
     // The hook starts first so that work it hands to another thread overlaps the images; images
     // and peaks then run one after the other so their timings are their own.
     const analysisDone = opts.analyze
@@ -220,6 +228,7 @@ export async function processFile(
 }
 
 interface RunContext {
+  ffmpeg: Ffmpeg;
   input: string;
   probe: ProbeResult;
   staging: Staging;
@@ -244,7 +253,7 @@ async function calibratedPreviews(run: RunContext, scratch: string): Promise<Pre
     run.probe.duration,
     PREVIEW_KEYS.map((key) => PREVIEWS[key].encoding),
     scratch,
-    { timeoutMs: run.timeoutMs, signal: run.signal },
+    { timeoutMs: run.timeoutMs, signal: run.signal, ffmpeg: run.ffmpeg },
   );
   return PREVIEW_KEYS.map((key, i) => ({
     key,
@@ -257,11 +266,15 @@ async function calibratedPreviews(run: RunContext, scratch: string): Promise<Pre
 async function decodeSignal(run: RunContext): Promise<MonoSignal> {
   const sampleRate = ANALYSIS_SAMPLE_RATE;
   const sink = cappedSink(run, sampleRate);
-  await runBinary('ffmpeg', decodeMonoArgs(run.input, run.probe, sampleRate, undefined, readLimit(run)), {
-    onStdout: (chunk) => sink.write(chunk),
-    timeoutMs: run.timeoutMs,
-    signal: run.signal,
-  });
+  await run.ffmpeg.run(
+    'ffmpeg',
+    decodeMonoArgs(run.input, run.probe, sampleRate, undefined, readLimit(run)),
+    {
+      onStdout: (chunk) => sink.write(chunk),
+      timeoutMs: run.timeoutMs,
+      signal: run.signal,
+    },
+  );
   return finishSignal(run, sink);
 }
 
@@ -270,7 +283,7 @@ async function transcodeWithSignal(run: RunContext, previews: PreviewOutput[]): 
   const sampleRate = ANALYSIS_SAMPLE_RATE;
   const sink = cappedSink(run, sampleRate);
   const args = transcodeArgs(run.input, run.probe, previews, { sampleRate }, false, readLimit(run));
-  await runBinary('ffmpeg', args, {
+  await run.ffmpeg.run('ffmpeg', args, {
     onStdout: (chunk) => sink.write(chunk),
     timeoutMs: run.timeoutMs,
     signal: run.signal,
@@ -311,7 +324,7 @@ function finishSignal(run: RunContext, sink: MonoSink): MonoSignal {
 async function transcodeRelayed(run: RunContext, previews: PreviewOutput[]): Promise<void> {
   const main = previews.filter((p) => p.encoding.codec !== 'libvorbis');
   const relayed = previews.filter((p) => p.encoding.codec === 'libvorbis');
-  await runLinked(
+  await run.ffmpeg.runLinked(
     { name: 'ffmpeg', args: transcodeArgs(run.input, run.probe, main, undefined, true, readLimit(run)) },
     { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(run.probe), relayed) },
     { timeoutMs: run.timeoutMs, signal: run.signal },

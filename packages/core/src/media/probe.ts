@@ -5,7 +5,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { probeArgs } from '../ffmpeg/args.ts';
 import { FfmpegProcessError } from '../ffmpeg/errors.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg, type Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 import { readPcmDataChunk } from './container-header.ts';
 import { checkDuration } from './duration-limit.ts';
 import { MediaError } from './errors.ts';
@@ -87,6 +87,8 @@ export interface ProbeOptions {
    * Not applied to a partial file, whose length ffprobe can only guess.
    */
   maxDuration?: number;
+  /** The ffmpeg/ffprobe to run (default: `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
 }
 
 const COMMON_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256, 320];
@@ -206,7 +208,7 @@ export async function probeFile(file: string, options: ProbeOptions = {}): Promi
       : options.md5 !== undefined
         ? { md5: options.md5 }
         : fileDigests(file),
-    runProbe(file, fileName, options.timeoutMs),
+    runProbe(options.ffmpeg ?? defaultFfmpeg(), file, fileName, options.timeoutMs),
   ]);
   const probe = interpretProbe(raw, fileName, stat.size, digests.md5);
   if ('crc32' in digests) probe.crc32 = digests.crc32;
@@ -239,9 +241,14 @@ async function checkPcmLength(file: string, filesize: number): Promise<void> {
   }
 }
 
-async function runProbe(file: string, fileName: string, timeoutMs = 60_000): Promise<FfprobeOutput> {
+async function runProbe(
+  ffmpeg: Ffmpeg,
+  file: string,
+  fileName: string,
+  timeoutMs = 60_000,
+): Promise<FfprobeOutput> {
   try {
-    const { stdout } = await runBinary('ffprobe', probeArgs(file), { timeoutMs });
+    const { stdout } = await ffmpeg.run('ffprobe', probeArgs(file), { timeoutMs });
     return JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
   } catch (err) {
     if (err instanceof FfmpegProcessError) {

@@ -27,7 +27,7 @@ export class Staging {
   path(name: string): string {
     const resolved = path.resolve(this.dir, name);
     if (!resolved.startsWith(this.dir + path.sep))
-      throw new Error(`output name escapes the output folder: ${name}`);
+      throw new RangeError(`output name escapes the output folder: ${name}`);
     return resolved;
   }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fixture } from '@earshot/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg } from '../ffmpeg/ffmpeg.ts';
 import { makeTempDir } from '../testing/audio.ts';
 import { processFile } from './pipeline.ts';
 import { PREVIEWS } from './previews.ts';
@@ -58,7 +58,7 @@ describe('qualityForKbps', () => {
 describe('oggAudioBytes', () => {
   it('leaves out the header pages', async () => {
     const file = path.join(work, 'silence.ogg');
-    await runBinary('ffmpeg', [
+    await defaultFfmpeg().run('ffmpeg', [
       ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo', '-t', '0.1'],
       ...['-c:a', 'libvorbis', '-q:a', '6', file],
     ]);

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { type Excerpts, type PreviewEncoding, type SourceAudio, vorbisTrialArgs } from '../ffmpeg/args.ts';
-import { runBinary } from '../ffmpeg/run.ts';
+import { defaultFfmpeg, type Ffmpeg } from '../ffmpeg/ffmpeg.ts';
 
 /**
  * Vorbis previews at the contract's bitrates without libvorbis's managed mode. Managed mode holds
@@ -119,7 +119,7 @@ export async function calibrateVorbis(
   duration: number,
   encodings: readonly PreviewEncoding[],
   scratch: string,
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; ffmpeg?: Ffmpeg } = {},
 ): Promise<PreviewEncoding[]> {
   const vorbis = encodings.filter((e) => e.codec === 'libvorbis' && e.quality === undefined);
   if (vorbis.length === 0 || !shouldCalibrate(source, duration)) return [...encodings];
@@ -131,7 +131,8 @@ export async function calibrateVorbis(
     const trials = wanted.map((w, i) => ({ ...w, output: `${scratch}-${round}-${i}.ogg` }));
     round++;
     try {
-      await runBinary('ffmpeg', vorbisTrialArgs(input, source, excerpts, trials), options);
+      const { ffmpeg = defaultFfmpeg(), ...runOptions } = options;
+      await ffmpeg.run('ffmpeg', vorbisTrialArgs(input, source, excerpts, trials), runOptions);
       for (const t of trials) {
         const bytes = oggAudioBytes(await fs.readFile(t.output));
         t.item.trials.push({ quality: t.quality, kbps: (bytes * 8) / seconds / 1000 });

@@ -1,4 +1,6 @@
-import { createModuleWorker, ValidationError } from '@earshot/common';
+import { ValidationError } from '@earshot/common/errors';
+import { createModuleWorker } from '@earshot/common/module-worker';
+import { WorkerThreadError } from '../worker-errors.ts';
 import type { BuildMessage, BuildRequest } from './build-protocol.ts';
 import type { GraphParameters } from './hnsw-graph.ts';
 import { SimilarityIndex, type SimilarityIndexOptions } from './similarity-index.ts';
@@ -52,7 +54,7 @@ export function runBuildWorker(request: BuildRequest, onProgress?: (done: number
         const error =
           message.name === 'ValidationError' || message.name.endsWith('VectorError')
             ? new ValidationError(message.message)
-            : new Error(message.message);
+            : new WorkerThreadError('similarity-build', message.message);
         reject(error);
       }
     });
@@ -61,7 +63,10 @@ export function runBuildWorker(request: BuildRequest, onProgress?: (done: number
       reject(error);
     });
     worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`similarity build worker exited with code ${code}`));
+      if (!settled)
+        reject(
+          new WorkerThreadError('similarity-build', `similarity build worker exited with code ${code}`, code),
+        );
     });
   });
 }

@@ -1,7 +1,7 @@
 // Worker-thread entry: builds (or extends) an HNSW graph from a flat vector matrix and leaves an
 // atomic snapshot behind. hnswlib is synchronous, so this is where the long work runs.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ValidationError } from '@earshot/common';
+import { ValidationError } from '@earshot/common/errors';
 import type { BuildMessage, BuildRequest } from './build-protocol.ts';
 import { DEFAULT_GRAPH_PARAMETERS, HnswGraph } from './hnsw-graph.ts';
 import { readSnapshot, writeSnapshot } from './snapshot.ts';

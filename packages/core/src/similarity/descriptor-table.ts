@@ -1,4 +1,4 @@
-import { ValidationError } from '@earshot/common';
+import { ValidationError } from '@earshot/common/errors';
 import type { AnalysisTree } from './analysis-tree.ts';
 import {
   canonicalDescriptorName,

@@ -1,4 +1,4 @@
-import { ValidationError } from '@earshot/common';
+import { ValidationError } from '@earshot/common/errors';
 import type { DescriptorTable } from './descriptor-table.ts';
 import { InvalidTargetError, SoundNotIndexedError, UnknownDescriptorError } from './errors.ts';
 import type { SoundFilter } from './similarity-index.ts';

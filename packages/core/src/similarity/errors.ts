@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '@earshot/common';
+import { NotFoundError, ValidationError } from '@earshot/common/errors';
 
 /** A similarity space name that is not registered. */
 export class UnknownSimilaritySpaceError extends ValidationError {
@@ -49,6 +49,21 @@ export class IncompleteAnalysisError extends ValidationError {
 export class SoundNotIndexedError extends NotFoundError {
   constructor(readonly soundId: number) {
     super(`Sound ${soundId} is not in the similarity index`, { sound_id: soundId });
+  }
+}
+
+/**
+ * A similarity snapshot folder that cannot be loaded: its meta file is unreadable or of another
+ * format, or it does not fit the space it names or the index it is loaded into. (A folder with no
+ * snapshot at all is a NotFoundError.)
+ */
+export class SnapshotError extends Error {
+  constructor(
+    readonly dir: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SnapshotError';
   }
 }
 

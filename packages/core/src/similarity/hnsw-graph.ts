@@ -1,4 +1,16 @@
-import hnswlib from 'hnswlib-node';
+import { createRequire } from 'node:module';
+
+type Hnswlib = typeof import('hnswlib-node');
+
+// hnswlib-node (a native addon) is loaded when the first graph is made, not when the core is
+// imported: a user who never builds an index never pays for it. Its CommonJS entry loads
+// synchronously, so graphs are still made synchronously.
+const require = createRequire(import.meta.url);
+let hnswlib: Hnswlib | undefined;
+function hnswlibModule(): Hnswlib {
+  hnswlib ??= require('hnswlib-node') as Hnswlib;
+  return hnswlib;
+}
 
 /** Graph parameters. Defaults suit 100-d descriptor vectors up to a few million sounds. */
 export interface GraphParameters {
@@ -25,12 +37,12 @@ export interface GraphHits {
  */
 export class HnswGraph {
   private constructor(
-    private readonly native: InstanceType<typeof hnswlib.HierarchicalNSW>,
+    private readonly native: InstanceType<Hnswlib['HierarchicalNSW']>,
     readonly dimension: number,
   ) {}
 
   static create(dimension: number, capacity: number, parameters: GraphParameters): HnswGraph {
-    const native = new hnswlib.HierarchicalNSW('ip', dimension);
+    const native = new (hnswlibModule().HierarchicalNSW)('ip', dimension);
     native.initIndex({
       maxElements: Math.max(1, capacity),
       m: parameters.m,
@@ -43,7 +55,7 @@ export class HnswGraph {
 
   /** Loads a saved graph on libuv's thread pool (the event loop stays free). */
   static async load(file: string, dimension: number): Promise<HnswGraph> {
-    const native = new hnswlib.HierarchicalNSW('ip', dimension);
+    const native = new (hnswlibModule().HierarchicalNSW)('ip', dimension);
     await native.readIndex(file, true);
     return new HnswGraph(native, dimension);
   }

@@ -1,7 +1,18 @@
 // Similarity engine (issue 5): spaces, HNSW index per space, descriptor-target search.
+export * from '../common-exports.ts';
+// Types of other areas that this entry point's functions take or return, so its users can name them.
+export type { AnalyzeClipOptions, ClipAnalysis, ClipTimings } from '../descriptors/analyze-clip.ts';
+export type { AnalysisExample, ExampleLayout } from '../descriptors/example-file.ts';
+export type { ScalarStats, VectorStats } from '../descriptors/statistics.ts';
+export type { TreeValue, VariantATree } from '../descriptors/types.ts';
 export type { AnalysisTree } from './analysis-tree.ts';
 export { readDescriptor } from './analysis-tree.ts';
-export { type BulkVectors, buildSimilarityIndexInWorker, bulkUpsertInWorker } from './build-in-worker.ts';
+export {
+  type BulkVectors,
+  buildSimilarityIndexInWorker,
+  bulkUpsertInWorker,
+  type WorkerBuildOptions,
+} from './build-in-worker.ts';
 export {
   canonicalDescriptorName,
   type DescriptorReference,
@@ -54,4 +65,4 @@ export {
 } from './spaces/registry.ts';
 export type { SimilaritySpace } from './spaces/space.ts';
 export { TopK } from './top-k.ts';
-export { normalizeVector, scoreFromCosine } from './vector.ts';
+export { normalizeVector, scoreFromCosine, type VectorInput } from './vector.ts';

@@ -1,5 +1,5 @@
-import { ValidationError } from '@earshot/common';
-import { SoundNotIndexedError } from './errors.ts';
+import { ValidationError } from '@earshot/common/errors';
+import { SnapshotError, SoundNotIndexedError } from './errors.ts';
 import { DEFAULT_GRAPH_PARAMETERS, type GraphParameters, HnswGraph } from './hnsw-graph.ts';
 import { readSnapshot, type SnapshotMeta, type SnapshotPosition, writeSnapshot } from './snapshot.ts';
 import { getSimilaritySpace } from './spaces/registry.ts';
@@ -97,7 +97,8 @@ export class SimilarityIndex {
     const { meta, graph } = await readSnapshot(dir);
     const space = getSimilaritySpace(meta.space);
     if (space.dimension !== meta.dimension) {
-      throw new Error(
+      throw new SnapshotError(
+        dir,
         `Snapshot in ${dir} has ${meta.dimension} dimensions; ${space.name} has ${space.dimension}`,
       );
     }
@@ -176,7 +177,8 @@ export class SimilarityIndex {
       await this.writeTo(baseDir);
       await work();
       const { meta, graph } = await readSnapshot(dir);
-      if (meta.space !== this.space.name) throw new Error(`Snapshot in ${dir} is for ${meta.space}`);
+      if (meta.space !== this.space.name)
+        throw new SnapshotError(dir, `Snapshot in ${dir} is for ${meta.space}`);
       this.adoptGraph(graph, meta);
     });
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { NotFoundError } from '@earshot/common';
+import { NotFoundError } from '@earshot/common/errors';
+import { SnapshotError } from './errors.ts';
 import { type GraphParameters, HnswGraph } from './hnsw-graph.ts';
 
 const META_FILE = 'meta.json';
@@ -79,10 +80,10 @@ export async function readSnapshotMeta(dir: string): Promise<SnapshotMeta> {
   try {
     meta = JSON.parse(text) as SnapshotMeta;
   } catch {
-    throw new Error(`Unreadable similarity snapshot meta in ${dir}`);
+    throw new SnapshotError(dir, `Unreadable similarity snapshot meta in ${dir}`);
   }
   if (meta.format !== FORMAT)
-    throw new Error(`Unsupported similarity snapshot format ${meta.format} in ${dir}`);
+    throw new SnapshotError(dir, `Unsupported similarity snapshot format ${meta.format} in ${dir}`);
   return meta;
 }
 

@@ -12,14 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { realSamples } from '@earshot/fixtures';
 import { analyzeClip } from '../descriptors/analyze-clip.ts';
+import { CLASSIC_PATHS } from '../similarity/spaces/freesound-classic.features.ts';
 import {
   CODEC_PAIR_GAIN_DB,
   CODEC_PAIR_MP3_BITRATE,
   extractClassicInputs,
-} from '../similarity/spaces/freesound-classic.calibration.ts';
-import { CLASSIC_PATHS } from '../similarity/spaces/freesound-classic.features.ts';
+} from './freesound-classic.calibration.ts';
 
-const spaces = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../similarity/spaces');
+const here = path.dirname(new URL(import.meta.url).pathname);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-codec-pairs-'));
 const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
 const analyse = async (file: string) =>
@@ -47,5 +47,5 @@ for (const sample of realSamples()) {
   pairs[sample.name] = { original: await analyse(wav), twin: await analyse(mp3) };
 }
 fs.rmSync(dir, { recursive: true, force: true });
-fs.writeFileSync(path.join(spaces, 'freesound-classic.codec.json'), `${JSON.stringify(pairs)}\n`);
+fs.writeFileSync(path.join(here, 'freesound-classic.codec.json'), `${JSON.stringify(pairs)}\n`);
 process.stdout.write(`wrote ${Object.keys(pairs).length} codec pairs\n`);

@@ -1,7 +1,7 @@
 // Shared by the similarity tests: the 40 reference analyses and deterministic jitter.
 
 import type { AnalysisTree } from '../similarity/analysis-tree.ts';
-import reference from '../similarity/spaces/freesound-classic.reference.json' with { type: 'json' };
+import reference from './freesound-classic.reference.json' with { type: 'json' };
 
 export const referenceAnalyses = reference as Record<string, AnalysisTree>;
 export const referenceNames = Object.keys(referenceAnalyses);

@@ -17,6 +17,7 @@ import { EarshotError } from '@earshot/common';
 import {
   checkDuration,
   checkProbedLength,
+  type Ffmpeg,
   type HeaderProbe,
   MediaError,
   type ProbeResult,
@@ -61,18 +62,21 @@ export class SoundUploads {
   private readonly intake: SoundIntake;
   /** UPLOAD_MAX_SECONDS: the longest sound taken (the pipeline refuses longer ones too). */
   private readonly maxSeconds: number | undefined;
+  /** The ffprobe uploads are judged with (default: core's `defaultFfmpeg()`). */
+  private readonly ffmpeg: Ffmpeg | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly storage: SoundStorage,
     private readonly queue: ProcessingQueue,
-    options: { maxBytes: number; maxSeconds?: number; partialLeaseMs?: number },
+    options: { maxBytes: number; maxSeconds?: number; partialLeaseMs?: number; ffmpeg?: Ffmpeg },
   ) {
     this.receiver = new UploadReceiver(storage.dataDir, options.maxBytes, {
       leaseMs: options.partialLeaseMs,
     });
     this.intake = new SoundIntake(db, storage);
     this.maxSeconds = options.maxSeconds;
+    this.ffmpeg = options.ffmpeg;
   }
 
   /**
@@ -85,7 +89,7 @@ export class SoundUploads {
       prefixBytes: EARLY_PROBE_BYTES,
       onPrefix: async (file) =>
         (await probeFileHeader(file, filename)) ??
-        probeFile(file, { fileName: filename, md5: '', partial: true }),
+        probeFile(file, { fileName: filename, md5: '', partial: true, ffmpeg: this.ffmpeg }),
     });
   }
 
@@ -186,7 +190,13 @@ export class SoundUploads {
         await checkProbedLength(file.path, judged);
       }
       // Not hashed here: the duplicate rule is the intake's (by size first, see same-file-check.ts).
-      else await probeFile(file.path, { fileName: file.filename, md5: false, maxDuration: this.maxSeconds });
+      else
+        await probeFile(file.path, {
+          fileName: file.filename,
+          md5: false,
+          maxDuration: this.maxSeconds,
+          ffmpeg: this.ffmpeg,
+        });
     } catch (err) {
       if (err instanceof MediaError) throw audiofileError(err);
       throw err;

@@ -6,6 +6,7 @@ import {
   analyzeClip,
   clipAnalysisNeeds,
   DEFAULT_SIMILARITY_SPACE,
+  type Ffmpeg,
   getSimilaritySpace,
   parseAnalysisFile,
 } from '@earshot/core';
@@ -43,17 +44,21 @@ export interface ExampleSearchOptions {
    * rebuilt from the catalogue and their snapshots written, so the next search loads them.
    */
   snapshotDir?: string;
+  /** The ffmpeg/ffprobe an audio clip is decoded with where needed (default: core's `defaultFfmpeg()`). */
+  ffmpeg?: Ffmpeg;
 }
 
 /** Reads the example: `.json` files as analysis files, anything else as audio. */
 export async function readExample(
   file: string,
   space?: string,
+  ffmpeg?: Ffmpeg,
 ): Promise<{ tree: AnalysisTree; clip?: ExampleSearchResult['clip'] }> {
   if (file.toLowerCase().endsWith('.json')) return { tree: parseAnalysisFile(await fs.readFile(file)).tree };
   // A clip is analysed only for what the space compares (see clipAnalysisNeeds).
   const { tree, analyzedSeconds, duration, truncated } = await analyzeClip(file, {
     needs: clipAnalysisNeeds(space),
+    ffmpeg,
   });
   return { tree, clip: { analyzedSeconds, duration, truncated } };
 }
@@ -68,7 +73,7 @@ export async function searchByExample(
   // A named space is checked, and the example read and placed, before the indexes load: a wrong
   // space or file fails at once.
   const space = options.space === undefined ? undefined : getSimilaritySpace(options.space).name;
-  const { tree, clip } = await readExample(file, space);
+  const { tree, clip } = await readExample(file, space, options.ffmpeg);
   const example: SearchExample = { tree, space };
   const comparedBy = exampleSpaceVector(example)?.space ?? 'descriptors';
   const state = await loadState(db, logger, options.snapshotDir);

@@ -1,6 +1,3 @@
-import { FLACDecoder } from '@wasm-audio-decoders/flac';
-import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
-import { MPEGDecoder } from 'mpg123-decoder';
 import type { Container } from '../formats.ts';
 import { feedableBytes } from './feed-limit.ts';
 import { id3Length, mp3Header, oggHeader, readFlacStreamInfo } from './headers.ts';
@@ -42,13 +39,13 @@ const CONTAINER = { mp3: 'mp3', flac: 'flac', vorbis: 'ogg', opus: 'ogg' } as co
   Container
 >;
 
+// Each decoder package is loaded on the first clip of its codec, not with the core: together they
+// are large (their WebAssembly comes inline), and a user who never decodes clips never pays.
 async function newDecoder(codec: Codec): Promise<StreamDecoder> {
-  if (codec === 'mp3') return new MPEGDecoder();
-  if (codec === 'flac') return new FLACDecoder();
-  if (codec === 'vorbis') return new OggVorbisDecoder();
-  // Loaded on the first Opus clip only: the package is large (about 0.1 s to load).
-  const { OggOpusDecoder } = await import('ogg-opus-decoder');
-  return new OggOpusDecoder();
+  if (codec === 'mp3') return new (await import('mpg123-decoder')).MPEGDecoder();
+  if (codec === 'flac') return new (await import('@wasm-audio-decoders/flac')).FLACDecoder();
+  if (codec === 'vorbis') return new (await import('@wasm-audio-decoders/ogg-vorbis')).OggVorbisDecoder();
+  return new (await import('ogg-opus-decoder')).OggOpusDecoder();
 }
 
 /**

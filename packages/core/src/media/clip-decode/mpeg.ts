@@ -1,4 +1,5 @@
-import { MPEGDecoder } from 'mpg123-decoder';
+import type { MPEGDecoder } from 'mpg123-decoder';
+import { MediaError } from '../errors.ts';
 import { mixGain } from './mix.ts';
 
 /**
@@ -88,7 +89,7 @@ export class ReusableMpegDecoder {
   }
 
   static async create(): Promise<ReusableMpegDecoder | undefined> {
-    const decoder = new MPEGDecoder();
+    const decoder = new (await import('mpg123-decoder')).MPEGDecoder();
     await decoder.ready;
     const internals = decoder as unknown as MpegInternals;
     if (!hasInternals(internals)) {
@@ -106,7 +107,7 @@ export class ReusableMpegDecoder {
     wasm.mpeg_frame_decoder_destroy(this.stream);
     this.stream = 0;
     const error = wasm.mpeg_frame_decoder_create(this.cell.ptr, 1);
-    if (error) throw new Error(`mpg123 could not start a stream (${error})`);
+    if (error) throw new MediaError('processing_failed', undefined, { mpg123: error });
     this.stream = this.cell.buf[0];
   }
 

@@ -2,6 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
 import { describe, expect, it } from 'vitest';
+import {
+  type CodecPair,
+  calibrateClassic,
+  codecWeights,
+  extractClassicInputs,
+  MAX_CODEC_WEIGHT,
+} from '../../testing/freesound-classic.calibration.ts';
+import codecPairs from '../../testing/freesound-classic.codec.json' with { type: 'json' };
 import { referenceAnalyses, referenceNames } from '../../testing/similarity.ts';
 import {
   IncompleteAnalysisError,
@@ -9,14 +17,6 @@ import {
   UnknownSimilaritySpaceError,
   VectorDimensionError,
 } from '../errors.ts';
-import {
-  type CodecPair,
-  calibrateClassic,
-  codecWeights,
-  extractClassicInputs,
-  MAX_CODEC_WEIGHT,
-} from './freesound-classic.calibration.ts';
-import codecPairs from './freesound-classic.codec.json' with { type: 'json' };
 import { CLASSIC_CONSTANTS } from './freesound-classic.constants.ts';
 import { CLASSIC_FEATURES } from './freesound-classic.features.ts';
 import {

@@ -1,6 +1,10 @@
-import { type AnalysisTree, readDescriptor } from '../analysis-tree.ts';
-import { CLASSIC_FEATURES, CLASSIC_PATHS, featureLabel } from './freesound-classic.features.ts';
-import { transformedClassicInputs } from './freesound-classic.raw.ts';
+import { type AnalysisTree, readDescriptor } from '../similarity/analysis-tree.ts';
+import {
+  CLASSIC_FEATURES,
+  CLASSIC_PATHS,
+  featureLabel,
+} from '../similarity/spaces/freesound-classic.features.ts';
+import { transformedClassicInputs } from '../similarity/spaces/freesound-classic.raw.ts';
 
 export interface ClassicConstants {
   /** Per input: the centre subtracted after the transform (median over the calibration set). */

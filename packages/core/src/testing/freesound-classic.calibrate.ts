@@ -1,10 +1,13 @@
-// Regenerates the calibration extract and constants: `npx tsx freesound-classic.calibrate.ts <dir of
-// Essentia FreesoundExtractor JSONs>` (default: the copy of the essentia-native reference set in
-// fixtures/reference/, taken from ../shared/reference/essentia-native). The weights come from the codec
-// pairs in freesound-classic.codec.json (testing/freesound-classic.codec.ts writes them).
+// Regenerates the calibration extract and the space's constants:
+// `npx tsx packages/core/src/testing/freesound-classic.calibrate.ts <dir of Essentia FreesoundExtractor
+// JSONs>` (default: the copy of the essentia-native reference set in fixtures/reference/, taken from
+// ../shared/reference/essentia-native). The weights come from the codec pairs in
+// freesound-classic.codec.json (freesound-classic.codec.ts writes them). Kept with the test tooling:
+// calibration is development work, never a library call.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AnalysisTree } from '../analysis-tree.ts';
+import type { AnalysisTree } from '../similarity/analysis-tree.ts';
+import { CLASSIC_FEATURES } from '../similarity/spaces/freesound-classic.features.ts';
 import {
   type CodecPair,
   calibrateClassic,
@@ -12,12 +15,10 @@ import {
   extractClassicInputs,
   renderConstantsModule,
 } from './freesound-classic.calibration.ts';
-import { CLASSIC_FEATURES } from './freesound-classic.features.ts';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const sourceDir =
-  process.argv[2] ??
-  path.join(here, '..', '..', '..', '..', '..', 'fixtures', 'reference', 'essentia-native');
+  process.argv[2] ?? path.join(here, '..', '..', '..', '..', 'fixtures', 'reference', 'essentia-native');
 
 const files = fs
   .readdirSync(sourceDir)
@@ -36,7 +37,7 @@ const pairs = JSON.parse(fs.readFileSync(path.join(here, 'freesound-classic.code
 const weights = codecWeights(constants, Object.values(pairs));
 fs.writeFileSync(path.join(here, 'freesound-classic.reference.json'), `${JSON.stringify(extract)}\n`);
 fs.writeFileSync(
-  path.join(here, 'freesound-classic.constants.ts'),
+  path.join(here, '..', 'similarity', 'spaces', 'freesound-classic.constants.ts'),
   renderConstantsModule(
     constants,
     weights,
