@@ -2,15 +2,11 @@ import cluster from 'node:cluster';
 import { buildAppDeps, type MetricSources, startServer } from '@earshot/api';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { type Config, createLogger, type Logger, loadConfig } from '@earshot/common';
-import {
-  type DemoAccount,
-  ensureDemoAccount,
-  importDemoFixtures,
-  logSimilarityFailure,
-} from '@earshot/services';
+import { type DemoAccount, ensureDemoAccount, logSimilarityFailure } from '@earshot/services';
 import { createJobRunner, type JobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
 import { type PrimaryMessage, superviseWorkers, type WorkerMessage } from '../cluster.ts';
+import { importDemoFixtures } from '../demo-import.ts';
 import { onShutdown } from '../shutdown.ts';
 import { VERSION } from '../version.ts';
 
