@@ -92,7 +92,7 @@ try {
 } catch (err) {
   const argvError = (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_');
   if (err instanceof UsageError || argvError) {
-    process.stderr.write(`earshot-worker: ${(err as Error).message}\n\n${USAGE}`);
+    process.stderr.write(`earshot-worker: ${(err as Error).message} (see earshot-worker --help)\n`);
     process.exitCode = 2;
   } else if (err instanceof ConfigError || err instanceof EarshotError) {
     process.stderr.write(`earshot-worker: ${err.message}\n`);
