@@ -11,7 +11,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { testService } from '@earshot/common/testing';
 import { realSampleFile } from '@earshot/fixtures';
-import { ConsumerProject, consumerEnv, undeclaredImports } from '@earshot/fixtures/testing';
+import {
+  ConsumerProject,
+  consumerEnv,
+  repositoryVersion,
+  TSC,
+  undeclaredImports,
+} from '@earshot/fixtures/testing';
 import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobRunner, type JobRunnerService } from '../src/job-runner.ts';
@@ -54,6 +60,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot-worker installed from the ta
     project = await ConsumerProject.create('workers', {
       packages: PACKAGES,
       dependencies: ['@earshot/workers'],
+      registryPackages: [repositoryVersion('@types/node')],
     });
     db = await ServerDatabase.create(postgresUrl!, 'install');
     // This process only produces; the installed worker consumes.
@@ -85,6 +92,17 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot-worker installed from the ta
         name,
       ).toEqual([]);
     }
+  });
+
+  it('a strict TypeScript start script type-checks against the declarations (skipLibCheck off)', async () => {
+    const ts = path.join(project.dir, 'ts');
+    await fs.mkdir(ts);
+    for (const file of ['tsconfig.json', 'worker-types.ts']) {
+      await fs.copyFile(new URL(`./consumer/${file}`, import.meta.url), path.join(ts, file));
+    }
+    const result = await project.node([TSC, '-p', ts], { timeoutMs: 300_000 });
+    expect(`${result.stdout}${result.stderr}`).toBe('');
+    expect(result.code).toBe(0);
   });
 
   it('processes an upload to pending moderation, then stops cleanly on SIGTERM', async () => {

@@ -7,22 +7,20 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ffmpegPath, fixture, loadManifest, realSampleFile } from '@earshot/fixtures';
-import { ConsumerProject, REPO_ROOT, runOk, undeclaredImports } from '@earshot/fixtures/testing';
+import {
+  ConsumerProject,
+  REPO_ROOT,
+  repositoryVersion,
+  runOk,
+  TSC,
+  undeclaredImports,
+} from '@earshot/fixtures/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CONSUMER_FILES = new URL('./consumer/', import.meta.url);
-const TSC = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** The real recording: a drum loop of 6.9 s, 44.1 kHz stereo, with native Essentia's analysis. */
 const RECORDING = 'loop_amen_full';
 const GENERATED = ['drums-128bpm', 'sine-a4', 'cadence-c-major', 'noise-pink', 'bad-random'];
-
-/** The @types/node the repository type-checks with, so the install stays within npm's cache. */
-async function typesNodeSpec(): Promise<string> {
-  const manifest = JSON.parse(
-    await fs.readFile(path.join(REPO_ROOT, 'node_modules', '@types', 'node', 'package.json'), 'utf8'),
-  );
-  return `@types/node@${manifest.version}`;
-}
 
 /** The ```js blocks of a README, in order. */
 function javascriptBlocks(markdown: string): string[] {
@@ -38,7 +36,7 @@ describe('@earshot/core installed from its tarball into a project of its own', (
     project = await ConsumerProject.create('core', {
       packages: ['@earshot/common', '@earshot/core'],
       dependencies: ['@earshot/core'],
-      registryPackages: [await typesNodeSpec()],
+      registryPackages: [repositoryVersion('@types/node')],
     });
     soundWav = path.join(project.dir, 'sound.wav');
     await runOk(
