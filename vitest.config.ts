@@ -21,7 +21,9 @@ export default defineConfig({
   test: {
     include: [
       'packages/*/src/**/*.test.ts',
+      'packages/*/test/**/*.test.ts',
       'workers/src/**/*.test.ts',
+      'workers/test/**/*.test.ts',
       'api/src/**/*.test.ts',
       'api/test/**/*.test.ts',
       'cli/src/**/*.test.ts',

@@ -1,6 +1,7 @@
 // @earshot/workers: the job registry, the stage handlers, the two runners (in-process, BullMQ),
-// and the pipeline that implements the services' ProcessingQueue. The use cases (accounts,
-// intake, moderation, reprocessing) live in @earshot/services.
+// the pipeline that implements the services' ProcessingQueue, and the worker process that
+// `earshot-worker` (and `earshot worker`) runs. The use cases (accounts, intake, moderation,
+// reprocessing) live in @earshot/services.
 
 export { createJobRunner, type JobRunnerService, type JobRunnerServiceOptions } from './job-runner.ts';
 export { PermanentJobError } from './jobs/errors.ts';
@@ -15,3 +16,11 @@ export { STAGES, type StageName, stageLabel } from './pipeline/stages.ts';
 export { BullmqRunner, DEFAULT_QUEUE_PREFIX, type JobReturn } from './runners/bullmq.ts';
 export { InProcessRunner } from './runners/in-process.ts';
 export type { JobRunner, QueueCounts } from './runners/types.ts';
+export {
+  NoRedisError,
+  runWorkerProcess,
+  type WorkerOutput,
+  type WorkerProcessOptions,
+  type WorkerStatsOptions,
+  writeWorkerStats,
+} from './worker-process.ts';

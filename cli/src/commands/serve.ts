@@ -3,15 +3,11 @@ import { buildAppDeps, type MetricSources, serverFfmpeg, startServer } from '@ea
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { type Config, createLogger, type Logger, loadConfig } from '@earshot/common';
 import type { Ffmpeg } from '@earshot/core';
-import {
-  type DemoAccount,
-  ensureDemoAccount,
-  importDemoFixtures,
-  logSimilarityFailure,
-} from '@earshot/services';
+import { type DemoAccount, ensureDemoAccount, logSimilarityFailure } from '@earshot/services';
 import { createJobRunner, type JobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
 import { type PrimaryMessage, superviseWorkers, type WorkerMessage } from '../cluster.ts';
+import { importDemoFixtures } from '../demo-import.ts';
 import { onShutdown } from '../shutdown.ts';
 import { VERSION } from '../version.ts';
 

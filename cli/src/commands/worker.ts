@@ -1,6 +1,3 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, EarshotError, loadConfig } from '@earshot/common';
-import { bullmqQueueMetrics, createJobRunner, metricsAsPrometheus } from '@earshot/workers';
 import { type Command, Option } from 'commander';
 
 interface WorkerOptions {
@@ -28,53 +25,19 @@ export function register(program: Command): void {
       hidden('--reconcile-ms <ms>', 'how often unfinished sounds missing from the queue are queued again'),
     )
     .action(async (options: WorkerOptions) => {
-      const config = loadConfig();
-      if (!config.REDIS_URL) {
-        throw new EarshotError(
-          'REDIS_URL is not set. `earshot worker` consumes the BullMQ queue; without Redis, `npm start` processes sounds in-process.',
-          'no_redis',
-        );
-      }
-      const logger = createLogger(config.LOG_LEVEL);
+      // The worker process itself lives in @earshot/workers, which also installs it as `earshot-worker`.
+      const { runWorkerProcess, writeWorkerStats } = await import('@earshot/workers');
       if (options.stats) {
-        const metrics = await bullmqQueueMetrics({
-          redisUrl: config.REDIS_URL,
-          prefix: options.queuePrefix,
-          logger,
-        });
-        process.stdout.write(
-          options.prometheus ? metricsAsPrometheus(metrics) : `${JSON.stringify(metrics, null, 2)}\n`,
-        );
+        await writeWorkerStats({ prometheus: options.prometheus, queuePrefix: options.queuePrefix });
         return;
       }
-      const catalogue = await openCatalogue({ config, logger, role: 'worker', description: 'worker' });
-      const lockMs = options.lockMs ? Number(options.lockMs) : undefined;
-      const service = createJobRunner({
-        config,
-        logger,
-        catalogue,
-        runWorkers: true,
+      await runWorkerProcess({
         concurrency: options.concurrency ? Number(options.concurrency) : undefined,
         queuePrefix: options.queuePrefix,
-        lockDurationMs: lockMs,
-        stalledIntervalMs: lockMs ? Math.max(250, lockMs / 2) : undefined,
-        reconcileIntervalMs: options.reconcileMs ? Number(options.reconcileMs) : undefined,
+        lockMs: options.lockMs ? Number(options.lockMs) : undefined,
+        reconcileMs: options.reconcileMs ? Number(options.reconcileMs) : undefined,
+        graceSeconds: Number(options.graceSeconds),
       });
-      await service.start();
-      process.stdout.write(
-        `worker ${process.pid} ready (concurrency ${options.concurrency ?? config.WORKER_CONCURRENCY})\n`,
-      );
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          logger.info({ signal }, 'worker: stopping; running jobs get time to finish');
-          resolve();
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
-      await service.close(Number(options.graceSeconds) * 1000);
-      await catalogue.close();
-      logger.info('worker: stopped');
     });
 }
 

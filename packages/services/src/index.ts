@@ -52,7 +52,6 @@ export {
   queueImports,
   waitForSounds,
 } from './intake/bulk-import.ts';
-export { type DemoImportOptions, importDemoFixtures } from './intake/demo.ts';
 export {
   DESCRIPTION_FIELDS,
   DescriptionError,

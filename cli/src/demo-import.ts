@@ -2,12 +2,14 @@ import path from 'node:path';
 import { type Db, findUserByName, hasSounds } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import { ensureFixtures, type FixtureEntry, fixturesDir } from '@earshot/fixtures';
-import { createUser } from '../accounts/accounts.ts';
-import { DEMO_USERNAME } from '../accounts/demo-account.ts';
-import type { ProcessingQueue } from '../processing/processing-queue.ts';
-import type { SoundStorage } from '../storage/sound-files.ts';
-import { queueImports } from './bulk-import.ts';
-import { SoundIntake } from './sound-intake.ts';
+import {
+  createUser,
+  DEMO_USERNAME,
+  type ProcessingQueue,
+  queueImports,
+  SoundIntake,
+  type SoundStorage,
+} from '@earshot/services';
 
 const DEMO_GROUPS = ['tone', 'rhythm', 'harmony', 'event', 'noise', 'loop', 'music'];
 /** Words people search for that the fixture names do not contain. */
@@ -30,6 +32,9 @@ export interface DemoImportOptions {
 }
 
 /**
+ * The demo belongs to `earshot serve` (the CLI), not to the services: it needs the fixture
+ * generator, a test-data package that an installed worker or API must not have to carry.
+ *
  * On an empty catalogue, imports a spread of the generated fixtures as approved sounds of the user
  * "demo", so that a newcomer's first search finds something. Returns how many were queued (0 when
  * the catalogue already has sounds or DEMO_IMPORT is off). Processing continues in the background.
