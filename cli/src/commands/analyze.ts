@@ -1,4 +1,3 @@
-import { analyzeFile, stopEssentiaWorker, writeFramesFile } from '@earshot/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
 interface AnalyzeCommandOptions {
@@ -33,6 +32,7 @@ export function register(program: Command): void {
     )
     .option('--timings', 'print milliseconds per descriptor group on stderr')
     .action(async (file: string, options: AnalyzeCommandOptions) => {
+      const { analyzeFile, stopEssentiaWorker, writeFramesFile } = await import('@earshot/core');
       try {
         const result = await analyzeFile(file, { frames: Boolean(options.frames), rhythm: options.rhythm });
         if (options.frames && result.frames) await writeFramesFile(result.frames, options.frames);

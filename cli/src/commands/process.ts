@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { ACCEPTED_TYPES, analysisHook, processFile, stopEssentiaWorker } from '@earshot/core';
 import type { Command } from 'commander';
+import { ACCEPTED_TYPES } from './choices.ts';
 
 interface ProcessCommandOptions {
   out: string;
@@ -20,6 +20,7 @@ export function register(program: Command): void {
     .option('--name <filename>', "the file's original name, when FILE is stored under another one")
     .option('--timeout <seconds>', 'stop ffmpeg after this many seconds')
     .action(async (file: string, options: ProcessCommandOptions) => {
+      const { analysisHook, processFile, stopEssentiaWorker } = await import('@earshot/core');
       const timeoutMs = options.timeout ? Number(options.timeout) * 1000 : undefined;
       // The analysis hook also writes the descriptor files (descriptors, analysis_stats, analysis_frames).
       const result = await processFile(file, options.out, {

@@ -1,6 +1,4 @@
-import { searchByExample, similaritySnapshotDir } from '@earshot/services';
 import { type Command, InvalidArgumentError } from 'commander';
-import { withCatalogue } from './moderate.ts';
 
 /**
  * `earshot similar FILE [--space S] [--n 15]`: the catalogue's sounds closest to an example, against
@@ -20,7 +18,11 @@ export function register(program: Command): void {
     )
     .option('--n <count>', 'how many sounds', parseCount, 15)
     .action(async (file: string, options: { space?: string; n: number }) => {
-      await withCatalogue('similar', async (db, { config, logger }) => {
+      const [{ withCatalogue }, { searchByExample, similaritySnapshotDir }] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/services'),
+      ]);
+      await withCatalogue('similar', async ({ db }, { config, logger }) => {
         const result = await searchByExample(db, logger, file, {
           space: options.space,
           n: options.n,

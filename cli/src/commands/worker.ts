@@ -1,6 +1,3 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, EarshotError, loadConfig } from '@earshot/common';
-import { bullmqQueueMetrics, createJobRunner, metricsAsPrometheus } from '@earshot/workers';
 import { type Command, Option } from 'commander';
 
 interface WorkerOptions {
@@ -28,6 +25,15 @@ export function register(program: Command): void {
       hidden('--reconcile-ms <ms>', 'how often unfinished sounds missing from the queue are queued again'),
     )
     .action(async (options: WorkerOptions) => {
+      const [
+        { openCatalogue },
+        { createLogger, EarshotError, loadConfig },
+        { bullmqQueueMetrics, createJobRunner, metricsAsPrometheus },
+      ] = await Promise.all([
+        import('@earshot/catalogue'),
+        import('@earshot/common'),
+        import('@earshot/workers'),
+      ]);
       const config = loadConfig();
       if (!config.REDIS_URL) {
         throw new EarshotError(
