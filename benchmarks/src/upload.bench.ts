@@ -194,22 +194,13 @@ class CpuSampler {
     const rows = new Map<string, number>();
     const add = (label: string, seconds: number) => rows.set(label, (rows.get(label) ?? 0) + seconds);
     let threadsSeen = 0;
-    let started = 0;
     for (const [tid, t] of this.threads) {
       const seconds = (t.last - t.first) / 1e9;
       threadsSeen += seconds;
       if (tid === this.pid) add('server: event loop (main thread)', seconds);
       else if (t.before)
         add('server: threads it had before the upload (V8 helpers, libuv pool, libvips…)', seconds);
-      else {
-        started++;
-        add('server: threads started during it (still alive at the end)', seconds);
-      }
-    }
-    if (started > 0) {
-      const label = 'server: threads started during it (still alive at the end)';
-      rows.set(`${label.slice(0, -1)}, ${started})`, rows.get(label) ?? 0);
-      rows.delete(label);
+      else add('server: threads started during it (still alive at the end)', seconds);
     }
     const ended = (cpuOf(this.pid) - this.ownStart) / 1000 - threadsSeen;
     if (ended > 0.01) add('server: threads that ended during it', ended);
@@ -336,7 +327,7 @@ function musicSection(runs: MusicRun[], command: string, loadAtStart: number[]):
     '',
     `Command: \`${command}\`. Run ${runs[0].at}${many ? ` to ${runs[runs.length - 1].at}` : ''}, load average ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end.`,
     '',
-    `One upload with its description to \`earshot serve\` (the compiled bin, as \`npm start\` runs it: one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue${many ? '; a fresh server and data folder for each run' : ''}), then the sound's processing state read from the catalogue every 20 ms; CPU = the server process (all threads) and its finished ffmpeg/ffprobe children, from /proc, between the same moments. **${wall.toFixed(2)} s** from the start of the request to pending moderation${many ? ` (median of ${runs.length} runs, quartiles ${wallQ1.toFixed(2)}–${wallQ3.toFixed(2)} s)` : ''} (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+    `One upload with its description to \`earshot serve\` (the compiled bin, as \`npm start\` runs it: one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue${many ? '; a fresh server and data folder for each run' : ''}), then the sound's processing state read from the catalogue every 20 ms; CPU = the server process (all threads) and its finished ffmpeg/ffprobe children, from /proc, between the same moments. **${wall.toFixed(2)} s** from the start of the request to pending moderation${many ? `, median of ${runs.length} runs (quartiles ${wallQ1.toFixed(2)}–${wallQ3.toFixed(2)} s);` : ''} target ≤ 5 s ${wall <= 5 ? '✓' : '✗'}.`,
     '',
     `The sound's work took **${cpu.toFixed(2)} CPU-s**${many ? ` (median; quartiles ${cpuQ1.toFixed(2)}–${cpuQ3.toFixed(2)})` : ''}, so it needs at least ${(cpu / cores).toFixed(2)} s of wall on ${cores} free cores; ${many ? 'the runs got' : 'this run got'} ${(cpu / wall).toFixed(2)} cores on average (the rest went to other processes on the machine).`,
     '',
@@ -361,7 +352,7 @@ function musicSection(runs: MusicRun[], command: string, loadAtStart: number[]):
     '| Processed:handover (pending moderation) | — | — |',
     `| **total** | **${typical.wall.toFixed(2)}** | **${typical.cpu.toFixed(2)}** |`,
     '',
-    `Where that CPU went${many ? ' (median over the runs of each line)' : ''}: the server's threads from their scheduler counters and the processes below it from /proc, sampled every 20 ms from the start of the request to the end (the helper's ffprobe and the binary checks are not in the total above, which counts only children the server itself reaped).`,
+    `Where that CPU went${many ? ' (median over the runs of each line)' : ''}: the server's threads from their scheduler counters and the processes below it from /proc, sampled every 20 ms from the start of the request to the end. The spawn helper and the ffprobe it starts are not in the total above, which counts only the children the server itself has reaped.`,
     '',
     '| where | CPU s |',
     '|---|---:|',
