@@ -15,10 +15,10 @@ import { createUser, queueImports, SoundIntake, waitForSounds } from '@earshot/s
 import { type BullmqRunner, createJobRunner, type JobReturn, STAGES } from '@earshot/workers';
 import pg from 'pg';
 import { arg } from './args.ts';
+import { EARSHOT_BIN } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'pipeline.md');
-const cliMain = path.join(here, '../../cli/src/main.ts');
 const MAX_FIXTURE_SECONDS = 10;
 const SOURCE_STRIDE = 37;
 
@@ -67,7 +67,7 @@ function gcd(a: number, b: number): number {
 function startWorker(env: NodeJS.ProcessEnv, prefix: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', cliMain, 'worker', '--concurrency', '1', '--queue-prefix', prefix],
+    [EARSHOT_BIN, 'worker', '--concurrency', '1', '--queue-prefix', prefix],
     { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {

@@ -24,7 +24,7 @@ import pg from 'pg';
 import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { leanLoad } from './lean-load.ts';
-import { connectionsOn, cpuMicros, localPorts, processStats, processTree } from './processes.ts';
+import { connectionsOn, cpuMicros, EARSHOT_BIN, localPorts, processStats, processTree } from './processes.ts';
 import { findWrk, WRK_MISSING, wrkLoad } from './wrk-load.ts';
 
 const sounds = Number(arg('sounds', '10000'));
@@ -37,7 +37,6 @@ const generators = arg('load', 'wrk')
   .filter((g): g is LoadGenerator => g === 'wrk' || g === 'lean' || g === 'autocannon');
 const wrkThreads = Number(arg('wrk-threads', '1'));
 const TARGET = 1.6;
-const CLI_MAIN = fileURLToPath(new URL('../../cli/src/main.ts', import.meta.url));
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results', 'api.md');
 const HEADING = '\n## `serve --processes 2` against one process, warm sound instance\n\n';
 
@@ -51,22 +50,18 @@ interface Serve {
 
 /** `earshot serve --processes n` on the bench database, resolved once it says it is serving. */
 function startServe(processes: number, dbUrl: string): Promise<Serve> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI_MAIN, 'serve', '--processes', String(processes)],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: dbUrl,
-        REDIS_URL: process.env.REDIS_URL ?? DEFAULT_TEST_REDIS_URL,
-        DATA_DIR: apiBenchDataDir(dbUrl),
-        PORT: '0',
-        DEMO_IMPORT: 'false',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [EARSHOT_BIN, 'serve', '--processes', String(processes)], {
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      REDIS_URL: process.env.REDIS_URL ?? DEFAULT_TEST_REDIS_URL,
+      DATA_DIR: apiBenchDataDir(dbUrl),
+      PORT: '0',
+      DEMO_IMPORT: 'false',
+      LOG_LEVEL: 'warn',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const look = (d: Buffer) => {

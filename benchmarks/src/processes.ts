@@ -2,22 +2,52 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /**
- * A `node [nodeFlags] --import tsx <args>` child, resolved when its output matches `ready` (the match
- * is returned). With node flags (profiling, tracing) the child's stdout is passed on to stderr.
+ * The `earshot` command as production runs it: the bin, which runs the compiled CLI with the
+ * packages' built files (no TypeScript loader). Under the source condition (a benchmark's test run by
+ * vitest, whose NODE_OPTIONS its children inherit) the bin runs the sources instead, as tests do.
+ */
+export const EARSHOT_BIN = fileURLToPath(new URL('../../cli/bin/earshot.mjs', import.meta.url));
+
+type Started = { child: ChildProcess; match: RegExpExecArray; output: () => string };
+
+/**
+ * A `node [nodeFlags] --import tsx <args>` child: a harness role of a benchmark file (TypeScript run
+ * through tsx), resolved when its output matches `ready` (the match is returned). With node flags
+ * (profiling, tracing) the child's stdout is passed on to stderr.
  */
 export function startChild(
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
   nodeFlags: string[] = [],
-): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], {
+): Promise<Started> {
+  return startNode([...nodeFlags, '--import', 'tsx', ...args], env, ready, nodeFlags.length > 0);
+}
+
+/** `earshot <args>` (EARSHOT_BIN, see there) as a child, resolved as `startChild` is. */
+export function startEarshot(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  nodeFlags: string[] = [],
+): Promise<Started> {
+  return startNode([...nodeFlags, EARSHOT_BIN, ...args], env, ready, nodeFlags.length > 0);
+}
+
+function startNode(
+  nodeArgs: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  passStdout: boolean,
+): Promise<Started> {
+  const child = spawn(process.execPath, nodeArgs, {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (nodeFlags.length) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
+  if (passStdout) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
   let out = '';
   const output = () => out;
   return new Promise((resolve, reject) => {

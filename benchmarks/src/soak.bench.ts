@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
-import { processStats, startChild, stopChild } from './processes.ts';
+import { processStats, startEarshot, stopChild } from './processes.ts';
 import {
   catalogueVocabulary,
   searchPath,
@@ -40,7 +40,6 @@ const save = process.argv.includes('--save');
 const windows = Math.max(3, Math.round((minutes * 60) / windowSeconds));
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI_MAIN = path.join(here, '..', '..', 'packages', 'cli', 'src', 'main.ts');
 const RESULTS = path.join(here, '..', 'results', 'soak.md');
 /** A Redis database of its own: the soak's queue and rate-limit keys never meet anyone else's. */
 const REDIS_DB = 9;
@@ -184,8 +183,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
   };
   console.log('[2/4] starting earshot serve and one earshot worker…');
-  const serve = await startChild([CLI_MAIN, 'serve'], env, /is serving on (http:\/\/\S+)/);
-  const worker = await startChild([CLI_MAIN, 'worker', '--concurrency', '1'], env, /ready/);
+  const serve = await startEarshot(['serve'], env, /is serving on (http:\/\/\S+)/);
+  const worker = await startEarshot(['worker', '--concurrency', '1'], env, /ready/);
   const origin = serve.match[1];
   // Load starts once the service says it is ready (similar sounds answer 503 while the index loads).
   for (const started = Date.now(); ; ) {

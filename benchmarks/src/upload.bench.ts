@@ -2,9 +2,10 @@
 // node:http handler that copies the same request bytes to the same data folder (the floor), the
 // upload server's peak memory growth per upload, and the wall time from upload to "pending
 // moderation" of a 66-second stereo music file with one in-process worker, stage by stage.
-// `npx earshot bench upload [--sizes 50,200] [--runs 15] [--no-music | --music-only]`. Results: benchmarks/results/upload.md.
-// `--no-music` skips the 66-second row (the pipeline's) and keeps that section of the results file;
-// `--music-only` runs only that row and keeps the upload speed section.
+// `npx earshot bench upload [--sizes 50,200] [--runs 15] [--music-runs 5] [--no-music | --music-only]`.
+// Results: benchmarks/results/upload.md. `--no-music` skips the 66-second row (the pipeline's) and
+// keeps that section of the results file; `--music-only` runs only that row and keeps the upload
+// speed section. Each of the row's runs starts a server of its own.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -19,11 +20,10 @@ import { openCatalogue } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { fixture } from '@earshot/fixtures';
 import { arg } from './args.ts';
-import { processStats, startChild } from './processes.ts';
+import { processStats, processTree, startChild, startEarshot } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'upload.md');
-const cliMain = path.join(here, '../../cli/src/main.ts');
 
 /** A WAV of `seconds` of the 60-second stereo music fixture (looped), its last byte set to `tag`. */
 function musicWav(file: string, seconds: number, tag: number): number {
@@ -138,18 +138,120 @@ const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 const loads = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Upload → pending moderation of a 66-second stereo music file, one in-process worker: its section. */
+/**
+ * Where a server's CPU goes while `work` runs: its threads (scheduler counters, ns) and the
+ * processes below it (ffmpeg, ffprobe, the spawn helper; /proc stat ticks), sampled every 20 ms
+ * so that children are seen before they are reaped. A thread that ends between two samples loses
+ * at most its last 20 ms; what the process's own counter has beyond the threads seen is reported
+ * as threads that ended.
+ */
+class CpuSampler {
+  private readonly threads = new Map<number, { first: number; last: number; before: boolean }>();
+  private readonly children = new Map<number, { label: string; ms: number }>();
+  private readonly ownStart: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.ownStart = cpuOf(pid);
+    this.sample(true);
+    this.timer = setInterval(() => this.sample(false), 20);
+  }
+
+  private sample(before: boolean): void {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${this.pid}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      try {
+        const ns = Number(fs.readFileSync(`/proc/${this.pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+        const seen = this.threads.get(Number(task));
+        if (seen) seen.last = ns;
+        else this.threads.set(Number(task), { first: before ? ns : 0, last: ns, before });
+      } catch {
+        // ended between the listing and the read
+      }
+    }
+    for (const child of processTree(this.pid).slice(1)) {
+      try {
+        const argv = fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        const ms = cpuOf(child);
+        const known = this.children.get(child);
+        // An exited child not reaped yet has no command line left: it keeps the label it had.
+        this.children.set(child, { label: argv.length || !known ? childLabel(argv) : known.label, ms });
+      } catch {
+        // exited between the listing and the read
+      }
+    }
+  }
+
+  /** CPU seconds by where they went, largest first. */
+  stop(): { label: string; seconds: number }[] {
+    clearInterval(this.timer);
+    this.sample(false);
+    const rows = new Map<string, number>();
+    const add = (label: string, seconds: number) => rows.set(label, (rows.get(label) ?? 0) + seconds);
+    let threadsSeen = 0;
+    for (const [tid, t] of this.threads) {
+      const seconds = (t.last - t.first) / 1e9;
+      threadsSeen += seconds;
+      if (tid === this.pid) add('server: event loop (main thread)', seconds);
+      else if (t.before)
+        add('server: threads it had before the upload (V8 helpers, libuv pool, libvips…)', seconds);
+      else add('server: threads started during it (still alive at the end)', seconds);
+    }
+    const ended = (cpuOf(this.pid) - this.ownStart) / 1000 - threadsSeen;
+    if (ended > 0.01) add('server: threads that ended during it', ended);
+    for (const child of this.children.values()) add(child.label, child.ms / 1000);
+    return [...rows]
+      .map(([label, seconds]) => ({ label, seconds }))
+      .filter((r) => r.seconds >= 0.005)
+      .sort((a, b) => b.seconds - a.seconds);
+  }
+}
+
+/** What a child process of the server is, from its command line. */
+function childLabel(argv: string[]): string {
+  const line = argv.join(' ');
+  const bin = path.basename(argv.find((a) => /(^|\/)(ffmpeg|ffprobe|node)$/.test(a)) ?? argv[0] ?? '?');
+  if (bin === 'node')
+    return line.includes(' -e ') ? 'spawn helper (node)' : `node ${argv.slice(1, 3).join(' ')}`;
+  if (line.includes('-version')) return `${bin} -version (binary check)`;
+  if (bin === 'ffprobe') return 'ffprobe';
+  if (line.includes('aselect=')) return 'ffmpeg: Vorbis calibration trials';
+  if (line.includes('libvorbis') && line.includes('pipe:0'))
+    return 'ffmpeg: Vorbis previews (fed by the mp3 one)';
+  if (line.includes('libmp3lame')) return 'ffmpeg: decode, mp3 previews, audio relayed to the Vorbis one';
+  if (line.includes('libvorbis')) return 'ffmpeg: previews';
+  if (line.includes('pan=mono')) return 'ffmpeg: mono decode (images, peaks, analysis)';
+  if (line.includes('pcm_f32le')) return 'ffmpeg: channel decode (loudness)';
+  return `${bin}: ${line.slice(0, 80)}`;
+}
+
+interface MusicRun {
+  at: string;
+  load: number[];
+  wall: number;
+  cpu: number;
+  stages: { stage: string; wall: number; cpu: number }[];
+  cpuBy: { label: string; seconds: number }[];
+}
+
+/** Upload → pending moderation of a 66-second stereo music file, one in-process worker. */
 async function musicToModeration(
   catalogue: Awaited<ReturnType<typeof openCatalogue>>,
   origin: string,
   work: string,
   pid: number,
-): Promise<string[]> {
+): Promise<MusicRun> {
   const token = (await bearerGrant(catalogue.db, origin, 'bench-music')).accessToken;
   const music = path.join(work, 'music-66s.wav');
   musicWav(music, 66, 0x5a);
   const cpuS = () => cpuOf(pid, true) / 1000;
   const stages: { stage: string; at: number; cpu: number }[] = [];
+  const sampler = new CpuSampler(pid);
   const cpuStart = cpuS();
   const started = Date.now();
   const upload = await postMultipart(`${origin}/apiv2/sounds/upload/`, music, `Bearer ${token}`, {
@@ -179,39 +281,91 @@ async function musicToModeration(
     if (Date.now() - started > 120_000) throw new Error('processing took over 2 minutes');
     await new Promise((r) => setTimeout(r, 20));
   }
-  const wall = (stages[stages.length - 1].at - started) / 1000;
-  const cpu = stages[stages.length - 1].cpu - cpuStart;
-  const stageRows = [
-    `| upload (request) | ${((uploaded - started) / 1000).toFixed(2)} | ${(cpuUploaded - cpuStart).toFixed(2)} |`,
-  ];
-  for (let i = 0; i < stages.length - 1; i++) {
-    stageRows.push(
-      `| ${stages[i].stage} | ${((stages[i + 1].at - stages[i].at) / 1000).toFixed(2)} | ${(stages[i + 1].cpu - stages[i].cpu).toFixed(2)} |`,
-    );
-  }
-  stageRows.push(`| ${stages[stages.length - 1].stage} (pending moderation) | — | — |`);
-  stageRows.push(`| **total** | **${wall.toFixed(2)}** | **${cpu.toFixed(2)}** |`);
+  const cpuBy = sampler.stop();
+  const end = stages[stages.length - 1];
+  const run: MusicRun = {
+    at: new Date(started).toISOString(),
+    load: os.loadavg(),
+    wall: (end.at - started) / 1000,
+    cpu: end.cpu - cpuStart,
+    stages: [
+      { stage: 'upload (request)', wall: (uploaded - started) / 1000, cpu: cpuUploaded - cpuStart },
+      ...stages.slice(0, -1).map((s, i) => ({
+        stage: s.stage,
+        wall: (stages[i + 1].at - s.at) / 1000,
+        cpu: stages[i + 1].cpu - s.cpu,
+      })),
+    ],
+    cpuBy,
+  };
   process.stdout.write(
-    `66 s stereo: ${wall.toFixed(2)} s to pending moderation, ${cpu.toFixed(2)} CPU-s\n${stageRows.join('\n')}\n`,
+    `66 s stereo: ${run.wall.toFixed(2)} s to pending moderation (${end.stage}), ${run.cpu.toFixed(2)} CPU-s\n${run.stages
+      .map((s) => `  ${s.stage}: ${s.wall.toFixed(2)} s, ${s.cpu.toFixed(2)} CPU-s`)
+      .join('\n')}\n${cpuBy.map((c) => `  ${c.seconds.toFixed(2)} CPU-s  ${c.label}`).join('\n')}\n`,
   );
+  return run;
+}
+
+const quartiles = (xs: number[]) =>
+  [0.25, 0.5, 0.75].map((q) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const at = (s.length - 1) * q;
+    const lo = Math.floor(at);
+    return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
+  });
+
+/** The results file's section of the 66-second row, from one run or several (each with a fresh server). */
+function musicSection(runs: MusicRun[], command: string, loadAtStart: number[]): string[] {
   const cores = os.cpus().length;
-  return [
+  const [wallQ1, wall, wallQ3] = quartiles(runs.map((r) => r.wall));
+  const [cpuQ1, cpu, cpuQ3] = quartiles(runs.map((r) => r.cpu));
+  const many = runs.length > 1;
+  // The run whose wall time is the median's (the lower middle one of an even count): its stages.
+  const typical = [...runs].sort((a, b) => a.wall - b.wall)[Math.floor((runs.length - 1) / 2)];
+  const lines = [
     '## 66-second stereo music: upload to pending moderation',
     '',
-    `Command: \`npx earshot bench upload --music-only\` (or the full command above). Run ${new Date().toISOString()}, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')} at the end.`,
+    `Command: \`${command}\`. Run ${runs[0].at}${many ? ` to ${runs[runs.length - 1].at}` : ''}, load average ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end.`,
     '',
-    `One upload with its description to \`earshot serve\` (one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue), then the sound's processing state read from the catalogue every 20 ms; CPU = the server process (all threads) and its finished ffmpeg/ffprobe children, from /proc, between the same moments. **${wall.toFixed(2)} s** from the start of the request to pending moderation (target ≤ 5 s) ${wall <= 5 ? '✓' : '✗'}.`,
+    `One upload with its description to \`earshot serve\` (the compiled bin, as \`npm start\` runs it: one in-process worker, WORKER_CONCURRENCY=1, embedded catalogue${many ? '; a fresh server and data folder for each run' : ''}), then the sound's processing state read from the catalogue every 20 ms; CPU = the server process (all threads) and its finished ffmpeg/ffprobe children, from /proc, between the same moments. **${wall.toFixed(2)} s** from the start of the request to pending moderation${many ? `, median of ${runs.length} runs (quartiles ${wallQ1.toFixed(2)}–${wallQ3.toFixed(2)} s);` : ''} target ≤ 5 s ${wall <= 5 ? '✓' : '✗'}.`,
     '',
-    `The sound's work took **${cpu.toFixed(2)} CPU-s**, so it needs at least ${(cpu / cores).toFixed(2)} s of wall on ${cores} free cores; in this run it got ${(cpu / wall).toFixed(2)} cores on average (the rest went to other processes on the machine).`,
-    '',
-    '| stage (state:stage as recorded) | wall s | server CPU s (with its ffmpeg) |',
-    '|---|---:|---:|',
-    ...stageRows,
+    `The sound's work took **${cpu.toFixed(2)} CPU-s**${many ? ` (median; quartiles ${cpuQ1.toFixed(2)}–${cpuQ3.toFixed(2)})` : ''}, so it needs at least ${(cpu / cores).toFixed(2)} s of wall on ${cores} free cores; ${many ? 'the runs got' : 'this run got'} ${(cpu / wall).toFixed(2)} cores on average (the rest went to other processes on the machine).`,
     '',
   ];
+  if (many) {
+    lines.push(
+      '| run (start, UTC) | load (1 min) | wall s | CPU s |',
+      '|---|---:|---:|---:|',
+      ...runs.map(
+        (r) =>
+          `| ${r.at.slice(11, 19)} | ${r.load[0].toFixed(2)} | ${r.wall.toFixed(2)} | ${r.cpu.toFixed(2)} |`,
+      ),
+      '',
+      `Stages of the run with the median wall time (${typical.at.slice(11, 19)}):`,
+      '',
+    );
+  }
+  lines.push(
+    '| stage (state:stage as recorded) | wall s | server CPU s (with its ffmpeg) |',
+    '|---|---:|---:|',
+    ...typical.stages.map((s) => `| ${s.stage} | ${s.wall.toFixed(2)} | ${s.cpu.toFixed(2)} |`),
+    '| Processed:handover (pending moderation) | — | — |',
+    `| **total** | **${typical.wall.toFixed(2)}** | **${typical.cpu.toFixed(2)}** |`,
+    '',
+    `Where that CPU went${many ? ' (median over the runs of each line)' : ''}: the server's threads from their scheduler counters and the processes below it from /proc, sampled every 20 ms from the start of the request to the end. The spawn helper and the ffprobe it starts are not in the total above, which counts only the children the server itself has reaped.`,
+    '',
+    '| where | CPU s |',
+    '|---|---:|',
+  );
+  const labels = [...new Set(runs.flatMap((r) => r.cpuBy.map((c) => c.label)))];
+  const byLabel = labels
+    .map((label) => ({
+      label,
+      seconds: quartiles(runs.map((r) => r.cpuBy.find((c) => c.label === label)?.seconds ?? 0))[1],
+    }))
+    .sort((a, b) => b.seconds - a.seconds);
+  lines.push(...byLabel.map((c) => `| ${c.label} | ${c.seconds.toFixed(2)} |`), '');
+  return lines;
 }
 
 /** The results file up to its 66-second section (what a `--music-only` run keeps). */
@@ -244,12 +398,24 @@ function keptMusicSection(): string[] {
   return [section[0], ...(marked ? [] : ['', NOT_MEASURED]), ...section.slice(1), ''];
 }
 
-async function main(): Promise<void> {
-  const musicOnly = process.argv.includes('--music-only');
-  const sizes = musicOnly ? [] : arg('sizes', '50,200').split(',').map(Number);
-  const runs = Number(arg('runs', '15'));
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-upload-'));
-  const dataDir = path.join(work, 'data');
+interface Servers {
+  work: string;
+  dataDir: string;
+  serve: Awaited<ReturnType<typeof startEarshot>>;
+  origin: string;
+  /** The floor: a bare node:http server (only when asked for). */
+  bare?: Awaited<ReturnType<typeof startChild>>;
+  catalogue: Awaited<ReturnType<typeof openCatalogue>>;
+}
+
+/**
+ * `earshot serve` as `npm start` runs it (the compiled bin: API, embedded catalogue, one in-process
+ * worker) on a fresh data folder, optionally the floor beside it, and the catalogue opened here;
+ * all stopped and removed after `work`.
+ */
+async function withServers<T>(bare: boolean, work: (servers: Servers) => Promise<T>): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-bench-upload-'));
+  const dataDir = path.join(dir, 'data');
   fs.mkdirSync(path.join(dataDir, 'bare'), { recursive: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -262,156 +428,183 @@ async function main(): Promise<void> {
   };
   delete env.REDIS_URL;
   delete env.DATABASE_URL;
-  // `earshot serve` as `npm start` runs it: API, embedded catalogue, one in-process worker.
   // UPLOAD_BENCH_NODE_FLAGS: node flags for the servers (e.g. --cpu-prof --cpu-prof-dir=…, --trace-gc).
   const nodeFlags = process.env.UPLOAD_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const serve = await startChild([cliMain, 'serve'], env, /is serving on (http:\/\/\S+)/, nodeFlags);
-  const origin = serve.match[1];
-  const bare = await startChild(
-    [fileURLToPath(import.meta.url), '--bare', '--dir', path.join(dataDir, 'bare')],
-    env,
-    /bare on (\d+)/,
-    nodeFlags,
-  );
-  const bareUrl = `http://127.0.0.1:${bare.match[1]}/`;
+  const serve = await startEarshot(['serve'], env, /is serving on (http:\/\/\S+)/, nodeFlags);
+  const floor = bare
+    ? await startChild(
+        [fileURLToPath(import.meta.url), '--bare', '--dir', path.join(dataDir, 'bare')],
+        env,
+        /bare on (\d+)/,
+        nodeFlags,
+      )
+    : undefined;
   const catalogue = await openCatalogue({
     config: { dataDir },
     logger: createLogger('silent'),
     role: 'command',
     description: 'upload bench',
   });
-  const lines: string[] = [];
-  const loadAtStart = os.loadavg();
   try {
-    // 1. Throughput and memory, audiofile only (pending description: no processing runs).
-    const rows: string[] = [];
-    const cpuRows: string[] = [];
-    let tag = 0;
-    for (const size of sizes) {
-      const seconds = (size * 1024 ** 2) / (44100 * 4);
-      const token = (await bearerGrant(catalogue.db, origin, `bench${size}`)).accessToken;
-      const earshot: number[] = [];
-      const floor: number[] = [];
-      const earshotCpu: number[] = [];
-      const floorCpu: number[] = [];
-      const ratios: number[] = [];
-      const clientCpu: { earshot: number[]; floor: number[] } = { earshot: [], floor: [] };
-      let growth = 0;
-      let bytes = 0;
-      for (let i = 0; i <= runs; i++) {
-        const file = path.join(work, `take-${size}.wav`);
-        bytes = musicWav(file, seconds, ++tag);
-        // Each upload starts with no dirty pages (the take just written, earlier runs' files), so
-        // that neither pays for writing back the other's bytes; the order alternates between runs
-        // so that neither always follows the other.
-        const floorRun = async () => {
-          spawnSync('sync');
-          const cpu0 = cpuOf(bare.child.pid as number);
-          const client0 = process.cpuUsage();
-          // Sampled like the upload below, so that both runs carry the sampler's own cost.
-          const { result } = await withPeakRss(bare.child.pid as number, () =>
-            postMultipart(bareUrl, file, undefined),
-          );
-          const client = cpuMs(process.cpuUsage(client0));
-          if (result.status !== 200) throw new Error(`bare: ${result.status} ${result.body}`);
-          return { ...result, cpu: cpuOf(bare.child.pid as number) - cpu0, client };
-        };
-        const earshotRun = async () => {
-          spawnSync('sync');
-          const cpu0 = cpuOf(serve.child.pid as number);
-          const client0 = process.cpuUsage();
-          const sampled = await withPeakRss(serve.child.pid as number, () =>
-            postMultipart(`${origin}/apiv2/sounds/upload/`, file, `Bearer ${token}`),
-          );
-          const client = cpuMs(process.cpuUsage(client0));
-          const { result } = sampled;
-          if (result.status !== 200) throw new Error(`upload: ${result.status} ${result.body}`);
-          return {
-            ...result,
-            cpu: cpuOf(serve.child.pid as number) - cpu0,
-            client,
-            growth: sampled.peak - sampled.before,
-          };
-        };
-        const floorFirst = i % 2 === 0;
-        const b = floorFirst ? await floorRun() : undefined;
-        const e = await earshotRun();
-        const floorTake = b ?? (await floorRun());
-        if (i === 0) continue; // warm-up
-        earshot.push(e.seconds);
-        floor.push(floorTake.seconds);
-        ratios.push(floorTake.seconds / e.seconds);
-        earshotCpu.push(e.cpu);
-        floorCpu.push(floorTake.cpu);
-        clientCpu.earshot.push(e.client);
-        clientCpu.floor.push(floorTake.client);
-        growth = Math.max(growth, e.growth);
-        progress(
-          `  run ${i}/${runs}: earshot ${(e.seconds * 1000).toFixed(0)} ms, floor ${(floorTake.seconds * 1000).toFixed(0)} ms (${((floorTake.seconds / e.seconds) * 100).toFixed(0)} %)`,
-        );
-        // Both copies go, so that neither server's next write lands on memory the machine has never
-        // used: on this virtual machine, writing 50 MB into page cache on such memory took 90–130 ms
-        // of kernel time against 8 ms on memory freed a moment ago. The floor's copies were removed
-        // and earshot's, kept as pending uploads, were not, which made later earshot runs slow on a
-        // fresh machine. The pending rows stay; nothing in the benchmark reads them.
-        fs.rmSync(path.join(dataDir, 'bare'), { recursive: true, force: true });
-        fs.rmSync(path.join(dataDir, 'uploads', 'pending'), { recursive: true, force: true });
-        fs.mkdirSync(path.join(dataDir, 'bare'));
-      }
-      const ratio = median(ratios);
-      const met = ratios.filter((r) => r >= 0.8).length;
-      rows.push(
-        `| ${mb(bytes).toFixed(0)} MB WAV | ${runs} | ${(mb(bytes) / median(earshot)).toFixed(0)} MB/s (${(median(earshot) * 1000).toFixed(0)} ms) | ${(mb(bytes) / median(floor)).toFixed(0)} MB/s (${(median(floor) * 1000).toFixed(0)} ms) | **${(ratio * 100).toFixed(0)} %** ${ratio >= 0.8 ? '✓' : '✗'} (${met} of ${runs} runs ≥ 80 %; ratio of the medians ${((median(floor) / median(earshot)) * 100).toFixed(0)} %) | **${mb(growth).toFixed(1)} MB** ${mb(growth) <= 32 ? '✓' : '✗'} |`,
-      );
-      const perMb = (ms: number) => `${(ms / mb(bytes)).toFixed(2)} ms/MB (${ms.toFixed(0)} ms)`;
-      cpuRows.push(
-        `| ${mb(bytes).toFixed(0)} MB WAV | ${perMb(median(earshotCpu))} | ${perMb(median(floorCpu))} | ${((median(floorCpu) / median(earshotCpu)) * 100).toFixed(0)} % | ${median(clientCpu.earshot).toFixed(0)} / ${median(clientCpu.floor).toFixed(0)} ms |`,
-      );
-      process.stdout.write(`${rows[rows.length - 1]}\n${cpuRows[cpuRows.length - 1]}\n`);
-    }
-
-    // 2. Upload → pending moderation of a 66-second stereo music file, one in-process worker.
-    const musicSection = process.argv.includes('--no-music')
-      ? keptMusicSection()
-      : await musicToModeration(catalogue, origin, work, serve.child.pid as number);
-    if (musicOnly) {
-      fs.writeFileSync(resultsFile, `${keptSpeedSection()}${musicSection.join('\n')}${keptAfterMusic()}`);
-      process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)} (66-second section)\n`);
-      return;
-    }
-    lines.push(
-      '# Upload benchmark',
-      '',
-      `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}${process.argv.includes('--no-music') ? ' --no-music' : ''}\``,
-      '',
-      `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end (the machine is shared; ratios within the run are what counts).`,
-      '',
-      '## Upload speed and memory',
-      '',
-      "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, the order alternating between runs, each upload after a `sync` (so that none pays for writing back earlier bytes) and both copies removed after each run (so that neither writes into memory the machine has never used, which costs over ten times the kernel time here); one warm-up run, then the medians of the runs. Speed vs floor is the median of the runs' ratios (floor time / earshot time of the same run). **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming`, counted on the way, the file judged from its header while it streams in (ffprobe for what a header does not settle), the duplicate check by size (the file is hashed before answering only when an original of its size exists; none does here), rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
-      '',
-      '| file | runs | earshot upload | floor: bare node:http copy | speed vs floor (≥ 80 %), median of the runs | peak memory growth (≤ 32 MB) |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...rows,
-      '',
-      'CPU time of each server process during its uploads (all its threads, from /proc; 10 ms ticks), median: less disturbed by a busy machine than wall time. Client = this process sending the body (the same work for both servers), measured by `process.cpuUsage()`.',
-      '',
-      '| file | earshot server CPU | floor server CPU | floor / earshot | client CPU (to earshot / to floor) |',
-      '|---|---:|---:|---:|---:|',
-      ...cpuRows,
-      '',
-      ...musicSection,
-      ...(process.argv.includes('--no-music') ? [] : [keptAfterMusic()]),
-    );
-    fs.writeFileSync(resultsFile, lines.join('\n'));
-    process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)}\n`);
+    return await work({ work: dir, dataDir, serve, origin: serve.match[1], bare: floor, catalogue });
   } finally {
     await catalogue.close();
-    bare.child.kill('SIGTERM');
+    floor?.child.kill('SIGTERM');
     serve.child.kill('SIGTERM');
     await new Promise((r) => serve.child.once('exit', r));
-    fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Upload speed and memory against the floor, audiofile only (pending description: no processing runs). */
+async function speedRows(servers: Servers, sizes: number[], runs: number) {
+  const { work, dataDir, serve, origin, catalogue } = servers;
+  const bare = servers.bare as NonNullable<Servers['bare']>;
+  const bareUrl = `http://127.0.0.1:${bare.match[1]}/`;
+  const rows: string[] = [];
+  const cpuRows: string[] = [];
+  let tag = 0;
+  for (const size of sizes) {
+    const seconds = (size * 1024 ** 2) / (44100 * 4);
+    const token = (await bearerGrant(catalogue.db, origin, `bench${size}`)).accessToken;
+    const earshot: number[] = [];
+    const floor: number[] = [];
+    const earshotCpu: number[] = [];
+    const floorCpu: number[] = [];
+    const ratios: number[] = [];
+    const clientCpu: { earshot: number[]; floor: number[] } = { earshot: [], floor: [] };
+    let growth = 0;
+    let bytes = 0;
+    for (let i = 0; i <= runs; i++) {
+      const file = path.join(work, `take-${size}.wav`);
+      bytes = musicWav(file, seconds, ++tag);
+      // Each upload starts with no dirty pages (the take just written, earlier runs' files), so
+      // that neither pays for writing back the other's bytes; the order alternates between runs
+      // so that neither always follows the other.
+      const floorRun = async () => {
+        spawnSync('sync');
+        const cpu0 = cpuOf(bare.child.pid as number);
+        const client0 = process.cpuUsage();
+        // Sampled like the upload below, so that both runs carry the sampler's own cost.
+        const { result } = await withPeakRss(bare.child.pid as number, () =>
+          postMultipart(bareUrl, file, undefined),
+        );
+        const client = cpuMs(process.cpuUsage(client0));
+        if (result.status !== 200) throw new Error(`bare: ${result.status} ${result.body}`);
+        return { ...result, cpu: cpuOf(bare.child.pid as number) - cpu0, client };
+      };
+      const earshotRun = async () => {
+        spawnSync('sync');
+        const cpu0 = cpuOf(serve.child.pid as number);
+        const client0 = process.cpuUsage();
+        const sampled = await withPeakRss(serve.child.pid as number, () =>
+          postMultipart(`${origin}/apiv2/sounds/upload/`, file, `Bearer ${token}`),
+        );
+        const client = cpuMs(process.cpuUsage(client0));
+        const { result } = sampled;
+        if (result.status !== 200) throw new Error(`upload: ${result.status} ${result.body}`);
+        return {
+          ...result,
+          cpu: cpuOf(serve.child.pid as number) - cpu0,
+          client,
+          growth: sampled.peak - sampled.before,
+        };
+      };
+      const floorFirst = i % 2 === 0;
+      const b = floorFirst ? await floorRun() : undefined;
+      const e = await earshotRun();
+      const floorTake = b ?? (await floorRun());
+      if (i === 0) continue; // warm-up
+      earshot.push(e.seconds);
+      floor.push(floorTake.seconds);
+      ratios.push(floorTake.seconds / e.seconds);
+      earshotCpu.push(e.cpu);
+      floorCpu.push(floorTake.cpu);
+      clientCpu.earshot.push(e.client);
+      clientCpu.floor.push(floorTake.client);
+      growth = Math.max(growth, e.growth);
+      progress(
+        `  run ${i}/${runs}: earshot ${(e.seconds * 1000).toFixed(0)} ms, floor ${(floorTake.seconds * 1000).toFixed(0)} ms (${((floorTake.seconds / e.seconds) * 100).toFixed(0)} %)`,
+      );
+      // Both copies go, so that neither server's next write lands on memory the machine has never
+      // used: on this virtual machine, writing 50 MB into page cache on such memory took 90–130 ms
+      // of kernel time against 8 ms on memory freed a moment ago. The floor's copies were removed
+      // and earshot's, kept as pending uploads, were not, which made later earshot runs slow on a
+      // fresh machine. The pending rows stay; nothing in the benchmark reads them.
+      fs.rmSync(path.join(dataDir, 'bare'), { recursive: true, force: true });
+      fs.rmSync(path.join(dataDir, 'uploads', 'pending'), { recursive: true, force: true });
+      fs.mkdirSync(path.join(dataDir, 'bare'));
+    }
+    const ratio = median(ratios);
+    const met = ratios.filter((r) => r >= 0.8).length;
+    rows.push(
+      `| ${mb(bytes).toFixed(0)} MB WAV | ${runs} | ${(mb(bytes) / median(earshot)).toFixed(0)} MB/s (${(median(earshot) * 1000).toFixed(0)} ms) | ${(mb(bytes) / median(floor)).toFixed(0)} MB/s (${(median(floor) * 1000).toFixed(0)} ms) | **${(ratio * 100).toFixed(0)} %** ${ratio >= 0.8 ? '✓' : '✗'} (${met} of ${runs} runs ≥ 80 %; ratio of the medians ${((median(floor) / median(earshot)) * 100).toFixed(0)} %) | **${mb(growth).toFixed(1)} MB** ${mb(growth) <= 32 ? '✓' : '✗'} |`,
+    );
+    const perMb = (ms: number) => `${(ms / mb(bytes)).toFixed(2)} ms/MB (${ms.toFixed(0)} ms)`;
+    cpuRows.push(
+      `| ${mb(bytes).toFixed(0)} MB WAV | ${perMb(median(earshotCpu))} | ${perMb(median(floorCpu))} | ${((median(floorCpu) / median(earshotCpu)) * 100).toFixed(0)} % | ${median(clientCpu.earshot).toFixed(0)} / ${median(clientCpu.floor).toFixed(0)} ms |`,
+    );
+    process.stdout.write(`${rows[rows.length - 1]}\n${cpuRows[cpuRows.length - 1]}\n`);
+  }
+  return { rows, cpuRows };
+}
+
+async function main(): Promise<void> {
+  const musicOnly = process.argv.includes('--music-only');
+  const noMusic = process.argv.includes('--no-music');
+  const sizes = musicOnly ? [] : arg('sizes', '50,200').split(',').map(Number);
+  const runs = Number(arg('runs', '15'));
+  const musicRuns = Number(arg('music-runs', '5'));
+  const loadAtStart = os.loadavg();
+  const { rows, cpuRows } = musicOnly
+    ? { rows: [], cpuRows: [] }
+    : await withServers(true, (servers) => speedRows(servers, sizes, runs));
+
+  // Upload → pending moderation of a 66-second stereo music file, one in-process worker; each run
+  // with a server started for it, as the first sound after `npm start`.
+  const musicLoad = os.loadavg();
+  const music: MusicRun[] = [];
+  for (let r = 0; r < (noMusic ? 0 : musicRuns); r++) {
+    progress(`66-second row: run ${r + 1}/${musicRuns}`);
+    music.push(
+      await withServers(false, (s) =>
+        musicToModeration(s.catalogue, s.origin, s.work, s.serve.child.pid as number),
+      ),
+    );
+  }
+  const command = `npx earshot bench upload ${musicOnly ? '--music-only ' : ''}--music-runs ${musicRuns}`;
+  const musicLines = noMusic ? keptMusicSection() : musicSection(music, command, musicLoad);
+  if (musicOnly) {
+    fs.writeFileSync(resultsFile, `${keptSpeedSection()}${musicLines.join('\n')}${keptAfterMusic()}`);
+    process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)} (66-second section)\n`);
+    return;
+  }
+  const lines = [
+    '# Upload benchmark',
+    '',
+    `Command: \`npx earshot bench upload --sizes ${sizes.join(',')} --runs ${runs}${noMusic ? ' --no-music' : ` --music-runs ${musicRuns}`}\``,
+    '',
+    `Run ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end (the machine is shared; ratios within the run are what counts).`,
+    '',
+    '## Upload speed and memory',
+    '',
+    "Both servers are child processes of the benchmark and write to the same data folder; the client (this process) streams the same multipart body from disk to each in turn, the order alternating between runs, each upload after a `sync` (so that none pays for writing back earlier bytes) and both copies removed after each run (so that neither writes into memory the machine has never used, which costs over ten times the kernel time here); one warm-up run, then the medians of the runs. Speed vs floor is the median of the runs' ratios (floor time / earshot time of the same run). **earshot** = `earshot serve`: `POST /apiv2/sounds/upload/` with a Bearer token, `audiofile` only (auth, rate limit, busboy streaming to `uploads/incoming`, counted on the way, the file judged from its header while it streams in (ffprobe for what a header does not settle), the duplicate check by size (the file is hashed before answering only when an original of its size exists; none does here), rename into `uploads/pending`, the pending row), answered after all of it. **floor** = a bare `node:http` handler piping the request body to a file in the same folder. Memory growth = the server process's peak resident memory during an upload (sampled every 5 ms from /proc) minus its resident memory just before, largest of the runs.",
+    '',
+    '| file | runs | earshot upload | floor: bare node:http copy | speed vs floor (≥ 80 %), median of the runs | peak memory growth (≤ 32 MB) |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    'CPU time of each server process during its uploads (all its threads, from /proc; 10 ms ticks), median: less disturbed by a busy machine than wall time. Client = this process sending the body (the same work for both servers), measured by `process.cpuUsage()`.',
+    '',
+    '| file | earshot server CPU | floor server CPU | floor / earshot | client CPU (to earshot / to floor) |',
+    '|---|---:|---:|---:|---:|',
+    ...cpuRows,
+    '',
+    ...musicLines,
+    ...(noMusic ? [] : [keptAfterMusic()]),
+  ];
+  fs.writeFileSync(resultsFile, lines.join('\n'));
+  process.stdout.write(`written ${path.relative(process.cwd(), resultsFile)}\n`);
 }
 
 // Child mode: the floor, a bare node:http server streaming each request body to a file.

@@ -1,5 +1,3 @@
-import { createLogger, loadConfig } from '@earshot/common';
-import { analyzeFile, Ffmpeg, stopEssentiaWorker, writeFramesFile } from '@earshot/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
 interface AnalyzeCommandOptions {
@@ -34,6 +32,8 @@ export function register(program: Command): void {
     )
     .option('--timings', 'print milliseconds per descriptor group on stderr')
     .action(async (file: string, options: AnalyzeCommandOptions) => {
+      const [{ createLogger, loadConfig }, { analyzeFile, Ffmpeg, stopEssentiaWorker, writeFramesFile }] =
+        await Promise.all([import('@earshot/common'), import('@earshot/core/descriptors')]);
       const config = loadConfig();
       const logger = createLogger(config.LOG_LEVEL);
       const ffmpeg = new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger });

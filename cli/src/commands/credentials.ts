@@ -1,9 +1,7 @@
-import { type Catalogue, openCatalogue, RATE_LIMIT_LEVELS } from '@earshot/catalogue';
-import { type Config, createLogger, loadConfig } from '@earshot/common';
-import { createApiCredential, regenerateApiKeyOf, setApiCredentialLevel } from '@earshot/services';
 import type { Command } from 'commander';
+import { RATE_LIMIT_LEVEL_NAMES } from './choices.ts';
 
-const LEVELS = Object.keys(RATE_LIMIT_LEVELS).join(', ');
+const LEVELS = RATE_LIMIT_LEVEL_NAMES.join(', ');
 
 /**
  * `earshot credentials create`: issue an API key (and OAuth2 client) for a user;
@@ -31,7 +29,11 @@ export function register(program: Command): void {
         json?: boolean;
         overLimit?: boolean;
       }) => {
-        await withCatalogue('credentials create', async (catalogue, config) => {
+        const [{ withCatalogue }, { createApiCredential }] = await Promise.all([
+          import('./context.ts'),
+          import('@earshot/services'),
+        ]);
+        await withCatalogue('credentials create', async (catalogue, { config }) => {
           const base = config.PUBLIC_URL?.replace(/\/+$/, '') ?? `http://${config.HOST}:${config.PORT}`;
           const created = await createApiCredential(catalogue.db, {
             username: options.user,
@@ -56,6 +58,10 @@ export function register(program: Command): void {
     .description('give a credential a new API key (= client secret) and print it; the old key stops working')
     .argument('<client_id>', 'the credential')
     .action(async (clientId: string) => {
+      const [{ withCatalogue }, { regenerateApiKeyOf }] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/services'),
+      ]);
       await withCatalogue('credentials regenerate', async (catalogue) => {
         const made = await regenerateApiKeyOf(catalogue.db, clientId);
         process.stdout.write(
@@ -69,6 +75,10 @@ export function register(program: Command): void {
     .argument('<client_id>', 'the credential')
     .argument('<level>', 'the new level')
     .action(async (clientId: string, level: string) => {
+      const [{ withCatalogue }, { setApiCredentialLevel }] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/services'),
+      ]);
       await withCatalogue('credentials level', async (catalogue) => {
         const changed = await setApiCredentialLevel(catalogue.db, clientId, level);
         process.stdout.write(
@@ -76,18 +86,4 @@ export function register(program: Command): void {
         );
       });
     });
-}
-
-async function withCatalogue(
-  description: string,
-  run: (catalogue: Catalogue, config: Config) => Promise<void>,
-): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
-  const catalogue = await openCatalogue({ config, logger, role: 'command', description });
-  try {
-    await run(catalogue, config);
-  } finally {
-    await catalogue.close();
-  }
 }

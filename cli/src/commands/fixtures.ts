@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type FixtureProgress, fixturesDir, generateFixtures } from '@earshot/fixtures';
+import type { FixtureProgress } from '@earshot/fixtures';
 import type { Command } from 'commander';
 
 interface FixturesOptions {
@@ -27,10 +27,11 @@ export function register(program: Command): void {
   program
     .command('fixtures')
     .description('generate the deterministic ground-truth audio fixtures and their manifest.json')
-    .option('--out <dir>', 'output folder', fixturesDir())
+    .option('--out <dir>', "output folder (default: the fixtures package's generated/ folder)")
     .option('--long', 'also write the 10-minute file (about 100 MB)')
     .option('--force', 'regenerate every file even when the manifest is current')
     .action(async (options: FixturesOptions) => {
+      const { fixturesDir, generateFixtures } = await import('@earshot/fixtures');
       const outDir = path.resolve(options.out ?? fixturesDir());
       const started = process.hrtime.bigint();
       let written = 0;

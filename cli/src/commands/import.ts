@@ -1,8 +1,3 @@
-import { openCatalogue, retryWhileUnavailable } from '@earshot/catalogue';
-import { createLogger, loadConfig, ValidationError } from '@earshot/common';
-import { collectFiles, queueImports, SoundIntake, waitForSounds } from '@earshot/services';
-import { createJobRunner } from '@earshot/workers';
-import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 
 /** The command's flags as commander parses them (the services' `ImportOptions` is what they become). */
@@ -29,8 +24,22 @@ export function register(program: Command): void {
     .option('--no-wait', 'only queue the sounds; do not wait for processing')
     .option('-c, --concurrency <n>', 'without REDIS_URL: jobs run at once here (default WORKER_CONCURRENCY)')
     .action(async (paths: string[], options: ImportCommandOptions) => {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+      const [
+        { commandContext },
+        { openCatalogue, retryWhileUnavailable },
+        { ValidationError },
+        { collectFiles, queueImports, SoundIntake, waitForSounds },
+        { createJobRunner },
+        { SingleBar },
+      ] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/catalogue'),
+        import('@earshot/common'),
+        import('@earshot/services'),
+        import('@earshot/workers'),
+        import('cli-progress'),
+      ]);
+      const { config, logger } = commandContext();
       const files = await collectFiles(paths);
       if (files.length === 0) throw new ValidationError('No audio files found in the given paths.');
       const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'import' });

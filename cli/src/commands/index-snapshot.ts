@@ -1,6 +1,3 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
-import { SimilarityState, similaritySnapshotDir } from '@earshot/services';
 import type { Command } from 'commander';
 
 /**
@@ -15,6 +12,12 @@ export function register(program: Command): void {
     .command('snapshot')
     .description('write a snapshot of each similarity space into the data folder')
     .action(async () => {
+      const [{ openCatalogue }, { createLogger, loadConfig }, { SimilarityState, similaritySnapshotDir }] =
+        await Promise.all([
+          import('@earshot/catalogue'),
+          import('@earshot/common'),
+          import('@earshot/services'),
+        ]);
       const config = loadConfig();
       const logger = createLogger(config.LOG_LEVEL);
       const catalogue = await openCatalogue({

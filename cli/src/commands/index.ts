@@ -16,7 +16,11 @@ import * as sounds from './sounds.ts';
 import * as users from './users.ts';
 import * as worker from './worker.ts';
 
-/** Each command lives in its own file (commands/<name>.ts exporting register) and is listed here. */
+/**
+ * Each command lives in its own file (commands/<name>.ts exporting register) and is listed here.
+ * A command file defines the command and nothing heavier: its action imports the packages it uses
+ * (`await import(...)`, types through `import type`), so listing every command costs little.
+ */
 export function registerCommands(program: Command): void {
   program
     .command('version')

@@ -1,5 +1,3 @@
-import { migrate, openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
 import type { Command } from 'commander';
 
 /** `earshot migrate`: apply pending schema migrations explicitly (every command also does it on open). */
@@ -8,8 +6,11 @@ export function register(program: Command): void {
     .command('migrate')
     .description('apply pending database migrations (DATABASE_URL, else the embedded database in DATA_DIR)')
     .action(async () => {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+      const [{ commandContext }, { migrate, openCatalogue }] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/catalogue'),
+      ]);
+      const { config, logger } = commandContext();
       const catalogue = await openCatalogue({
         config,
         logger,

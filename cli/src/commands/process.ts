@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { createLogger, loadConfig } from '@earshot/common';
-import { ACCEPTED_TYPES, analysisHook, Ffmpeg, processFile, stopEssentiaWorker } from '@earshot/core';
 import type { Command } from 'commander';
+import { ACCEPTED_TYPES } from './choices.ts';
 
 interface ProcessCommandOptions {
   out: string;
@@ -21,6 +20,8 @@ export function register(program: Command): void {
     .option('--name <filename>', "the file's original name, when FILE is stored under another one")
     .option('--timeout <seconds>', 'stop ffmpeg after this many seconds')
     .action(async (file: string, options: ProcessCommandOptions) => {
+      const [{ createLogger, loadConfig }, { analysisHook, Ffmpeg, processFile, stopEssentiaWorker }] =
+        await Promise.all([import('@earshot/common'), import('@earshot/core')]);
       const timeoutMs = options.timeout ? Number(options.timeout) * 1000 : undefined;
       const config = loadConfig();
       const logger = createLogger(config.LOG_LEVEL);

@@ -1,9 +1,4 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, EarshotError, loadConfig, ValidationError } from '@earshot/common';
-import { reprocess, reprocessFailed, waitForSounds } from '@earshot/services';
-import { createJobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
-import { parseIds } from './moderate.ts';
 
 /** `earshot reprocess ID…|--failed`: process sounds again without a new upload. */
 export function register(program: Command): void {
@@ -17,9 +12,21 @@ export function register(program: Command): void {
       'only queue (with REDIS_URL); without Redis the sounds are processed on the next start',
     )
     .action(async (ids: string[], options: { failed?: boolean; wait: boolean }) => {
+      const [
+        { commandContext, parseIds },
+        { openCatalogue },
+        { EarshotError, ValidationError },
+        { reprocess, reprocessFailed, waitForSounds },
+        { createJobRunner },
+      ] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/catalogue'),
+        import('@earshot/common'),
+        import('@earshot/services'),
+        import('@earshot/workers'),
+      ]);
       if (!options.failed && ids.length === 0) throw new ValidationError('Give sound ids or --failed.');
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+      const { config, logger } = commandContext();
       const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'reprocess' });
       const service = createJobRunner({ config, logger, catalogue });
       try {

@@ -1,6 +1,4 @@
-import { searchByExample, similaritySnapshotDir } from '@earshot/services';
 import { type Command, InvalidArgumentError } from 'commander';
-import { withCatalogue } from './moderate.ts';
 
 /**
  * `earshot similar FILE [--space S] [--n 15]`: the catalogue's sounds closest to an example, against
@@ -20,8 +18,12 @@ export function register(program: Command): void {
     )
     .option('--n <count>', 'how many sounds', parseCount, 15)
     .action(async (file: string, options: { space?: string; n: number }) => {
-      await withCatalogue('similar', async (db, { config, logger }) => {
-        const { Ffmpeg } = await import('@earshot/core');
+      const [{ withCatalogue }, { searchByExample, similaritySnapshotDir }, { Ffmpeg }] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/services'),
+        import('@earshot/core/media'),
+      ]);
+      await withCatalogue('similar', async ({ db }, { config, logger }) => {
         const result = await searchByExample(db, logger, file, {
           space: options.space,
           n: options.n,

@@ -1,9 +1,4 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, EarshotError, loadConfig } from '@earshot/common';
-import { removeSound, SoundIntake } from '@earshot/services';
-import { createJobRunner } from '@earshot/workers';
 import type { Command } from 'commander';
-import { parseIds } from './moderate.ts';
 
 /**
  * `earshot sounds delete ID… [--user NAME]`: deletes sounds and everything derived from them
@@ -18,8 +13,20 @@ export function register(program: Command): void {
     .argument('<ids...>', 'sound ids')
     .option('--user <name>', 'only if the sound belongs to this user (its uploader deleting it)')
     .action(async (ids: string[], options: { user?: string }) => {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+      const [
+        { commandContext, parseIds },
+        { openCatalogue },
+        { EarshotError },
+        { removeSound, SoundIntake },
+        { createJobRunner },
+      ] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/catalogue'),
+        import('@earshot/common'),
+        import('@earshot/services'),
+        import('@earshot/workers'),
+      ]);
+      const { config, logger } = commandContext();
       const catalogue = await openCatalogue({
         config,
         logger,

@@ -1,6 +1,3 @@
-import { openCatalogue } from '@earshot/catalogue';
-import { createLogger, loadConfig } from '@earshot/common';
-import { createUser } from '@earshot/services';
 import type { Command } from 'commander';
 
 interface CreateOptions {
@@ -22,10 +19,11 @@ export function register(program: Command): void {
     .option('--moderator', 'may approve and reject sounds')
     .option('--trusted', "the user's sounds skip moderation")
     .action(async (name: string, options: CreateOptions) => {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
-      const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'users create' });
-      try {
+      const [{ withCatalogue }, { createUser }] = await Promise.all([
+        import('./context.ts'),
+        import('@earshot/services'),
+      ]);
+      await withCatalogue('users create', async (catalogue) => {
         const id = await createUser(catalogue.db, {
           username: name,
           email: options.email,
@@ -37,8 +35,6 @@ export function register(program: Command): void {
         process.stdout.write(
           `created user ${name} (id ${id}${flags.length ? `, ${flags.join(', ')}` : ''})\n`,
         );
-      } finally {
-        await catalogue.close();
-      }
+      });
     });
 }
