@@ -292,7 +292,7 @@ for (const input of inputs) {
   reports.push(report(input.name, input.duration, floors, ours));
 }
 
-const ffmpeg = defaultFfmpeg().binary('ffmpeg');
+const ffmpeg = { ...defaultFfmpeg().binary('ffmpeg'), version: await defaultFfmpeg().version('ffmpeg') };
 const header = [
   '## Media stage benchmark',
   '',

@@ -5,4 +5,6 @@
  */
 export interface CoreLogger {
   info(fields: Record<string, unknown>, message: string): void;
+  /** When present and false for 'info', the core skips the work of what it would have told (pino has it). */
+  isLevelEnabled?(level: 'info'): boolean;
 }

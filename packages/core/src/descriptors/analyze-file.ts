@@ -28,7 +28,8 @@ export async function analyzeFile(
   options: AnalyzeFileOptions = {},
 ): Promise<DescriptorAnalysis> {
   const { ffmpeg, ...analyzeOptions } = options;
-  const probe = await probeFile(file, { ffmpeg });
+  // The analysis needs the streams and the duration, not the file's digest.
+  const probe = await probeFile(file, { ffmpeg, md5: false });
   const [signal, loudness] = await Promise.all([
     decodeMono(file, { probe, ffmpeg }),
     fileLoudness(file, probe, { ffmpeg }),

@@ -24,7 +24,7 @@ export class FfmpegNotFoundError extends Error {
   ) {
     super(
       `Cannot find a working ${binary}: ${
-        path ? `${path} does not run` : `${binary} is neither on PATH nor installed from npm`
+        path ? `${path} is not an executable file` : `${binary} is neither on PATH nor installed from npm`
       }`,
     );
     this.name = 'FfmpegNotFoundError';

@@ -47,12 +47,9 @@ describe('binary choice per Ffmpeg instance', () => {
   it('runs the binaries each instance was given, side by side', async () => {
     const mine = new Ffmpeg(wrapped);
     const theirs = new Ffmpeg();
-    expect(mine.binary('ffprobe')).toEqual({
-      path: wrapped.ffprobePath,
-      version: '0.0-wrapped',
-      source: 'option',
-    });
-    expect(theirs.binary('ffprobe').version).not.toBe('0.0-wrapped');
+    expect(mine.binary('ffprobe')).toEqual({ path: wrapped.ffprobePath, source: 'option' });
+    expect(await mine.version('ffprobe')).toBe('0.0-wrapped');
+    expect(await theirs.version('ffprobe')).not.toBe('0.0-wrapped');
     expect(defaultFfmpeg().binary('ffprobe').path).toBe(theirs.binary('ffprobe').path);
 
     const file = fixture('sine-a4');
@@ -77,6 +74,9 @@ describe('binary choice per Ffmpeg instance', () => {
     await probeFile(file, { md5: false, ffmpeg: logged });
     await probeFile(file, { md5: false, ffmpeg: logged });
     await probeFile(file, { md5: false, ffmpeg: new Ffmpeg(wrapped) });
+    // The line waits for the binary's answer to `-version`, asked in the background.
+    await logged.version('ffprobe');
+    await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toEqual([
       {
         message: 'using ffprobe',
@@ -85,7 +85,21 @@ describe('binary choice per Ffmpeg instance', () => {
     ]);
   });
 
-  it('refuses a path that does not run with a typed error, and does not fall back', async () => {
+  it('tells nothing, and asks no version, when its logger does not log at info', async () => {
+    const lines: unknown[] = [];
+    const quiet = new Ffmpeg({
+      ...wrapped,
+      logger: { info: (fields) => lines.push(fields), isLevelEnabled: () => false },
+    });
+    const before = runs().length;
+    await probeFile(fixture('sine-a4'), { md5: false, ffmpeg: quiet });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lines).toEqual([]);
+    // The wrapper marks every run but `-version`: one probe, nothing else started.
+    expect(runs().length).toBe(before + 1);
+  });
+
+  it('refuses a path that is not an executable file with a typed error, and does not fall back', async () => {
     const broken = new Ffmpeg({ ffprobePath: path.join(dir, 'no-such-ffprobe') });
     expect(() => broken.binary('ffprobe')).toThrow(FfmpegNotFoundError);
     const error = await probeFile(fixture('sine-a4'), { md5: false, ffmpeg: broken }).catch(
@@ -93,6 +107,6 @@ describe('binary choice per Ffmpeg instance', () => {
     );
     expect(error).toBeInstanceOf(FfmpegNotFoundError);
     expect(error).toMatchObject({ binary: 'ffprobe', path: path.join(dir, 'no-such-ffprobe') });
-    expect((error as Error).message).toMatch(/does not run/);
+    expect((error as Error).message).toMatch(/is not an executable file/);
   });
 });

@@ -1,7 +1,7 @@
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CoreLogger } from '../logger.ts';
-import { type BinaryName, type ResolvedBinary, resolveBinary } from './binaries.ts';
+import { type BinaryName, binaryVersion, type ResolvedBinary, resolveBinary } from './binaries.ts';
 import { FfmpegProcessError } from './errors.ts';
 import { dieWithParent } from './parent-death.ts';
 import { SpawnHelper } from './spawn-helper.ts';
@@ -20,7 +20,10 @@ export interface FfmpegOptions {
    * kernel copies its page tables. See spawn-helper.ts.
    */
   spawnHelper?: boolean;
-  /** Told once per binary which path and version this instance uses. Default: nothing is logged. */
+  /**
+   * Told once per binary which path and version this instance uses (the version is asked of the
+   * binary in the background). Default: nothing is logged.
+   */
   logger?: CoreLogger;
 }
 
@@ -52,7 +55,7 @@ export interface LinkedRun {
  * function that runs ffmpeg takes an `ffmpeg` option; without it, the process-wide default
  * (`defaultFfmpeg()`: the binaries on PATH, else npm's, no spawn helper, no logging) is used. Two
  * users in one process who need different binaries, a logger or the spawn helper each make their
- * own. Binaries are found on first use (a `-version` run each) and kept for the instance's life.
+ * own. Binaries are found on first use (a file lookup, no process) and kept for the instance's life.
  *
  * Spawns directly (not through fluent-ffmpeg) because the pipeline needs one input fanned out to
  * several outputs plus raw pipes, two processes linked by a pipe, a hard timeout on every process
@@ -61,6 +64,7 @@ export interface LinkedRun {
 export class Ffmpeg {
   readonly #options: FfmpegOptions;
   readonly #resolved = new Map<BinaryName, ResolvedBinary>();
+  readonly #versions = new Map<BinaryName, Promise<string | undefined>>();
   #helper: SpawnHelper | undefined;
 
   constructor(options: FfmpegOptions = {}) {
@@ -74,7 +78,7 @@ export class Ffmpeg {
 
   /**
    * The binary this instance runs for `name`, found on first call (throws FfmpegNotFoundError when
-   * there is none). The first call also tells the logger.
+   * there is none). The first call also tells the logger, once the binary has said its version.
    */
   binary(name: BinaryName): ResolvedBinary {
     const known = this.#resolved.get(name);
@@ -84,8 +88,23 @@ export class Ffmpeg {
       name === 'ffmpeg' ? this.#options.ffmpegPath : this.#options.ffprobePath,
     );
     this.#resolved.set(name, resolved);
-    this.#options.logger?.info({ binary: name, ...resolved }, `using ${name}`);
+    const logger = this.#options.logger;
+    if (logger && logger.isLevelEnabled?.('info') !== false) {
+      void this.version(name).then((version) =>
+        logger.info({ binary: name, ...resolved, version: version ?? 'unknown' }, `using ${name}`),
+      );
+    }
     return resolved;
+  }
+
+  /** What the binary says its version is (`-version`, asked once), or undefined when it does not run. */
+  version(name: BinaryName): Promise<string | undefined> {
+    let known = this.#versions.get(name);
+    if (!known) {
+      known = binaryVersion(this.binary(name).path);
+      this.#versions.set(name, known);
+    }
+    return known;
   }
 
   /**
