@@ -31,15 +31,14 @@ export class SoundRecords {
     for (const hit of hits) {
       const row = byId.get(hit.id);
       if (!row) continue;
-      const added: Partial<SoundRecord> = {};
-      if (hit.score !== undefined) added.score = hit.score;
+      const record: SoundRecord = { sound: row };
+      if (hit.score !== undefined) record.score = hit.score;
       const descriptors = values?.get(hit.id);
-      if (descriptors) added.descriptors = descriptors;
+      if (descriptors) record.descriptors = descriptors;
       if (hit.nFromSamePack !== undefined)
-        added.samePack = { count: hit.nFromSamePack, grouping: hit.packGrouping };
-      if (reads.analysis || reads.acAnalysis) Object.assign(added, await this.variantA(row, reads));
-      // The row may be shared (the record cache): additions go on a copy, and only when there are any.
-      out.push(Object.keys(added).length === 0 ? row : { ...row, ...added });
+        record.samePack = { count: hit.nFromSamePack, grouping: hit.packGrouping };
+      if (reads.analysis || reads.acAnalysis) Object.assign(record, await this.variantA(row, reads));
+      out.push(record);
     }
     if (reads.analysis?.normalized) await this.normalize(out);
     return out;

@@ -54,7 +54,10 @@ export class LegacyPeople {
     return v1Page(
       req.page,
       slice.count,
-      sounds.map((sound) => ({ ...sound, bookmarkName: names.get(sound.id) || sound.name })),
+      sounds.map((record) => ({
+        ...record,
+        bookmarkName: names.get(record.sound.id) || record.sound.name,
+      })),
     );
   }
 

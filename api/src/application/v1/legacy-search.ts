@@ -53,9 +53,9 @@ export class LegacySearch {
       groupByPack: prepared.groupByPack,
       ...v1Window(req.page),
     });
-    const sounds = (await this.records.read(hits.items)).map((sound) => {
-      if (!prepared.groupByPack || sound.pack_name === null) return sound;
-      return { ...sound, samePack: { ...sound.samePack, count: sound.samePack?.count ?? 1 } };
+    const sounds = (await this.records.read(hits.items)).map((record) => {
+      if (!prepared.groupByPack || record.sound.pack_name === null) return record;
+      return { ...record, samePack: { ...record.samePack, count: record.samePack?.count ?? 1 } };
     });
     return v1Page(req.page, hits.count, sounds);
   }

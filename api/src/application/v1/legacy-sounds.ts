@@ -113,10 +113,10 @@ export class LegacySounds {
     return v1Page(
       req.page,
       hits.length,
-      sounds.map((sound) => ({
-        ...sound,
+      sounds.map((record) => ({
+        ...record,
         // Scores are (1 + cosine) / 2: the cosine distance is twice the way down from 1.
-        distance: sound.id === id ? 0 : round(2 * (1 - (sound.score ?? 1))),
+        distance: record.sound.id === id ? 0 : round(2 * (1 - (record.score ?? 1))),
       })),
     );
   }

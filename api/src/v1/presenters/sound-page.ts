@@ -52,7 +52,7 @@ export function presentV1SoundPage(
   extras?: V1Extras,
 ): V1SoundPage {
   const sounds = page.items.map((record) => {
-    const sound = serializeV1Sound(record, view.links.origin, 'collection', view.fields);
+    const sound = serializeV1Sound(record.sound, view.links.origin, 'collection', view.fields);
     const added = extras?.(record);
     return added ? Object.assign(sound, added) : sound;
   });
@@ -60,7 +60,7 @@ export function presentV1SoundPage(
 }
 
 /** Geotag search: each sound's position. */
-export const withGeotag: V1Extras = (record) => ({ geotag: v1Geotag(record) });
+export const withGeotag: V1Extras = (record) => ({ geotag: v1Geotag(record.sound) });
 
 /** Similar sounds: the distance to the queried sound. */
 export const withDistance: V1Extras = (record) => ({ distance: record.distance });
@@ -74,10 +74,10 @@ export const withBookmarkName: V1Extras = (record) => ({ bookmark_name: record.b
  */
 export function withSamePack(links: V1Links, params: { q?: string; f?: string; s?: string }): V1Extras {
   return (record) =>
-    record.samePack && record.pack_name !== null
+    record.samePack && record.sound.pack_name !== null
       ? {
           n_results_from_the_same_pack: record.samePack.count,
-          results_from_the_same_pack: samePackLink(links, params, record.pack_name),
+          results_from_the_same_pack: samePackLink(links, params, record.sound.pack_name),
         }
       : undefined;
 }

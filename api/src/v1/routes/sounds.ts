@@ -94,8 +94,8 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
         const cached = cache.renderedSounds.get(key);
         if (cached) return cached;
         const generation = cache.renderedSounds.generation;
-        const sound = await s.sounds.instance(params.sound_id);
-        return cache.renderedSounds.remember(key, serializeV1Sound(sound, origin, 'full'), generation);
+        const record = await s.sounds.instance(params.sound_id);
+        return cache.renderedSounds.remember(key, serializeV1Sound(record.sound, origin, 'full'), generation);
       },
     }),
     defineRoute({

@@ -1,3 +1,4 @@
+import type { SoundRecord as CatalogueSound } from '@earshot/catalogue';
 import { fileUrl } from '../../application/file-names.ts';
 import type { SoundRecord, Variant } from '../../application/records.ts';
 import type { SoundJson } from './schemas.ts';
@@ -5,8 +6,8 @@ import type { FieldSelection } from './sound-fields.ts';
 import { v2Timestamp } from './timestamps.ts';
 
 /**
- * The one reshape of a sound: the use case's record (the catalogue's row plus score, descriptors,
- * analysis) to the contract's JSON, field by field, only the selected fields.
+ * The one reshape of a sound: the use case's record (the catalogue's row, with score, descriptors,
+ * analysis beside it) to the contract's JSON, field by field, only the selected fields.
  */
 
 export interface SoundContext {
@@ -15,11 +16,12 @@ export interface SoundContext {
   selection: FieldSelection;
 }
 
-type Getter = (s: SoundRecord, ctx: SoundContext) => unknown;
+/** `s`: the catalogue's row; `r`: the record it came in, for what the answer adds beside the row. */
+type Getter = (s: CatalogueSound, ctx: SoundContext, r: SoundRecord) => unknown;
 
 const api = (ctx: SoundContext, path: string) => `${ctx.origin}/apiv2/${path}`;
 
-const isGeotagged = (s: SoundRecord) => s.geotag_lat !== null && s.geotag_lon !== null;
+const isGeotagged = (s: CatalogueSound) => s.geotag_lat !== null && s.geotag_lon !== null;
 
 const GETTERS: Record<string, Getter> = {
   id: (s) => s.id,
@@ -71,20 +73,21 @@ const GETTERS: Record<string, Getter> = {
   analysis_files: (s, c) =>
     s.analyzed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
   is_explicit: (s) => s.is_explicit,
-  score: (s) => s.score ?? null,
+  score: (_s, _c, r) => r.score ?? null,
   is_remix: (s) => s.is_remix,
   was_remixed: (s) => s.was_remixed,
   md5: (s) => s.md5 ?? '',
-  analysis: (s) => s.analysis ?? null,
+  analysis: (_s, _c, r) => r.analysis ?? null,
   analysis_stats: (s, c) => (s.analyzed ? api(c, `sounds/${s.id}/analysis/`) : null),
   analysis_frames: (s, c) => (s.analyzed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
-  ac_analysis: (s) => s.acAnalysis ?? null,
+  ac_analysis: (_s, _c, r) => r.acAnalysis ?? null,
 };
 
 /** Shapes one sound for a response: exactly the selected fields, descriptors after them. */
-export function serializeSound(sound: SoundRecord, ctx: SoundContext): SoundJson {
+export function serializeSound(record: SoundRecord, ctx: SoundContext): SoundJson {
   const out: Record<string, unknown> = {};
-  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx);
-  for (const name of ctx.selection.descriptors) out[name] = sound.descriptors?.[name] ?? null;
+  const { sound } = record;
+  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, record);
+  for (const name of ctx.selection.descriptors) out[name] = record.descriptors?.[name] ?? null;
   return out;
 }

@@ -34,7 +34,7 @@ function pageParam(ctx: Context): string | undefined {
 }
 
 function rows(sounds: readonly SoundRecord[]): SoundRow[] {
-  return sounds.map((s) => ({
+  return sounds.map(({ sound: s }) => ({
     id: s.id,
     name: s.name,
     path: soundPath(s.username, s.id),

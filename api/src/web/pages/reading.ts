@@ -111,8 +111,9 @@ export function showSound(api: ApiServices) {
   return async (ctx: Context) => {
     const id = parseId(ctx.params.id);
     if (id === undefined) throw new NotFoundError('No sound has this address.');
-    const sound = await api.sounds.instance(id, reads);
-    const card = toCard(sound);
+    const record = await api.sounds.instance(id, reads);
+    const { sound } = record;
+    const card = toCard(record);
     if (card.username !== ctx.params.username) {
       ctx.status = 301;
       ctx.redirect(card.url);
@@ -134,7 +135,7 @@ export function showSound(api: ApiServices) {
       pack: sound.pack_name ?? undefined,
       downloads: sound.num_downloads,
       rating: sound.num_ratings ? { avg: sound.avg_rating, count: sound.num_ratings } : undefined,
-      details: describeSound({ ...sound.descriptors, duration }),
+      details: describeSound({ ...record.descriptors, duration }),
       licenseUrl: licenseLink(card.license),
       player: { mp3: fileUrl('', id, 'preview-hq-mp3'), ogg: fileUrl('', id, 'preview-hq-ogg') },
       waveform: fileUrl('', id, 'waveform_l'),

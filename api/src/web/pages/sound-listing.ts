@@ -48,7 +48,7 @@ export interface SoundCard {
   waveform: string;
 }
 
-export function toCard(sound: SoundRecord): SoundCard {
+export function toCard({ sound }: SoundRecord): SoundCard {
   return {
     id: sound.id,
     url: soundPath(sound.username, sound.id),
