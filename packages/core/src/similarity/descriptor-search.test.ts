@@ -56,7 +56,10 @@ describe('DescriptorTable', () => {
       rhythm: { bpm: 120, onset_times: [0.1, 0.5], bpm_histogram: new Array(250).fill(0) },
       tonal: { key: { key: 'D', scale: 'major', strength: 0.8 } },
     });
-    const { scalars, vectors } = table.descriptorNames();
+    const { scalars, vectors, labels } = table.descriptorNames();
+    // The key's name and scale are no columns, but content filters may name them.
+    expect(labels).toEqual(['tonal.key.key', 'tonal.key.scale']);
+    expect(() => table.resolve('tonal.key.key')).toThrow(UnknownDescriptorError);
     expect(scalars).toEqual([
       'lowlevel.spectral_centroid.max',
       'lowlevel.spectral_centroid.mean',

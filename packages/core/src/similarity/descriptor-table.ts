@@ -64,6 +64,11 @@ export class DescriptorTable {
    */
   private readonly dimensionColumns = new Map<string, Column[]>();
   private readonly scalars = new Set<string>();
+  /**
+   * Dotted names of the string leaves seen in analysis trees (`tonal.key_key`): not columns (no
+   * distance to a key name), but fixed-length descriptors a content filter may name.
+   */
+  private readonly labels = new Set<string>();
   private readonly canonicalNames = new Map<string, string>();
   private rows = 0;
   private changes = 0;
@@ -114,13 +119,21 @@ export class DescriptorTable {
     return this.ids[row];
   }
 
-  /** Every descriptor name the table holds: scalars, and vectors by their base name. */
-  descriptorNames(): { scalars: string[]; vectors: Array<{ name: string; length: number }> } {
+  /**
+   * Every descriptor name the table holds: scalars, and vectors by their base name; `labels` are the
+   * string leaves its analysis trees had (names only).
+   */
+  descriptorNames(): {
+    scalars: string[];
+    vectors: Array<{ name: string; length: number }>;
+    labels: string[];
+  } {
     return {
       scalars: [...this.scalars].sort(),
       vectors: [...this.dimensionColumns]
         .map(([name, columns]) => ({ name, length: columns.length }))
         .sort((a, b) => a.name.localeCompare(b.name)),
+      labels: [...this.labels].sort(),
     };
   }
 
@@ -150,6 +163,8 @@ export class DescriptorTable {
     const walk = (node: unknown, path: string) => {
       if (typeof node === 'number') {
         if (Number.isFinite(node) && keep(path)) flat[path] = node;
+      } else if (typeof node === 'string') {
+        if (path) this.labels.add(path);
       } else if (Array.isArray(node)) {
         if (
           node.length > 0 &&

@@ -1,0 +1,136 @@
+import { createLogger, loadConfig } from '@earshot/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAppDeps, type WiredAppDeps } from '../src/build-deps.ts';
+import { type RunningServer, startServer } from '../src/server.ts';
+import { addAnalyzedSounds } from './support/analyzed.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+/**
+ * Content search and its filters over sounds that earshot's own analyzer analyzed (issue 35,
+ * defects 1, 2 and 9), so the descriptor table the engine checks names against is full: the
+ * contract's non-numeric descriptors (`tonal.key_key:"C"`), the meaning of a variant-B name in a
+ * target, and the messages of a target that is not a number. Variant B on the test server, variant A
+ * on a second server over the same catalogue.
+ */
+
+type Json = Record<string, any>;
+
+let s: TestServer;
+let a: { server: RunningServer; deps: WiredAppDeps };
+let ids: Record<string, number>;
+
+const FIXTURES = [
+  { fixture: 'cadence-c-major', name: 'Cadence in C major' },
+  { fixture: 'cadence-fs-major', name: 'Cadence in F sharp major' },
+  { fixture: 'triad-a-minor', name: 'A minor triad' },
+  { fixture: 'harmonic-a4', name: 'Harmonic tone A4' },
+  { fixture: 'sine-a5', name: 'Sine A5' },
+  { fixture: 'drums-170bpm', name: 'Drums at 170 bpm' },
+];
+
+beforeAll(async () => {
+  s = await startTestServer();
+  ids = await addAnalyzedSounds(s, FIXTURES);
+  const config = loadConfig({ PORT: '0', DATA_DIR: s.dataDir, LOG_LEVEL: 'silent', API_VARIANT: 'A' });
+  const deps = await buildAppDeps({
+    config,
+    logger: createLogger('silent'),
+    catalogue: s.catalogue,
+    version: 'test',
+    similarityRefreshMs: 0,
+    similaritySnapshots: false,
+  });
+  a = { server: await startServer(deps), deps };
+}, 180_000);
+afterAll(async () => {
+  await a?.server.close();
+  await a?.deps.dispose();
+  await s?.stop();
+});
+
+function url(origin: string, path: string, params: Record<string, string>): string {
+  const u = new URL(`${origin}${path}`);
+  u.searchParams.set('token', s.seeded.apiKey);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+async function get(origin: string, path: string, params: Record<string, string> = {}) {
+  const res = await fetch(url(origin, path, params));
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Json };
+}
+
+async function ok(origin: string, path: string, params: Record<string, string> = {}): Promise<Json> {
+  const res = await get(origin, path, params);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+const idsOf = (page: Json): number[] => page.results.map((r: Json) => r.id);
+const v1IdsOf = (page: Json): number[] => page.sounds.map((r: Json) => r.id);
+
+describe('defect 1: non-numeric descriptors in content filters (analyzed sounds)', () => {
+  it('descriptors_filter=tonal.key_key:"C" AND tonal.key_scale:"major" finds the C major cadence (variant B)', async () => {
+    const page = await ok(s.origin, '/apiv2/search/content/', {
+      descriptors_filter: 'tonal.key_key:"C" AND tonal.key_scale:"major"',
+      fields: 'id',
+      page_size: '150',
+    });
+    expect(idsOf(page)).toContain(ids['cadence-c-major']);
+    expect(idsOf(page)).not.toContain(ids['cadence-fs-major']);
+    expect(idsOf(page)).not.toContain(ids['triad-a-minor']);
+  });
+
+  it('`sharp` stands for "#": tonal.key_key:"Fsharp" finds the F sharp cadence (variant A)', async () => {
+    const page = await ok(a.server.origin, '/apiv2/search/content/', {
+      descriptors_filter: 'tonal.key_key:"Fsharp" AND tonal.key_scale:"major"',
+      fields: 'id',
+      page_size: '150',
+    });
+    expect(idsOf(page)).toContain(ids['cadence-fs-major']);
+    expect(idsOf(page)).not.toContain(ids['cadence-c-major']);
+  });
+
+  it('the chord descriptors filter too, combined with a numeric range', async () => {
+    const page = await ok(s.origin, '/apiv2/search/content/', {
+      descriptors_filter:
+        'tonal.chords_key:"A" AND tonal.chords_scale:"minor" AND lowlevel.pitch.mean:[* TO *]',
+      fields: 'id',
+      page_size: '150',
+    });
+    expect(idsOf(page)).toContain(ids['triad-a-minor']);
+    expect(idsOf(page)).not.toContain(ids['cadence-c-major']);
+  });
+
+  it('v1 f=.tonal.key_key:"Fsharp" and the contract\'s AND form answer, in id order without a target', async () => {
+    const sharp = await ok(s.origin, '/api/sounds/content_search/', {
+      f: '.tonal.key_key:"Fsharp"',
+      fields: 'id',
+      sounds_per_page: '100',
+    });
+    expect(v1IdsOf(sharp)).toContain(ids['cadence-fs-major']);
+    expect(v1IdsOf(sharp)).not.toContain(ids['cadence-c-major']);
+    const both = await ok(s.origin, '/api/sounds/content_search/', {
+      f: '.tonal.key_key:"C" AND .tonal.key_scale:"major"',
+      fields: 'id',
+      sounds_per_page: '100',
+    });
+    expect(v1IdsOf(both)).toContain(ids['cadence-c-major']);
+  });
+
+  it('an unknown dotted name is still a 400 naming it, now that the table is full', async () => {
+    const res = await get(s.origin, '/apiv2/search/content/', { descriptors_filter: 'tonal.key_kee:"C"' });
+    expect(res.status).toBe(400);
+    expect(String(res.body.detail)).toMatch(/unknown descriptor "tonal\.key_kee".*tonal\.key_key/);
+  });
+
+  it("variant A's /apiv2/descriptors/ lists the key and chord names as one-dimensional, and only dotted names", async () => {
+    const names = await ok(a.server.origin, '/apiv2/descriptors/');
+    const one: string[] = names['fixed-length']['one-dimensional'];
+    for (const name of ['tonal.key_key', 'tonal.key_scale', 'tonal.chords_key', 'tonal.chords_scale']) {
+      expect(one).toContain(name);
+    }
+    const all = [...one, ...names['fixed-length']['multi-dimensional'], ...names['variable-length']];
+    expect(all.filter((n) => !n.includes('.'))).toEqual([]);
+  });
+});
