@@ -134,3 +134,44 @@ describe('defect 1: non-numeric descriptors in content filters (analyzed sounds)
     expect(all.filter((n) => !n.includes('.'))).toEqual([]);
   });
 });
+
+describe('defect 2: a variant-B name in a target means the variant-B value (analyzed sounds)', () => {
+  it('target=pitch:880 puts the 880 Hz sine first (its B pitch is 880.18; its A lowlevel.pitch.mean is not)', async () => {
+    const page = await ok(s.origin, '/apiv2/search/content/', {
+      target: 'pitch:880',
+      fields: 'id,pitch',
+      page_size: '5',
+    });
+    expect(page.results[0].id).toBe(ids['sine-a5']);
+    expect(page.results[0].pitch).toBeCloseTo(880, 0);
+  });
+
+  it.each([
+    'pitch',
+    'pitch_min',
+    'pitch_max',
+    'pitch_var',
+    'bpm',
+    'bpm_confidence',
+    'duration_effective',
+    'spectral_centroid',
+    'brightness',
+  ])('target=%s ranks by the value the sound record shows under that name', async (name) => {
+    const analysis = await ok(s.origin, `/apiv2/sounds/${ids['harmonic-a4']}/analysis/`);
+    const value = analysis[name] as number;
+    expect(typeof value).toBe('number');
+    const page = await ok(s.origin, '/apiv2/search/content/', {
+      target: `${name}:${value}`,
+      fields: `id,${name}`,
+      page_size: '150',
+    });
+    const distances = page.results
+      .filter((r: Json) => typeof r[name] === 'number')
+      .map((r: Json) => Math.abs((r[name] as number) - value));
+    expect(distances.length).toBeGreaterThanOrEqual(FIXTURES.length);
+    expect(distances[0]).toBeLessThan(1e-6);
+    // Shown values are rounded to 3 decimals: allow that much out of order.
+    for (let i = 1; i < distances.length; i++)
+      expect(distances[i]).toBeGreaterThanOrEqual(distances[i - 1] - 1e-3);
+  });
+});

@@ -34,6 +34,24 @@ describe('DescriptorTable', () => {
     );
   });
 
+  it('keeps a variant-B name whose value is not the variant-A statistic as its own column, from the record', () => {
+    const table = new DescriptorTable();
+    const tree = {
+      lowlevel: { pitch: { mean: 1119.9 }, spectral_centroid: { mean: 1000 } },
+      rhythm: { bpm: 89.1 },
+    };
+    table.upsertAnalysis(1, tree, { pitch: 880.176, bpm: 89, spectral_centroid: 1000.001, brightness: 40 });
+    // Voiced-frame pitch, rounded bpm and the timbral scores are the record's own values...
+    expect(table.resolve('pitch')).toEqual(['pitch']);
+    expect(table.valueOf(1, 'pitch')).toBeCloseTo(880.176, 3);
+    expect(table.valueOf(1, 'lowlevel.pitch.mean')).toBeCloseTo(1119.9, 3);
+    expect(table.valueOf(1, 'bpm')).toBe(89);
+    expect(table.valueOf(1, 'brightness')).toBe(40);
+    // ...and an alias of a variant-A statistic stays that statistic's column, not a second one.
+    expect(table.resolve('spectral_centroid')).toEqual(['lowlevel.spectral_centroid.mean']);
+    expect(table.valueOf(1, 'lowlevel.spectral_centroid.mean')).toBe(1000);
+  });
+
   it('refuses unknown descriptors, out-of-range dimensions and variable-length lists', () => {
     const table = referenceTable();
     expect(() => table.resolve('lowlevel.foo')).toThrow(new UnknownDescriptorError('lowlevel.foo'));

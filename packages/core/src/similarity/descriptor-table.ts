@@ -2,6 +2,7 @@ import { ValidationError } from '@earshot/common';
 import type { AnalysisTree } from './analysis-tree.ts';
 import {
   canonicalDescriptorName,
+  isConsolidatedColumn,
   parseDescriptorReference,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from './descriptor-names.ts';
@@ -155,9 +156,11 @@ export class DescriptorTable {
 
   /**
    * Adds a sound from its variant-A analysis tree, keeping the statistics `keepColumn` accepts
-   * (default: `defaultColumnPolicy`).
+   * (default: `defaultColumnPolicy`), and from its consolidated (variant B) record the numbers
+   * whose names are columns of their own (`isConsolidatedColumn`: `pitch`, `brightness`), so a
+   * B name in a target compares the value the sound record shows under it.
    */
-  upsertAnalysis(id: number, analysis: AnalysisTree): void {
+  upsertAnalysis(id: number, analysis: AnalysisTree, consolidated?: Readonly<Record<string, unknown>>): void {
     const keep = this.keepColumn;
     const flat: Record<string, number | number[]> = {};
     const walk = (node: unknown, path: string) => {
@@ -182,6 +185,13 @@ export class DescriptorTable {
       }
     };
     walk(analysis, '');
+    if (consolidated) {
+      for (const [name, value] of Object.entries(consolidated)) {
+        if (typeof value === 'number' && Number.isFinite(value) && isConsolidatedColumn(name)) {
+          flat[name] = value;
+        }
+      }
+    }
     this.upsert(id, flat);
   }
 

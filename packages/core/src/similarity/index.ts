@@ -5,6 +5,7 @@ export { type BulkVectors, buildSimilarityIndexInWorker, bulkUpsertInWorker } fr
 export {
   canonicalDescriptorName,
   type DescriptorReference,
+  isConsolidatedColumn,
   parseDescriptorReference,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from './descriptor-names.ts';
