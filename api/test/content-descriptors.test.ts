@@ -175,3 +175,21 @@ describe('defect 2: a variant-B name in a target means the variant-B value (anal
       expect(distances[i]).toBeGreaterThanOrEqual(distances[i - 1] - 1e-3);
   });
 });
+
+describe('defect 9: a quoted target value is named whole in the error', () => {
+  it.each([
+    ['tonality:"C major"', /Invalid target value "C major" for tonality: only numbers are allowed/],
+    ['bpm:120 tonality:"F# minor"', /Invalid target value "F# minor" for tonality/],
+    ['tonal.key_key:"C"', /Invalid target value "C" for tonal\.key_key/],
+  ])('target=%s', async (target, detail) => {
+    const res = await get(s.origin, '/apiv2/search/content/', { target });
+    expect(res.status).toBe(400);
+    expect(String(res.body.detail)).toMatch(detail);
+  });
+
+  it('an unclosed quote says so', async () => {
+    const res = await get(s.origin, '/apiv2/search/content/', { target: 'tonality:"C major' });
+    expect(res.status).toBe(400);
+    expect(String(res.body.detail)).toMatch(/quote/);
+  });
+});

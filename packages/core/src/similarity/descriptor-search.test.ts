@@ -243,6 +243,11 @@ describe('descriptor-target search', () => {
     expect(attempt('pitch')).toThrow('Invalid target term "pitch": expected descriptor_name:value');
     expect(attempt('pitch:abc')).toThrow('Invalid target value "abc" for pitch: only numbers are allowed');
     expect(attempt('pitch:NaN')).toThrow(InvalidTargetError);
+    // A quoted value is named whole, spaces and all.
+    expect(attempt('bpm:120 tonality:"C major"')).toThrow(
+      'Invalid target value "C major" for tonality: only numbers are allowed',
+    );
+    expect(attempt('tonality:"C major')).toThrow('the quote is never closed');
     expect(attempt('lowlevel.foo:1')).toThrow('Unknown descriptor "lowlevel.foo"');
     expect(attempt('lowlevel.mfcc.mean:1,2,3')).toThrow(
       'Target lowlevel.mfcc.mean has 13 dimensions, got 3 values',
