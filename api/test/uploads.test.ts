@@ -583,3 +583,28 @@ describe('concurrency and disconnects', () => {
     expect(rows).toEqual([]);
   });
 });
+
+describe('the images of sounds pending moderation', () => {
+  it('are served to their uploader (OAuth2), and are a 404 to anyone else', async () => {
+    const bob = await bearerGrant(s.catalogue.db, s.origin, 'bob');
+    const list = await call('GET', '/apiv2/sounds/pending_uploads/', undefined, `Bearer ${bob.accessToken}`);
+    expect(list.status).toBe(200);
+    const entry = list.body.pending_moderation.find((e: Json) => e.id === s.seeded.ids.hat_sci);
+    expect(entry, JSON.stringify(list.body)).toBeDefined();
+    const images = entry.images as Record<string, string>;
+    expect(Object.keys(images).sort()).toEqual(['spectral_l', 'spectral_m', 'waveform_l', 'waveform_m']);
+    for (const [kind, url] of Object.entries(images)) {
+      const own = await fetch(url, { headers: { Authorization: `Bearer ${bob.accessToken}` } });
+      expect(own.status, `${kind} ${url}`).toBe(200);
+      expect(own.headers.get('content-type')).toBe(kind.startsWith('waveform') ? 'image/png' : 'image/jpeg');
+      expect(own.headers.get('cache-control')).toMatch(/private/);
+      expect((await own.arrayBuffer()).byteLength).toBeGreaterThan(100);
+      // Not the uploader, an API key (OAuth2 only, as pending_uploads) or nobody: as if it did not exist.
+      for (const auth of [`Bearer ${token}`, `Token ${bob.apiKey}`, undefined]) {
+        const other = await fetch(url, auth ? { headers: { Authorization: auth } } : {});
+        expect(other.status, `${kind} with ${auth?.split(' ')[0] ?? 'nothing'}`).toBe(404);
+        await other.arrayBuffer();
+      }
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { NotFoundError, ValidationError } from '@earshot/common';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { NotAuthenticated } from '../auth/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE } from '../auth/session-strategy.ts';
 import { type AdmissionOptions, admit } from './admission.ts';
@@ -97,12 +98,42 @@ async function answer(
     origin: requestOrigin(ctx, options),
     path: ctx.path,
     principal,
+    identify: async () => principal ?? identifyCaller(ctx, queryString, options),
     files,
     ctx,
   });
   if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
   ctx.status = 200;
   ctx.body = result;
+}
+
+/**
+ * The caller of a public route, admitted as an OAuth2-only resource admits (admission.ts): null when
+ * the request carries no bearer token or session (an API key is no OAuth2 credential there); a bad
+ * token, plain http or a spent limit are refused as there.
+ */
+async function identifyCaller(
+  ctx: Context,
+  rawQuery: Record<string, string>,
+  options: MountOptions,
+): Promise<Principal | null> {
+  try {
+    const request = {
+      authorization: ctx.get('Authorization') || undefined,
+      query: rawQuery,
+      secure: ctx.secure,
+      method: ctx.method,
+      sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,
+      csrfToken: async () => ctx.get(CSRF_HEADER) || undefined,
+    };
+    const admitted = await admit(options, request, { auth: 'oauth2', scope: 'read', rateLimit: 'standard' });
+    if (admitted.rateLimitHeaders) ctx.set(admitted.rateLimitHeaders);
+    ctx.state.principal = admitted.principal;
+    return admitted.principal;
+  } catch (err) {
+    if (err instanceof NotAuthenticated) return null;
+    throw err;
+  }
 }
 
 /** Admits the request as the route declares (admission.ts); a public route admits anyone, uncounted. */

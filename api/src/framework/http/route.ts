@@ -27,6 +27,12 @@ export interface HandlerInput<Q, P> {
   /** The path the request came in on, without the query. */
   path: string;
   principal: Principal | null;
+  /**
+   * On a public route, the caller as an OAuth2 resource would admit them (a bearer token or a web
+   * session, https and rate limits as there; an API key does not count), or null when the request
+   * carries neither: for an answer that depends on who asks, read only when it does.
+   */
+  identify: () => Promise<Principal | null>;
   /** The files of a multipart body, by field, for routes that declare `files`; temporary files are deleted after the handler. */
   files: Record<string, UploadedFile>;
   ctx: Context;
