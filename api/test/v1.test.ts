@@ -412,6 +412,21 @@ describe('analysis (version 1)', () => {
     await error(`/api/sounds/${ids.bd_808}/analysis/nowhere/at/all`, {}, 400);
   });
 
+  it('answers a leaf as JSON, a string one too (the key), in each format', async () => {
+    const all = await json(`/api/sounds/${ids.bd_808}/analysis`, { all: '1' });
+    expect(typeof all.tonal.key.key).toBe('string');
+    const res = await fetch(url(`/api/sounds/${ids.bd_808}/analysis/tonal/key/key/`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(await res.text())).toBe(all.tonal.key.key);
+    const number = await fetch(url(`/api/sounds/${ids.bd_808}/analysis/tonal/key/strength/`));
+    expect(number.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(await number.text())).toBe(all.tonal.key.strength);
+    const yaml = await fetch(url(`/api/sounds/${ids.bd_808}/analysis/tonal/key/key/`, { format: 'yaml' }));
+    expect(yaml.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
+    expect((await yaml.text()).trim()).toBe(all.tonal.key.key);
+  });
+
   it('is a 409 while the analysis is not yet available, a 404 when it failed or the sound is unknown', async () => {
     await error(`/api/sounds/${ids.hat_sci}/analysis/`, {}, 409);
     await error(`/api/sounds/${ids.perc_snap}/analysis/`, {}, 404);

@@ -9,6 +9,7 @@ import { type AdmissionOptions, admit } from './admission.ts';
 import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
+import { RenderedJson } from './rendered-json.ts';
 import { type AnyRoute, routeScope, toRouterPath } from './route.ts';
 import { newRouter } from './router.ts';
 import { throttle } from './throttle.ts';
@@ -104,7 +105,12 @@ async function answer(
   });
   if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
   ctx.status = 200;
-  ctx.body = result;
+  // A bare string or number (a leaf of an analysis tree) is data too: Koa would send a string as
+  // text/plain, so it goes to the renderer as an already-valued body, serialized in the format asked.
+  ctx.body =
+    typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean'
+      ? new RenderedJson(result)
+      : result;
 }
 
 /**
