@@ -509,6 +509,30 @@ describe('people, packs and bookmark categories (version 1)', () => {
     expect(await json('/api/people/bob/bookmark_categories/')).toEqual({ num_results: 0, categories: [] });
   });
 
+  it("the categories' url links are the website's bookmark pages, naming their sounds", async () => {
+    const list = await json('/api/people/alice/bookmark_categories');
+    const [kicks, loose] = list.categories as Json[];
+    expect(kicks.url).toBe(`${s.origin}/people/alice/bookmarks/category/${kicks.id}/`);
+    expect(loose.url).toBe(`${s.origin}/people/alice/bookmarks/`);
+    const kicksPage = await fetch(kicks.url);
+    expect(kicksPage.status).toBe(200);
+    expect(kicksPage.headers.get('content-type')).toMatch(/^text\/html/);
+    const kicksHtml = await kicksPage.text();
+    expect(kicksHtml).toContain('Kicks');
+    expect(kicksHtml).toContain('My kick');
+    expect(kicksHtml).toContain('Fat one');
+    expect(kicksHtml).toContain(`/people/alice/sounds/${ids.bd_808}/`);
+    expect(kicksHtml).not.toContain('Chime');
+    const all = await fetch(loose.url);
+    expect(all.status).toBe(200);
+    const allHtml = await all.text();
+    // The loose bookmarks, and a link to each category.
+    expect(allHtml).toContain('Chime');
+    expect(allHtml).toContain(`/people/alice/bookmarks/category/${kicks.id}/`);
+    expect((await fetch(`${s.origin}/people/alice/bookmarks/category/99999/`)).status).toBe(404);
+    expect((await fetch(`${s.origin}/people/nobody-here/bookmarks/`)).status).toBe(404);
+  });
+
   it('shows a pack and its sounds', async () => {
     const pack = await json(`/api/packs/${s.seeded.packId}`);
     expect(pack).toMatchObject({

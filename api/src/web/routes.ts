@@ -14,7 +14,7 @@ import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
-import { showPack, showUser } from './pages/people.ts';
+import { showBookmarks, showPack, showUser } from './pages/people.ts';
 import { showHome, showSearch, showSound } from './pages/reading.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
@@ -108,6 +108,15 @@ function peoplePages(router: Router, deps: WebDeps, services: ApiServices): void
   const sound = '/people/:username/sounds/:id';
   router.get(['/people/:username/', '/people/:username'], ...common, showUser(services));
   router.get(['/people/:username/packs/:id/', '/people/:username/packs/:id'], ...common, showPack(services));
+  if (services.v1) {
+    const bookmarks = showBookmarks(services.v1);
+    router.get(['/people/:username/bookmarks/', '/people/:username/bookmarks'], ...common, bookmarks);
+    router.get(
+      ['/people/:username/bookmarks/category/:id/', '/people/:username/bookmarks/category/:id'],
+      ...common,
+      bookmarks,
+    );
+  }
   for (const action of ['rate', 'bookmark', 'comment'] as const) {
     router.post(`${sound}/${action}/`, ...common, signedIn, submitSoundAction(services, action));
   }
