@@ -36,7 +36,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](
       route.operationId,
-      toRouterPath(route.path, options.legacy !== undefined),
+      toRouterPath(route.path, options.legacy !== undefined || route.optionalSlash === true),
       async (ctx: Context) => {
         const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
         // The body is read at most once: by a session's CSRF check and/or as the route's parameters.

@@ -87,6 +87,11 @@ export interface RouteDef<
   bodyParams?: boolean;
   /** File fields a multipart body may carry (with `bodyParams`); any other file part is a 400. */
   files?: Readonly<Record<string, RouteFileField>>;
+  /**
+   * Served at its path without the trailing slash too, with no redirect (upstream's token endpoint is
+   * `access_token[/]*`); other version 2 paths written without it are redirected (http/append-slash.ts).
+   */
+  optionalSlash?: boolean;
   /** The largest body accepted, in bytes, when not the default (routes with `files` derive theirs). */
   bodyLimit?: number;
   /** Schema of the JSON body; `file` for routes that stream a file. */
