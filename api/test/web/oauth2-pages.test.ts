@@ -1,6 +1,6 @@
 import { createApiCredential } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWebUser, startTestServer, type TestServer, WebClient } from '../support/index.ts';
+import { addWebUser, startTestServer, type TestServer, WEB_PASSWORD, WebClient } from '../support/index.ts';
 
 // Black-box tests of the OAuth2 pages (docs/api.md "OAuth2"): a browser without JavaScript signs
 // in, is asked, answers, and follows the redirects by hand.
@@ -279,4 +279,42 @@ describe('OAuth2 pages (black box)', () => {
     expect(authorize.status).toBe(400); // past the https check: an unknown client
     expect(authorize.body).toContain('Invalid client_id parameter value');
   });
+
+  it('with OAUTH2_HTTPS_ONLY, the sign-in page takes no password over plain http from another machine', async () => {
+    const remote = { 'X-Forwarded-For': '203.0.113.7' };
+    const plain = new WebClient(secure.origin, remote);
+    const page = await plain.get('/apiv2/login/');
+    expect(page.status).toBe(403);
+    expect(page.body).toContain('This resource requires a secure connection (https)');
+    expect(page.body).not.toContain('name="password"');
+    expect(page.setCookies).toEqual([]);
+    // The form posted anyway is refused before the password is read: no session comes back.
+    const posted = await plain.request(
+      'POST',
+      '/apiv2/login/',
+      new URLSearchParams({ login: 'carol', password: WEB_PASSWORD }),
+    );
+    expect(posted.status).toBe(403);
+    expect(posted.setCookies).toEqual([]);
+    // Over https (the proxy says so) it signs in.
+    const proxied = new WebClient(secure.origin, { ...remote, 'X-Forwarded-Proto': 'https' });
+    expect((await proxied.get('/apiv2/login/')).status).toBe(200);
+    expect((await proxied.signIn('carol')).status).toBe(303);
+    // Behind a proxy (TRUST_PROXY) no client counts as local, as for /metrics.
+    expect((await new WebClient(secure.origin).get('/apiv2/login/')).status).toBe(403);
+  });
+
+  it('with OAUTH2_HTTPS_ONLY and no proxy, a browser on the machine itself still signs in over http', async () => {
+    // `npm start` on 127.0.0.1: the password never crosses a network, and browsers count
+    // localhost a secure context too.
+    const local = await startTestServer();
+    try {
+      await addWebUser(local.catalogue.db, 'carol');
+      const browser = new WebClient(local.origin);
+      expect((await browser.get('/apiv2/login/')).status).toBe(200);
+      expect((await browser.signIn('carol')).status).toBe(303);
+    } finally {
+      await local.stop();
+    }
+  }, 120_000);
 });
