@@ -407,7 +407,10 @@ describe('files the upload refuses', () => {
     expect(status).toBe(413);
     // Refused from its Content-Length before a byte is read (the body limit the route declares);
     // a chunked body is stopped by the form reader, which names the audiofile.
-    expect(body.detail).toMatch(/larger than/);
+    // The limit in the terms it was configured in (UPLOAD_MAX_BYTES = 2,000,000 bytes, 1.9 MB).
+    expect(body.detail).toBe(
+      "The body is larger than the 1.9 MB 'audiofile' may hold plus 256 KB of other fields.",
+    );
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 

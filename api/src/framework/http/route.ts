@@ -92,8 +92,11 @@ export interface RouteDef<
    * `access_token[/]*`); other version 2 paths written without it are redirected (http/append-slash.ts).
    */
   optionalSlash?: boolean;
-  /** The largest body accepted, in bytes, when not the default (routes with `files` derive theirs). */
-  bodyLimit?: number;
+  /**
+   * The largest body accepted, in bytes, when not the default (routes with `files` derive theirs),
+   * and how a refused client is told what it is made of (middleware/body-limit.ts `filesAllowance`).
+   */
+  bodyLimit?: { bytes: number; allowance?: string };
   /** Schema of the JSON body; `file` for routes that stream a file. */
   response: R | 'file';
   /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */
