@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { type ApiServices, createServices } from './application/index.ts';
 import type { AppDeps } from './deps.ts';
 import { healthRoutes } from './framework/health.ts';
+import { appendSlash } from './framework/http/append-slash.ts';
 import { bodyLimitOverrides } from './framework/http/body-limits.ts';
 import { trustForwardedHeaders } from './framework/http/forwarded.ts';
 import { mountRoutes } from './framework/http/mount.ts';
@@ -107,6 +108,7 @@ export function createApp(
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
+  app.use(appendSlash(routers, '/apiv2'));
   return app;
 }
 

@@ -178,4 +178,55 @@ describe('HTTP hygiene (black box)', () => {
     });
     expect(small.status).toBe(200);
   });
+
+  it('redirects a version 2 path written without its trailing slash, query kept; the token endpoint answers both ways', async () => {
+    const key = server.seeded.apiKey;
+    const id = server.seeded.ids.bd_808;
+    // The contract's browseable address, literally.
+    const root = await fetch(`${server.origin}/apiv2`, {
+      redirect: 'manual',
+      headers: { Accept: 'text/html' },
+    });
+    expect(root.status).toBe(301);
+    expect(root.headers.get('location')).toBe('/apiv2/');
+    for (const [path, target] of [
+      [`/apiv2/sounds/${id}?token=${key}&fields=id`, `/apiv2/sounds/${id}/?token=${key}&fields=id`],
+      [`/apiv2/search?token=${key}&query=kick`, `/apiv2/search/?token=${key}&query=kick`],
+      [`/apiv2/users/alice/packs?token=${key}`, `/apiv2/users/alice/packs/?token=${key}`],
+      [`/apiv2/me`, `/apiv2/me/`],
+    ]) {
+      const res = await fetch(`${server.origin}${path}`, { redirect: 'manual' });
+      expect(res.status, path).toBe(301);
+      expect(res.headers.get('location'), path).toBe(target);
+      await res.arrayBuffer();
+    }
+    const followed = await fetch(`${server.origin}/apiv2/sounds/${id}?token=${key}&fields=id`);
+    expect(followed.status).toBe(200);
+    expect(await followed.json()).toEqual({ id });
+    // A POST keeps its method and body through a 308.
+    const post = await fetch(`${server.origin}/apiv2/search/text?token=${key}`, {
+      method: 'POST',
+      body: new URLSearchParams({ query: 'kick', fields: 'id' }),
+      redirect: 'manual',
+    });
+    expect(post.status).toBe(308);
+    expect(post.headers.get('location')).toBe(`/apiv2/search/text/?token=${key}`);
+    // Upstream's token endpoint is access_token[/]*: served at both, no redirect.
+    const form = { grant_type: 'bogus', client_id: 'c', client_secret: 's' };
+    const slash = await fetch(`${server.origin}/apiv2/oauth2/access_token/`, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      redirect: 'manual',
+    });
+    const bare = await fetch(`${server.origin}/apiv2/oauth2/access_token`, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      redirect: 'manual',
+    });
+    expect(bare.status).toBe(slash.status);
+    expect(await bare.json()).toEqual(await slash.json());
+    // No redirect to a path that does not exist either way.
+    const nothing = await fetch(`${server.origin}/apiv2/nothing-here?token=${key}`, { redirect: 'manual' });
+    expect(nothing.status).toBe(404);
+  });
 });

@@ -407,7 +407,10 @@ describe('files the upload refuses', () => {
     expect(status).toBe(413);
     // Refused from its Content-Length before a byte is read (the body limit the route declares);
     // a chunked body is stopped by the form reader, which names the audiofile.
-    expect(body.detail).toMatch(/larger than/);
+    // The limit in the terms it was configured in (UPLOAD_MAX_BYTES = 2,000,000 bytes, 1.9 MB).
+    expect(body.detail).toBe(
+      "The body is larger than the 1.9 MB 'audiofile' may hold plus 256 KB of other fields.",
+    );
     expect(await filesUnder('uploads/incoming')).toEqual([]);
   });
 
@@ -581,5 +584,30 @@ describe('concurrency and disconnects', () => {
       .where('user_id', '=', gone.userId)
       .execute();
     expect(rows).toEqual([]);
+  });
+});
+
+describe('the images of sounds pending moderation', () => {
+  it('are served to their uploader (OAuth2), and are a 404 to anyone else', async () => {
+    const bob = await bearerGrant(s.catalogue.db, s.origin, 'bob');
+    const list = await call('GET', '/apiv2/sounds/pending_uploads/', undefined, `Bearer ${bob.accessToken}`);
+    expect(list.status).toBe(200);
+    const entry = list.body.pending_moderation.find((e: Json) => e.id === s.seeded.ids.hat_sci);
+    expect(entry, JSON.stringify(list.body)).toBeDefined();
+    const images = entry.images as Record<string, string>;
+    expect(Object.keys(images).sort()).toEqual(['spectral_l', 'spectral_m', 'waveform_l', 'waveform_m']);
+    for (const [kind, url] of Object.entries(images)) {
+      const own = await fetch(url, { headers: { Authorization: `Bearer ${bob.accessToken}` } });
+      expect(own.status, `${kind} ${url}`).toBe(200);
+      expect(own.headers.get('content-type')).toBe(kind.startsWith('waveform') ? 'image/png' : 'image/jpeg');
+      expect(own.headers.get('cache-control')).toMatch(/private/);
+      expect((await own.arrayBuffer()).byteLength).toBeGreaterThan(100);
+      // Not the uploader, an API key (OAuth2 only, as pending_uploads) or nobody: as if it did not exist.
+      for (const auth of [`Bearer ${token}`, `Token ${bob.apiKey}`, undefined]) {
+        const other = await fetch(url, auth ? { headers: { Authorization: auth } } : {});
+        expect(other.status, `${kind} with ${auth?.split(' ')[0] ?? 'nothing'}`).toBe(404);
+        await other.arrayBuffer();
+      }
+    }
   });
 });

@@ -412,6 +412,21 @@ describe('analysis (version 1)', () => {
     await error(`/api/sounds/${ids.bd_808}/analysis/nowhere/at/all`, {}, 400);
   });
 
+  it('answers a leaf as JSON, a string one too (the key), in each format', async () => {
+    const all = await json(`/api/sounds/${ids.bd_808}/analysis`, { all: '1' });
+    expect(typeof all.tonal.key.key).toBe('string');
+    const res = await fetch(url(`/api/sounds/${ids.bd_808}/analysis/tonal/key/key/`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(await res.text())).toBe(all.tonal.key.key);
+    const number = await fetch(url(`/api/sounds/${ids.bd_808}/analysis/tonal/key/strength/`));
+    expect(number.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(await number.text())).toBe(all.tonal.key.strength);
+    const yaml = await fetch(url(`/api/sounds/${ids.bd_808}/analysis/tonal/key/key/`, { format: 'yaml' }));
+    expect(yaml.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
+    expect((await yaml.text()).trim()).toBe(all.tonal.key.key);
+  });
+
   it('is a 409 while the analysis is not yet available, a 404 when it failed or the sound is unknown', async () => {
     await error(`/api/sounds/${ids.hat_sci}/analysis/`, {}, 409);
     await error(`/api/sounds/${ids.perc_snap}/analysis/`, {}, 404);
@@ -492,6 +507,30 @@ describe('people, packs and bookmark categories (version 1)', () => {
     expect((loose.sounds as Json[]).map((x) => [x.id, x.bookmark_name])).toEqual([[ids.elec_wood, 'Chime']]);
     await error('/api/people/alice/bookmark_categories/99999/sounds/', {}, 404);
     expect(await json('/api/people/bob/bookmark_categories/')).toEqual({ num_results: 0, categories: [] });
+  });
+
+  it("the categories' url links are the website's bookmark pages, naming their sounds", async () => {
+    const list = await json('/api/people/alice/bookmark_categories');
+    const [kicks, loose] = list.categories as Json[];
+    expect(kicks.url).toBe(`${s.origin}/people/alice/bookmarks/category/${kicks.id}/`);
+    expect(loose.url).toBe(`${s.origin}/people/alice/bookmarks/`);
+    const kicksPage = await fetch(kicks.url);
+    expect(kicksPage.status).toBe(200);
+    expect(kicksPage.headers.get('content-type')).toMatch(/^text\/html/);
+    const kicksHtml = await kicksPage.text();
+    expect(kicksHtml).toContain('Kicks');
+    expect(kicksHtml).toContain('My kick');
+    expect(kicksHtml).toContain('Fat one');
+    expect(kicksHtml).toContain(`/people/alice/sounds/${ids.bd_808}/`);
+    expect(kicksHtml).not.toContain('Chime');
+    const all = await fetch(loose.url);
+    expect(all.status).toBe(200);
+    const allHtml = await all.text();
+    // The loose bookmarks, and a link to each category.
+    expect(allHtml).toContain('Chime');
+    expect(allHtml).toContain(`/people/alice/bookmarks/category/${kicks.id}/`);
+    expect((await fetch(`${s.origin}/people/alice/bookmarks/category/99999/`)).status).toBe(404);
+    expect((await fetch(`${s.origin}/people/nobody-here/bookmarks/`)).status).toBe(404);
   });
 
   it('shows a pack and its sounds', async () => {

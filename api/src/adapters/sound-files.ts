@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type Db, soundMediaPaths } from '@earshot/catalogue';
+import { type Db, soundMediaPaths, soundUploaderId } from '@earshot/catalogue';
 import type { FileKind, SoundFiles } from '../application/ports.ts';
 
 /**
@@ -16,5 +16,6 @@ export function soundFiles(db: Db, dataDir: string): SoundFiles {
       if (!absolute.startsWith(root + path.sep)) return undefined;
       return absolute;
     },
+    uploaderOf: (soundId) => soundUploaderId(db, soundId),
   };
 }

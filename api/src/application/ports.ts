@@ -66,6 +66,8 @@ export type FileKind = ServedFileKind;
 /** Where a sound's stored files are. Undefined when the file does not exist. */
 export interface SoundFiles {
   locate(soundId: number, kind: FileKind): Promise<string | undefined>;
+  /** Who uploaded the sound, whatever its state (its files before it is public are theirs to see). */
+  uploaderOf(soundId: number): Promise<number | undefined>;
 }
 
 /**

@@ -41,6 +41,7 @@ export function webDeps(
       publicUrl: config.PUBLIC_URL,
       allowedHosts: allowedLinkHosts(config),
       oauth2HttpsOnly: config.OAUTH2_HTTPS_ONLY,
+      trustProxy: config.TRUST_PROXY,
     },
     close: async () => {
       if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -20,8 +20,10 @@ export interface WebDeps {
   allowedHosts?: readonly string[];
   /** The OAuth2 use cases behind the authorize, code and authorized-applications pages (absent: no such pages). */
   oauth2?: OAuth2Service;
-  /** OAUTH2_HTTPS_ONLY: the OAuth2 pages over plain http are a 403 page. */
+  /** OAUTH2_HTTPS_ONLY: the OAuth2 pages, and the pages that take a password, over plain http are a 403 page. */
   oauth2HttpsOnly?: boolean;
+  /** TRUST_PROXY: with a proxy in front, no client counts as being on this machine (https-only.ts). */
+  trustProxy?: number;
   /** The API's limiter: a signed-in user's forms count against its strict (write) limit; absent = not counted. */
   rateLimiter?: RateLimiter;
   /** The API's use cases the reading pages (home, search, sound) call; absent = no such pages. */

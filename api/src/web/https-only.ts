@@ -16,3 +16,20 @@ export function requireHttps(enabled: boolean) {
     });
   };
 }
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/**
+ * The pages that take a password (sign-in, sign-up) over plain http are a 403 page when
+ * OAUTH2_HTTPS_ONLY is on: a password sent in the clear is worth more than any token the https rule
+ * protects. A browser on the machine itself (no proxy declared, the peer on loopback: `npm start`
+ * opened on 127.0.0.1) is let through, as browsers count localhost a secure context: its password
+ * never crosses a network. Behind a proxy (TRUST_PROXY) only https counts, as X-Forwarded-Proto says.
+ */
+export function requireHttpsForPasswords(enabled: boolean, trustProxy: number) {
+  const https = requireHttps(enabled);
+  return async (ctx: Context, next: Next) => {
+    if (!trustProxy && LOOPBACK.has(ctx.req.socket.remoteAddress ?? '')) return next();
+    return https(ctx, next);
+  };
+}

@@ -9,12 +9,12 @@ import { noteUnavailable } from '../framework/middleware/unavailable-log.ts';
 import { Throttled } from '../framework/rate-limits/throttled.ts';
 import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
-import { requireHttps } from './https-only.ts';
+import { requireHttps, requireHttpsForPasswords } from './https-only.ts';
 import { oauth2Pages } from './oauth2-routes.ts';
 import { showAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
-import { showPack, showUser } from './pages/people.ts';
+import { showBookmarks, showPack, showUser } from './pages/people.ts';
 import { showHome, showSearch, showSound } from './pages/reading.ts';
 import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
@@ -55,8 +55,13 @@ export function webRoutes(deps: WebDeps): Router {
     page('get', '/search/', showSearch(deps.api));
     page('get', '/people/:username/sounds/:id/', showSound(deps.api));
   }
-  page('get', '/apiv2/login/', showSignIn(deps));
-  page('post', '/apiv2/login/', submitSignIn(deps));
+  // Checked before the session is read, so no cookie is set over a connection that is refused.
+  const passwords = requireHttpsForPasswords(deps.oauth2HttpsOnly ?? true, deps.trustProxy ?? 0);
+  const passwordPage = (method: 'get' | 'post', path: string, handler: Middleware) => {
+    router[method]([path, path.replace(/\/$/, '')], htmlErrors(), passwords, ...common, handler);
+  };
+  passwordPage('get', '/apiv2/login/', showSignIn(deps));
+  passwordPage('post', '/apiv2/login/', submitSignIn(deps));
   page('get', '/apiv2/logout/', showSignOut());
   // Ending a session is never refused for having written too much.
   const signOutPaths = ['/apiv2/logout/', '/apiv2/logout'];
@@ -82,8 +87,8 @@ export function webRoutes(deps: WebDeps): Router {
     ]);
   }
   if (deps.signupEnabled) {
-    page('get', '/apiv2/signup/', showSignUp());
-    page('post', '/apiv2/signup/', submitSignUp(deps));
+    passwordPage('get', '/apiv2/signup/', showSignUp());
+    passwordPage('post', '/apiv2/signup/', submitSignUp(deps));
   } else {
     const paths = ['/apiv2/signup/', '/apiv2/signup'];
     router.get(paths, signUpDisabled());
@@ -108,6 +113,15 @@ function peoplePages(router: Router, deps: WebDeps, services: ApiServices): void
   const sound = '/people/:username/sounds/:id';
   router.get(['/people/:username/', '/people/:username'], ...common, showUser(services));
   router.get(['/people/:username/packs/:id/', '/people/:username/packs/:id'], ...common, showPack(services));
+  if (services.v1) {
+    const bookmarks = showBookmarks(services.v1);
+    router.get(['/people/:username/bookmarks/', '/people/:username/bookmarks'], ...common, bookmarks);
+    router.get(
+      ['/people/:username/bookmarks/category/:id/', '/people/:username/bookmarks/category/:id'],
+      ...common,
+      bookmarks,
+    );
+  }
   for (const action of ['rate', 'bookmark', 'comment'] as const) {
     router.post(`${sound}/${action}/`, ...common, signedIn, submitSoundAction(services, action));
   }

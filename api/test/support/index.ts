@@ -1,6 +1,7 @@
 // Test helpers of @earshot/api, imported as `@earshot/api/testing`; never re-exported from the
 // production index.ts. `moderate-process.ts` is a child-process script started by path, not exported.
 
+export { type AnalyzedSound, addAnalyzedSounds } from './analyzed.ts';
 export { bearerGrant, bearerToken } from './bearer.ts';
 export { CHROMIUM_PATH, chromiumAvailable, launchChromium, saveScreenshot } from './browser.ts';
 export {

@@ -1,12 +1,16 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createApiCredential } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWebUser, startTestServer, type TestServer, WebClient } from '../support/index.ts';
+import { addWebUser, startTestServer, type TestServer, WEB_PASSWORD, WebClient } from '../support/index.ts';
 
 // Black-box tests of the OAuth2 pages (docs/api.md "OAuth2"): a browser without JavaScript signs
 // in, is asked, answers, and follows the redirects by hand.
 const REDIRECT = 'https://app.example/callback';
 // Spaces and URL delimiters must come back unchanged (RFC 6749 allows printable ASCII in state).
 const STATE = 'st-42 ok&=/?~"<x>';
+const execFileAsync = promisify(execFile);
+const CLI_MAIN = new URL('../../../cli/src/main.ts', import.meta.url).pathname;
 
 let server: TestServer;
 let secure: TestServer;
@@ -214,6 +218,47 @@ describe('OAuth2 pages (black box)', () => {
     expect(denied.body).toContain('You denied the application access');
   });
 
+  it('a credential made by `earshot credentials create` without a redirect URL sends the code to this server’s own code page, whatever its port', async () => {
+    // The CLI, run as a newcomer does: the server's data folder, no PORT given to it.
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'error' };
+    for (const name of ['PORT', 'HOST', 'PUBLIC_URL', 'REDIS_URL', 'DATABASE_URL']) delete env[name];
+    // Asynchronously: the catalogue it joins is hosted by this very process.
+    const cli = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', CLI_MAIN, 'credentials', 'create', '--user', 'carol', '--name', 'Script', '--json'],
+      { env, encoding: 'utf8', timeout: 120_000 },
+    );
+    const made = JSON.parse(cli.stdout) as { client_id: string; client_secret: string; redirect_uri: string };
+    expect(new URL(made.redirect_uri).pathname).toBe('/home/app_permissions/permission_granted/');
+    const browser = await signedIn();
+    const query = new URLSearchParams({ client_id: made.client_id, response_type: 'code', state: 's' });
+    const page = await browser.get(`/apiv2/oauth2/authorize/?${query}`);
+    expect(page.status).toBe(200);
+    const answer = await browser.post('/apiv2/oauth2/authorize/', {
+      ...hiddenFields(page.body),
+      allow: 'Authorize',
+    });
+    expect(answer.status).toBe(302);
+    // The code page on the address this browser used (a path it resolves against the page's).
+    const location = new URL(answer.headers.get('location') as string, server.origin);
+    expect(location.origin).toBe(server.origin);
+    expect(location.pathname).toBe('/home/app_permissions/permission_granted/');
+    const shown = await browser.get(`${location.pathname}${location.search}`);
+    expect(shown.status).toBe(200);
+    const code = location.searchParams.get('code') as string;
+    expect(shown.body).toContain(`>${code}</textarea>`);
+    const token = await fetch(`${server.origin}/apiv2/oauth2/access_token/`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        client_id: made.client_id,
+        client_secret: made.client_secret,
+      }),
+    });
+    expect(token.status).toBe(200);
+  }, 180_000);
+
   it('lists authorized applications; revoking needs the CSRF token and ends the token (401 Invalid token)', async () => {
     await addWebUser(server.catalogue.db, 'gus');
     const browser = await signedIn('gus');
@@ -279,4 +324,42 @@ describe('OAuth2 pages (black box)', () => {
     expect(authorize.status).toBe(400); // past the https check: an unknown client
     expect(authorize.body).toContain('Invalid client_id parameter value');
   });
+
+  it('with OAUTH2_HTTPS_ONLY, the sign-in page takes no password over plain http from another machine', async () => {
+    const remote = { 'X-Forwarded-For': '203.0.113.7' };
+    const plain = new WebClient(secure.origin, remote);
+    const page = await plain.get('/apiv2/login/');
+    expect(page.status).toBe(403);
+    expect(page.body).toContain('This resource requires a secure connection (https)');
+    expect(page.body).not.toContain('name="password"');
+    expect(page.setCookies).toEqual([]);
+    // The form posted anyway is refused before the password is read: no session comes back.
+    const posted = await plain.request(
+      'POST',
+      '/apiv2/login/',
+      new URLSearchParams({ login: 'carol', password: WEB_PASSWORD }),
+    );
+    expect(posted.status).toBe(403);
+    expect(posted.setCookies).toEqual([]);
+    // Over https (the proxy says so) it signs in.
+    const proxied = new WebClient(secure.origin, { ...remote, 'X-Forwarded-Proto': 'https' });
+    expect((await proxied.get('/apiv2/login/')).status).toBe(200);
+    expect((await proxied.signIn('carol')).status).toBe(303);
+    // Behind a proxy (TRUST_PROXY) no client counts as local, as for /metrics.
+    expect((await new WebClient(secure.origin).get('/apiv2/login/')).status).toBe(403);
+  });
+
+  it('with OAUTH2_HTTPS_ONLY and no proxy, a browser on the machine itself still signs in over http', async () => {
+    // `npm start` on 127.0.0.1: the password never crosses a network, and browsers count
+    // localhost a secure context too.
+    const local = await startTestServer();
+    try {
+      await addWebUser(local.catalogue.db, 'carol');
+      const browser = new WebClient(local.origin);
+      expect((await browser.get('/apiv2/login/')).status).toBe(200);
+      expect((await browser.signIn('carol')).status).toBe(303);
+    } finally {
+      await local.stop();
+    }
+  }, 120_000);
 });

@@ -18,7 +18,8 @@ describe('sign-up: no email oracle, throttled per address', () => {
   afterAll(() => server?.stop());
 
   function browserAt(address: string): WebClient {
-    return new WebClient(server.origin, { 'X-Forwarded-For': address });
+    // What a TLS proxy in front sends (OAUTH2_HTTPS_ONLY keeps password pages off plain http).
+    return new WebClient(server.origin, { 'X-Forwarded-For': address, 'X-Forwarded-Proto': 'https' });
   }
 
   async function signUp(browser: WebClient, username: string, email: string) {
@@ -40,8 +41,8 @@ describe('sign-up: no email oracle, throttled per address', () => {
     expect((await findUserByName(db, 'ivan'))?.email).toBe('');
     expect((await findUserByName(db, 'hana'))?.email).toBe('hana@example.org');
     // carol still signs in by her email; ivan by his username.
-    expect((await new WebClient(server.origin).signIn('carol@example.org')).status).toBe(303);
-    expect((await new WebClient(server.origin).signIn('ivan')).status).toBe(303);
+    expect((await browserAt('198.51.100.5').signIn('carol@example.org')).status).toBe(303);
+    expect((await browserAt('198.51.100.6').signIn('ivan')).status).toBe(303);
     // A username is public (its profile page): a taken one is refused, and says so.
     const name = await signUp(browserAt('198.51.100.3'), 'Carol', 'other@example.org');
     expect(name.status).toBe(409);

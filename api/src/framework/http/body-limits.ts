@@ -1,4 +1,4 @@
-import { type BodyLimitOverride, DEFAULT_BODY_LIMIT } from '../middleware/body-limit.ts';
+import { type BodyLimitOverride, filesAllowance } from '../middleware/body-limit.ts';
 import type { AnyRoute } from './route.ts';
 
 /**
@@ -9,10 +9,18 @@ import type { AnyRoute } from './route.ts';
 export function bodyLimitOverrides(routes: readonly AnyRoute[]): BodyLimitOverride[] {
   const out: BodyLimitOverride[] = [];
   for (const route of routes) {
-    const files = Object.values(route.files ?? {});
-    const bytes =
-      route.bodyLimit ?? (files.length > 0 ? files.reduce((n, f) => n + f.maxBytes, DEFAULT_BODY_LIMIT) : 0);
-    if (bytes > 0) out.push({ method: route.method, path: pathPattern(route.path), bytes });
+    const files = Object.entries(route.files ?? {});
+    const path = pathPattern(route.path);
+    if (route.bodyLimit !== undefined) {
+      const { bytes, allowance } = route.bodyLimit;
+      out.push({ method: route.method, path, bytes, allowance });
+    } else if (files.length > 0) {
+      out.push({
+        method: route.method,
+        path,
+        ...filesAllowance(files.map(([name, f]) => [name, f.maxBytes])),
+      });
+    }
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { EarshotError, ValidationError } from '@earshot/common';
 import type { Context } from 'koa';
-import { BodyTooLarge, bodyLimitOf, DEFAULT_BODY_LIMIT } from '../middleware/body-limit.ts';
+import { bodyLimitOf, bodyTooLargeFor, DEFAULT_BODY_LIMIT } from '../middleware/body-limit.ts';
 import { refuseNulParameter } from '../middleware/nul-bytes.ts';
 import { type FileFieldSpec, readMultipartFields, type UploadedFile } from './multipart-fields.ts';
 
@@ -75,7 +75,7 @@ async function readText(ctx: Context): Promise<string> {
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new BodyTooLarge(limit);
+    if (size > limit) throw bodyTooLargeFor(ctx);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

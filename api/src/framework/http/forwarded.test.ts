@@ -84,7 +84,10 @@ describe('behind TRUST_PROXY=1, a real server (issue 31 item 5)', () => {
     let last = 0;
     for (let i = 0; i < limit + 7; i++) {
       // A fresh forged leftmost entry each time; the proxy appends the address it really saw.
-      const attacker = new WebClient(proxied.origin, { 'X-Forwarded-For': `10.9.${i}.1, 203.0.113.66` });
+      const attacker = new WebClient(proxied.origin, {
+        'X-Forwarded-For': `10.9.${i}.1, 203.0.113.66`,
+        'X-Forwarded-Proto': 'https',
+      });
       last = (await attacker.signIn('erin', `guess ${i}`)).status;
       if (i >= limit) expect(last, `attempt ${i + 1}`).toBe(429);
     }
@@ -92,12 +95,15 @@ describe('behind TRUST_PROXY=1, a real server (issue 31 item 5)', () => {
   });
 
   it('a Secure cookie only when the proxy said https: `X-Forwarded-Proto: https, http` is plain http', async () => {
-    const cookieOf = async (proto: string) => {
-      const page = await new WebClient(proxied.origin, { 'X-Forwarded-Proto': proto }).get('/apiv2/login/');
-      return page.setCookies.find((line) => line.startsWith(`${SESSION_COOKIE}=`)) ?? '';
-    };
-    expect(await cookieOf('https, http')).not.toMatch(/; secure/i);
-    expect(await cookieOf('http, https')).toMatch(/; secure/i);
+    const signInPage = (proto: string) =>
+      new WebClient(proxied.origin, { 'X-Forwarded-Proto': proto }).get('/apiv2/login/');
+    // Plain http: with OAUTH2_HTTPS_ONLY the sign-in page is refused, and sets no cookie at all.
+    const plain = await signInPage('https, http');
+    expect(plain.status).toBe(403);
+    expect(plain.setCookies).toEqual([]);
+    const secure = await signInPage('http, https');
+    expect(secure.status).toBe(200);
+    expect(secure.setCookies.find((line) => line.startsWith(`${SESSION_COOKIE}=`))).toMatch(/; secure/i);
   });
 
   it('the OAuth2 https rule reads the same: `https, http` is refused with the 403', async () => {

@@ -2,12 +2,14 @@ import { NotFoundError, ValidationError } from '@earshot/common';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { NotAuthenticated } from '../auth/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE } from '../auth/session-strategy.ts';
 import { type AdmissionOptions, admit } from './admission.ts';
 import { type BodyContent, readBody as readRequestBody } from './body-params.ts';
 import { requestOrigin } from './origin.ts';
 import { readRawQuery } from './raw-query.ts';
+import { RenderedJson } from './rendered-json.ts';
 import { type AnyRoute, routeScope, toRouterPath } from './route.ts';
 import { newRouter } from './router.ts';
 import { throttle } from './throttle.ts';
@@ -34,7 +36,7 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions):
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](
       route.operationId,
-      toRouterPath(route.path, options.legacy !== undefined),
+      toRouterPath(route.path, options.legacy !== undefined || route.optionalSlash === true),
       async (ctx: Context) => {
         const queryString: Record<string, string> = ctx.state.rawQuery ?? readRawQuery(ctx.querystring);
         // The body is read at most once: by a session's CSRF check and/or as the route's parameters.
@@ -97,12 +99,47 @@ async function answer(
     origin: requestOrigin(ctx, options),
     path: ctx.path,
     principal,
+    identify: async () => principal ?? identifyCaller(ctx, queryString, options),
     files,
     ctx,
   });
   if (result && typeof result === 'object' && (result as { handled?: unknown }).handled === true) return;
   ctx.status = 200;
-  ctx.body = result;
+  // A bare string or number (a leaf of an analysis tree) is data too: Koa would send a string as
+  // text/plain, so it goes to the renderer as an already-valued body, serialized in the format asked.
+  ctx.body =
+    typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean'
+      ? new RenderedJson(result)
+      : result;
+}
+
+/**
+ * The caller of a public route, admitted as an OAuth2-only resource admits (admission.ts): null when
+ * the request carries no bearer token or session (an API key is no OAuth2 credential there); a bad
+ * token, plain http or a spent limit are refused as there.
+ */
+async function identifyCaller(
+  ctx: Context,
+  rawQuery: Record<string, string>,
+  options: MountOptions,
+): Promise<Principal | null> {
+  try {
+    const request = {
+      authorization: ctx.get('Authorization') || undefined,
+      query: rawQuery,
+      secure: ctx.secure,
+      method: ctx.method,
+      sessionId: ctx.cookies.get(SESSION_COOKIE) || undefined,
+      csrfToken: async () => ctx.get(CSRF_HEADER) || undefined,
+    };
+    const admitted = await admit(options, request, { auth: 'oauth2', scope: 'read', rateLimit: 'standard' });
+    if (admitted.rateLimitHeaders) ctx.set(admitted.rateLimitHeaders);
+    ctx.state.principal = admitted.principal;
+    return admitted.principal;
+  } catch (err) {
+    if (err instanceof NotAuthenticated) return null;
+    throw err;
+  }
 }
 
 /** Admits the request as the route declares (admission.ts); a public route admits anyone, uncounted. */

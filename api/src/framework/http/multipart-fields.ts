@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EarshotError, ValidationError } from '@earshot/common';
+import { formatBytes } from '../middleware/body-limit.ts';
 import { drainPart, type FilePartInfo, readMultipart } from './multipart.ts';
 
 /**
@@ -56,10 +57,6 @@ class PartTooLarge extends EarshotError {
   constructor(what: string, maxBytes: number) {
     super(`${what} is larger than ${formatBytes(maxBytes)}.`, 'body_too_large', 413);
   }
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
 }
 
 export async function readMultipartFields(

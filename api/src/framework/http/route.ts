@@ -27,6 +27,12 @@ export interface HandlerInput<Q, P> {
   /** The path the request came in on, without the query. */
   path: string;
   principal: Principal | null;
+  /**
+   * On a public route, the caller as an OAuth2 resource would admit them (a bearer token or a web
+   * session, https and rate limits as there; an API key does not count), or null when the request
+   * carries neither: for an answer that depends on who asks, read only when it does.
+   */
+  identify: () => Promise<Principal | null>;
   /** The files of a multipart body, by field, for routes that declare `files`; temporary files are deleted after the handler. */
   files: Record<string, UploadedFile>;
   ctx: Context;
@@ -81,8 +87,16 @@ export interface RouteDef<
   bodyParams?: boolean;
   /** File fields a multipart body may carry (with `bodyParams`); any other file part is a 400. */
   files?: Readonly<Record<string, RouteFileField>>;
-  /** The largest body accepted, in bytes, when not the default (routes with `files` derive theirs). */
-  bodyLimit?: number;
+  /**
+   * Served at its path without the trailing slash too, with no redirect (upstream's token endpoint is
+   * `access_token[/]*`); other version 2 paths written without it are redirected (http/append-slash.ts).
+   */
+  optionalSlash?: boolean;
+  /**
+   * The largest body accepted, in bytes, when not the default (routes with `files` derive theirs),
+   * and how a refused client is told what it is made of (middleware/body-limit.ts `filesAllowance`).
+   */
+  bodyLimit?: { bytes: number; allowance?: string };
   /** Schema of the JSON body; `file` for routes that stream a file. */
   response: R | 'file';
   /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */

@@ -14,12 +14,15 @@ export function descriptorRoutes(s: ApiServices): AnyRoute[] {
       response: descriptorsSchema,
       handler: async () => {
         const names = s.engine.descriptorNames();
+        // Variant A names descriptors by their place in the analysis tree; the consolidated
+        // (variant B) names the engine also takes (`pitch`, `beat_times`) are not in its list.
+        const dotted = (list: string[]) => list.filter((name) => name.includes('.'));
         return {
           'fixed-length': {
-            'one-dimensional': names.oneDimensional,
-            'multi-dimensional': names.multiDimensional,
+            'one-dimensional': dotted(names.oneDimensional),
+            'multi-dimensional': dotted(names.multiDimensional),
           },
-          'variable-length': names.variableLength,
+          'variable-length': dotted(names.variableLength),
         };
       },
     }),

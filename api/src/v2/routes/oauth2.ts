@@ -35,6 +35,8 @@ export function oauth2Routes(oauth2: OAuth2Service, options: { httpsOnly: boolea
         'unknown client or a wrong secret. Plain http is a 403 unless OAUTH2_HTTPS_ONLY=false.',
       tags: ['oauth2'],
       auth: 'public',
+      // OAuth2 clients post to the address they were given, and a redirect would lose the body.
+      optionalSlash: true,
       query: tokenParams,
       bodyParams: true,
       response: tokenResponse,

@@ -7,7 +7,7 @@ import type { SoundWrites } from '../../application/ports.ts';
 import { idParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
 import { readUploadForm, type UploadForm } from '../../framework/http/upload-form.ts';
-import { DEFAULT_BODY_LIMIT } from '../../framework/middleware/body-limit.ts';
+import { filesAllowance } from '../../framework/middleware/body-limit.ts';
 import { pendingUploadsSchema, serializePendingUploads } from '../presenters/pending-uploads.ts';
 
 /**
@@ -57,7 +57,7 @@ export function uploadRoutes(writes: SoundWrites): AnyRoute[] {
       auth: 'oauth2',
       rateLimit: 'strict',
       // The file at its largest plus the text fields; the form reader enforces the file's own limit.
-      bodyLimit: writes.maxUploadBytes + DEFAULT_BODY_LIMIT,
+      bodyLimit: filesAllowance([['audiofile', writes.maxUploadBytes]]),
       response: z.union([z.object({ detail: z.string(), filename: z.string() }), described]),
       errors: [403, 413, 429],
       handler: async ({ principal, ctx }) => {

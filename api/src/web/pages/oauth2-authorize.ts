@@ -1,4 +1,9 @@
-import type { AuthorizationOutcome, AuthorizationStart, OAuth2Service } from '@earshot/services';
+import {
+  type AuthorizationOutcome,
+  type AuthorizationStart,
+  authorizationRedirect,
+  type OAuth2Service,
+} from '@earshot/services';
 import type { Context } from 'koa';
 import { AUTHORIZE_PATH, authorizeParams, authorizeUrl, hiddenFields } from '../oauth2-params.ts';
 import { render, renderError } from '../render.ts';
@@ -79,7 +84,7 @@ async function follow(
   outcome: AuthorizationOutcome | Exclude<AuthorizationStart, { kind: 'sign-in' | 'consent' }>,
 ) {
   if (outcome.kind === 'redirect') {
-    ctx.redirect(outcome.redirectUrl);
+    ctx.redirect(authorizationRedirect(outcome.redirectUrl));
     ctx.status = 302;
     return;
   }

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { ListRequest } from '../../application/api-context.ts';
 import type { ApiServices } from '../../application/index.ts';
 import type { SoundRecord } from '../../application/records.ts';
+import type { LegacyServices } from '../../application/v1/index.ts';
 import { parseId } from '../../framework/http/params.ts';
 import { readPageQuery } from '../../v2/presenters/pagination.ts';
 import { render, renderError } from '../render.ts';
@@ -14,6 +15,10 @@ const PAGE_SIZE = 30;
 export const userPath = (username: string) => `/people/${encodeURIComponent(username)}/`;
 export const packPath = (username: string, id: number) => `${userPath(username)}packs/${id}/`;
 export const soundPath = (username: string, id: number) => `${userPath(username)}sounds/${id}/`;
+/** A user's bookmarks (the loose ones), and one category of them: version 1's bookmark category `url`s. */
+export const bookmarksPath = (username: string) => `${userPath(username)}bookmarks/`;
+export const bookmarkCategoryPath = (username: string, id: number) =>
+  `${bookmarksPath(username)}category/${id}/`;
 
 interface SoundRow {
   id: number;
@@ -115,6 +120,53 @@ export function showPack(services: ApiServices) {
       });
     } catch (err) {
       if (err instanceof NotFoundError) return notFound(ctx, 'pack');
+      throw err;
+    }
+  };
+}
+
+/**
+ * GET /people/<username>/bookmarks/ (the bookmarks in no category, and the categories) and
+ * GET /people/<username>/bookmarks/category/<id>/ (one category's sounds): the website pages the
+ * bookmark categories of version 1 name as their `url`, read through the same use case as its
+ * `…/bookmark_categories/<id>/sounds/` (public there too). Each sound shows its bookmark's name.
+ */
+export function showBookmarks(v1: LegacyServices) {
+  return async (ctx: Context) => {
+    const username = String(ctx.params.username);
+    const categoryParam = ctx.params.id === undefined ? undefined : parseId(ctx.params.id);
+    if (ctx.params.id !== undefined && categoryParam === undefined) return notFound(ctx, 'bookmark category');
+    const categoryId = categoryParam ?? 0;
+    const page = Number(pageParam(ctx) ?? 1);
+    try {
+      const { username: owner, categories } = await v1.people.bookmarkCategories(username);
+      const category = categories.find((c) => c.id === categoryId);
+      if (categoryId !== 0 && !category) return notFound(ctx, 'bookmark category');
+      const sounds = category
+        ? await v1.people.bookmarkedSounds(owner, categoryId === 0 ? 'uncategorized' : String(categoryId), {
+            page: { p: page, perPage: PAGE_SIZE },
+          })
+        : { items: [], count: 0 };
+      await render(ctx, 'bookmarks', {
+        title: category && categoryId !== 0 ? category.name : `Bookmarks of ${owner}`,
+        owner,
+        userPath: userPath(owner),
+        allPath: categoryId === 0 ? undefined : bookmarksPath(owner),
+        categories:
+          categoryId === 0
+            ? categories
+                .filter((c) => c.id !== 0)
+                .map((c) => ({ name: c.name, path: bookmarkCategoryPath(owner, c.id), num: c.num_sounds }))
+            : [],
+        sounds: rows(sounds.items).map((row, i) => ({
+          ...row,
+          name: sounds.items[i].bookmarkName ?? row.name,
+        })),
+        count: sounds.count,
+        paging: paging(ctx, sounds.count),
+      });
+    } catch (err) {
+      if (err instanceof NotFoundError) return notFound(ctx, 'user');
       throw err;
     }
   };

@@ -7,7 +7,7 @@ import type { SoundWrites } from '../../application/ports.ts';
 import { CSRF_FIELD, CSRF_HEADER, sameToken } from '../../framework/auth/session-strategy.ts';
 import { requestOrigin } from '../../framework/http/origin.ts';
 import { parseId } from '../../framework/http/params.ts';
-import { type BodyLimitOverride, DEFAULT_BODY_LIMIT } from '../../framework/middleware/body-limit.ts';
+import { type BodyLimitOverride, filesAllowance } from '../../framework/middleware/body-limit.ts';
 import { serializePendingUploads } from '../../v2/presenters/pending-uploads.ts';
 import { readAudiofileForm } from '../../v2/routes/uploads.ts';
 import { pendingScriptUrl, uploadScriptUrl } from '../assets.ts';
@@ -22,7 +22,7 @@ export const PENDING_JSON_PATH = '/upload/pending.json';
 
 /** The upload form's body limit: the file at its largest plus the text fields, as the API's upload. */
 export function webUploadBodyLimit(maxUploadBytes: number): BodyLimitOverride {
-  return { method: 'POST', path: /^\/upload\/?$/, bytes: maxUploadBytes + DEFAULT_BODY_LIMIT };
+  return { method: 'POST', path: /^\/upload\/?$/, ...filesAllowance([['audiofile', maxUploadBytes]]) };
 }
 
 /** The file input's `accept`: the accepted extensions, and any audio type for pickers that go by type. */

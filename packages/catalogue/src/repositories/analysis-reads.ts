@@ -106,27 +106,35 @@ export function vectorsPublishedAfter(
     .execute();
 }
 
-/** Analysis trees of the sounds that became public after `since`. */
-export function analysesPublishedAfter(
-  db: Db,
-  since: Date | string,
-): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
+/**
+ * What the similarity state's descriptor table takes of a sound's analyses: the variant-A tree, and
+ * the numbers of the consolidated (variant B) record (its lists and strings stay in the database).
+ */
+export interface AnalysisForSearch {
+  id: number;
+  analysis_a: Record<string, unknown>;
+  /** Null when the record holds no number. */
+  consolidated: Record<string, number> | null;
+}
+
+const consolidatedNumbers = sql<Record<string, number> | null>`(select jsonb_object_agg(e.key, e.value)
+    from jsonb_each(d.analysis_b) as e where jsonb_typeof(e.value) = 'number')`.as('consolidated');
+
+/** Analyses of the sounds that became public after `since`. */
+export function analysesPublishedAfter(db: Db, since: Date | string): Promise<AnalysisForSearch[]> {
   return publicSounds(db)
     .where((eb) => eb.or([eb('s.moderated_at', '>', at(since)), eb('s.processing_updated', '>', at(since))]))
     .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
-    .select(['s.id', 'd.analysis_a'])
+    .select(['s.id', 'd.analysis_a', consolidatedNumbers])
     .execute();
 }
 
-/** Analysis trees of public sounds stored after `since`. */
-export function publicAnalysesUpdatedAfter(
-  db: Db,
-  since: Date | string,
-): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
+/** Analyses of public sounds stored after `since`. */
+export function publicAnalysesUpdatedAfter(db: Db, since: Date | string): Promise<AnalysisForSearch[]> {
   return publicSounds(db)
     .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
     .where('d.updated', '>', at(since))
-    .select(['s.id', 'd.analysis_a'])
+    .select(['s.id', 'd.analysis_a', consolidatedNumbers])
     .execute();
 }
 
@@ -146,15 +154,15 @@ export function publicVectorBatch(
     .execute();
 }
 
-/** One batch of public analysis trees in sound id order, after `afterId`. */
+/** One batch of public analyses in sound id order, after `afterId`. */
 export function publicAnalysisBatch(
   db: Db,
   batch: { afterId: number; limit: number },
-): Promise<{ id: number; analysis_a: Record<string, unknown> }[]> {
+): Promise<AnalysisForSearch[]> {
   return publicSounds(db)
     .innerJoin('sound_descriptors as d', 'd.sound_id', 's.id')
     .where('s.id', '>', batch.afterId)
-    .select(['s.id', 'd.analysis_a'])
+    .select(['s.id', 'd.analysis_a', consolidatedNumbers])
     .orderBy('s.id')
     .limit(batch.limit)
     .execute();

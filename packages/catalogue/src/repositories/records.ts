@@ -171,3 +171,9 @@ export async function soundMediaPaths(db: Db, soundId: number): Promise<Record<s
     .executeTakeFirst();
   return row?.media_paths ?? undefined;
 }
+
+/** The id of the user who uploaded a sound, whatever its state; undefined for no such sound. */
+export async function soundUploaderId(db: Db, soundId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('sounds').where('id', '=', soundId).select('user_id').executeTakeFirst();
+  return row?.user_id;
+}

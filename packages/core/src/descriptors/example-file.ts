@@ -104,18 +104,13 @@ function setPath(tree: AnalysisTree, dotted: string, value: unknown): void {
 }
 
 /**
- * Variant-B values that are not the variant-A statistic their name maps to: variant B's pitch is
- * the mean over voiced frames only (analyze.ts), variant A's over every frame. Compared with the
- * catalogue's variant-A column they would pull the example away from its own sound.
+ * Variant-B names that are a variant-A statistic go to its place (`mfcc` → `lowlevel.mfcc.mean`);
+ * the rest (`pitch`, over voiced frames only, is not `lowlevel.pitch.mean`) stay flat under their
+ * own names.
  */
-const NOT_THEIR_VARIANT_A_VALUE = new Set(['pitch', 'pitch_min', 'pitch_max', 'pitch_var']);
-
-/** Variant-B names go to their variant-A places (`mfcc` → `lowlevel.mfcc.mean`); the rest stay flat. */
 function treeFromVariantB(doc: Record<string, unknown>): AnalysisTree {
   const tree: AnalysisTree = {};
-  for (const [name, value] of Object.entries(doc)) {
-    if (!NOT_THEIR_VARIANT_A_VALUE.has(name)) setPath(tree, canonicalDescriptorName(name), value);
-  }
+  for (const [name, value] of Object.entries(doc)) setPath(tree, canonicalDescriptorName(name), value);
   return tree;
 }
 

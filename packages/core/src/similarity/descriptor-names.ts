@@ -1,20 +1,22 @@
 import { UnknownDescriptorError } from './errors.ts';
 
 /**
- * Flat variant-B names (API.md "Content descriptors as sound fields") that are one variant-A
- * statistic, mapped to that dotted name, so a target or a table row can use either naming and
- * land in the same column. B names without an A counterpart (the AudioCommons timbral models,
- * note_*, tonality_confidence, start_time) are columns under their own name.
+ * Flat variant-B names (API.md "Content descriptors as sound fields") whose value is one variant-A
+ * statistic (rounded), mapped to that dotted name, so a target or a table row can use either naming
+ * and land in the same column. Every other B name is a column under its own name, filled from the
+ * consolidated record: those without an A counterpart (the AudioCommons timbral models, note_*,
+ * tonality_confidence, start_time), and those whose B value is not the A statistic of the same
+ * idea: `pitch`, `pitch_min`, `pitch_max` and `pitch_var` over voiced frames only (A's
+ * `lowlevel.pitch` counts every frame), `bpm` (the loop's tempo for a loop, rounded),
+ * `bpm_confidence` (another scale), `duration_effective` (from the sound's bounds). A B name means
+ * the B value everywhere: in a target as in a filter or a field.
  */
 const VARIANT_B_TO_A: Readonly<Record<string, string>> = {
   amplitude_peak_ratio: 'sfx.max_to_total',
   beat_count: 'rhythm.beats_count',
   beat_loudness: 'rhythm.beats_loudness.mean',
-  bpm: 'rhythm.bpm',
-  bpm_confidence: 'rhythm.bpm_confidence',
   decay_strength: 'sfx.strongdecay',
   dissonance: 'lowlevel.dissonance.mean',
-  duration_effective: 'sfx.effective_duration',
   dynamic_range: 'lowlevel.loudness_ebu128.loudness_range',
   hpcp: 'tonal.hpcp.mean',
   hpcp_var: 'tonal.hpcp.var',
@@ -26,10 +28,6 @@ const VARIANT_B_TO_A: Readonly<Record<string, string>> = {
   mfcc: 'lowlevel.mfcc.mean',
   mfcc_var: 'lowlevel.mfcc.var',
   onset_count: 'rhythm.onset_count',
-  pitch: 'lowlevel.pitch.mean',
-  pitch_max: 'lowlevel.pitch.max',
-  pitch_min: 'lowlevel.pitch.min',
-  pitch_var: 'lowlevel.pitch.var',
   pitch_confidence: 'lowlevel.pitch_instantaneous_confidence.mean',
   pitch_salience: 'lowlevel.pitch_salience.mean',
   silence_rate: 'lowlevel.silence_rate_30dB.mean',
@@ -60,6 +58,11 @@ export const VARIABLE_LENGTH_DESCRIPTORS: ReadonlySet<string> = new Set([
   'onset_times',
   'chord_progression',
 ]);
+
+/** Whether a variant-B name is its own column (not an alias of a variant-A statistic). */
+export function isConsolidatedColumn(name: string): boolean {
+  return !name.includes('.') && VARIANT_B_TO_A[name] === undefined;
+}
 
 /** The column name for a descriptor: variant-B aliases become dotted names, a leading dot is dropped. */
 export function canonicalDescriptorName(name: string): string {

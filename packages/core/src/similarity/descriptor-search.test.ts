@@ -34,6 +34,24 @@ describe('DescriptorTable', () => {
     );
   });
 
+  it('keeps a variant-B name whose value is not the variant-A statistic as its own column, from the record', () => {
+    const table = new DescriptorTable();
+    const tree = {
+      lowlevel: { pitch: { mean: 1119.9 }, spectral_centroid: { mean: 1000 } },
+      rhythm: { bpm: 89.1 },
+    };
+    table.upsertAnalysis(1, tree, { pitch: 880.176, bpm: 89, spectral_centroid: 1000.001, brightness: 40 });
+    // Voiced-frame pitch, rounded bpm and the timbral scores are the record's own values...
+    expect(table.resolve('pitch')).toEqual(['pitch']);
+    expect(table.valueOf(1, 'pitch')).toBeCloseTo(880.176, 3);
+    expect(table.valueOf(1, 'lowlevel.pitch.mean')).toBeCloseTo(1119.9, 3);
+    expect(table.valueOf(1, 'bpm')).toBe(89);
+    expect(table.valueOf(1, 'brightness')).toBe(40);
+    // ...and an alias of a variant-A statistic stays that statistic's column, not a second one.
+    expect(table.resolve('spectral_centroid')).toEqual(['lowlevel.spectral_centroid.mean']);
+    expect(table.valueOf(1, 'lowlevel.spectral_centroid.mean')).toBe(1000);
+  });
+
   it('refuses unknown descriptors, out-of-range dimensions and variable-length lists', () => {
     const table = referenceTable();
     expect(() => table.resolve('lowlevel.foo')).toThrow(new UnknownDescriptorError('lowlevel.foo'));
@@ -56,7 +74,10 @@ describe('DescriptorTable', () => {
       rhythm: { bpm: 120, onset_times: [0.1, 0.5], bpm_histogram: new Array(250).fill(0) },
       tonal: { key: { key: 'D', scale: 'major', strength: 0.8 } },
     });
-    const { scalars, vectors } = table.descriptorNames();
+    const { scalars, vectors, labels } = table.descriptorNames();
+    // The key's name and scale are no columns, but content filters may name them.
+    expect(labels).toEqual(['tonal.key.key', 'tonal.key.scale']);
+    expect(() => table.resolve('tonal.key.key')).toThrow(UnknownDescriptorError);
     expect(scalars).toEqual([
       'lowlevel.spectral_centroid.max',
       'lowlevel.spectral_centroid.mean',
@@ -222,6 +243,11 @@ describe('descriptor-target search', () => {
     expect(attempt('pitch')).toThrow('Invalid target term "pitch": expected descriptor_name:value');
     expect(attempt('pitch:abc')).toThrow('Invalid target value "abc" for pitch: only numbers are allowed');
     expect(attempt('pitch:NaN')).toThrow(InvalidTargetError);
+    // A quoted value is named whole, spaces and all.
+    expect(attempt('bpm:120 tonality:"C major"')).toThrow(
+      'Invalid target value "C major" for tonality: only numbers are allowed',
+    );
+    expect(attempt('tonality:"C major')).toThrow('the quote is never closed');
     expect(attempt('lowlevel.foo:1')).toThrow('Unknown descriptor "lowlevel.foo"');
     expect(attempt('lowlevel.mfcc.mean:1,2,3')).toThrow(
       'Target lowlevel.mfcc.mean has 13 dimensions, got 3 values',

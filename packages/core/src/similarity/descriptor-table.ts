@@ -2,6 +2,7 @@ import { ValidationError } from '@earshot/common/errors';
 import type { AnalysisTree } from './analysis-tree.ts';
 import {
   canonicalDescriptorName,
+  isConsolidatedColumn,
   parseDescriptorReference,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from './descriptor-names.ts';
@@ -64,6 +65,11 @@ export class DescriptorTable {
    */
   private readonly dimensionColumns = new Map<string, Column[]>();
   private readonly scalars = new Set<string>();
+  /**
+   * Dotted names of the string leaves seen in analysis trees (`tonal.key_key`): not columns (no
+   * distance to a key name), but fixed-length descriptors a content filter may name.
+   */
+  private readonly labels = new Set<string>();
   private readonly canonicalNames = new Map<string, string>();
   private rows = 0;
   private changes = 0;
@@ -114,13 +120,21 @@ export class DescriptorTable {
     return this.ids[row];
   }
 
-  /** Every descriptor name the table holds: scalars, and vectors by their base name. */
-  descriptorNames(): { scalars: string[]; vectors: Array<{ name: string; length: number }> } {
+  /**
+   * Every descriptor name the table holds: scalars, and vectors by their base name; `labels` are the
+   * string leaves its analysis trees had (names only).
+   */
+  descriptorNames(): {
+    scalars: string[];
+    vectors: Array<{ name: string; length: number }>;
+    labels: string[];
+  } {
     return {
       scalars: [...this.scalars].sort(),
       vectors: [...this.dimensionColumns]
         .map(([name, columns]) => ({ name, length: columns.length }))
         .sort((a, b) => a.name.localeCompare(b.name)),
+      labels: [...this.labels].sort(),
     };
   }
 
@@ -142,14 +156,18 @@ export class DescriptorTable {
 
   /**
    * Adds a sound from its variant-A analysis tree, keeping the statistics `keepColumn` accepts
-   * (default: `defaultColumnPolicy`).
+   * (default: `defaultColumnPolicy`), and from its consolidated (variant B) record the numbers
+   * whose names are columns of their own (`isConsolidatedColumn`: `pitch`, `brightness`), so a
+   * B name in a target compares the value the sound record shows under it.
    */
-  upsertAnalysis(id: number, analysis: AnalysisTree): void {
+  upsertAnalysis(id: number, analysis: AnalysisTree, consolidated?: Readonly<Record<string, unknown>>): void {
     const keep = this.keepColumn;
     const flat: Record<string, number | number[]> = {};
     const walk = (node: unknown, path: string) => {
       if (typeof node === 'number') {
         if (Number.isFinite(node) && keep(path)) flat[path] = node;
+      } else if (typeof node === 'string') {
+        if (path) this.labels.add(path);
       } else if (Array.isArray(node)) {
         if (
           node.length > 0 &&
@@ -167,6 +185,13 @@ export class DescriptorTable {
       }
     };
     walk(analysis, '');
+    if (consolidated) {
+      for (const [name, value] of Object.entries(consolidated)) {
+        if (typeof value === 'number' && Number.isFinite(value) && isConsolidatedColumn(name)) {
+          flat[name] = value;
+        }
+      }
+    }
     this.upsert(id, flat);
   }
 

@@ -40,31 +40,56 @@ export function parseDescriptorTarget(target: string | number): DescriptorTarget
     return { kind: 'sound', soundId };
   }
   const terms: Array<{ descriptor: string; values: number[] }> = [];
-  for (const term of text.split(/\s+/)) {
-    const colon = term.lastIndexOf(':');
+  for (const term of targetTerms(text)) {
+    const quote = term.indexOf('"');
+    const colon = term.lastIndexOf(':', quote < 0 ? term.length : quote);
     if (colon <= 0 || colon === term.length - 1) {
       throw new InvalidTargetError(`Invalid target term "${term}": expected descriptor_name:value`);
     }
     const descriptor = term.slice(0, colon);
-    const values = term
-      .slice(colon + 1)
-      .split(',')
-      .map((raw) => {
-        if (!NUMBER.test(raw)) {
-          throw new InvalidTargetError(
-            `Invalid target value "${raw}" for ${descriptor}: only numbers are allowed`,
-          );
-        }
-        const value = Number(raw);
-        // `1e999` is a well-formed number that JavaScript reads as Infinity: no distance to it means anything.
-        if (!Number.isFinite(value)) {
-          throw new InvalidTargetError(`Invalid target value "${raw}" for ${descriptor}: out of range`);
-        }
-        return value;
-      });
+    const written = term.slice(colon + 1);
+    // A quoted value is one value (it may hold spaces): named whole, it says what was refused.
+    if (written.includes('"')) {
+      throw new InvalidTargetError(
+        `Invalid target value "${written.replace(/^"|"$/g, '')}" for ${descriptor}: only numbers are allowed`,
+      );
+    }
+    const values = written.split(',').map((raw) => {
+      if (!NUMBER.test(raw)) {
+        throw new InvalidTargetError(
+          `Invalid target value "${raw}" for ${descriptor}: only numbers are allowed`,
+        );
+      }
+      const value = Number(raw);
+      // `1e999` is a well-formed number that JavaScript reads as Infinity: no distance to it means anything.
+      if (!Number.isFinite(value)) {
+        throw new InvalidTargetError(`Invalid target value "${raw}" for ${descriptor}: out of range`);
+      }
+      return value;
+    });
     terms.push({ descriptor, values });
   }
   return { kind: 'values', terms };
+}
+
+/**
+ * The space-separated terms of a target; a double-quoted part of a term (a value someone quoted, as
+ * in a filter) keeps its spaces, so its error can name it whole.
+ */
+function targetTerms(text: string): string[] {
+  const terms: string[] = [];
+  let term = '';
+  let quoted = false;
+  for (const c of text) {
+    if (c === '"') quoted = !quoted;
+    if (!quoted && /\s/.test(c)) {
+      if (term) terms.push(term);
+      term = '';
+    } else term += c;
+  }
+  if (quoted) throw new InvalidTargetError(`Invalid target term "${term}": the quote is never closed`);
+  if (term) terms.push(term);
+  return terms;
 }
 
 export interface DescriptorSearchOptions {

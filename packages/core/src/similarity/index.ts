@@ -16,6 +16,7 @@ export {
 export {
   canonicalDescriptorName,
   type DescriptorReference,
+  isConsolidatedColumn,
   parseDescriptorReference,
   VARIABLE_LENGTH_DESCRIPTORS,
 } from './descriptor-names.ts';

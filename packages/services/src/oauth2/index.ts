@@ -5,6 +5,7 @@ export type {
 } from './authorization.ts';
 export { OAUTH2_SCOPES } from './model.ts';
 export {
+  authorizationRedirect,
   isPermissionGrantedUrl,
   OAuth2Service,
   type OAuth2ServiceOptions,

@@ -108,3 +108,16 @@ export function isPermissionGrantedUrl(redirectUrl: string): boolean {
     return false;
   }
 }
+
+/**
+ * Where the browser goes with an authorization's answer. A credential whose redirect URL is the
+ * service's own code page means this service, whatever address was written when it was made (a
+ * command-line credential gets `http://127.0.0.1:8000/…` unless told the server's port, or the
+ * service may be reached by another name): the answer goes to that page as a path, which the browser
+ * resolves against the address it reached the authorize page at. Any other redirect is kept whole.
+ */
+export function authorizationRedirect(redirectUrl: string): string {
+  if (!isPermissionGrantedUrl(redirectUrl)) return redirectUrl;
+  const url = new URL(redirectUrl);
+  return `${url.pathname}${url.search}`;
+}

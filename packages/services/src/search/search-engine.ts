@@ -33,7 +33,11 @@ export interface SearchEngine {
   /** Content search: by a descriptor target or an example, with the text part of a combined search. */
   content(req: ContentSearchRequest): Promise<Hits>;
   spaces(): { names: string[]; defaultSpace: string };
-  /** Names usable in content search targets and filters (variant A descriptors response). */
+  /**
+   * The fixed-length descriptors content filters may name (numbers, vectors and string leaves such
+   * as `tonal.key_key`; targets take the numeric ones) and the variable-length ones: the variant A
+   * descriptors response.
+   */
   descriptorNames(): { oneDimensional: string[]; multiDimensional: string[]; variableLength: string[] };
 }
 
@@ -187,9 +191,11 @@ export function searchEngine(
     },
 
     descriptorNames() {
-      const { scalars, vectors } = state.table.descriptorNames();
+      const { scalars, vectors, labels } = state.table.descriptorNames();
       return {
-        oneDimensional: scalars,
+        // String leaves (`tonal.key_key`) are one-dimensional fixed-length descriptors too, filtered
+        // on with a quoted value (API.md, descriptors_filter rule 5).
+        oneDimensional: [...scalars, ...labels].sort(),
         multiDimensional: vectors.map((v) => v.name),
         variableLength: [...VARIABLE_LENGTH_DESCRIPTORS].sort(),
       };

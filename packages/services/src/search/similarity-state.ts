@@ -306,7 +306,8 @@ export class SimilarityState {
       ...(analysed ? await publicAnalysesUpdatedAfter(this.db, since) : []),
       ...(newlyPublic ? await analysesPublishedAfter(this.db, this.publishedSince) : []),
     ];
-    for (const row of analyses) this.table.upsertAnalysis(row.id, row.analysis_a);
+    for (const row of analyses)
+      this.table.upsertAnalysis(row.id, row.analysis_a, row.consolidated ?? undefined);
     if (vectors.length > 0) this.generation++;
     this.since = mark;
     this.publishedSince = published;
@@ -350,7 +351,7 @@ export class SimilarityState {
     let after = 0;
     for (;;) {
       const rows = await publicAnalysisBatch(this.db, { afterId: after, limit: BATCH });
-      for (const row of rows) table.upsertAnalysis(row.id, row.analysis_a);
+      for (const row of rows) table.upsertAnalysis(row.id, row.analysis_a, row.consolidated ?? undefined);
       if (rows.length < BATCH) break;
       after = rows[rows.length - 1].id;
     }
