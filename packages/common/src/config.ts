@@ -149,7 +149,7 @@ export const configDocs: Record<keyof RawConfig, string> = {
   METRICS_TOKEN:
     'bearer token (16+ characters) that lets a scraper read /metrics from another host; unset = /metrics only from loopback',
   OAUTH2_HTTPS_ONLY:
-    'refuse OAuth2 over plain http with a 403 (default true; false only for local development, logged as a warning)',
+    'refuse OAuth2, and passwords on the sign-in and sign-up pages, over plain http with a 403 (a browser on the machine itself excepted when no proxy is declared; default true; false only for local development, logged as a warning)',
   WORKER_CONCURRENCY: 'jobs run at once per worker process (default 1)',
   SEARCH_BUDGET_MS:
     'database time one search may spend, in ms (default 4000; 0 = no limit); past it the search is stopped and answered 409',
