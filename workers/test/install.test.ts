@@ -21,6 +21,7 @@ import {
 import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobRunner, type JobRunnerService } from '../src/job-runner.ts';
+import { MEDIA_STAGE_FILES } from '../src/testing/media-files.ts';
 import { ServerDatabase } from '../src/testing/server-database.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../src/testing/wait.ts';
 
@@ -34,19 +35,6 @@ const PACKAGES = [
   '@earshot/services',
   '@earshot/workers',
 ];
-/** What the media stage leaves in a sound's media folder. */
-const MEDIA_FILES = [
-  'peaks.json',
-  'preview-hq.mp3',
-  'preview-hq.ogg',
-  'preview-lq.mp3',
-  'preview-lq.ogg',
-  'spectral_l.jpg',
-  'spectral_m.jpg',
-  'waveform_l.png',
-  'waveform_m.png',
-];
-
 describe.skipIf(!postgresUrl || !redisUrl)('earshot-worker installed from the tarballs', () => {
   let project: ConsumerProject;
   let db: ServerDatabase;
@@ -156,7 +144,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot-worker installed from the ta
     expect(sound.moderation_state).toBe('pending_moderation');
     const dir = producer.storage.soundDir(id);
     expect(dir.startsWith(db.dataDir)).toBe(true);
-    expect((await fs.readdir(path.join(dir, 'media'))).sort()).toEqual(MEDIA_FILES);
+    expect((await fs.readdir(path.join(dir, 'media'))).sort()).toEqual(MEDIA_STAGE_FILES);
     for (const key of ['preview-hq-mp3', 'preview-lq-ogg', 'waveform_l', 'spectral_m']) {
       expect((await fs.stat(path.join(db.dataDir, sound.media_paths[key]))).size, key).toBeGreaterThan(0);
     }

@@ -1,44 +1,10 @@
-import type { SoundRecord as CatalogueSound } from '@earshot/catalogue';
+import { soundRowFixture } from '@earshot/catalogue/testing';
 import { describe, expect, it } from 'vitest';
 import { memoryCatalogue, memoryDescriptors } from '../../test/support/ports.ts';
 import { SoundRecords } from './sound-records.ts';
 
-function row(id: number): CatalogueSound {
-  return {
-    id,
-    user_id: 3,
-    name: `sound ${id}`,
-    tags: ['rain'],
-    description: '',
-    category: null,
-    subcategory: null,
-    category_code: null,
-    category_is_user_provided: false,
-    geotag_lat: null,
-    geotag_lon: null,
-    created: new Date('2026-01-02T03:04:05.678Z'),
-    license: 'Creative Commons 0',
-    type: 'wav',
-    channels: 2,
-    filesize: 1000,
-    bitrate: 1411,
-    bitdepth: 16,
-    duration: 1.5,
-    samplerate: 44100,
-    md5: null,
-    is_remix: false,
-    was_remixed: false,
-    is_explicit: false,
-    pack_id: null,
-    num_downloads: 0,
-    avg_rating: 0,
-    num_ratings: 0,
-    num_comments: 0,
-    username: 'ann',
-    pack_name: null,
-    similarity_ready: true,
-    analyzed: false,
-  } as CatalogueSound;
+function row(id: number) {
+  return soundRowFixture({ id, name: `sound ${id}` });
 }
 
 describe('sound records', () => {

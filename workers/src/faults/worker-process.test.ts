@@ -8,23 +8,11 @@ import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
 import type { BullmqRunner } from '../runners/bullmq.ts';
 import type { Child } from '../testing/child.ts';
 import { startCliWorker } from '../testing/cli-worker.ts';
+import { MEDIA_STAGE_FILES } from '../testing/media-files.ts';
 import { type PipelineTestEnv, pipelineTestEnv } from '../testing/pipeline-env.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 
 const redisUrl = await testService('redis');
-
-/** What the media stage leaves in a sound's media folder, and nothing else. */
-const MEDIA_FILES = [
-  'peaks.json',
-  'preview-hq.mp3',
-  'preview-hq.ogg',
-  'preview-lq.mp3',
-  'preview-lq.ogg',
-  'spectral_l.jpg',
-  'spectral_m.jpg',
-  'waveform_l.png',
-  'waveform_m.png',
-];
 
 describe.skipIf(!redisUrl)('worker processes (`earshot worker`) against the real Redis', () => {
   let env: PipelineTestEnv;
@@ -109,7 +97,7 @@ describe.skipIf(!redisUrl)('worker processes (`earshot worker`) against the real
       'media',
       'original.wav',
     ]);
-    expect((await fs.readdir(path.join(dir, 'media'))).sort()).toEqual(MEDIA_FILES);
+    expect((await fs.readdir(path.join(dir, 'media'))).sort()).toEqual(MEDIA_STAGE_FILES);
     for (const key of ['preview-hq-mp3', 'preview-lq-ogg', 'waveform_l', 'spectral_m']) {
       const file = path.join(env.dataDir, done.media_paths[key]);
       expect((await fs.stat(file)).size, key).toBeGreaterThan(0);

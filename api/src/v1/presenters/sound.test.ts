@@ -1,47 +1,10 @@
-import type { SoundRecord } from '@earshot/catalogue';
+import { soundRowFixture } from '@earshot/catalogue/testing';
 import { describe, expect, it } from 'vitest';
 import { serializeV1Sound } from './sound.ts';
 
-const ORIGIN = 'http://h:1';
+const record = soundRowFixture;
 
-function record(over: Partial<SoundRecord> = {}): SoundRecord {
-  return {
-    id: 7,
-    user_id: 3,
-    name: 'rain on tin.wav',
-    tags: ['rain', 'roof'],
-    description: 'Rain.',
-    category: null,
-    subcategory: null,
-    category_code: null,
-    category_is_user_provided: false,
-    geotag_lat: null,
-    geotag_lon: null,
-    created: new Date('2026-01-02T03:04:05.678Z'),
-    license: 'Creative Commons 0',
-    type: 'wav',
-    channels: 2,
-    filesize: 1000,
-    bitrate: 1411,
-    bitdepth: 16,
-    duration: 1.5,
-    samplerate: 44100,
-    md5: null,
-    is_remix: false,
-    was_remixed: false,
-    is_explicit: false,
-    pack_id: null,
-    num_downloads: 4,
-    avg_rating: 3.5,
-    num_ratings: 2,
-    num_comments: 1,
-    username: 'ann b',
-    pack_name: null,
-    similarity_ready: true,
-    analyzed: true,
-    ...over,
-  } as SoundRecord;
-}
+const ORIGIN = 'http://h:1';
 
 describe('the version 1 sound record', () => {
   it('lists the collection fields, then the full ones; pack and geotag only when present', () => {

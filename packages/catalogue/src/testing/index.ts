@@ -20,6 +20,7 @@ export {
   insertSeedVector,
   updateSeedSound,
 } from './seed-rows.ts';
+export { soundRowFixture } from './sound-row.ts';
 export { type ForcedProcessingState, setModerationState, setProcessingState } from './sound-state.ts';
 export {
   loadSyntheticCatalogue,
