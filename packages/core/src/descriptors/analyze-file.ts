@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Ffmpeg } from '../ffmpeg/ffmpeg.ts';
-import { decodeMono } from '../media/decode.ts';
+import { type DecodeSource, decodeMono } from '../media/decode.ts';
+import { probeFileHeader } from '../media/header-probe.ts';
 import type { AnalysisContext, AnalysisHook } from '../media/pipeline.ts';
-import { probeFile } from '../media/probe.ts';
+import { checkProbedLength, probeFile } from '../media/probe.ts';
 import { STORED_FILES } from '../media/stored-files.ts';
 import { analyzeSignal, type DescriptorAnalysis } from './analyze.ts';
 import { fileLoudness } from './file-loudness.ts';
@@ -28,13 +29,27 @@ export async function analyzeFile(
   options: AnalyzeFileOptions = {},
 ): Promise<DescriptorAnalysis> {
   const { ffmpeg, ...analyzeOptions } = options;
-  // The analysis needs the streams and the duration, not the file's digest.
-  const probe = await probeFile(file, { ffmpeg, md5: false });
+  const probe = await decodeSource(file, ffmpeg);
   const [signal, loudness] = await Promise.all([
     decodeMono(file, { probe, ffmpeg }),
     fileLoudness(file, probe, { ffmpeg }),
   ]);
   return analyzeSignal(signal.samples, signal.sampleRate, { ...analyzeOptions, loudness });
+}
+
+/**
+ * What the decode and the loudness need of the file: its streams and duration, not its digest. A
+ * plain PCM WAV/AIFF states them in its header, read in-process (the reader the upload path uses,
+ * with probeFile's length check); other files are asked of ffprobe, whose start costs about as
+ * much as decoding a short sound.
+ */
+async function decodeSource(file: string, ffmpeg: Ffmpeg | undefined): Promise<DecodeSource> {
+  const header = await probeFileHeader(file, path.basename(file));
+  if (header && (header.type === 'wav' || header.type === 'aif' || header.type === 'aiff')) {
+    await checkProbedLength(file, header);
+    return { ...header, streamIndex: 0 };
+  }
+  return probeFile(file, { ffmpeg, md5: false });
 }
 
 /** Writes the three analysis files into `dir`; returns their names relative to it. */

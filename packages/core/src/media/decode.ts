@@ -18,12 +18,15 @@ export interface DecodedSignal {
   duration: number;
 }
 
+/** What a decode needs to know of its file: a probe (`probeFile`) holds it, or a plain PCM header. */
+export type DecodeSource = Pick<ProbeResult, 'type' | 'duration' | 'samplerate' | 'channels' | 'streamIndex'>;
+
 export interface DecodeOptions {
   /** Default 44100. */
   sampleRate?: number;
   timeoutMs?: number;
-  /** A probe already made of this file (skips ffprobe and the md5). */
-  probe?: ProbeResult;
+  /** What is already known of this file, e.g. its probe (skips ffprobe and the md5). */
+  probe?: DecodeSource;
   /** The user's file name, for the extension check when probing here. */
   fileName?: string;
   /** Decode only the first seconds (a search-by-example clip); the rest of the file is never read. */

@@ -13,7 +13,11 @@ const DEFAULT_MIN_DECODED_SHARE = 0.9;
  * Refuses a decode that yielded no audio, or much less than the file's header promised: the file
  * was cut off or its header lies.
  */
-export function checkDecodedLength(probe: ProbeResult, decodedSamples: number, sampleRate: number): void {
+export function checkDecodedLength(
+  probe: Pick<ProbeResult, 'type' | 'duration'>,
+  decodedSamples: number,
+  sampleRate: number,
+): void {
   if (decodedSamples === 0) throw new MediaError('no_audio', undefined, { probedDuration: probe.duration });
   const decoded = decodedSamples / sampleRate;
   const share = MIN_DECODED_SHARE[probe.type] ?? DEFAULT_MIN_DECODED_SHARE;
