@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { createUser } from '@earshot/services';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,15 +47,6 @@ async function until<T>(what: string, ms: number, check: () => Promise<T | undef
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('a server killed mid-upload', () => {
   it('leaves a partial file that the next server process removes, then keeps sweeping', async () => {
     const first = await startServeProcess(env);
@@ -84,7 +76,7 @@ describe('a server killed mid-upload', () => {
       return found.length === 1 && found[0].size > 0 ? found : undefined;
     });
     process.kill(first.pid, 'SIGKILL');
-    await until('the server exiting', 30_000, async () => !alive(first.pid));
+    await until('the server exiting', 30_000, async () => !processAlive(first.pid));
     socket.destroy();
     expect((await partials(first.dataDir)).map((p) => p.name)).toEqual([left.name]);
 

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { processAlive } from '@earshot/common/testing';
 import { describe, expect, it } from 'vitest';
 import { dieWithParent } from './parent-death.ts';
 
@@ -11,15 +12,6 @@ function childrenOf(parent: number): number[] {
     .split('\n')
     .map((l) => Number(l.trim()))
     .filter((n) => n > 0);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('ffmpeg dies with the process that started it', () => {
@@ -46,8 +38,8 @@ describe('ffmpeg dies with the process that started it', () => {
         child.kill('SIGKILL');
       });
       const deadline = Date.now() + 5_000;
-      while (ffmpegs.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(ffmpegs.filter(alive)).toEqual([]);
+      while (ffmpegs.some(processAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(ffmpegs.filter(processAlive)).toEqual([]);
     },
     30_000,
   );

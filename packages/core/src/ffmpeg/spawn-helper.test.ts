@@ -1,3 +1,4 @@
+import { processAlive } from '@earshot/common/testing';
 import { fixture } from '@earshot/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeFile } from '../media/probe.ts';
@@ -62,15 +63,6 @@ describe('ffprobe through the spawn helper', () => {
     expect(plain.spawnHelperPid).toBeUndefined();
     helped.close();
     expect(spawnHelperPid()).toBeUndefined();
-    await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => processAlive(pid), { timeout: 5000 }).toBe(false);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
