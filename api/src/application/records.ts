@@ -37,6 +37,8 @@ export interface SoundRecord {
   sound: CatalogueSound;
   /** The search's relevance or similarity. */
   score?: number;
+  /** A search sorted by target values: the distance to them (null when the sound lacks one). */
+  distanceToTarget?: number | null;
   /** Variant B descriptor values by name: the ones asked for (a name the sound lacks is absent). */
   descriptors?: Record<string, unknown>;
   /** Variant A: the analysis tree's branches the `descriptors` parameter names; null when none. */

@@ -33,6 +33,7 @@ export class SoundRecords {
       if (!row) continue;
       const record: SoundRecord = { sound: row };
       if (hit.score !== undefined) record.score = hit.score;
+      if (hit.distanceToTarget !== undefined) record.distanceToTarget = hit.distanceToTarget;
       const descriptors = values?.get(hit.id);
       if (descriptors) record.descriptors = descriptors;
       if (hit.nFromSamePack !== undefined)

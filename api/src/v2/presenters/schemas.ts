@@ -46,6 +46,13 @@ export const soundSchema = z
     analysis_files: z.array(z.string()).optional(),
     is_explicit: z.boolean().optional(),
     score: z.number().nullable().optional(),
+    distance_to_target: z
+      .number()
+      .nullable()
+      .optional()
+      .describe(
+        'search sorted by target values (`sort=bpm:120`): Euclidean distance of the raw values to the target; null when the sound lacks one of them',
+      ),
     is_remix: z.boolean().optional(),
     was_remixed: z.boolean().optional(),
     md5: z.string().optional(),

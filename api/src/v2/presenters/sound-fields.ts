@@ -41,6 +41,7 @@ export const B_FIELDS = [
   'analysis_files',
   'is_explicit',
   'score',
+  'distance_to_target',
   'is_remix',
   'was_remixed',
   'md5',
@@ -66,7 +67,10 @@ export const A_FIELDS: readonly string[] = B_FIELDS.filter((f) => !B_ONLY_FIELDS
 export const LIST_DEFAULT_FIELDS = ['id', 'name', 'tags', 'username', 'license'];
 
 /** Fields left out of a sound instance without `fields`: not in the contract's table, or list-only. */
-const INSTANCE_EXCLUDED = new Set(['score', 'pack_name']);
+const INSTANCE_EXCLUDED = new Set(['score', 'distance_to_target', 'pack_name']);
+
+/** Fields a search gives (relevance, distance to a sort target): selectable only where one ran. */
+const SEARCH_ONLY = new Set(['score', 'distance_to_target']);
 
 /** What to put in each sound of a response. */
 export interface FieldSelection {
@@ -80,7 +84,7 @@ export interface FieldSelection {
  * Applies the contract's rules: without `fields` the defaults (the list defaults, or every metadata
  * field for an instance); with `fields` exactly the listed ones, unknown names ignored, in the
  * canonical order, descriptors (variant B) after them. `*` selects everything, `all_descriptors`
- * every descriptor. `score` is only honoured where the resource allows it.
+ * every descriptor. `score` and `distance_to_target` are only honoured where the resource allows them.
  */
 export function selectFields(
   raw: string | undefined,
@@ -96,7 +100,7 @@ export function selectFields(
   const askedSet = new Set(asked);
   const everything = askedSet.has('*');
   const fields = canonical.filter(
-    (f) => (everything || askedSet.has(f)) && (f !== 'score' || options.allowScore),
+    (f) => (everything || askedSet.has(f)) && (!SEARCH_ONLY.has(f) || options.allowScore),
   );
   if (options.variant === 'A') return { fields, descriptors: [] };
   const descriptors =

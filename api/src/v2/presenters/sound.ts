@@ -74,6 +74,7 @@ const GETTERS: Record<string, Getter> = {
     s.analyzed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
   is_explicit: (s) => s.is_explicit,
   score: (_s, _c, r) => r.score ?? null,
+  distance_to_target: (_s, _c, r) => r.distanceToTarget ?? null,
   is_remix: (s) => s.is_remix,
   was_remixed: (s) => s.was_remixed,
   md5: (s) => s.md5 ?? '',

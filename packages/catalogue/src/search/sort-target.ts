@@ -28,7 +28,7 @@ const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
 /** A `sort` value naming target values rather than one of the fixed orders. */
 export function isSortTarget(value: string | undefined): value is string {
-  return value !== undefined && value.includes(':');
+  return value?.includes(':') === true;
 }
 
 /** The names a sort target may use: every numeric sound field and descriptor, aliases included. */
