@@ -1,32 +1,17 @@
-import { createTestDatabase } from '@earshot/catalogue/testing';
-import { testService } from '@earshot/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fuzzBackends } from './fuzz/backends.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
  * Sort by target values (issue 35, Freesound's API since December 2025) through the API, on the
  * seeded catalogue (seven analyzed visible sounds and one, "Finger snap", not analyzed), on the
- * embedded catalogue and on the PostgreSQL server. The expected order is computed here from the
+ * embedded catalogue and on the PostgreSQL server (with Redis). The expected order is computed here from the
  * descriptor values the same answer returns.
  */
 
 type Json = Record<string, any>;
 
-const postgresUrl = await testService('postgres');
-
-const backends: {
-  name: string;
-  env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>;
-}[] = [{ name: 'embedded PGlite', env: async () => ({ env: {}, drop: async () => {} }) }];
-if (postgresUrl) {
-  backends.push({
-    name: 'PostgreSQL server',
-    env: async () => {
-      const db = await createTestDatabase(postgresUrl);
-      return { env: { DATABASE_URL: db.url }, drop: db.drop };
-    },
-  });
-}
+const backends = await fuzzBackends();
 
 describe.each(backends)('sort by target values on $name', (backend) => {
   let s: TestServer;

@@ -39,6 +39,7 @@ export class SoundRecords {
       if (hit.nFromSamePack !== undefined)
         record.samePack = { count: hit.nFromSamePack, grouping: hit.packGrouping };
       if (reads.analysis || reads.acAnalysis) Object.assign(record, await this.variantA(row, reads));
+      if (reads.vectors) record.vectors = await this.descriptors.vectors(row.id);
       out.push(record);
     }
     if (reads.analysis?.normalized) await this.normalize(out);

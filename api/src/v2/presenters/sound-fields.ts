@@ -1,3 +1,4 @@
+import { listSimilaritySpaces } from '@earshot/core';
 import type { SoundReads, Variant } from '../../application/records.ts';
 import { DESCRIPTOR_FIELD_NAMES, DESCRIPTOR_NAME_SET } from './descriptor-names.ts';
 
@@ -78,7 +79,12 @@ export interface FieldSelection {
   fields: string[];
   /** Variant B descriptor names, in request order, after the metadata. */
   descriptors: string[];
+  /** Variant B: the similarity spaces whose vector is asked (`sim_<space>`), after the descriptors. */
+  vectors?: string[];
 }
+
+/** The `sim_<space>` field of a similarity space: the sound's vector in it. */
+export const vectorField = (space: string) => `sim_${space}`;
 
 /**
  * Applies the contract's rules: without `fields` the defaults (the list defaults, or every metadata
@@ -107,7 +113,12 @@ export function selectFields(
     everything || askedSet.has('all_descriptors')
       ? [...DESCRIPTOR_FIELD_NAMES]
       : [...new Set(asked.filter((name) => DESCRIPTOR_NAME_SET.has(name)))];
-  return { fields, descriptors };
+  // Upstream: `sim_<space>` for one space's vector, `all_similarity_spaces` (and `*`) for all.
+  const allSpaces = everything || askedSet.has('all_similarity_spaces');
+  const vectors = listSimilaritySpaces()
+    .map((space) => space.name)
+    .filter((space) => allSpaces || askedSet.has(vectorField(space)));
+  return vectors.length > 0 ? { fields, descriptors, vectors } : { fields, descriptors };
 }
 
 /** Options of variant A's `descriptors` / `normalized` parameters. */
@@ -120,6 +131,7 @@ export interface VariantAOptions {
 export function soundReads(selection: FieldSelection, variantA: VariantAOptions = {}): SoundReads {
   const reads: SoundReads = {};
   if (selection.descriptors.length > 0) reads.descriptors = selection.descriptors;
+  if (selection.vectors?.length) reads.vectors = true;
   // Only variant A's fields name these: a variant B selection never asks for them.
   if (selection.fields.includes('analysis'))
     reads.analysis = { pick: variantA.descriptors, normalized: variantA.normalized };

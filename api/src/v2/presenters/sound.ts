@@ -2,7 +2,7 @@ import type { SoundRecord as CatalogueSound } from '@earshot/catalogue';
 import { fileUrl } from '../../application/file-names.ts';
 import type { SoundRecord, Variant } from '../../application/records.ts';
 import type { SoundJson } from './schemas.ts';
-import type { FieldSelection } from './sound-fields.ts';
+import { type FieldSelection, vectorField } from './sound-fields.ts';
 import { v2Timestamp } from './timestamps.ts';
 
 /**
@@ -90,5 +90,6 @@ export function serializeSound(record: SoundRecord, ctx: SoundContext): SoundJso
   const { sound } = record;
   for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, record);
   for (const name of ctx.selection.descriptors) out[name] = record.descriptors?.[name] ?? null;
+  for (const space of ctx.selection.vectors ?? []) out[vectorField(space)] = record.vectors?.[space] ?? null;
   return out;
 }
