@@ -17,8 +17,11 @@ export type FieldType =
   | 'geo'
   | 'pack_grouping'; // "<packid>_<packname>", the link target of grouped results
 
-/** Where a field's column lives: the search document, the descriptor row, or the comments. */
-export type FieldSource = 'sound' | 'descriptor' | 'comments';
+/**
+ * Where a field's column lives: the search document, the descriptor row, the comments, or the
+ * uploader's settings as they apply to the sound (`gen_ai_preference`).
+ */
+export type FieldSource = 'sound' | 'descriptor' | 'comments' | 'uploader';
 
 export interface FieldDef {
   /** The canonical filter name. */
@@ -68,6 +71,7 @@ const SOUND_FIELDS: FieldDef[] = [
   sound('num_ratings', 'int'),
   sound('num_comments', 'int'),
   { name: 'comment', type: 'text', source: 'comments', column: 'comment' },
+  { name: 'gen_ai_preference', type: 'keyword', source: 'uploader', column: 'gen_ai_preference' },
 ];
 
 /** Other spellings clients use: the v1 names, the contract's "is explicit" and "comments" count. */
