@@ -17,6 +17,7 @@ export const B_FIELDS = [
   'is_geotagged',
   'created',
   'license',
+  'gen_ai_preference',
   'type',
   'channels',
   'filesize',
@@ -51,6 +52,7 @@ export const B_FIELDS = [
 /** Fields only variant B has; variant A has its analysis links in their place. */
 const B_ONLY_FIELDS: ReadonlySet<string> = new Set([
   'subcategory',
+  'gen_ai_preference',
   'is_geotagged',
   'analysis_files',
   'is_explicit',

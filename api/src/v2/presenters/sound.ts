@@ -38,6 +38,7 @@ const GETTERS: Record<string, Getter> = {
   is_geotagged: isGeotagged,
   created: (s) => v2Timestamp(s.created),
   license: (s) => s.license,
+  gen_ai_preference: (s) => s.gen_ai_preference,
   type: (s) => s.type ?? '',
   channels: (s) => s.channels ?? 0,
   filesize: (s) => Number(s.filesize ?? 0),
