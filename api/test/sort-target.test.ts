@@ -99,6 +99,31 @@ describe.each(backends)('sort by target values on $name', (backend) => {
     expect(asked).toEqual({ id: s.seeded.ids.bd_808 });
   });
 
+  it('the OpenAPI document describes the target sort, distance_to_target and gen_ai_preference', async () => {
+    const doc = (await (await fetch(`${s.origin}/apiv2/openapi.json`)).json()) as Json;
+    const sort = (doc.paths['/apiv2/search/'].get.parameters as Json[]).find((p) => p.name === 'sort');
+    expect(sort?.description).toMatch(/bpm:120,pitch:440.*distance_to_target/);
+    // Every schema of a sound (wherever the document puts it) has both fields.
+    const sounds: Json[] = [];
+    const walk = (node: unknown) => {
+      if (!node || typeof node !== 'object') return;
+      const o = node as Json;
+      if (o.properties?.md5 && o.properties?.previews) sounds.push(o.properties);
+      for (const v of Object.values(o)) walk(v);
+    };
+    walk(doc);
+    expect(sounds.length).toBeGreaterThan(0);
+    for (const props of sounds) {
+      expect(props.distance_to_target.type).toContain('number');
+      expect(props.gen_ai_preference.enum).toEqual([
+        'no-additional-preferences',
+        'open-source-models',
+        'noncommercial-open-source-models',
+        'no-gen-ai',
+      ]);
+    }
+  });
+
   it('a bad target is a 400 whose detail names the problem', async () => {
     const refused = async (params: Record<string, string>, detail: RegExp) => {
       const res = await get('/apiv2/search/', params);
