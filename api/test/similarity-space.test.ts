@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ESSENTIA_REFERENCE_DIR } from '@earshot/fixtures';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fuzzBackends } from './fuzz/backends.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServerOn } from './support/backend-server.ts';
 
 /**
  * `similarity_space` (issue 35): every parameter naming a space refuses one that does not exist
@@ -17,22 +17,12 @@ type Json = Record<string, any>;
 const backends = await fuzzBackends();
 
 describe.each(backends)('similarity spaces on $name', (backend) => {
-  let s: TestServer;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const { env, drop: dropDb } = await backend.env();
-    drop = dropDb;
-    s = await startTestServer(env);
-  }, 180_000);
-  afterAll(async () => {
-    await s?.stop();
-    await drop?.();
-  });
+  const t = useTestServerOn(backend);
 
   const url = (p: string, params: Record<string, string> = {}) => {
-    const u = new URL(`${s.origin}${p}`);
+    const u = new URL(`${t.server.origin}${p}`);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
-    u.searchParams.set('token', s.seeded.apiKey);
+    u.searchParams.set('token', t.server.seeded.apiKey);
     return u;
   };
   async function answer(res: Response): Promise<{ status: number; body: Json }> {
@@ -44,7 +34,7 @@ describe.each(backends)('similarity spaces on $name', (backend) => {
   };
 
   it('laion_clap is a 400 listing the spaces, wherever a space is named', async () => {
-    const id = String(s.seeded.ids.bd_808);
+    const id = String(t.server.seeded.ids.bd_808);
     listsTheSpaces(
       await answer(await fetch(url(`/apiv2/sounds/${id}/similar/`, { similarity_space: 'laion_clap' }))),
     );
@@ -66,11 +56,13 @@ describe.each(backends)('similarity spaces on $name', (backend) => {
 
   it('sim_<space> returns the sound vector, all_similarity_spaces every space; null without one', async () => {
     const { body: analysis } = await answer(
-      await fetch(url(`/apiv2/sounds/${s.seeded.ids.bd_808}/analysis/`)),
+      await fetch(url(`/apiv2/sounds/${t.server.seeded.ids.bd_808}/analysis/`)),
     );
     const { body: sound } = await answer(
       await fetch(
-        url(`/apiv2/sounds/${s.seeded.ids.bd_808}/`, { fields: 'id,sim_freesound_classic,sim_laion_clap' }),
+        url(`/apiv2/sounds/${t.server.seeded.ids.bd_808}/`, {
+          fields: 'id,sim_freesound_classic,sim_laion_clap',
+        }),
       ),
     );
     // An unknown field name is ignored, as upstream does.
@@ -90,7 +82,7 @@ describe.each(backends)('similarity spaces on $name', (backend) => {
       else expect(r.sim_freesound_classic).toHaveLength(100);
     }
     // Without fields, no vector is read or returned.
-    const { body: plain } = await answer(await fetch(url(`/apiv2/sounds/${s.seeded.ids.bd_808}/`)));
+    const { body: plain } = await answer(await fetch(url(`/apiv2/sounds/${t.server.seeded.ids.bd_808}/`)));
     expect(plain).not.toHaveProperty('sim_freesound_classic');
   });
 });

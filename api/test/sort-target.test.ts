@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fuzzBackends } from './fuzz/backends.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServerOn } from './support/backend-server.ts';
 
 /**
  * Sort by target values (issue 35, Freesound's API since December 2025) through the API, on the
@@ -14,24 +14,14 @@ type Json = Record<string, any>;
 const backends = await fuzzBackends();
 
 describe.each(backends)('sort by target values on $name', (backend) => {
-  let s: TestServer;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const { env, drop: dropDb } = await backend.env();
-    drop = dropDb;
-    s = await startTestServer(env);
-  }, 180_000);
-  afterAll(async () => {
-    await s?.stop();
-    await drop?.();
-  });
+  const t = useTestServerOn(backend);
 
   async function get(path: string, params: Record<string, string>, auth: 'query' | 'header' = 'query') {
-    const u = new URL(`${s.origin}${path}`);
+    const u = new URL(`${t.server.origin}${path}`);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
-    if (auth === 'query') u.searchParams.set('token', s.seeded.apiKey);
+    if (auth === 'query') u.searchParams.set('token', t.server.seeded.apiKey);
     const headers: Record<string, string> =
-      auth === 'header' ? { Authorization: `Token ${s.seeded.apiKey}` } : {};
+      auth === 'header' ? { Authorization: `Token ${t.server.seeded.apiKey}` } : {};
     const res = await fetch(u, { headers });
     return { status: res.status, body: (await res.json()) as Json };
   }
@@ -93,14 +83,16 @@ describe.each(backends)('sort by target values on $name', (backend) => {
   it('distance_to_target is null in another order and absent outside search', async () => {
     const page = await ok('/apiv2/search/', { sort: 'duration_asc', fields: 'id,distance_to_target' });
     expect(page.results.every((r: Json) => r.distance_to_target === null)).toBe(true);
-    const sound = await ok(`/apiv2/sounds/${s.seeded.ids.bd_808}/`, {});
+    const sound = await ok(`/apiv2/sounds/${t.server.seeded.ids.bd_808}/`, {});
     expect(sound).not.toHaveProperty('distance_to_target');
-    const asked = await ok(`/apiv2/sounds/${s.seeded.ids.bd_808}/`, { fields: 'id,distance_to_target' });
-    expect(asked).toEqual({ id: s.seeded.ids.bd_808 });
+    const asked = await ok(`/apiv2/sounds/${t.server.seeded.ids.bd_808}/`, {
+      fields: 'id,distance_to_target',
+    });
+    expect(asked).toEqual({ id: t.server.seeded.ids.bd_808 });
   });
 
   it('the OpenAPI document describes the target sort, distance_to_target and gen_ai_preference', async () => {
-    const doc = (await (await fetch(`${s.origin}/apiv2/openapi.json`)).json()) as Json;
+    const doc = (await (await fetch(`${t.server.origin}/apiv2/openapi.json`)).json()) as Json;
     const sort = (doc.paths['/apiv2/search/'].get.parameters as Json[]).find((p) => p.name === 'sort');
     expect(sort?.description).toMatch(/bpm:120,pitch:440.*distance_to_target/);
     // Every schema of a sound (wherever the document puts it) has both fields.
