@@ -56,7 +56,11 @@ describe.each(testBackends(postgresUrl))('gen_ai_preference on %s', (backend) =>
       [106, 107],
     );
     expect(await filtered('-gen_ai_preference:"no-additional-preferences"')).toEqual([104, 105, 106, 107]);
-    expect(await filtered('gen_ai_preference:"something else"')).toEqual([]);
+    // A value outside the four is an error naming them, never a filter that matches nothing.
+    await expect(filtered('gen_ai_preference:"something else"')).rejects.toThrow(
+      /"something else" is not a value of gen_ai_preference; use one of no-additional-preferences, open-source-models/,
+    );
+    await expect(filtered('gen_ai_preference:[a TO z]')).rejects.toThrow(/not a range/);
     await setGenAiPreference(db, 3, 'open-source-models', false);
     expect(await filtered('gen_ai_preference:no-gen-ai')).toEqual([]);
   });
