@@ -6,7 +6,7 @@ import { phrasePrefilter } from './phrase-prefilter.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
 import { requiredTermsBound, sideCount, singleTermClause, termStats } from './side-counts.ts';
-import { targetPage } from './sort-target.ts';
+import { targetIndexPage, targetPage } from './sort-target.ts';
 import { limitedSearch, prepared, type SearchLimits } from './statement.ts';
 import { clausesSearch, termMemoOf, termSearch } from './term-search.ts';
 
@@ -50,13 +50,10 @@ export async function searchSounds(
   const db = catalogue.db;
   return limitedSearch(options, async () => {
     if (search.sortTarget) {
-      const page = targetPage(
-        search.sortTarget,
-        where,
-        search.query.clauses.length ? rank : null,
-        search.limit,
-        offset,
-      );
+      const matchesAll = !search.query.clauses.length && !search.filter;
+      const page =
+        (matchesAll && targetIndexPage(search.sortTarget, search.limit, offset)) ||
+        targetPage(search.sortTarget, where, search.query.clauses.length ? rank : null, search.limit, offset);
       // Page and count on two connections at once, as below.
       const [rows, total] = await Promise.all([
         prepared(page).execute(db),

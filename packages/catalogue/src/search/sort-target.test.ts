@@ -1,4 +1,5 @@
 import { testService } from '@earshot/common/testing';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SEED_NOW, seedSearchCatalogue, testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { SearchSyntaxError } from './errors.ts';
@@ -57,6 +58,39 @@ describe.each(testBackends(postgresUrl))('sort by target values on %s', (backend
     expect(past.count).toBe(7);
   });
 
+  it('one descriptor alone walks its index: the same pages as reading every sound, hidden sounds left out', async () => {
+    // A hidden sound (pending moderation) with the nearest value of all must not appear.
+    await sql`insert into sound_descriptors (sound_id, bpm, loudness) values (108, 100, -15)`.execute(
+      t.catalogue.db,
+    );
+    try {
+      for (const sort of ['bpm:100', 'bpm:120', 'bpm:95', 'loudness:-15', 'bpm:-3']) {
+        for (const [limit, offset] of [
+          [15, 0],
+          [1, 0],
+          [2, 1],
+          [2, 2],
+          [3, 3],
+          [2, 6],
+          [2, 9],
+        ]) {
+          const walked = await search({ sort, limit, offset });
+          // A filter every visible sound passes takes the path that reads every match.
+          const read = await search({ sort, limit, offset, filter: 'id:[* TO *]' });
+          expect(walked.ids, `${sort} ${limit}@${offset}`).toEqual(read.ids);
+          expect(walked.count).toBe(7);
+          walked.distances?.forEach((d, i) => {
+            if (d === null) expect(read.distances?.[i]).toBeNull();
+            else expect(d).toBeCloseTo(read.distances?.[i] as number, 9);
+          });
+        }
+      }
+      expect((await search({ sort: 'bpm:100', limit: 2, offset: 1 })).ids).toEqual([101, 103]);
+    } finally {
+      await sql`delete from sound_descriptors where sound_id = 108`.execute(t.catalogue.db);
+    }
+  });
+
   it('a bad target is a SearchSyntaxError naming the problem', async () => {
     const refused = async (req: SearchRequest, reason: RegExp) => {
       const error = await search(req).catch((e) => e);
@@ -71,6 +105,8 @@ describe.each(testBackends(postgresUrl))('sort by target values on %s', (backend
     await refused({ sort: 'bpm:1,ac_tempo:2' }, /"ac_tempo" is named twice/);
     await refused({ sort: 'bpm:120,' }, /"" is not "name:number"/);
     await refused({ sort: 'bpm:120', groupByPack: true }, /does not combine with group_by_pack/);
+    // A value without a colon is one of the fixed orders, and the error says targets exist.
+    await refused({ sort: 'bpm' }, /unknown sort "bpm".*or target values such as bpm:120/);
   });
 });
 

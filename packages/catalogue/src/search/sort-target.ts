@@ -120,3 +120,45 @@ export function targetPage(
     join ${table} s on s.id = p.id
     order by p.distance asc nulls last, p.id asc`;
 }
+
+/**
+ * One descriptor and nothing else to match (`sort=bpm:120` alone, the common case): the page
+ * without reading every sound. The `offset + limit` nearest values on each side of the target come
+ * from the descriptor's index (every descriptor column has one over its non-null values), walked
+ * up from the target and down from it; the page is the nearest of both. When fewer sounds than
+ * that have the value, the page goes on with the sounds without it, by id, as targetPage orders
+ * them. Same answer as targetPage; null when the search is not of that shape.
+ */
+export function targetIndexPage(
+  target: SortTarget,
+  limit: number,
+  offset: number,
+): RawBuilder<{ id: number; distance: number | null; score: number }> | null {
+  if (target.length !== 1 || target[0].field.source !== 'descriptor') return null;
+  const { field, value } = target[0];
+  const rows = sql.table(STORE.descriptors.table);
+  const soundId = sql.ref(`d.${STORE.descriptors.soundId}`);
+  const column = sql.ref(`d.${field.column}`);
+  const table = sql.table(SEARCH_TABLE);
+  const wanted = offset + limit;
+  const side = (op: RawBuilder<unknown>, direction: RawBuilder<unknown>) =>
+    sql`(select ${soundId} as id, ${column}::float8 - ${value}::float8 as diff from ${rows} d
+      where ${column} ${op} ${value}::float8 and exists (select 1 from ${table} s where s.id = ${soundId})
+      order by ${column} ${direction}, ${soundId} asc limit ${wanted})`;
+  return sql`with v as materialized (
+      ${side(sql.raw('>='), sql.raw('asc'))} union all ${side(sql.raw('<'), sql.raw('desc'))}
+    ), p as materialized (
+      select id, abs(diff) as distance from v order by abs(diff), id limit ${limit} offset ${offset}
+    ), rest as (
+      select s.id from ${table} s
+      where (select count(*) from v) < ${wanted}
+        and not exists (select 1 from ${rows} d where ${soundId} = s.id and ${column} is not null)
+      order by s.id
+      limit greatest(0, ${limit} - (select count(*) from p))
+      offset greatest(0, ${offset} - (select count(*) from v))
+    )
+    select id, distance, 0::float8 as score from (
+      select id, distance, 0 as part from p
+      union all select id, null, 1 from rest
+    ) page order by part, distance, id`;
+}
