@@ -178,11 +178,29 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
       ],
     },
     {
+      // One descriptor: the nearest values from its index, walked both ways from the target.
       name: 'sort by target values (bpm:120, every sound)',
       request: { sort: 'bpm:120' },
       bare: [
+        `select id, abs(diff) from (
+           (select d.sound_id as id, d.bpm - 120 as diff from sound_descriptors d
+             where d.bpm >= 120 and exists (select 1 from sound_search s where s.id = d.sound_id)
+             order by d.bpm, d.sound_id limit 15)
+           union all
+           (select d.sound_id, d.bpm - 120 from sound_descriptors d
+             where d.bpm < 120 and exists (select 1 from sound_search s where s.id = d.sound_id)
+             order by d.bpm desc, d.sound_id limit 15)) v
+         order by abs(diff), id limit 15`,
+        'select count(*) from sound_search',
+      ],
+    },
+    {
+      // Two descriptors: every sound's distance, then the top 15.
+      name: 'sort by target values (bpm:120,loudness:-20, every sound)',
+      request: { sort: 'bpm:120,loudness:-20' },
+      bare: [
         `select s.id from sound_search s left join sound_descriptors d on d.sound_id = s.id
-         order by abs(d.bpm - 120) asc nulls last, s.id limit 15`,
+         order by sqrt(power(d.bpm - 120, 2) + power(d.loudness + 20, 2)) asc nulls last, s.id limit 15`,
         'select count(*) from sound_search',
       ],
     },
