@@ -2,6 +2,8 @@
 // index with what every entry point shares. API Extractor reads the built declarations (dist/, so
 // run `npm run build` first; `npm run docs:api` does both) and its model is rendered here as a few
 // compact pages, where API Documenter would write a page per member (580 files).
+// `--check` writes nothing: it fails, naming the pages, when docs/core-api/ differs from what the
+// declarations give (CI runs it, so that the reference cannot fall behind the code).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,28 +157,51 @@ try {
   const namesIn = (name) => new Set(models[name].map((item) => `${item.kind}:${item.displayName}`));
   const sets = ENTRIES.map(({ name }) => namesIn(name));
   const shared = (item) => sets.every((set) => set.has(`${item.kind}:${item.displayName}`));
-  fs.rmSync(outDir, { recursive: true, force: true });
-  fs.mkdirSync(outDir, { recursive: true });
+  const pages = new Map();
   for (const { name, title } of ENTRIES) {
     const own = models[name].filter((item) => !shared(item));
     const intro = `What \`${title}\` exports, besides what [every entry point shares](README.md). \`@earshot/core\` exports all of it too.`;
-    fs.writeFileSync(path.join(outDir, `${name}.md`), page(title, intro, own));
+    pages.set(`${name}.md`, page(title, intro, own));
   }
-  const index = page(
-    '@earshot/core API',
-    [
-      'The package has one entry point per area, and `@earshot/core` re-exports all three:',
-      '',
-      ...ENTRIES.map(({ name, title }) => `- [\`${title}\`](${name}.md)`),
-      '',
-      'Every entry point also exports what follows: the ffmpeg runner its functions take, the logger',
-      'interface and the error classes. The package README has the examples: [packages/core/README.md](../../packages/core/README.md).',
-    ].join('\n'),
-    models[ENTRIES[0].name].filter(shared),
+  pages.set(
+    'README.md',
+    page(
+      '@earshot/core API',
+      [
+        'The package has one entry point per area, and `@earshot/core` re-exports all three:',
+        '',
+        ...ENTRIES.map(({ name, title }) => `- [\`${title}\`](${name}.md)`),
+        '',
+        'Every entry point also exports what follows: the ffmpeg runner its functions take, the logger',
+        'interface and the error classes. The package README has the examples: [packages/core/README.md](../../packages/core/README.md).',
+      ].join('\n'),
+      models[ENTRIES[0].name].filter(shared),
+    ),
   );
-  fs.writeFileSync(path.join(outDir, 'README.md'), index);
-  const files = fs.readdirSync(outDir);
-  process.stdout.write(`wrote ${files.map((f) => path.join('docs', 'core-api', f)).join(', ')}\n`);
+  const shown = (file) => path.join('docs', 'core-api', file);
+  if (process.argv.includes('--check')) {
+    const present = fs.existsSync(outDir) ? fs.readdirSync(outDir) : [];
+    const stale = [
+      ...[...pages]
+        .filter(
+          ([file, text]) =>
+            !present.includes(file) || fs.readFileSync(path.join(outDir, file), 'utf8') !== text,
+        )
+        .map(([file]) => file),
+      ...present.filter((file) => !pages.has(file)),
+    ];
+    if (stale.length > 0) {
+      process.stderr.write(
+        `out of date: ${stale.map(shown).join(', ')}; run \`npm run docs:api\` and commit the pages\n`,
+      );
+      process.exitCode = 1;
+    } else process.stdout.write(`docs/core-api/ is current (${pages.size} pages)\n`);
+  } else {
+    fs.rmSync(outDir, { recursive: true, force: true });
+    fs.mkdirSync(outDir, { recursive: true });
+    for (const [file, text] of pages) fs.writeFileSync(path.join(outDir, file), text);
+    process.stdout.write(`wrote ${[...pages.keys()].map(shown).join(', ')}\n`);
+  }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
