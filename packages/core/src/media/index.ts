@@ -9,7 +9,13 @@ export {
 export { decodeClipInProcess, type InProcessClip, type InProcessClipOptions } from './clip-decode/index.ts';
 export type { DecodedChannels } from './clip-decode/types.ts';
 export { findPcmDataChunk, type PcmDataChunk } from './container-header.ts';
-export { ANALYSIS_SAMPLE_RATE, type DecodedSignal, type DecodeOptions, type DecodeSource, decodeMono } from './decode.ts';
+export {
+  ANALYSIS_SAMPLE_RATE,
+  type DecodedSignal,
+  type DecodeOptions,
+  type DecodeSource,
+  decodeMono,
+} from './decode.ts';
 export { checkDuration, decodeLimitSeconds } from './duration-limit.ts';
 export { MediaError, type MediaErrorCode } from './errors.ts';
 export {
