@@ -75,6 +75,8 @@ const CONTRACT_FIELDS = [
   'is_geotagged',
   'created',
   'license',
+  // Freesound's API since 2025 (issue 35): every sound instance carries it.
+  'gen_ai_preference',
   'type',
   'channels',
   'filesize',

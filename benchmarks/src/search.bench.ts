@@ -3,7 +3,7 @@
 // reused between runs) and into PGlite (a data folder under the OS temp dir, reused), then times
 // the query set through the engine and as bare SQL (the floor), side by side.
 //   npx earshot bench search [--sizes 100000,1000000] [--pglite-sizes 100000] [--reps 100] [--reseed]
-//                            [--only <text in query names>]
+//                            [--only <text in query names>] [--out <results file>]
 // The bare SQL of each query is the statement(s) of the plan the engine picks, written by hand,
 // over the same side structures. Every search table is vacuumed and analyzed before timing (what
 // autovacuum does in production), which also settles tables a newer migration added.
@@ -33,7 +33,7 @@ const reseed = process.argv.includes('--reseed');
 const only = arg('only', '');
 const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 const here = path.dirname(fileURLToPath(import.meta.url));
-const resultsFile = path.join(here, '..', 'results', 'search.md');
+const resultsFile = path.resolve(arg('out', path.join(here, '..', 'results', 'search.md')));
 const logger = createLogger('warn');
 const SEARCH_TABLES = ['sound_search', 'sound_descriptors', ...SEARCH_SIDE_TABLES];
 /** The very common word of the query set, and the lexeme it indexes as. */
@@ -175,6 +175,46 @@ function querySet(geo: { lat: number; lon: number }): BenchQuery[] {
          g as materialized (select * from r where rn = 1)
          select id, score, pack_id, in_pack, (select count(*) from g) from g order by score desc, id limit 15`,
         'select 1',
+      ],
+    },
+    {
+      // One descriptor: the nearest values from its index, walked both ways from the target.
+      name: 'sort by target values (bpm:120, every sound)',
+      request: { sort: 'bpm:120' },
+      bare: [
+        `select id, abs(diff) from (
+           (select d.sound_id as id, d.bpm - 120 as diff from sound_descriptors d
+             where d.bpm >= 120 and exists (select 1 from sound_search s where s.id = d.sound_id)
+             order by d.bpm, d.sound_id limit 15)
+           union all
+           (select d.sound_id, d.bpm - 120 from sound_descriptors d
+             where d.bpm < 120 and exists (select 1 from sound_search s where s.id = d.sound_id)
+             order by d.bpm desc, d.sound_id limit 15)) v
+         order by abs(diff), id limit 15`,
+        'select count(*) from sound_search',
+      ],
+    },
+    {
+      // Two descriptors: every sound's distance, then the top 15.
+      name: 'sort by target values (bpm:120,loudness:-20, every sound)',
+      request: { sort: 'bpm:120,loudness:-20' },
+      bare: [
+        `select s.id from sound_search s left join sound_descriptors d on d.sound_id = s.id
+         order by sqrt(power(d.bpm - 120, 2) + power(d.loudness + 20, 2)) asc nulls last, s.id limit 15`,
+        'select count(*) from sound_search',
+      ],
+    },
+    {
+      name: `sort by target values (${common}, bpm:120,loudness:-20)`,
+      request: { query: common, sort: 'bpm:120,loudness:-20' },
+      bare: [
+        `select m.id, ${rank} as score from (
+           select s.id from sound_search s left join sound_descriptors d on d.sound_id = s.id,
+             plainto_tsquery('english', '${common}') q
+           where s.tsv @@ q
+           order by sqrt(power(d.bpm - 120, 2) + power(d.loudness + 20, 2)) asc nulls last, s.id limit 15) m
+         join sound_search s on s.id = m.id, plainto_tsquery('english', '${common}') q`,
+        `select ndoc from search_term_df where lexeme = '${commonLexeme}'`,
       ],
     },
     {

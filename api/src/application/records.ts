@@ -37,8 +37,12 @@ export interface SoundRecord {
   sound: CatalogueSound;
   /** The search's relevance or similarity. */
   score?: number;
+  /** A search sorted by target values: the distance to them (null when the sound lacks one). */
+  distanceToTarget?: number | null;
   /** Variant B descriptor values by name: the ones asked for (a name the sound lacks is absent). */
   descriptors?: Record<string, unknown>;
+  /** Variant B `sim_<space>` fields: the sound's vector in each space (null when it has none there). */
+  vectors?: Record<string, number[] | null>;
   /** Variant A: the analysis tree's branches the `descriptors` parameter names; null when none. */
   analysis?: Record<string, unknown> | null;
   /** Variant A: the consolidated descriptor values; null when the sound has none. */
@@ -58,6 +62,8 @@ export interface SoundReads {
   analysis?: { pick?: string; normalized?: boolean };
   /** Variant A's `ac_analysis`. */
   acAnalysis?: boolean;
+  /** Variant B's `sim_<space>` fields: the sound's similarity vectors (one read per sound). */
+  vectors?: boolean;
 }
 
 /** The end user an OAuth2 token acts for: the public user record and what identifies them. */

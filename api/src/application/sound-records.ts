@@ -33,11 +33,13 @@ export class SoundRecords {
       if (!row) continue;
       const record: SoundRecord = { sound: row };
       if (hit.score !== undefined) record.score = hit.score;
+      if (hit.distanceToTarget !== undefined) record.distanceToTarget = hit.distanceToTarget;
       const descriptors = values?.get(hit.id);
       if (descriptors) record.descriptors = descriptors;
       if (hit.nFromSamePack !== undefined)
         record.samePack = { count: hit.nFromSamePack, grouping: hit.packGrouping };
       if (reads.analysis || reads.acAnalysis) Object.assign(record, await this.variantA(row, reads));
+      if (reads.vectors) record.vectors = await this.descriptors.vectors(row.id);
       out.push(record);
     }
     if (reads.analysis?.normalized) await this.normalize(out);

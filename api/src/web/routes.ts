@@ -11,7 +11,7 @@ import { csrfProtection } from './csrf.ts';
 import type { WebDeps } from './deps.ts';
 import { requireHttps, requireHttpsForPasswords } from './https-only.ts';
 import { oauth2Pages } from './oauth2-routes.ts';
-import { showAccount } from './pages/account.ts';
+import { showAccount, submitAccount } from './pages/account.ts';
 import { showApply, submitApply, submitRegenerate, submitRevoke } from './pages/apply.ts';
 import { moderationFile, showModeration, submitModeration } from './pages/moderation.ts';
 import { showBookmarks, showPack, showUser } from './pages/people.ts';
@@ -67,6 +67,7 @@ export function webRoutes(deps: WebDeps): Router {
   const signOutPaths = ['/apiv2/logout/', '/apiv2/logout'];
   router.post(signOutPaths, ...webPageChain(deps, { countWrites: false }), submitSignOut());
   page('get', '/apiv2/account/', requireSignedIn(), showAccount());
+  page('post', '/apiv2/account/', requireSignedIn(), submitAccount(deps));
   page('get', '/apiv2/apply/', requireSignedIn(), showApply(deps));
   page('post', '/apiv2/apply/', requireSignedIn(), submitApply(deps));
   page('post', '/apiv2/apply/revoke/', requireSignedIn(), submitRevoke(deps));

@@ -30,6 +30,7 @@ export {
 export * from './repositories/index.ts';
 export * from './schema/database.ts';
 export * from './schema/descriptors.ts';
+export * from './schema/gen-ai-preference.ts';
 export * from './schema/licenses.ts';
 export * from './schema/taxonomy.ts';
 export * from './search/index.ts';

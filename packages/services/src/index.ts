@@ -23,6 +23,7 @@ export {
   setApiCredentialLevel,
 } from './accounts/credentials.ts';
 export { DEMO_USERNAME, type DemoAccount, ensureDemoAccount } from './accounts/demo-account.ts';
+export { changeGenAiPreference, type GenAiPreferenceChange } from './accounts/gen-ai-preference.ts';
 export { type SignInOutcome, type SignInRequest, signIn } from './accounts/sign-in.ts';
 export {
   SIGN_IN_LIMITS,

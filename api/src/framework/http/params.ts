@@ -43,5 +43,5 @@ export const bookmarkCategoryIdParam = z
   .describe('numeric identifier of a bookmark category (0: uncategorized)');
 
 export const fieldsParam = commaList(
-  'comma-separated sound fields (and, in variant B, descriptor names) to return',
+  'comma-separated sound fields to return; in variant B also descriptor names (`all_descriptors`: every one) and `sim_<space>` similarity vectors (`all_similarity_spaces`: every space); in search results also `score` and, with a sort by target values, `distance_to_target`',
 );

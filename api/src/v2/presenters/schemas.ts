@@ -1,3 +1,4 @@
+import { GEN_AI_PREFERENCES } from '@earshot/catalogue';
 import { z } from 'zod';
 
 /**
@@ -22,6 +23,12 @@ export const soundSchema = z
     is_geotagged: z.boolean().optional(),
     created: z.string().optional(),
     license: z.string().optional(),
+    gen_ai_preference: z
+      .enum(GEN_AI_PREFERENCES)
+      .optional()
+      .describe(
+        "variant B: the uploader's preference on training generative AI models with the sound; `no-gen-ai` on solo speech (`sp-s`) when the uploader opted speech out",
+      ),
     type: z.string().optional(),
     channels: z.number().int().optional(),
     filesize: z.number().int().optional(),
@@ -46,6 +53,13 @@ export const soundSchema = z
     analysis_files: z.array(z.string()).optional(),
     is_explicit: z.boolean().optional(),
     score: z.number().nullable().optional(),
+    distance_to_target: z
+      .number()
+      .nullable()
+      .optional()
+      .describe(
+        'search sorted by target values (`sort=bpm:120`): Euclidean distance of the raw values to the target; null when the sound lacks one of them',
+      ),
     is_remix: z.boolean().optional(),
     was_remixed: z.boolean().optional(),
     md5: z.string().optional(),

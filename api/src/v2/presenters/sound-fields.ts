@@ -1,3 +1,4 @@
+import { listSimilaritySpaces } from '@earshot/core';
 import type { SoundReads, Variant } from '../../application/records.ts';
 import { DESCRIPTOR_FIELD_NAMES, DESCRIPTOR_NAME_SET } from './descriptor-names.ts';
 
@@ -16,6 +17,7 @@ export const B_FIELDS = [
   'is_geotagged',
   'created',
   'license',
+  'gen_ai_preference',
   'type',
   'channels',
   'filesize',
@@ -41,6 +43,7 @@ export const B_FIELDS = [
   'analysis_files',
   'is_explicit',
   'score',
+  'distance_to_target',
   'is_remix',
   'was_remixed',
   'md5',
@@ -49,6 +52,7 @@ export const B_FIELDS = [
 /** Fields only variant B has; variant A has its analysis links in their place. */
 const B_ONLY_FIELDS: ReadonlySet<string> = new Set([
   'subcategory',
+  'gen_ai_preference',
   'is_geotagged',
   'analysis_files',
   'is_explicit',
@@ -66,7 +70,10 @@ export const A_FIELDS: readonly string[] = B_FIELDS.filter((f) => !B_ONLY_FIELDS
 export const LIST_DEFAULT_FIELDS = ['id', 'name', 'tags', 'username', 'license'];
 
 /** Fields left out of a sound instance without `fields`: not in the contract's table, or list-only. */
-const INSTANCE_EXCLUDED = new Set(['score', 'pack_name']);
+const INSTANCE_EXCLUDED = new Set(['score', 'distance_to_target', 'pack_name']);
+
+/** Fields a search gives (relevance, distance to a sort target): selectable only where one ran. */
+const SEARCH_ONLY = new Set(['score', 'distance_to_target']);
 
 /** What to put in each sound of a response. */
 export interface FieldSelection {
@@ -74,13 +81,18 @@ export interface FieldSelection {
   fields: string[];
   /** Variant B descriptor names, in request order, after the metadata. */
   descriptors: string[];
+  /** Variant B: the similarity spaces whose vector is asked (`sim_<space>`), after the descriptors. */
+  vectors?: string[];
 }
+
+/** The `sim_<space>` field of a similarity space: the sound's vector in it. */
+export const vectorField = (space: string) => `sim_${space}`;
 
 /**
  * Applies the contract's rules: without `fields` the defaults (the list defaults, or every metadata
  * field for an instance); with `fields` exactly the listed ones, unknown names ignored, in the
  * canonical order, descriptors (variant B) after them. `*` selects everything, `all_descriptors`
- * every descriptor. `score` is only honoured where the resource allows it.
+ * every descriptor. `score` and `distance_to_target` are only honoured where the resource allows them.
  */
 export function selectFields(
   raw: string | undefined,
@@ -96,14 +108,19 @@ export function selectFields(
   const askedSet = new Set(asked);
   const everything = askedSet.has('*');
   const fields = canonical.filter(
-    (f) => (everything || askedSet.has(f)) && (f !== 'score' || options.allowScore),
+    (f) => (everything || askedSet.has(f)) && (!SEARCH_ONLY.has(f) || options.allowScore),
   );
   if (options.variant === 'A') return { fields, descriptors: [] };
   const descriptors =
     everything || askedSet.has('all_descriptors')
       ? [...DESCRIPTOR_FIELD_NAMES]
       : [...new Set(asked.filter((name) => DESCRIPTOR_NAME_SET.has(name)))];
-  return { fields, descriptors };
+  // Upstream: `sim_<space>` for one space's vector, `all_similarity_spaces` (and `*`) for all.
+  const allSpaces = everything || askedSet.has('all_similarity_spaces');
+  const vectors = listSimilaritySpaces()
+    .map((space) => space.name)
+    .filter((space) => allSpaces || askedSet.has(vectorField(space)));
+  return vectors.length > 0 ? { fields, descriptors, vectors } : { fields, descriptors };
 }
 
 /** Options of variant A's `descriptors` / `normalized` parameters. */
@@ -116,6 +133,7 @@ export interface VariantAOptions {
 export function soundReads(selection: FieldSelection, variantA: VariantAOptions = {}): SoundReads {
   const reads: SoundReads = {};
   if (selection.descriptors.length > 0) reads.descriptors = selection.descriptors;
+  if (selection.vectors?.length) reads.vectors = true;
   // Only variant A's fields name these: a variant B selection never asks for them.
   if (selection.fields.includes('analysis'))
     reads.analysis = { pick: variantA.descriptors, normalized: variantA.normalized };

@@ -2,7 +2,7 @@ import type { SoundRecord as CatalogueSound } from '@earshot/catalogue';
 import { fileUrl } from '../../application/file-names.ts';
 import type { SoundRecord, Variant } from '../../application/records.ts';
 import type { SoundJson } from './schemas.ts';
-import type { FieldSelection } from './sound-fields.ts';
+import { type FieldSelection, vectorField } from './sound-fields.ts';
 import { v2Timestamp } from './timestamps.ts';
 
 /**
@@ -38,6 +38,7 @@ const GETTERS: Record<string, Getter> = {
   is_geotagged: isGeotagged,
   created: (s) => v2Timestamp(s.created),
   license: (s) => s.license,
+  gen_ai_preference: (s) => s.gen_ai_preference,
   type: (s) => s.type ?? '',
   channels: (s) => s.channels ?? 0,
   filesize: (s) => Number(s.filesize ?? 0),
@@ -74,6 +75,7 @@ const GETTERS: Record<string, Getter> = {
     s.analyzed ? [fileUrl(c.origin, s.id, 'analysis_frames'), fileUrl(c.origin, s.id, 'analysis_stats')] : [],
   is_explicit: (s) => s.is_explicit,
   score: (_s, _c, r) => r.score ?? null,
+  distance_to_target: (_s, _c, r) => r.distanceToTarget ?? null,
   is_remix: (s) => s.is_remix,
   was_remixed: (s) => s.was_remixed,
   md5: (s) => s.md5 ?? '',
@@ -89,5 +91,6 @@ export function serializeSound(record: SoundRecord, ctx: SoundContext): SoundJso
   const { sound } = record;
   for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, record);
   for (const name of ctx.selection.descriptors) out[name] = record.descriptors?.[name] ?? null;
+  for (const space of ctx.selection.vectors ?? []) out[vectorField(space)] = record.vectors?.[space] ?? null;
   return out;
 }

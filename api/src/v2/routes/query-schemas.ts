@@ -22,7 +22,9 @@ const text = (description: string) => z.string().optional().describe(description
 export const textSearchQuery = soundListQuery.extend({
   query: text('words to search for; `+` and `-` prefixes, "quoted phrases"; empty matches everything'),
   filter: text('field:value terms, ranges [a TO b], AND/OR/NOT and parentheses'),
-  sort: text('score, duration_desc|asc, created_desc|asc, downloads_desc|asc, rating_desc|asc'),
+  sort: text(
+    'score, duration_desc|asc, created_desc|asc, downloads_desc|asc, rating_desc|asc; or target values `name:number[,name:number…]` (numeric sound fields and descriptors, e.g. `bpm:120,pitch:440`): nearest first by the Euclidean distance of the raw values, sounds lacking one last; the distance is the selectable field `distance_to_target`',
+  ),
   weights: text('field:weight pairs for the query (id, tags, description, username, pack, name)'),
   group_by_pack: text('1 returns one sound per pack'),
   similar_to: text('a sound id or a JSON vector: sort by similarity to it instead of the query'),
@@ -42,7 +44,7 @@ export const contentSearchQuery = soundListQuery.extend({
 export const combinedSearchQuery = soundListQuery.extend({
   query: textSearchQuery.shape.query,
   filter: textSearchQuery.shape.filter,
-  sort: textSearchQuery.shape.sort,
+  sort: text('score, duration_desc|asc, created_desc|asc, downloads_desc|asc, rating_desc|asc'),
   target: contentSearchQuery.shape.target,
   descriptors_filter: contentSearchQuery.shape.descriptors_filter,
   similarity_space: exampleSpace,

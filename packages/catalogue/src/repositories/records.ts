@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { GENERIC_PLAN_MARK } from '../connection/prepared-statements.ts';
 import type { Sound, User } from '../schema/database.ts';
+import type { GenAiPreference } from '../schema/gen-ai-preference.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
 import { PUBLIC_SOUND, wherePublic } from './sounds.ts';
 import { type UserCounts, userCountColumns } from './users.ts';
@@ -47,6 +48,8 @@ export interface SoundRecord
   > {
   username: string;
   pack_name: string | null;
+  /** The uploader's generative-AI preference as it applies to this sound (speech opt-out included). */
+  gen_ai_preference: GenAiPreference;
   /** The sound has a vector in the default similarity space. */
   similarity_ready: boolean;
   /** Analysis results exist. */
@@ -71,6 +74,7 @@ select s.id, s.user_id, u.username, s.name, s.tags, s.description, s.category, s
   s.type, s.channels, s.filesize, s.bitrate, s.bitdepth, s.duration, s.samplerate, s.md5, s.is_remix,
   s.was_remixed, s.is_explicit, s.pack_id, p.name as pack_name, s.num_downloads, s.avg_rating,
   s.num_ratings, s.num_comments,
+  sound_gen_ai_preference(u.gen_ai_preference, u.gen_ai_speech_opt_out, s.category_code) as gen_ai_preference,
   exists (select 1 from sound_similarity_vectors v where v.sound_id = s.id and v.space = $2) as similarity_ready,
   exists (select 1 from sound_descriptors d where d.sound_id = s.id) as analyzed
 from sounds s

@@ -1,6 +1,7 @@
 import { EarshotError } from '@earshot/common';
 import { type RawBuilder, sql } from 'kysely';
 import type { User } from '../schema/database.ts';
+import type { GenAiPreference } from '../schema/gen-ai-preference.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { type Db, isUniqueViolation } from './shared.ts';
 import { publicSoundSql } from './sounds.ts';
@@ -39,6 +40,8 @@ const publicColumns = [
   'date_joined',
   'is_moderator',
   'is_trusted',
+  'gen_ai_preference',
+  'gen_ai_speech_opt_out',
 ] as const;
 
 export async function createUser(db: Db, input: NewUser): Promise<PublicUser> {
@@ -170,4 +173,18 @@ export function userCountColumns(user: RawBuilder<number>) {
 
 export function userCounts(db: Db, userId: number): Promise<UserCounts> {
   return db.selectNoFrom(userCountColumns(sql<number>`${userId}`)).executeTakeFirstOrThrow();
+}
+
+/** A user's generative-AI preference and speech opt-out (schema/gen-ai-preference.ts). */
+export async function setGenAiPreference(
+  db: Db,
+  userId: number,
+  preference: GenAiPreference,
+  speechOptOut: boolean,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ gen_ai_preference: preference, gen_ai_speech_opt_out: speechOptOut })
+    .where('id', '=', userId)
+    .execute();
 }

@@ -1,6 +1,7 @@
 import type { SoundType } from '@earshot/core';
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { DescriptorValues } from './descriptors.ts';
+import type { GenAiPreference } from './gen-ai-preference.ts';
 import type { LicenseName } from './licenses.ts';
 
 /** The table types Kysely checks every query against. Mirrors src/migrations/. */
@@ -31,6 +32,10 @@ export interface UsersTable {
   is_moderator: Defaulted<boolean>;
   /** Trusted uploaders' sounds skip moderation. */
   is_trusted: Defaulted<boolean>;
+  /** Their preference on generative-AI training (schema/gen-ai-preference.ts). */
+  gen_ai_preference: Defaulted<GenAiPreference>;
+  /** Their solo-speech sounds are `no-gen-ai` whatever the preference. */
+  gen_ai_speech_opt_out: Defaulted<boolean>;
 }
 
 export interface ApiCredentialsTable {

@@ -190,6 +190,11 @@ function compileMatch(field: FieldRef, value: FilterValue, alias: 's' | 'd'): Co
     return sql<boolean>`exists (select 1 from ${sql.table(c.table)} c where c.${sql.ref(c.soundId)} = s.id
       and to_tsvector(${cfg}, c.${sql.ref(c.text)}) @@ ${textQuery(value.text, value.phrase)})`;
   }
+  if (def.source === 'uploader') {
+    return value.type === 'string'
+      ? sql<boolean>`${uploaderGenAiPreference()} = ${value.value}::text`
+      : FALSE;
+  }
   const col = sql.ref(`${alias}.${def.column}`);
   switch (value.type) {
     case 'text': {
@@ -219,6 +224,15 @@ function compileMatch(field: FieldRef, value: FilterValue, alias: 's' | 'd'): Co
   }
 }
 
+/**
+ * The sound's generative-AI preference: its uploader's, made `no-gen-ai` for solo speech by their
+ * opt-out (schema/gen-ai-preference.ts), by the function the sound records read it with.
+ */
+function uploaderGenAiPreference(): RawBuilder<string> {
+  return sql<string>`(select sound_gen_ai_preference(u.gen_ai_preference, u.gen_ai_speech_opt_out, so.category_code)
+    from sounds so join users u on u.id = so.user_id where so.id = s.id)`;
+}
+
 /** The comparison a range bound stands for: `lo` is the lower bound, `hi` the upper. */
 export function boundOp(side: 'lo' | 'hi', inclusive: boolean): RawBuilder<unknown> {
   return sql.raw(side === 'lo' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<');
@@ -232,6 +246,7 @@ function compileRange(
 ): Condition {
   if (field.kind === 'analysis') throw new Error('an analysis path is read through a DescriptorRow');
   const def = field.def;
+  if (def.source === 'uploader') return FALSE;
   const col = sql.ref(`${alias}.${def.column}`);
   const parts: Condition[] = [];
   for (const [bound, side] of [
@@ -257,6 +272,7 @@ function compileExists(field: FieldRef, alias: 's' | 'd'): Condition {
   const def = field.def;
   if (def.source === 'descriptor') return sql<boolean>`${sql.ref(`${alias}.${def.column}`)} is not null`;
   if (def.source === 'comments') return sql<boolean>`s.num_comments > 0`;
+  if (def.source === 'uploader') return TRUE;
   if (def.type === 'geo' || def.name === 'is_geotagged') return sql<boolean>`s.lat is not null`;
   if (def.type === 'tags') return sql<boolean>`cardinality(s.tags) > 0`;
   const col = sql.ref(`s.${def.column}`);

@@ -6,6 +6,7 @@ import { phrasePrefilter } from './phrase-prefilter.ts';
 import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
 import { requiredTermsBound, sideCount, singleTermClause, termStats } from './side-counts.ts';
+import { targetIndexPage, targetPage } from './sort-target.ts';
 import { limitedSearch, prepared, type SearchLimits } from './statement.ts';
 import { clausesSearch, termMemoOf, termSearch } from './term-search.ts';
 
@@ -48,6 +49,23 @@ export async function searchSounds(
   const { offset } = search;
   const db = catalogue.db;
   return limitedSearch(options, async () => {
+    if (search.sortTarget) {
+      const matchesAll = !search.query.clauses.length && !search.filter;
+      const page =
+        (matchesAll && targetIndexPage(search.sortTarget, search.limit, offset)) ||
+        targetPage(search.sortTarget, where, search.query.clauses.length ? rank : null, search.limit, offset);
+      // Page and count on two connections at once, as below.
+      const [rows, total] = await Promise.all([
+        prepared(page).execute(db),
+        prepared(plainCount(where)).execute(db),
+      ]);
+      return {
+        count: total.rows[0].n,
+        ids: rows.rows.map((r) => r.id),
+        scores: rows.rows.map((r) => Number(r.score)),
+        distances: rows.rows.map((r) => (r.distance === null ? null : Number(r.distance))),
+      };
+    }
     // A one-word query without filters: its exact count (and group count) is in search_term_df.
     const clause = search.filter ? null : singleTermClause(search);
     if (clause && search.sort === 'score') {

@@ -1,4 +1,5 @@
 import { DESCRIPTOR_COLUMNS } from '../schema/descriptors.ts';
+import { GEN_AI_PREFERENCES } from '../schema/gen-ai-preference.ts';
 
 /**
  * The filter-field registry: every name a `filter` (v2) or `f` (v1) may use, its value type and
@@ -17,8 +18,11 @@ export type FieldType =
   | 'geo'
   | 'pack_grouping'; // "<packid>_<packname>", the link target of grouped results
 
-/** Where a field's column lives: the search document, the descriptor row, or the comments. */
-export type FieldSource = 'sound' | 'descriptor' | 'comments';
+/**
+ * Where a field's column lives: the search document, the descriptor row, the comments, or the
+ * uploader's settings as they apply to the sound (`gen_ai_preference`).
+ */
+export type FieldSource = 'sound' | 'descriptor' | 'comments' | 'uploader';
 
 export interface FieldDef {
   /** The canonical filter name. */
@@ -28,6 +32,8 @@ export interface FieldDef {
   /** Column in the search document (`source: 'sound'`) or the descriptor table. */
   readonly column: string;
   readonly caseInsensitive?: boolean;
+  /** A keyword field with a closed set of values: any other value is an error, not an empty match. */
+  readonly values?: readonly string[];
 }
 
 const sound = (name: string, type: FieldType, column = name, caseInsensitive = false): FieldDef => ({
@@ -68,6 +74,13 @@ const SOUND_FIELDS: FieldDef[] = [
   sound('num_ratings', 'int'),
   sound('num_comments', 'int'),
   { name: 'comment', type: 'text', source: 'comments', column: 'comment' },
+  {
+    name: 'gen_ai_preference',
+    type: 'keyword',
+    source: 'uploader',
+    column: 'gen_ai_preference',
+    values: GEN_AI_PREFERENCES,
+  },
 ];
 
 /** Other spellings clients use: the v1 names, the contract's "is explicit" and "comments" count. */

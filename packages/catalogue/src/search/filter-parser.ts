@@ -340,6 +340,12 @@ class FilterParser {
       case 'keyword':
       case 'tags': {
         const value = def.source === 'descriptor' ? unsharp(raw.text) : raw.text;
+        if (def.values && !def.values.includes(value)) {
+          throw new ValueError(
+            `"${value}" is not a value of ${def.name}; use one of ${def.values.join(', ')}`,
+            raw.position,
+          );
+        }
         return { kind: 'match', field, value: { type: 'string', value } };
       }
       case 'int':
@@ -364,6 +370,9 @@ class FilterParser {
     hiInc: boolean,
   ): FilterNode {
     const open = (r: RawValue) => r.text === '*' && !r.quoted;
+    if (field.kind === 'field' && field.def.values) {
+      throw new ValueError(`${field.def.name} takes one of its values, not a range`, lo.position);
+    }
     const type = field.kind === 'analysis' ? 'float' : field.def.type;
     if (type === 'geo') {
       if (open(lo) || open(hi)) throw new ValueError('a geotag range needs both corners', lo.position);

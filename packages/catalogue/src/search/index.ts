@@ -37,4 +37,12 @@ export {
 } from './prepare.ts';
 export { parseTextQuery, QUERY_LIMITS, type QueryClause, type TextQuery } from './query-parser.ts';
 export { SEARCH_SIDE_TABLES, SEARCH_TABLE } from './search-schema.ts';
+export {
+  isSortTarget,
+  MAX_SORT_TARGET_TERMS,
+  parseSortTarget,
+  type SortTarget,
+  type SortTargetTerm,
+  sortTargetFieldNames,
+} from './sort-target.ts';
 export { DEFAULT_SEARCH_BUDGET_MS, type SearchLimits } from './statement.ts';

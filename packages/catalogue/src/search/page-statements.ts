@@ -19,6 +19,8 @@ export interface SearchResult {
   readonly scores: number[];
   /** Per id, its pack group (null for a sound without a pack); only when grouped by pack. */
   readonly packGroups?: (PackGroup | null)[];
+  /** Per id, its distance to the sort target (null without one of its values); only when sorting by target values. */
+  readonly distances?: (number | null)[];
 }
 
 interface PageRow {

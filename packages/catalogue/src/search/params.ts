@@ -23,7 +23,8 @@ export function parseSort(value: string | undefined, parameter: SearchParameter 
   const hint = near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(', ')}?)` : '';
   throw new SearchSyntaxError(
     parameter,
-    `unknown sort "${v}"${hint}; use one of ${SORT_OPTIONS.join(', ')}`,
+    `unknown sort "${v}"${hint}; use one of ${SORT_OPTIONS.join(', ')}` +
+      (parameter === 'sort' ? ', or target values such as bpm:120' : ''),
     0,
   );
 }

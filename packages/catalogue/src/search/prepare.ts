@@ -11,6 +11,7 @@ import {
   type SortOption,
 } from './params.ts';
 import { parseTextQuery, type TextQuery } from './query-parser.ts';
+import { isSortTarget, parseSortTarget, type SortTarget } from './sort-target.ts';
 
 /** A text search as the v2 API receives it (raw parameter strings; undefined = parameter absent). */
 export interface SearchRequest extends Partial<PageRequest> {
@@ -51,6 +52,8 @@ export interface PreparedSearch extends Readonly<PageRequest> {
   readonly query: TextQuery;
   readonly filter: FilterNode | null;
   readonly sort: SortOption;
+  /** `sort` named target values: the matches nearest to them first (`sort` is then `score`). */
+  readonly sortTarget?: SortTarget;
   readonly weights: FieldWeights;
   readonly groupByPack: boolean;
 }
@@ -76,12 +79,19 @@ export function prepareSearch(req: SearchRequest): PreparedSearch {
       }),
     );
   }
+  const sortTarget = isSortTarget(req.sort) ? parseSortTarget(req.sort, 'sort') : undefined;
+  const groupByPack =
+    typeof req.groupByPack === 'boolean' ? req.groupByPack : parseGroupByPack(req.groupByPack);
+  if (sortTarget && groupByPack) {
+    throw new SearchSyntaxError('sort', 'a sort by target values does not combine with group_by_pack=1');
+  }
   return {
     query: parseTextQuery(req.query, 'query'),
     filter: joinFilters(filters),
-    sort: parseSort(req.sort, 'sort'),
+    sort: sortTarget ? 'score' : parseSort(req.sort, 'sort'),
+    ...(sortTarget ? { sortTarget } : {}),
     weights: parseWeights(req.weights),
-    groupByPack: typeof req.groupByPack === 'boolean' ? req.groupByPack : parseGroupByPack(req.groupByPack),
+    groupByPack,
     limit: checkCount(req.limit ?? 15, 'page_size', MAX_PAGE_SIZE),
     offset: checkOffset(req.offset ?? 0),
   };

@@ -37,6 +37,7 @@ export function soundRowFixture(over: Partial<SoundRecord> = {}): SoundRecord {
     num_comments: 1,
     username: 'ann b',
     pack_name: null,
+    gen_ai_preference: 'no-additional-preferences',
     similarity_ready: true,
     analyzed: true,
     ...over,

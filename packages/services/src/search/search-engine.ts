@@ -105,6 +105,7 @@ export function searchEngine(
           return {
             id,
             score: result.scores[i],
+            ...(result.distances ? { distanceToTarget: result.distances[i] } : {}),
             ...(group && group.count > 1
               ? { nFromSamePack: group.count, packGrouping: String(group.packId) }
               : {}),

@@ -14,6 +14,8 @@ export interface Hit {
   /** Grouped search: matches in the same pack, this one included, when more than one. */
   nFromSamePack?: number;
   packGrouping?: string;
+  /** A search sorted by target values: the distance to them (null when the sound lacks one). */
+  distanceToTarget?: number | null;
 }
 
 /** One page of hits with the count of all of them. */
