@@ -1,0 +1,154 @@
+// Automatic broad-taxonomy category (issue 35): cross-validated accuracy of the classifiers on a
+// labelled set of real recordings (the CC0 Sonic Pi samples, labelled by family:
+// fixtures/src/sample-categories.ts), beside the majority-class baseline, per label, and the
+// confidence threshold's coverage/accuracy trade-off.
+// `npx earshot bench category [--folds 5]`. Each sample is analysed once as the pipeline does
+// (analyzeFile, then its freesound_classic vector); the vectors are cached under
+// benchmarks/.cache/category/ (gitignored).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CATEGORY_CONFIDENCE_THRESHOLD,
+  CATEGORY_SPACE,
+  classifyNearest,
+  classifySoftmax,
+  crossValidatedPredictions,
+  type Evaluation,
+  evaluatePredictions,
+  type LabelledVector,
+  type Learner,
+  type Prediction,
+  similarityVectorFromAnalysis,
+  trainCategoryModel,
+  trainSoftmax,
+} from '@earshot/core';
+import { analyzeFile } from '@earshot/core/descriptors';
+import { labelledRealSamples } from '@earshot/fixtures';
+import { arg } from './args.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cacheFile = path.join(here, '..', '.cache', 'category', `${CATEGORY_SPACE}-vectors.json`);
+const resultsFile = path.join(here, '..', 'results', 'category.md');
+const folds = Number(arg('folds', '5'));
+const THRESHOLDS = [0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+async function labelledVectors(): Promise<Array<LabelledVector & { name: string }>> {
+  const cache: Record<string, number[]> = fs.existsSync(cacheFile)
+    ? JSON.parse(fs.readFileSync(cacheFile, 'utf8'))
+    : {};
+  const samples = labelledRealSamples();
+  let done = 0;
+  for (const sample of samples) {
+    if (!cache[sample.name]) {
+      const { variantA } = await analyzeFile(sample.file);
+      cache[sample.name] = Array.from(similarityVectorFromAnalysis(CATEGORY_SPACE, variantA));
+    }
+    done++;
+    process.stderr.write(`\ranalysing the labelled samples: ${done} / ${samples.length}`);
+  }
+  process.stderr.write('\n');
+  fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+  fs.writeFileSync(cacheFile, JSON.stringify(cache));
+  return samples.map((s) => ({ name: s.name, label: s.code, vector: cache[s.name] }));
+}
+
+const majority: Learner = (training) => {
+  const counts = new Map<string, number>();
+  for (const e of training) counts.set(e.label, (counts.get(e.label) ?? 0) + 1);
+  const [label, n] = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  return () => ({ label, confidence: n / training.length });
+};
+
+const LEARNERS: Array<{ name: string; learner: Learner }> = [
+  { name: 'majority class (baseline)', learner: majority },
+  { name: 'k-NN, k = 1 (cosine)', learner: (t) => (v) => classifyNearest(t, v, 1) },
+  { name: 'k-NN, k = 7 (cosine, weighted vote)', learner: (t) => (v) => classifyNearest(t, v, 7) },
+  {
+    name: 'softmax regression, unweighted',
+    learner: (t) => {
+      const m = trainSoftmax(t, { balanced: false });
+      return (v) => classifySoftmax(m, v);
+    },
+  },
+  {
+    name: 'softmax regression, balanced (**production**)',
+    learner: (t) => {
+      const m = trainCategoryModel(t);
+      if (!m) throw new Error('too few labels to train on');
+      return (v) => classifySoftmax(m, v);
+    },
+  },
+];
+
+const topLevel = (code: string) => code.split('-')[0];
+const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)} %`);
+
+function balancedAccuracy(e: Evaluation): number {
+  return e.perLabel.reduce((sum, l) => sum + l.recall, 0) / e.perLabel.length;
+}
+
+const examples = await labelledVectors();
+const truth = examples.map((e) => e.label);
+const counts = [...new Set(truth)].sort().map((l) => `${l} ${truth.filter((t) => t === l).length}`);
+
+const lines: string[] = [];
+const out = (line = '') => {
+  lines.push(line);
+  process.stdout.write(`${line}\n`);
+};
+out('# Automatic category: cross-validated accuracy on real recordings');
+out();
+out(
+  `${examples.length} CC0 Sonic Pi samples labelled by family with a broad-sound-taxonomy subcategory ` +
+    `(${counts.join(', ')}); input: each sample's \`${CATEGORY_SPACE}\` vector from earshot's own analysis. ` +
+    `${folds}-fold stratified cross-validation: every sample is classified by a model that never saw it.`,
+);
+out();
+out('| classifier | accuracy | balanced accuracy (mean recall) | top-level category accuracy |');
+out('|---|---:|---:|---:|');
+let production: { evaluation: Evaluation; predictions: Prediction[] } | undefined;
+for (const { name, learner } of LEARNERS) {
+  const started = performance.now();
+  const predictions = crossValidatedPredictions(examples, folds, learner);
+  const evaluation = evaluatePredictions(truth, predictions, THRESHOLDS);
+  const top = evaluatePredictions(
+    truth.map(topLevel),
+    predictions.map((p) => ({ ...p, label: topLevel(p.label) })),
+  );
+  out(
+    `| ${name} | ${pct(evaluation.accuracy)} | ${pct(balancedAccuracy(evaluation))} | ${pct(top.accuracy)} |`,
+  );
+  process.stderr.write(`  ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  if (name.includes('production')) production = { evaluation, predictions };
+}
+if (!production) throw new Error('no production classifier in the list');
+out();
+out('## Production classifier, per label');
+out();
+out('| label | examples | recall | precision |');
+out('|---|---:|---:|---:|');
+for (const l of production.evaluation.perLabel)
+  out(`| \`${l.label}\` | ${l.examples} | ${pct(l.recall)} | ${pct(l.precision)} |`);
+out();
+out('## Confidence threshold: coverage and accuracy');
+out();
+out(
+  `A sound gets the estimate only when its confidence (the model's probability of its best label) ` +
+    `reaches the threshold; earshot uses ${CATEGORY_CONFIDENCE_THRESHOLD}.`,
+);
+out();
+out('| threshold | coverage | accuracy of those labelled |');
+out('|---:|---:|---:|');
+for (const t of production.evaluation.tradeoff)
+  out(
+    `| ${t.threshold}${t.threshold === CATEGORY_CONFIDENCE_THRESHOLD ? ' (used)' : ''} | ${pct(t.coverage)} | ${pct(t.accuracy)} |`,
+  );
+const started = performance.now();
+trainCategoryModel(examples);
+out();
+out(
+  `Training the production model on all ${examples.length} samples: ${(performance.now() - started).toFixed(0)} ms.`,
+);
+fs.writeFileSync(resultsFile, `${lines.join('\n')}\n`);
+process.stderr.write(`written to ${path.relative(process.cwd(), resultsFile)}\n`);

@@ -1,0 +1,100 @@
+import {
+  countLabelledSounds,
+  type Db,
+  getCategoryModel,
+  listLabelledVectors,
+  listUnlabelledVectors,
+  saveCategoryModel,
+  setEstimatedCategory,
+} from '@earshot/catalogue';
+import type { Logger } from '@earshot/common';
+import {
+  CATEGORY_SPACE,
+  type CategoryModel,
+  categoryModelDue,
+  estimateCategory,
+  parseCategoryModel,
+  trainCategoryModel,
+} from '@earshot/core';
+
+/** The stored model, or undefined when none was trained yet (or it was stored for another shape). */
+async function currentModel(db: Db, logger?: Logger): Promise<CategoryModel | undefined> {
+  const stored = await getCategoryModel(db, CATEGORY_SPACE);
+  if (!stored) return undefined;
+  try {
+    return parseCategoryModel(stored.model);
+  } catch (err) {
+    // A damaged row estimates nothing until the next training replaces it.
+    logger?.warn({ err }, 'the stored category model is unusable; no category is estimated');
+    return undefined;
+  }
+}
+
+/**
+ * Estimates the category of a sound whose uploader gave none, from its vector in the category
+ * space, and stores it (`category_is_user_provided` stays false). Below the confidence threshold
+ * the category is left empty (an earlier estimate is cleared). No model yet: nothing is written.
+ * A sound with its uploader's category is never touched (the catalogue's UPDATE guards it).
+ * Returns the code stored, null for "left empty", undefined when there is no model.
+ */
+export async function estimateSoundCategory(
+  db: Db,
+  soundId: number,
+  vector: ArrayLike<number>,
+  logger?: Logger,
+): Promise<string | null | undefined> {
+  const model = await currentModel(db, logger);
+  if (!model) return undefined;
+  const code = estimateCategory(model, vector)?.label ?? null;
+  await setEstimatedCategory(db, soundId, code);
+  return code;
+}
+
+export interface CategoryTraining {
+  /** False when the labels had not grown enough since the last training, or too few labels can be learned. */
+  trained: boolean;
+  labelledSounds: number;
+  /** The labels the model learned. */
+  labels: string[];
+  /** Sounds whose estimated category changed. */
+  changed: number;
+}
+
+const PAGE = 500;
+
+/**
+ * Retrains the category model when the labelled sounds have grown enough since it was trained
+ * (`categoryModelDue`; `force` retrains anyway), stores it, then estimates again the category of
+ * every sound whose uploader gave none. Running it twice at once (two hosts) is harmless: both
+ * store the same model.
+ */
+export async function retrainCategoryModel(
+  db: Db,
+  options: { force?: boolean; logger?: Logger; signal?: AbortSignal } = {},
+): Promise<CategoryTraining> {
+  const labelled = await countLabelledSounds(db, CATEGORY_SPACE);
+  const stored = await getCategoryModel(db, CATEGORY_SPACE);
+  if (!options.force && !categoryModelDue(labelled, stored?.labelledSounds ?? 0))
+    return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
+  const examples = await listLabelledVectors(db, CATEGORY_SPACE);
+  const model = trainCategoryModel(examples);
+  if (!model) return { trained: false, labelledSounds: examples.length, labels: [], changed: 0 };
+  options.signal?.throwIfAborted();
+  await saveCategoryModel(db, CATEGORY_SPACE, model, examples.length);
+  let changed = 0;
+  for (let after = 0; ; ) {
+    options.signal?.throwIfAborted();
+    const page = await listUnlabelledVectors(db, CATEGORY_SPACE, after, PAGE);
+    for (const sound of page) {
+      if (await setEstimatedCategory(db, sound.id, estimateCategory(model, sound.vector)?.label ?? null))
+        changed++;
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1].id;
+  }
+  options.logger?.info(
+    { labelledSounds: examples.length, labels: model.labels, changed },
+    'category model trained; estimated categories updated',
+  );
+  return { trained: true, labelledSounds: examples.length, labels: model.labels, changed };
+}
