@@ -2,11 +2,12 @@ import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { Ffmpeg } from '@earshot/core';
 import { SoundStorage } from '@earshot/services';
+import { CATALOGUE_WIDE } from './jobs/registry.ts';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
-import { pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
+import { CATEGORY_MODEL_JOB, pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
 import type { StageDeps } from './pipeline/handlers.ts';
 import { type LeaseOptions, soundLeaseGuard } from './pipeline/lease.ts';
 import { pipelineHooks } from './pipeline/lifecycle.ts';
@@ -80,7 +81,7 @@ export interface JobRunnerService {
 export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerService {
   const { config, logger, catalogue } = options;
   const storage = new SoundStorage(config.dataDir);
-  const store = new CatalogueStore(catalogue.db, storage);
+  const store = new CatalogueStore(catalogue.db, storage, logger);
   const corePerJob = options.corePerJob ?? Boolean(config.REDIS_URL);
   const tools =
     options.tools ??
@@ -130,6 +131,10 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
       await runner.startWorkers(concurrency);
       logger.info({ runner: runner.kind, concurrency }, 'pipeline: workers started');
       if (runner.kind === 'in-process') await pipeline.reconcile();
+      // Labels may have arrived while no process ran (an upgrade, an import): train if they did.
+      await runner
+        .enqueue(CATEGORY_MODEL_JOB, CATALOGUE_WIDE)
+        .catch((err) => logger.warn({ err }, 'could not queue the category model; the next sound will'));
       // Continuous in both runners: what another process queued or abandoned is picked up here too.
       pipeline.startReconciler(options.reconcileIntervalMs ?? (runner.kind === 'bullmq' ? 15_000 : 3_000));
     },

@@ -68,8 +68,7 @@ export function parseCategoryModel(value: unknown): CategoryModel {
   const dimension = m?.dimension;
   const labels = m?.labels;
   if (
-    !m ||
-    m.kind !== 'softmax' ||
+    m?.kind !== 'softmax' ||
     typeof dimension !== 'number' ||
     !Number.isInteger(dimension) ||
     dimension < 1 ||

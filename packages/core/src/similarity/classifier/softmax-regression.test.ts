@@ -45,9 +45,8 @@ describe('trainSoftmax / classifySoftmax', () => {
     const examples = clusters(CENTRES, 8, 0.4);
     expect(trainSoftmax(examples)).toEqual(trainSoftmax(examples));
     const reversed = trainSoftmax([...examples].reverse()).weights.flat();
-    trainSoftmax(examples)
-      .weights.flat()
-      .forEach((w, i) => expect(reversed[i]).toBeCloseTo(w, 9));
+    for (const [i, w] of trainSoftmax(examples).weights.flat().entries())
+      expect(reversed[i]).toBeCloseTo(w, 9);
   });
 
   it('balanced: a small label is not swallowed by a large one it overlaps', () => {
