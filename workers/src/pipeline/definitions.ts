@@ -23,7 +23,7 @@ export const DEFAULT_STAGE_POLICIES: Record<StageName, StagePolicy> = {
 /** The catalogue-wide job that retrains the category model (queued after each handover and at start). */
 export const CATEGORY_MODEL_JOB = 'category_model';
 
-const CATEGORY_MODEL_POLICY: StagePolicy = { timeoutMs: 10 * 60_000, attempts: 3, backoff: RETRY };
+const CATEGORY_MODEL_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 3, backoff: RETRY };
 
 /**
  * The pipeline's job registry: one job per stage, and the category model's retraining, all bound

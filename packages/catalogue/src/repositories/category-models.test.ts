@@ -67,7 +67,7 @@ describe.each(testBackends(postgresUrl))('category models on %s', (backend) => {
       .execute();
     await newSound(space(), { category: 'Speech', subcategory: 'Solo speech' });
     expect(await countLabelledSounds(db(), s)).toBe(2);
-    expect(await listLabelledVectors(db(), s)).toEqual([
+    expect(await listLabelledVectors(db(), s, 10)).toEqual([
       { soundId: labelled, label: 'm-sp', vector: [labelled, 1] },
       { soundId: topOnly, label: 'm', vector: [topOnly, 1] },
     ]);
@@ -75,6 +75,17 @@ describe.each(testBackends(postgresUrl))('category models on %s', (backend) => {
       { id: unlabelled, vector: [unlabelled, 1] },
     ]);
     expect(await listUnlabelledVectors(db(), s, unlabelled, 10)).toEqual([]);
+  });
+
+  it('thins a label with more sounds than asked for evenly over its ids', async () => {
+    const s = space();
+    const music = [];
+    for (let i = 0; i < 10; i++) music.push(await newSound(s, { category: 'Music', subcategory: 'Other' }));
+    const speech = await newSound(s, { category: 'Speech', subcategory: 'Solo speech' });
+    const kept = await listLabelledVectors(db(), s, 4);
+    // Ranks 1, 4, 6, 9 of ten: the first row of each quarter.
+    expect(kept.map((k) => k.soundId)).toEqual([music[0], music[3], music[5], music[8], speech]);
+    expect(await listLabelledVectors(db(), s, 10)).toHaveLength(11);
   });
 
   it('sets and clears an estimate, marked as not user-provided, and never touches an uploader’s category', async () => {

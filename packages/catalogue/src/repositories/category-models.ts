@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { categoryCode, categoryNames } from '../schema/taxonomy.ts';
 import type { Db } from './shared.ts';
 
@@ -58,13 +59,35 @@ export async function countLabelledSounds(db: Db, space: string): Promise<number
   return Number(row.n);
 }
 
+/**
+ * The labelled sounds' vectors, at most `perLabel` per label (a label with more is thinned evenly
+ * over its ids, in the database, so a large catalogue's vectors are not all read), in id order.
+ */
 export async function listLabelledVectors(
   db: Db,
   space: string,
+  perLabel: number,
 ): Promise<Array<{ soundId: number; label: string; vector: number[] }>> {
-  const rows = await labelledSounds(db, space)
-    .select(['s.id', 's.category_code', 'v.vector'])
-    .orderBy('s.id')
+  const ranked = labelledSounds(db, space).select((eb) => [
+    's.id',
+    's.category_code',
+    sql<number>`row_number() over (partition by s.category_code order by s.id)`.as('rank'),
+    eb.fn
+      .countAll<number>()
+      .over((ob) => ob.partitionBy('s.category_code'))
+      .as('total'),
+  ]);
+  // Row `rank` is kept when it starts a new one of `perLabel` equal steps through the label's rows
+  // (every row when the label has no more than `perLabel`).
+  const rows = await db
+    .selectFrom(ranked.as('r'))
+    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 'r.id')
+    .where('v.space', '=', space)
+    .where(
+      sql<boolean>`floor((r.rank - 1) * ${perLabel}::float8 / r.total) <> floor((r.rank - 2) * ${perLabel}::float8 / r.total)`,
+    )
+    .select(['r.id', 'r.category_code', 'v.vector'])
+    .orderBy('r.id')
     .execute();
   return rows.map((r) => ({ soundId: r.id, label: r.category_code ?? '', vector: r.vector }));
 }

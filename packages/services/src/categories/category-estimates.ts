@@ -13,6 +13,7 @@ import {
   type CategoryModel,
   categoryModelDue,
   estimateCategory,
+  MAX_SOUNDS_PER_LABEL,
   parseCategoryModel,
   trainCategoryModel,
 } from '@earshot/core';
@@ -76,11 +77,11 @@ export async function retrainCategoryModel(
   const stored = await getCategoryModel(db, CATEGORY_SPACE);
   if (!options.force && !categoryModelDue(labelled, stored?.labelledSounds ?? 0))
     return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
-  const examples = await listLabelledVectors(db, CATEGORY_SPACE);
+  const examples = await listLabelledVectors(db, CATEGORY_SPACE, MAX_SOUNDS_PER_LABEL);
   const model = trainCategoryModel(examples);
-  if (!model) return { trained: false, labelledSounds: examples.length, labels: [], changed: 0 };
+  if (!model) return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
   options.signal?.throwIfAborted();
-  await saveCategoryModel(db, CATEGORY_SPACE, model, examples.length);
+  await saveCategoryModel(db, CATEGORY_SPACE, model, labelled);
   let changed = 0;
   for (let after = 0; ; ) {
     options.signal?.throwIfAborted();
@@ -93,8 +94,8 @@ export async function retrainCategoryModel(
     after = page[page.length - 1].id;
   }
   options.logger?.info(
-    { labelledSounds: examples.length, labels: model.labels, changed },
+    { labelledSounds: labelled, trainedOn: examples.length, labels: model.labels, changed },
     'category model trained; estimated categories updated',
   );
-  return { trained: true, labelledSounds: examples.length, labels: model.labels, changed };
+  return { trained: true, labelledSounds: labelled, labels: model.labels, changed };
 }

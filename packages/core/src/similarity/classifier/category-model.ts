@@ -16,8 +16,8 @@ export const CATEGORY_CONFIDENCE_THRESHOLD = 0.6;
 /** A label with fewer labelled sounds is not learned: too few to tell it from noise. */
 export const MIN_SOUNDS_PER_LABEL = 3;
 
-/** A label's sounds beyond this are thinned evenly, so training stays seconds on a large catalogue. */
-export const MAX_SOUNDS_PER_LABEL = 2000;
+/** A label's sounds beyond this are thinned evenly, so training stays within a minute or two on a large catalogue (its time grows with examples × labels). */
+export const MAX_SOUNDS_PER_LABEL = 500;
 
 /** A model is first trained, and then retrained, once labels have grown by this share (at least one more). */
 export const RETRAIN_GROWTH = 0.1;

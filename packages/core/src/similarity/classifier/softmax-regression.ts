@@ -67,16 +67,21 @@ function softmaxInPlace(scores: Float64Array): void {
   for (let i = 0; i < scores.length; i++) scores[i] /= sum;
 }
 
-function scoresOf(weights: Float64Array[], x: Float64Array): Float64Array {
-  const dimension = x.length;
-  const scores = new Float64Array(weights.length);
-  for (let k = 0; k < weights.length; k++) {
-    const w = weights[k];
-    let s = w[dimension];
-    for (let d = 0; d < dimension; d++) s += w[d] * x[d];
-    scores[k] = s;
+/** Scores of one standardized input `x` (at `offset` of a flat array) under flat weights (rows of dimension + 1). */
+function scoresInto(
+  out: Float64Array,
+  weights: Float64Array,
+  x: Float64Array,
+  offset: number,
+  dimension: number,
+): void {
+  const row = dimension + 1;
+  for (let k = 0; k < out.length; k++) {
+    const base = k * row;
+    let s = weights[base + dimension];
+    for (let d = 0; d < dimension; d++) s += weights[base + d] * x[offset + d];
+    out[k] = s;
   }
-  return scores;
 }
 
 /**
@@ -92,47 +97,61 @@ export function trainSoftmax(examples: LabelledVector[], options: SoftmaxOptions
   const labels = [...new Set(examples.map((e) => e.label))].sort();
   if (labels.length < 2) throw new Error('training needs at least two labels');
   const { mean, scale } = standardizer(examples, dimension);
-  const xs = examples.map((e) => standardized(e.vector, mean, scale));
+  // One flat array of inputs and one of weights: the loop below runs iterations × examples × labels times.
+  const xs = new Float64Array(examples.length * dimension);
+  examples.forEach((e, i) => xs.set(standardized(e.vector, mean, scale), i * dimension));
   const ys = examples.map((e) => labels.indexOf(e.label));
   const counts = labels.map((_, k) => ys.filter((y) => y === k).length);
   const exampleWeight = ys.map((y) => (balanced ? examples.length / (labels.length * counts[y]) : 1));
   const totalWeight = exampleWeight.reduce((a, b) => a + b, 0);
 
-  const weights = labels.map(() => new Float64Array(dimension + 1));
-  const velocity = labels.map(() => new Float64Array(dimension + 1));
+  const row = dimension + 1;
+  const weights = new Float64Array(labels.length * row);
+  const velocity = new Float64Array(labels.length * row);
+  const gradient = new Float64Array(labels.length * row);
+  const p = new Float64Array(labels.length);
   const momentum = 0.9;
   for (let it = 0; it < iterations; it++) {
-    const gradient = labels.map(() => new Float64Array(dimension + 1));
-    for (let i = 0; i < xs.length; i++) {
-      const p = scoresOf(weights, xs[i]);
+    gradient.fill(0);
+    for (let i = 0; i < examples.length; i++) {
+      const offset = i * dimension;
+      scoresInto(p, weights, xs, offset, dimension);
       softmaxInPlace(p);
       const w = exampleWeight[i] / totalWeight;
       for (let k = 0; k < labels.length; k++) {
         const err = (p[k] - (ys[i] === k ? 1 : 0)) * w;
-        const g = gradient[k];
-        for (let d = 0; d < dimension; d++) g[d] += err * xs[i][d];
-        g[dimension] += err;
+        const base = k * row;
+        for (let d = 0; d < dimension; d++) gradient[base + d] += err * xs[offset + d];
+        gradient[base + dimension] += err;
       }
     }
-    for (let k = 0; k < labels.length; k++) {
-      for (let d = 0; d <= dimension; d++) {
-        const penalty = d < dimension ? l2 * weights[k][d] : 0;
-        velocity[k][d] = momentum * velocity[k][d] - learningRate * (gradient[k][d] + penalty);
-        weights[k][d] += velocity[k][d];
-      }
+    for (let j = 0; j < weights.length; j++) {
+      const penalty = j % row < dimension ? l2 * weights[j] : 0;
+      velocity[j] = momentum * velocity[j] - learningRate * (gradient[j] + penalty);
+      weights[j] += velocity[j];
     }
   }
-  return { kind: 'softmax', labels, dimension, mean, scale, weights: weights.map((w) => Array.from(w)) };
+  return {
+    kind: 'softmax',
+    labels,
+    dimension,
+    mean,
+    scale,
+    weights: labels.map((_, k) => Array.from(weights.subarray(k * row, (k + 1) * row))),
+  };
 }
 
 /** Every label's probability for the vector, in the model's label order. */
 export function softmaxProbabilities(model: SoftmaxModel, vector: ArrayLike<number>): Float64Array {
   if (vector.length !== model.dimension)
     throw new Error(`the model takes ${model.dimension}-dimensional vectors, not ${vector.length}`);
-  const x = standardized(vector, model.mean, model.scale);
-  const scores = scoresOf(
-    model.weights.map((w) => Float64Array.from(w)),
-    x,
+  const scores = new Float64Array(model.labels.length);
+  scoresInto(
+    scores,
+    Float64Array.from(model.weights.flat()),
+    standardized(vector, model.mean, model.scale),
+    0,
+    model.dimension,
   );
   softmaxInPlace(scores);
   return scores;
