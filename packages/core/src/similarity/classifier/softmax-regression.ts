@@ -27,7 +27,7 @@ export interface SoftmaxOptions {
 
 export const DEFAULT_SOFTMAX_OPTIONS: Required<SoftmaxOptions> = {
   l2: 0.01,
-  iterations: 400,
+  iterations: 150,
   learningRate: 0.5,
   balanced: true,
 };
