@@ -38,15 +38,20 @@ export async function saveCategoryModel(
     .execute();
 }
 
-/**
- * The sounds a category model learns from: a category their uploader gave (its code is the label),
- * a vector in `space`, not rejected by moderation. In id order, so training is repeatable.
- */
-function labelledSounds(db: Db, space: string) {
+/** Sounds joined with their vector in `space` (a sound without one cannot be classified). */
+function soundsWithVector(db: Db, space: string) {
   return db
     .selectFrom('sounds as s')
     .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
-    .where('v.space', '=', space)
+    .where('v.space', '=', space);
+}
+
+/**
+ * The sounds a category model learns from: a category their uploader gave (its code is the label),
+ * a vector in `space`, not rejected by moderation.
+ */
+function labelledSounds(db: Db, space: string) {
+  return soundsWithVector(db, space)
     .where('s.category_is_user_provided', '=', true)
     .where('s.category_code', 'is not', null)
     .where('s.moderation_state', '!=', 'rejected');
@@ -99,10 +104,7 @@ export function listUnlabelledVectors(
   afterId: number,
   limit: number,
 ): Promise<Array<{ id: number; vector: number[] }>> {
-  return db
-    .selectFrom('sounds as s')
-    .innerJoin('sound_similarity_vectors as v', 'v.sound_id', 's.id')
-    .where('v.space', '=', space)
+  return soundsWithVector(db, space)
     .where('s.category_is_user_provided', '=', false)
     .where('s.id', '>', afterId)
     .select(['s.id', 'v.vector'])

@@ -99,7 +99,7 @@ export function trainSoftmax(examples: LabelledVector[], options: SoftmaxOptions
   const { mean, scale } = standardizer(examples, dimension);
   // One flat array of inputs and one of weights: the loop below runs iterations × examples × labels times.
   const xs = new Float64Array(examples.length * dimension);
-  examples.forEach((e, i) => xs.set(standardized(e.vector, mean, scale), i * dimension));
+  for (const [i, e] of examples.entries()) xs.set(standardized(e.vector, mean, scale), i * dimension);
   const ys = examples.map((e) => labels.indexOf(e.label));
   const counts = labels.map((_, k) => ys.filter((y) => y === k).length);
   const exampleWeight = ys.map((y) => (balanced ? examples.length / (labels.length * counts[y]) : 1));
