@@ -15,7 +15,7 @@ import {
   estimateCategory,
   MAX_SOUNDS_PER_LABEL,
   parseCategoryModel,
-  trainCategoryModel,
+  trainCategoryModelInWorker,
 } from '@earshot/core';
 
 /** The stored model, or undefined when none was trained yet (or it was stored for another shape). */
@@ -78,7 +78,7 @@ export async function retrainCategoryModel(
   if (!options.force && !categoryModelDue(labelled, stored?.labelledSounds ?? 0))
     return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
   const examples = await listLabelledVectors(db, CATEGORY_SPACE, MAX_SOUNDS_PER_LABEL);
-  const model = trainCategoryModel(examples);
+  const model = await trainCategoryModelInWorker(examples, options.signal);
   if (!model) return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
   options.signal?.throwIfAborted();
   await saveCategoryModel(db, CATEGORY_SPACE, model, labelled);

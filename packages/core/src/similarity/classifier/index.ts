@@ -29,4 +29,5 @@ export {
   softmaxProbabilities,
   trainSoftmax,
 } from './softmax-regression.ts';
+export { trainCategoryModelInWorker } from './train-in-worker.ts';
 export type { LabelledVector, Prediction } from './types.ts';
