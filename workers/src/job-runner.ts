@@ -2,7 +2,6 @@ import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { Ffmpeg } from '@earshot/core';
 import { SoundStorage } from '@earshot/services';
-import { CATALOGUE_WIDE } from './jobs/registry.ts';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
@@ -61,6 +60,8 @@ export interface JobRunnerServiceOptions {
    */
   ffmpeg?: Ffmpeg;
   onSimilarityVectors?: StageDeps['onSimilarityVectors'];
+  /** How often the reconciler queues the category model's retraining (default 30 s; it trains only when due). */
+  categoryModelEveryMs?: number;
 }
 
 export interface JobRunnerService {
@@ -118,7 +119,11 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
         stalledIntervalMs: options.stalledIntervalMs,
       })
     : new InProcessRunner({ registry, hooks, guard, logger });
-  const pipeline = new Pipeline(store, runner, logger);
+  // The category model's retraining is queued after every handover, and by the reconciler now and
+  // then: labels may have arrived while no process ran (an upgrade, an import), or during a run.
+  const pipeline = new Pipeline(store, runner, logger, [
+    { name: CATEGORY_MODEL_JOB, everyMs: options.categoryModelEveryMs ?? 30_000 },
+  ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
 
@@ -131,10 +136,6 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
       await runner.startWorkers(concurrency);
       logger.info({ runner: runner.kind, concurrency }, 'pipeline: workers started');
       if (runner.kind === 'in-process') await pipeline.reconcile();
-      // Labels may have arrived while no process ran (an upgrade, an import): train if they did.
-      await runner
-        .enqueue(CATEGORY_MODEL_JOB, CATALOGUE_WIDE)
-        .catch((err) => logger.warn({ err }, 'could not queue the category model; the next sound will'));
       // Continuous in both runners: what another process queued or abandoned is picked up here too.
       pipeline.startReconciler(options.reconcileIntervalMs ?? (runner.kind === 'bullmq' ? 15_000 : 3_000));
     },

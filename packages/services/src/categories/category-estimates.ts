@@ -63,25 +63,37 @@ export interface CategoryTraining {
 
 const PAGE = 500;
 
+/** Rounds of training one run may do while labels keep arriving during it. */
+const MAX_ROUNDS = 5;
+
 /**
  * Retrains the category model when the labelled sounds have grown enough since it was trained
  * (`categoryModelDue`; `force` retrains anyway), stores it, then estimates again the category of
- * every sound whose uploader gave none. Running it twice at once (two hosts) is harmless: both
+ * every sound whose uploader gave none. Labels that arrive while it trains are counted again at the
+ * end of each round (a job queued meanwhile was dropped as a duplicate of this running one), and
+ * train another round when they are enough. Running it twice at once (two hosts) is harmless: both
  * store the same model.
  */
 export async function retrainCategoryModel(
   db: Db,
   options: { force?: boolean; logger?: Logger; signal?: AbortSignal } = {},
 ): Promise<CategoryTraining> {
-  const labelled = await countLabelledSounds(db, CATEGORY_SPACE);
-  const stored = await getCategoryModel(db, CATEGORY_SPACE);
-  if (!options.force && !categoryModelDue(labelled, stored?.labelledSounds ?? 0))
-    return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
-  const examples = await listLabelledVectors(db, CATEGORY_SPACE, MAX_SOUNDS_PER_LABEL);
-  const model = await trainCategoryModelInWorker(examples, options.signal);
+  let trainedOn = (await getCategoryModel(db, CATEGORY_SPACE))?.labelledSounds ?? 0;
+  let labelled = 0;
+  let model: CategoryModel | undefined;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    labelled = await countLabelledSounds(db, CATEGORY_SPACE);
+    const forced = options.force === true && round === 0;
+    if (!forced && !categoryModelDue(labelled, trainedOn)) break;
+    const examples = await listLabelledVectors(db, CATEGORY_SPACE, MAX_SOUNDS_PER_LABEL);
+    const trained = await trainCategoryModelInWorker(examples, options.signal);
+    if (!trained) break;
+    options.signal?.throwIfAborted();
+    await saveCategoryModel(db, CATEGORY_SPACE, trained, labelled);
+    model = trained;
+    trainedOn = labelled;
+  }
   if (!model) return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
-  options.signal?.throwIfAborted();
-  await saveCategoryModel(db, CATEGORY_SPACE, model, labelled);
   let changed = 0;
   for (let after = 0; ; ) {
     options.signal?.throwIfAborted();
@@ -94,8 +106,8 @@ export async function retrainCategoryModel(
     after = page[page.length - 1].id;
   }
   options.logger?.info(
-    { labelledSounds: labelled, trainedOn: examples.length, labels: model.labels, changed },
+    { labelledSounds: trainedOn, labels: model.labels, changed },
     'category model trained; estimated categories updated',
   );
-  return { trained: true, labelledSounds: labelled, labels: model.labels, changed };
+  return { trained: true, labelledSounds: trainedOn, labels: model.labels, changed };
 }
