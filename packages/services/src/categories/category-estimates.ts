@@ -36,7 +36,7 @@ async function currentModel(db: Db, logger?: Logger): Promise<CategoryModel | un
  * space, and stores it (`category_is_user_provided` stays false). Below the confidence threshold
  * the category is left empty (an earlier estimate is cleared). No model yet: nothing is written.
  * A sound with its uploader's category is never touched (the catalogue's UPDATE guards it).
- * Returns the code stored, null for "left empty", undefined when there is no model.
+ * Returns the estimate (null: below the threshold), undefined when there is no model.
  */
 export async function estimateSoundCategory(
   db: Db,
