@@ -53,7 +53,11 @@ describe('retrainCategoryModel and estimateSoundCategory', () => {
     expect(await estimateSoundCategory(db(), unlabelled, vector(1, 0.1))).toBeUndefined();
     for (const j of [0.1, 0.2, 0.3]) await sound(vector(1, 0, j), KICKS);
     for (const j of [0.1, 0.2]) await sound(vector(0, 1, j), DRONES);
-    expect(await retrainCategoryModel(db())).toMatchObject({ trained: false, labelledSounds: 5 });
+    expect(await retrainCategoryModel(db())).toMatchObject({
+      trained: false,
+      labelledSounds: 5,
+      notTrained: 'too few labels',
+    });
     expect(await getCategoryModel(db(), CATEGORY_SPACE)).toBeUndefined();
 
     await sound(vector(0, 1, 0.3), DRONES);
@@ -71,7 +75,11 @@ describe('retrainCategoryModel and estimateSoundCategory', () => {
   });
 
   it('retrains when labels grew by a tenth, or when forced; never estimates over an uploader', async () => {
-    expect(await retrainCategoryModel(db())).toMatchObject({ trained: false, labelledSounds: 6 });
+    expect(await retrainCategoryModel(db())).toMatchObject({
+      trained: false,
+      labelledSounds: 6,
+      notTrained: 'not due',
+    });
     expect(await retrainCategoryModel(db(), { force: true })).toMatchObject({
       trained: true,
       labelledSounds: 6,

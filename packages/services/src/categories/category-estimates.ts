@@ -59,6 +59,8 @@ export interface CategoryTraining {
   labels: string[];
   /** Sounds whose estimated category changed. */
   changed: number;
+  /** Why nothing was trained: few labels since the last training, or too few to learn two labels. */
+  notTrained?: 'not due' | 'too few labels';
 }
 
 const PAGE = 500;
@@ -81,19 +83,23 @@ export async function retrainCategoryModel(
   let trainedOn = (await getCategoryModel(db, CATEGORY_SPACE))?.labelledSounds ?? 0;
   let labelled = 0;
   let model: CategoryModel | undefined;
+  let notTrained: CategoryTraining['notTrained'] = 'not due';
   for (let round = 0; round < MAX_ROUNDS; round++) {
     labelled = await countLabelledSounds(db, CATEGORY_SPACE);
     const forced = options.force === true && round === 0;
     if (!forced && !categoryModelDue(labelled, trainedOn)) break;
     const examples = await listLabelledVectors(db, CATEGORY_SPACE, MAX_SOUNDS_PER_LABEL);
     const trained = await trainCategoryModelInWorker(examples, options.signal);
-    if (!trained) break;
+    if (!trained) {
+      notTrained = 'too few labels';
+      break;
+    }
     options.signal?.throwIfAborted();
     await saveCategoryModel(db, CATEGORY_SPACE, trained, labelled);
     model = trained;
     trainedOn = labelled;
   }
-  if (!model) return { trained: false, labelledSounds: labelled, labels: [], changed: 0 };
+  if (!model) return { trained: false, labelledSounds: labelled, labels: [], changed: 0, notTrained };
   let changed = 0;
   for (let after = 0; ; ) {
     options.signal?.throwIfAborted();
