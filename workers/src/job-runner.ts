@@ -6,7 +6,7 @@ import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
-import { pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
+import { CATEGORY_MODEL_JOB, pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
 import type { StageDeps } from './pipeline/handlers.ts';
 import { type LeaseOptions, soundLeaseGuard } from './pipeline/lease.ts';
 import { pipelineHooks } from './pipeline/lifecycle.ts';
@@ -60,6 +60,8 @@ export interface JobRunnerServiceOptions {
    */
   ffmpeg?: Ffmpeg;
   onSimilarityVectors?: StageDeps['onSimilarityVectors'];
+  /** How often the reconciler queues the category model's retraining (default 30 s; it trains only when due). */
+  categoryModelEveryMs?: number;
 }
 
 export interface JobRunnerService {
@@ -80,7 +82,7 @@ export interface JobRunnerService {
 export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerService {
   const { config, logger, catalogue } = options;
   const storage = new SoundStorage(config.dataDir);
-  const store = new CatalogueStore(catalogue.db, storage);
+  const store = new CatalogueStore(catalogue.db, storage, logger);
   const corePerJob = options.corePerJob ?? Boolean(config.REDIS_URL);
   const tools =
     options.tools ??
@@ -117,7 +119,11 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
         stalledIntervalMs: options.stalledIntervalMs,
       })
     : new InProcessRunner({ registry, hooks, guard, logger });
-  const pipeline = new Pipeline(store, runner, logger);
+  // The category model's retraining is queued after every handover, and by the reconciler now and
+  // then: labels may have arrived while no process ran (an upgrade, an import), or during a run.
+  const pipeline = new Pipeline(store, runner, logger, [
+    { name: CATEGORY_MODEL_JOB, everyMs: options.categoryModelEveryMs ?? 30_000 },
+  ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
 

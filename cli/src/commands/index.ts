@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { VERSION } from '../version.ts';
 import * as analyze from './analyze.ts';
 import * as bench from './bench.ts';
+import * as categories from './categories.ts';
 import * as credentials from './credentials.ts';
 import * as fixtures from './fixtures.ts';
 import * as importCommand from './import.ts';
@@ -30,6 +31,7 @@ export function registerCommands(program: Command): void {
     });
   analyze.register(program);
   bench.register(program);
+  categories.register(program);
   credentials.register(program);
   fixtures.register(program);
   migrate.register(program);

@@ -1,5 +1,5 @@
 /** Which of the core's worker threads failed. */
-export type CoreThread = 'essentia' | 'clip-analysis' | 'similarity-build';
+export type CoreThread = 'essentia' | 'clip-analysis' | 'similarity-build' | 'category-training';
 
 /**
  * One of the core's worker threads exited or failed before it answered (the work it carried is

@@ -42,6 +42,11 @@ export {
   startVisitorSession,
   VISITOR_LIFETIME,
 } from './accounts/web-sessions.ts';
+export {
+  type CategoryTraining,
+  estimateSoundCategory,
+  retrainCategoryModel,
+} from './categories/category-estimates.ts';
 export { downloadName, originalMediaType } from './downloads/download-names.ts';
 export { Downloads, type OriginalFile, type PackArchive } from './downloads/downloads.ts';
 export { README_NAME } from './downloads/pack-zip.ts';

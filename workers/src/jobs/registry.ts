@@ -35,7 +35,16 @@ export interface JobDefinition {
   /** Total attempts, the first included. */
   attempts: number;
   backoff: BackoffPolicy;
+  /**
+   * Whether the queue keeps the job once it finished (default true: a sound's stage job is not
+   * queued again by mistake while the queue remembers it). A catalogue-wide job that is queued
+   * again and again sets false, so each new add is a new run.
+   */
+  keepFinished?: boolean;
 }
+
+/** The `soundId` of a job about the whole catalogue rather than one sound. */
+export const CATALOGUE_WIDE = 0;
 
 /**
  * The fixed id of the job that runs `name` for a sound: adding it twice is harmless because both

@@ -19,8 +19,9 @@ import {
   startStage,
   withSoundLease,
 } from '@earshot/catalogue';
+import type { Logger } from '@earshot/common';
 import type { ProbeResult, StoredFileKind, VariantATree } from '@earshot/core';
-import type { SoundStorage } from '@earshot/services';
+import { estimateSoundCategory, retrainCategoryModel, type SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import { leaseInScope } from './lease.ts';
 import { asStage, STAGES, type StageName } from './stages.ts';
@@ -33,6 +34,7 @@ export class CatalogueStore implements PipelineStore {
   constructor(
     private readonly db: Db,
     private readonly storage: SoundStorage,
+    private readonly logger?: Logger,
   ) {}
 
   async soundToProcess(soundId: number): Promise<SoundToProcess | undefined> {
@@ -121,6 +123,14 @@ export class CatalogueStore implements PipelineStore {
 
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void> {
     return this.fenced(soundId, (db) => setSimilarityVector(db, soundId, space, Array.from(vector)));
+  }
+
+  async estimateCategory(soundId: number, vector: Float32Array): Promise<void> {
+    await this.fenced(soundId, (db) => estimateSoundCategory(db, soundId, vector, this.logger));
+  }
+
+  async retrainCategoryModel(signal: AbortSignal): Promise<void> {
+    await retrainCategoryModel(this.db, { signal, logger: this.logger });
   }
 
   finishProcessing(soundId: number): Promise<'pending_moderation' | 'approved'> {

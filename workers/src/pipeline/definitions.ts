@@ -1,6 +1,6 @@
 import type { BackoffPolicy, JobDefinition } from '../jobs/registry.ts';
 import { JobRegistry } from '../jobs/registry.ts';
-import { STAGE_HANDLERS, type StageDeps } from './handlers.ts';
+import { retrainCategories, STAGE_HANDLERS, type StageDeps } from './handlers.ts';
 import { STAGES, type StageName } from './stages.ts';
 
 export interface StagePolicy {
@@ -20,7 +20,15 @@ export const DEFAULT_STAGE_POLICIES: Record<StageName, StagePolicy> = {
   handover: { timeoutMs: 30_000, attempts: 5, backoff: RETRY },
 };
 
-/** The pipeline's job registry: one job per stage, all bound to the same dependencies. */
+/** The catalogue-wide job that retrains the category model (queued after each handover and at start). */
+export const CATEGORY_MODEL_JOB = 'category_model';
+
+const CATEGORY_MODEL_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 3, backoff: RETRY };
+
+/**
+ * The pipeline's job registry: one job per stage, and the category model's retraining, all bound
+ * to the same dependencies.
+ */
 export function pipelineRegistry(
   deps: StageDeps,
   policies: Partial<Record<StageName, Partial<StagePolicy>>> = {},
@@ -31,5 +39,11 @@ export function pipelineRegistry(
     ...policies[name],
     handler: (ctx) => STAGE_HANDLERS[name](ctx, deps),
   }));
+  definitions.push({
+    name: CATEGORY_MODEL_JOB,
+    ...CATEGORY_MODEL_POLICY,
+    keepFinished: false,
+    handler: (ctx) => retrainCategories(ctx, deps),
+  });
   return new JobRegistry(definitions);
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { StageAdvance } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
-import type { ProbeResult } from '@earshot/core';
+import { CATEGORY_SPACE, type ProbeResult } from '@earshot/core';
 import type { SoundStorage } from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import type { JobContext } from '../jobs/registry.ts';
@@ -177,6 +177,8 @@ const similarity: StageHandler = async (ctx, deps) => {
   if (stored === undefined) throw new Error('the analysis of this sound is missing');
   const vectors = await guarded(async () => deps.tools.similarityVectors(stored));
   for (const { space, vector } of vectors) await deps.store.saveSimilarityVector(ctx.soundId, space, vector);
+  const categoryInput = vectors.find((v) => v.space === CATEGORY_SPACE);
+  if (categoryInput) await deps.store.estimateCategory(ctx.soundId, categoryInput.vector);
   deps.onSimilarityVectors?.(ctx.soundId, vectors);
 };
 
@@ -189,6 +191,10 @@ const handover: StageHandler = async (ctx, deps) => {
   const outcome = await deps.store.finishProcessing(ctx.soundId);
   ctx.logger.info({ outcome }, 'sound processed');
 };
+
+/** Retrains the category model when labels have grown enough (a catalogue-wide job, not a stage). */
+export const retrainCategories = (ctx: JobContext, deps: StageDeps): Promise<void> =>
+  deps.store.retrainCategoryModel(ctx.signal);
 
 export const STAGE_HANDLERS: Record<StageName, StageHandler> = {
   probe,

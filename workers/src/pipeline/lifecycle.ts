@@ -8,6 +8,8 @@ import {
   tail,
 } from '../jobs/errors.ts';
 import type { JobHooks } from '../jobs/execute.ts';
+import { CATALOGUE_WIDE } from '../jobs/registry.ts';
+import { CATEGORY_MODEL_JOB } from './definitions.ts';
 import { ADVANCED_BY_HANDLER, FIRST_STAGE, isStage, nextStage, stageAt, stageLabel } from './stages.ts';
 import type { PipelineStore } from './store.ts';
 
@@ -40,7 +42,10 @@ export function pipelineHooks(store: PipelineStore): JobHooks {
     async completed(job, { enqueue }) {
       if (!isStage(job.name)) return;
       const next = nextStage(job.name);
-      if (!next) return;
+      // A processed sound may be a new label: the job itself checks whether enough arrived to retrain.
+      // The sound is done whatever happens to this add; a failed one is made good by the next
+      // handover or the next start.
+      if (!next) return enqueue(CATEGORY_MODEL_JOB, CATALOGUE_WIDE).catch(() => {});
       // Record first, then queue: if the queue is down, the record says what is due and the
       // reconciler queues it when the queue is back. Some handlers recorded it with their own save.
       if (!ADVANCED_BY_HANDLER.has(job.name)) {

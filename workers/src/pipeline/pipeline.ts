@@ -1,6 +1,7 @@
 import type { Logger } from '@earshot/common';
 import type { ProcessingQueue } from '@earshot/services';
 import { PermanentJobError, tail } from '../jobs/errors.ts';
+import { CATALOGUE_WIDE } from '../jobs/registry.ts';
 import type { FinalFailure, JobRunner } from '../runners/types.ts';
 import { failureReason } from './lifecycle.ts';
 import { asStage, FIRST_STAGE, STAGES } from './stages.ts';
@@ -23,10 +24,17 @@ export class Pipeline implements ProcessingQueue {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private reconciling: Promise<number> | undefined;
 
+  private readonly upkeepQueuedAt = new Map<string, number>();
+
   constructor(
     readonly store: PipelineStore,
     readonly runner: JobRunner,
     private readonly logger: Logger,
+    /**
+     * Catalogue-wide jobs the reconciler queues, each at most every `everyMs` (the job itself decides
+     * whether there is work): what an add dropped as a duplicate of a running run would otherwise miss.
+     */
+    private readonly upkeep: ReadonlyArray<{ name: string; everyMs: number }> = [],
   ) {}
 
   /**
@@ -94,10 +102,22 @@ export class Pipeline implements ProcessingQueue {
     return queued + failed;
   }
 
+  /** Queues each upkeep job whose interval has passed since this process last queued it. */
+  private async queueUpkeep(): Promise<void> {
+    const now = Date.now();
+    for (const { name, everyMs } of this.upkeep) {
+      if (now - (this.upkeepQueuedAt.get(name) ?? -Infinity) < everyMs) continue;
+      await this.runner.enqueue(name, CATALOGUE_WIDE);
+      this.upkeepQueuedAt.set(name, now);
+    }
+  }
+
   /** Runs the reconciler now and every `intervalMs`, logging (not throwing) when it cannot. */
   startReconciler(intervalMs: number): void {
     const tick = () =>
-      this.reconcile().catch((err) => this.logger.warn({ err }, 'pipeline: reconciling failed; will retry'));
+      Promise.all([this.reconcile(), this.queueUpkeep()]).catch((err) =>
+        this.logger.warn({ err }, 'pipeline: reconciling failed; will retry'),
+      );
     void tick();
     this.reconcileTimer = setInterval(tick, intervalMs);
     this.reconcileTimer.unref();

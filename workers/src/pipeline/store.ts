@@ -51,6 +51,13 @@ export interface PipelineStore {
   loadAnalysis(soundId: number): Promise<VariantATree | undefined>;
   saveSimilarityVector(soundId: number, space: string, vector: Float32Array): Promise<void>;
   /**
+   * Estimates the category of a sound whose uploader gave none from its vector in the category
+   * space (the services' estimateSoundCategory); a sound with its uploader's category is untouched.
+   */
+  estimateCategory(soundId: number, vector: Float32Array): Promise<void>;
+  /** Retrains the category model when enough new labels arrived, and estimates again (retrainCategoryModel). */
+  retrainCategoryModel(signal: AbortSignal): Promise<void>;
+  /**
    * `finish`: marks the sound Processed and hands it to moderation; a trusted uploader's sound is
    * approved at once. Returns where it went.
    */

@@ -74,8 +74,11 @@ export class BullmqRunner implements JobRunner {
         lifo: options.front === true,
         attempts: def.attempts,
         backoff: { type: def.backoff.type, delay: def.backoff.delayMs },
-        removeOnComplete: { age: this.options.keepCompletedSeconds ?? 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+        removeOnComplete:
+          def.keepFinished === false
+            ? true
+            : { age: this.options.keepCompletedSeconds ?? 24 * 3600, count: 10_000 },
+        removeOnFail: def.keepFinished === false ? true : { age: 7 * 24 * 3600, count: 10_000 },
       },
     );
   }

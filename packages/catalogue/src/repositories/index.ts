@@ -3,6 +3,7 @@ export * from './analysis-reads.ts';
 export * from './api-keys.ts';
 export * from './bookmarks.ts';
 export * from './catalogue-version.ts';
+export * from './category-models.ts';
 export * from './comments.ts';
 export * from './credentials.ts';
 export * from './descriptor-ranges.ts';

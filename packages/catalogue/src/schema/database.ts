@@ -285,6 +285,15 @@ export interface SoundLeasesTable {
   expires_at: Date;
 }
 
+/** The current category model of a similarity space (see the category-models migration). */
+export interface CategoryModelsTable {
+  space: string;
+  /** The model as core's trainCategoryModel made it; read back through parseCategoryModel. */
+  model: Record<string, unknown>;
+  labelled_sounds: number;
+  trained_at: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -308,6 +317,7 @@ export interface Database {
   descriptor_ranges: DescriptorRangesTable;
   web_sessions: WebSessionsTable;
   sound_leases: SoundLeasesTable;
+  category_models: CategoryModelsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -81,3 +81,16 @@ export function categoryCode(
   const sub = top.subcategories.find((s) => s.name === subcategory);
   return sub ? `${top.code}-${sub.code}` : top.code;
 }
+
+/**
+ * The names a `category_code` stands for (the reverse of categoryCode): `fx-a` → Sound effects /
+ * Animals, a bare prefix `m` → Music with no subcategory; undefined for anything else.
+ */
+export function categoryNames(code: string): { category: string; subcategory: string | null } | undefined {
+  const [prefix, suffix, ...rest] = code.split('-');
+  const top = BROAD_SOUND_TAXONOMY.find((c) => c.code === prefix);
+  if (!top || rest.length) return undefined;
+  if (suffix === undefined) return { category: top.name, subcategory: null };
+  const sub = top.subcategories.find((s) => s.code === suffix);
+  return sub ? { category: top.name, subcategory: sub.name } : undefined;
+}

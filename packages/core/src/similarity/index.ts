@@ -13,6 +13,7 @@ export {
   bulkUpsertInWorker,
   type WorkerBuildOptions,
 } from './build-in-worker.ts';
+export * from './classifier/index.ts';
 export {
   canonicalDescriptorName,
   type DescriptorReference,

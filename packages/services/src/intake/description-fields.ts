@@ -1,5 +1,5 @@
 import {
-  BROAD_SOUND_TAXONOMY,
+  categoryNames,
   type Geotag,
   LICENSE_CHOICES,
   LICENSES,
@@ -177,11 +177,8 @@ export function cleanTags(tags: string | readonly string[]): string[] {
 
 /** `fx-a` → { category: 'Sound effects', subcategory: 'Animals' }; a top-level code alone is refused. */
 export function bstNames(code: string): { category: string; subcategory: string } | undefined {
-  const [prefix, suffix, ...rest] = code.split('-');
-  if (suffix === undefined || rest.length) return undefined;
-  const top = BROAD_SOUND_TAXONOMY.find((c) => c.code === prefix);
-  const sub = top?.subcategories.find((s) => s.code === suffix);
-  return top && sub ? { category: top.name, subcategory: sub.name } : undefined;
+  const names = categoryNames(code);
+  return names?.subcategory ? { category: names.category, subcategory: names.subcategory } : undefined;
 }
 
 /** `lat,lon,zoom` (zoom an integer of at least 11, as upstream) → a geotag, or the problem in words. */
