@@ -10,7 +10,14 @@ import {
 import { FrameSeries } from './frame-series.ts';
 import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammatoneBank } from './gammatone.ts';
 import { onsetStrength } from './onset-strength.ts';
-import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
+import {
+  createPeaks,
+  findPeaks,
+  harmonicInharmonicity,
+  harmonicOddToEven,
+  harmonicTristimulus,
+  referenceHarmonicPeaks,
+} from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
@@ -226,7 +233,11 @@ export function lowLevelFrames(
   const needAveragePower = want('average_power');
   const needBeatBands = want('beat_band_energy');
   const needEnergyBands = wantAny(...ENERGY_BANDS.map(([name]) => name));
-  const needBark = wantAny('barkbands', ...shapeNames('barkbands'));
+  const needCrest = want('spectral_crest');
+  const needFlatness = want('spectral_flatness_db');
+  // The reference's spectral crest and flatness are those of the Bark bands (the same numbers as
+  // barkbands_crest and barkbands_flatness_db), not of the spectrum.
+  const needBark = needCrest || needFlatness || wantAny('barkbands', ...shapeNames('barkbands'));
   const needMelShape = wantAny(...shapeNames('melbands'));
   const needMel40 = needMelShape || wantAny('melbands', 'mfcc');
   const needMel96 = want('melbands96');
@@ -239,14 +250,12 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || needInharmonicity || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  // Our YIN (note, variant-B pitch, harmonic peaks) and the reference's PitchYin (`pitch` in variant A).
-  const needPitch = needHarmonic || wantAny('yin_pitch', 'yin_confidence');
+  // Our YIN (note, variant-B pitch) and the reference's PitchYin (`pitch` in variant A).
+  const needPitch = wantAny('yin_pitch', 'yin_confidence');
   const needReferencePitch = wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
   const needDecrease = want('spectral_decrease');
-  const needCrest = want('spectral_crest');
-  const needFlatness = want('spectral_flatness_db');
   const needStrongPeak = want('spectral_strongpeak');
   const needEntropy = want('spectral_entropy');
 
@@ -271,6 +280,7 @@ export function lowLevelFrames(
   const logErb = new Float64Array(ERB_BANDS);
   const peaks = createPeaks(100);
   const complexityPeaks = createPeaks(100);
+  const harmonics = createPeaks(20);
 
   // Series nobody asked for are written to a scratch array the result does not hold (cheap
   // per-frame values are computed anyway; the costly ones are skipped with the need* flags).
@@ -392,7 +402,7 @@ export function lowLevelFrames(
     if (needOnset) onsetStrengthS[i] = onsetStrength(mag, previousMag);
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);
-    hfc[i] = h;
+    hfc[i] = hfcMasri(h, nyquist, bins);
     flux[i] = i === 0 ? 0 : Math.sqrt(fluxSum);
     previousMag.set(mag);
 
@@ -407,8 +417,6 @@ export function lowLevelFrames(
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
     if (needDecrease) decreaseS[i] = decrease(power, nyquist);
-    if (needCrest) crestS[i] = crest(mag);
-    if (needFlatness) flatness[i] = flatnessDb(mag);
     if (needStrongPeak) strongpeak[i] = strongPeak(mag);
     if (needEntropy) entropyS[i] = entropy(mag); // the reference's Entropy reads the magnitudes
 
@@ -424,6 +432,8 @@ export function lowLevelFrames(
       applyFilterBank(plan.bark, power, bark);
       barkV.set(bark, i * bark.length);
       shape(barkShape, i, bark);
+      crestS[i] = barkShape.crest[i];
+      flatness[i] = barkShape.flatness[i];
     }
     if (needMel40) {
       applyFilterBank(plan.mel40, power, mel40);
@@ -459,8 +469,15 @@ export function lowLevelFrames(
       findPeaks(mag, plan.binHz, 0, 0, 5000, peaks);
       dissonanceS[i] = dissonance(peaks);
       // The reference's harmonic peaks (from 20 Hz, the first bin here) follow PitchYinFFT on this spectrum,
-      // every frame, with no confidence gate.
-      if (needInharmonicity) inharmonicity[i] = referenceInharmonicity(peaks, plan.yinFFT.pitch(mag));
+      // every frame, with no confidence gate; inharmonicity, odd-to-even ratio and tristimulus read them.
+      if (needInharmonicity || needHarmonic) {
+        referenceHarmonicPeaks(peaks, plan.yinFFT.pitch(mag), harmonics);
+        if (needInharmonicity) inharmonicity[i] = harmonicInharmonicity(harmonics);
+        if (needHarmonic) {
+          oddToEven[i] = harmonicOddToEven(harmonics);
+          harmonicTristimulus(harmonics, tristimulusV, i * 3);
+        }
+      }
     }
     if (needComplexity) {
       // The reference's SpectralComplexity: peaks above 0.005 between 100 Hz and 5 kHz, at most 100.
@@ -491,13 +508,6 @@ export function lowLevelFrames(
     }
     pitch[i] = estimate.pitch;
     pitchConfidence[i] = estimate.confidence;
-
-    if (!needHarmonic) continue;
-    const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
-    oddToEven[i] = harmonic.oddToEven;
-    tristimulusV[i * 3] = harmonic.tristimulus[0];
-    tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];
-    tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
   if (stride > 1) keepStridedFrames(out, stride);
@@ -528,6 +538,14 @@ function keepStridedFrames(out: FrameSeries, stride: number): void {
  */
 export function powerCentroid(energy: number, weighted: number, nyquist: number, bins: number): number {
   return energy > 0 ? (weighted / energy) * (nyquist / (bins - 1)) : 0;
+}
+
+/**
+ * High-frequency content as the reference's HFC (Masri's type): Σ f_k·|X_k|² with f_k the bin's frequency
+ * in Hz, k × Nyquist/(bins − 1). `weighted` = Σ k·|X_k|².
+ */
+export function hfcMasri(weighted: number, nyquist: number, bins: number): number {
+  return weighted * (nyquist / (bins - 1));
 }
 
 /** DCT-II (one row of `matrix` per coefficient) of the log bands, written at `offset`. */
