@@ -62,9 +62,10 @@ describe('odd-to-even harmonic energy ratio (Essentia OddToEvenHarmonicEnergyRat
     // Only odd harmonics: no energy at odd positions.
     expect(harmonicOddToEven(harmonicsOf([100, 300], [1, 1], 100))).toBe(0);
   });
-  it('is 1 with no harmonic peaks (silence, no pitch) and the 1000 cap when harmonics 1, 3, 5… are all missing', () => {
+  it('is 1 with no harmonic energy (silence, no pitch, no peak near a harmonic) and the 1000 cap when harmonics 1, 3, 5… are all missing', () => {
     expect(harmonicOddToEven(harmonicsOf([], [], 100))).toBe(1);
     expect(harmonicOddToEven(harmonicsOf([200], [1], 0))).toBe(1);
+    expect(harmonicOddToEven(harmonicsOf([150, 250], [1, 1], 100))).toBe(1);
     expect(harmonicOddToEven(harmonicsOf([200, 400], [1, 1], 100))).toBe(ODD_TO_EVEN_MAX);
     expect(harmonicOddToEven(harmonicsOf([100, 200], [1e-3, 1], 100))).toBe(ODD_TO_EVEN_MAX);
   });

@@ -22,7 +22,7 @@ import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { PitchYinFFT } from './pitch-yinfft.ts';
-import { selectKth } from './select-kth.ts';
+import { type ContrastBands, contrastBands, spectralContrast } from './spectral-contrast.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
@@ -91,7 +91,8 @@ class LowLevelPlan {
   readonly dctGfcc = dctMatrix(GFCC_COEFFICIENTS, ERB_BANDS);
   readonly binHz: number;
   readonly beatBank: FilterBank;
-  readonly contrast: SpectralContrast;
+  readonly contrast: ContrastBands;
+  readonly contrastScratch: Float32Array;
   readonly salience: SpectralPitchSalience;
   readonly yinFFT: PitchYinFFT;
 
@@ -120,7 +121,8 @@ class LowLevelPlan {
       sampleRate,
       n,
     );
-    this.contrast = new SpectralContrast(sampleRate, n);
+    this.contrast = contrastBands(sampleRate, n);
+    this.contrastScratch = new Float32Array(Math.max(...this.contrast.widths));
     this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz, float32Fft);
     this.yinFFT = new PitchYinFFT(n, sampleRate);
   }
@@ -349,13 +351,17 @@ export function lowLevelFrames(
   const beatBandsV = v('beat_band_energy', 6);
   const nyquist = sampleRate / 2;
 
-  const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array) => {
-    target.crest[i] = crest(bands);
-    target.flatness[i] = flatnessDb(bands);
+  // Writes the bands' shape; returns their crest and flatness (the targets may be the shared discard).
+  const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array): [number, number] => {
+    const bandCrest = crest(bands);
+    const bandFlatness = flatnessDb(bands);
+    target.crest[i] = bandCrest;
+    target.flatness[i] = bandFlatness;
     const m = moments(bands, bands.length - 1);
     target.kurtosis[i] = m.kurtosis;
     target.skewness[i] = m.skewness;
     target.spread[i] = m.spread;
+    return [bandCrest, bandFlatness];
   };
 
   for (let i = 0; i < frames; i++) {
@@ -431,9 +437,7 @@ export function lowLevelFrames(
     if (needBark) {
       applyFilterBank(plan.bark, power, bark);
       barkV.set(bark, i * bark.length);
-      shape(barkShape, i, bark);
-      crestS[i] = barkShape.crest[i];
-      flatness[i] = barkShape.flatness[i];
+      [crestS[i], flatness[i]] = shape(barkShape, i, bark);
     }
     if (needMel40) {
       applyFilterBank(plan.mel40, power, mel40);
@@ -462,7 +466,7 @@ export function lowLevelFrames(
       dct(plan.dctGfcc, logErb, gfccV, i * GFCC_COEFFICIENTS);
     }
 
-    if (needContrast) contrast.compute(mag, contrastV, valleysV, i * 6);
+    if (needContrast) spectralContrast(mag, contrast, plan.contrastScratch, contrastV, valleysV, i * 6);
 
     if (needPeaks) {
       // The reference's SpectralPeaks defaults: ≤ 100 peaks from 0 Hz to 5 kHz, any magnitude above 0.
@@ -555,55 +559,5 @@ function dct(matrix: Float64Array[], logBands: Float64Array, out: Float32Array, 
     let a = 0;
     for (let b = 0; b < row.length; b++) a += row[b] * logBands[b];
     out[offset + c] = a;
-  }
-}
-
-/**
- * Octave-band spectral contrast (Jiang et al. 2002, Essentia's SpectralContrast layout: 6 bands from 20 Hz
- * to 11 kHz, neighbour ratio 0.4): per band the mean of the top 40% (peak) and bottom 40% (valley) bins;
- * coefficient = −√(1 − valley/peak) in [−1, 0] (a flat band gives 0), valley = log10 of the valley magnitude.
- */
-class SpectralContrast {
-  private readonly bandStarts: number[] = [];
-  private readonly bandEnds: number[] = [];
-  private readonly scratch: Float32Array;
-
-  constructor(sampleRate: number, fftSize: number) {
-    const lo = 20;
-    const hi = Math.min(11000, sampleRate / 2);
-    const binHz = sampleRate / fftSize;
-    const ratio = (hi / lo) ** (1 / 6);
-    let maxWidth = 0;
-    for (let b = 0; b < 6; b++) {
-      const start = Math.max(1, Math.round((lo * ratio ** b) / binHz));
-      const end = Math.max(start + 1, Math.round((lo * ratio ** (b + 1)) / binHz));
-      this.bandStarts.push(start);
-      this.bandEnds.push(end);
-      maxWidth = Math.max(maxWidth, end - start);
-    }
-    this.scratch = new Float32Array(maxWidth);
-  }
-
-  compute(mag: Float32Array, coeffs: Float32Array, valleys: Float32Array, offset: number): void {
-    for (let b = 0; b < 6; b++) {
-      const width = this.bandEnds[b] - this.bandStarts[b];
-      const band = this.scratch.subarray(0, width);
-      band.set(mag.subarray(this.bandStarts[b], this.bandEnds[b]));
-      const take = Math.max(1, Math.round(width * 0.4));
-      // Only which bins are the lowest and highest `take` matters, not their order: two selections
-      // put them at the ends instead of a sort.
-      selectKth(band, take - 1, 0, width - 1);
-      if (width - take > take - 1) selectKth(band, width - take, take, width - 1);
-      let low = 0;
-      let high = 0;
-      for (let j = 0; j < take; j++) {
-        low += band[j];
-        high += band[width - 1 - j];
-      }
-      const peak = high / take + 1e-10;
-      const valley = low / take + 1e-10;
-      coeffs[offset + b] = -Math.sqrt(1 - valley / peak);
-      valleys[offset + b] = Math.log10(valley);
-    }
   }
 }

@@ -167,8 +167,9 @@ export const ODD_TO_EVEN_MAX = 1000;
 /**
  * Essentia's OddToEvenHarmonicEnergyRatio on the harmonic peaks. Its "even" and "odd" follow the 0-based
  * position in the list: "even" is harmonics 1, 3, 5… (positions 0, 2, 4…), "odd" harmonics 2, 4, 6…; the
- * ratio is odd/even, capped at 1000 (also its value when the "even" energy is 0), and 1 with no harmonic
- * peaks at all (an unpitched or silent frame).
+ * ratio is odd/even, capped at 1000 (also its value when only the "even" energy is 0), and 1 when no
+ * harmonic has any energy or there are no harmonic peaks at all (an unpitched or silent frame): the
+ * reference's values on the calibration recordings (a median of exactly 1 on drum hits) show it.
  */
 export function harmonicOddToEven(harmonics: Peaks): number {
   if (harmonics.count === 0) return 1;
@@ -179,5 +180,6 @@ export function harmonicOddToEven(harmonics: Peaks): number {
     if (h % 2 === 0) even += a[h] * a[h];
     else odd += a[h] * a[h];
   }
-  return even === 0 ? ODD_TO_EVEN_MAX : Math.min(ODD_TO_EVEN_MAX, odd / even);
+  if (even === 0) return odd === 0 ? 1 : ODD_TO_EVEN_MAX;
+  return Math.min(ODD_TO_EVEN_MAX, odd / even);
 }
