@@ -70,7 +70,6 @@ function silentFramePower(frameSize: number): number {
 }
 
 /** Six bands for the beat loudness ratios (Hz). */
-const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
 
 /** Everything precomputed once per sample rate: FFT plans, windows, filterbanks, DCT matrices. */
 class LowLevelPlan {
@@ -90,7 +89,6 @@ class LowLevelPlan {
   readonly dct13x40 = dctMatrix(13, 40);
   readonly dctGfcc = dctMatrix(GFCC_COEFFICIENTS, ERB_BANDS);
   readonly binHz: number;
-  readonly beatBank: FilterBank;
   readonly contrast: ContrastBands;
   readonly contrastScratch: Float32Array;
   readonly salience: SpectralPitchSalience;
@@ -116,11 +114,6 @@ class LowLevelPlan {
     const edges = ENERGY_BANDS.map(([, lo]) => lo);
     this.energyBands = rectangularBank([...edges, Math.min(20000, nyquist)], sampleRate, n);
     this.binHz = sampleRate / n;
-    this.beatBank = rectangularBank(
-      BEAT_BANDS.map((f) => Math.min(f, nyquist)),
-      sampleRate,
-      n,
-    );
     this.contrast = contrastBands(sampleRate, n);
     this.contrastScratch = new Float32Array(Math.max(...this.contrast.widths));
     this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz, float32Fft);
@@ -233,7 +226,6 @@ export function lowLevelFrames(
     ['crest', 'flatness_db', 'kurtosis', 'skewness', 'spread'].map((stat) => `${prefix}_${stat}`);
   const needOnset = want('onset_strength');
   const needAveragePower = want('average_power');
-  const needBeatBands = want('beat_band_energy');
   const needEnergyBands = wantAny(...ENERGY_BANDS.map(([name]) => name));
   const needCrest = want('spectral_crest');
   const needFlatness = want('spectral_flatness_db');
@@ -262,9 +254,8 @@ export function lowLevelFrames(
   const needEntropy = want('spectral_entropy');
 
   const plan = planFor(sampleRate, options.float32Fft ?? false);
-  const { beatBank, contrast } = plan;
+  const { contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
-  const beatBands = new Float32Array(6);
   const frames = frameCount(signal.length, LOWLEVEL_HOP, LOWLEVEL_FRAME);
   const out = new FrameSeries(frames);
   const bins = plan.spectrum.bins;
@@ -348,7 +339,6 @@ export function lowLevelFrames(
   const contrastV = v('spectral_contrast_coeffs', 6);
   const valleysV = v('spectral_contrast_valleys', 6);
   const tristimulusV = v('tristimulus', 3);
-  const beatBandsV = v('beat_band_energy', 6);
   const nyquist = sampleRate / 2;
 
   // Writes the bands' shape; returns their crest and flatness (the targets may be the shared discard).
@@ -426,10 +416,6 @@ export function lowLevelFrames(
     if (needStrongPeak) strongpeak[i] = strongPeak(mag);
     if (needEntropy) entropyS[i] = entropy(mag); // the reference's Entropy reads the magnitudes
 
-    if (needBeatBands) {
-      applyFilterBank(beatBank, power, beatBands);
-      beatBandsV.set(beatBands, i * 6);
-    }
     if (needEnergyBands) {
       applyFilterBank(plan.energyBands, power, energyBands);
       for (let b = 0; b < 4; b++) bandSeries[b][i] = energyBands[b];
