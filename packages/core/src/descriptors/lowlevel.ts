@@ -4,6 +4,7 @@ import {
   BARK_EDGES,
   dctMatrix,
   type FilterBank,
+  frequencyBandsBank,
   melBank,
   rectangularBank,
 } from './filterbanks.ts';
@@ -104,7 +105,7 @@ class LowLevelPlan {
     this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
     this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
     this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate, 20, nyquist, 0.15, float32Fft);
-    this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
+    this.bark = frequencyBandsBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
     this.erb = gammatoneBank(ERB_BANDS, ERB_LOW_HZ, ERB_HIGH_HZ, sampleRate, n);
@@ -399,7 +400,8 @@ export function lowLevelFrames(
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);
     hfc[i] = hfcMasri(h, nyquist, bins);
-    flux[i] = i === 0 ? 0 : Math.sqrt(fluxSum);
+    // The reference's Flux compares the first frame with zeros.
+    flux[i] = Math.sqrt(fluxSum);
     previousMag.set(mag);
 
     // The reference's centroid is of the power spectrum (its other moments are of the magnitudes).
