@@ -4,8 +4,8 @@
  */
 import { blackmanHarris62, MagnitudeSpectrum } from './spectrum.ts';
 
-/** The edges (Hz) of the six bands of the reference's BeatsLoudness. */
-export const BEAT_BAND_EDGES = [20, 150, 400, 800, 3200, 7000, 22000];
+/** The edges (Hz) of the six bands of the reference's BeatsLoudness (Scheirer's octaves above 400 Hz). */
+export const BEAT_BAND_EDGES = [20, 150, 400, 800, 1600, 3200, 22000];
 
 const WINDOW_S = 0.1;
 const BEAT_S = 0.05;
