@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { contrastBands, spectralContrast } from './spectral-contrast.ts';
 
 describe('spectral contrast as the reference extractor computes it', () => {
-  it("lays out Essentia's bands at 44.1 kHz / 2048 points: 12 static bins each, the top band ending near 9.3 kHz", () => {
-    const layout = contrastBands(44100, 2048);
-    expect(layout.start).toBe(0);
-    expect(layout.widths).toEqual([14, 17, 25, 47, 112, 290]);
+  it("uses the reference's bands: bins 1–15, 16–30, 31–56, 57–106, 107–219, 220–510 at 44.1 kHz / 2048 points", () => {
+    expect(contrastBands(44100, 2048)).toEqual({ start: 1, widths: [15, 15, 26, 50, 113, 291] });
+    // The same edges in Hz on a finer spectrum.
+    expect(contrastBands(44100, 4096)).toEqual({ start: 2, widths: [30, 30, 52, 100, 226, 582] });
   });
 
   it('gives −(peak/valley)^(1/ln mean) and ln(valley) per band', () => {
