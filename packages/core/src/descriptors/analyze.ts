@@ -2,6 +2,7 @@ import { midiToNoteName } from '@earshot/common/notes';
 import { averageLoudness } from './average-loudness.ts';
 import { trackBeats } from './beat-tracker.ts';
 import { beatsLoudness } from './beats-loudness.ts';
+import { dynamicComplexity } from './dynamic-complexity.ts';
 import { envelopeDescriptors } from './envelope.ts';
 import { defaultEssentiaBeatTracker } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
@@ -79,14 +80,6 @@ function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Floa
       confidence: noteConfidence,
     },
   };
-}
-
-/** Mean absolute deviation (LU) of the momentary loudness from its mean, over windows above the −70 LUFS gate. */
-function dynamicComplexity(momentary: Float32Array): number {
-  const active = Array.from(momentary).filter((l) => l > -70);
-  if (active.length === 0) return 0;
-  const mean = active.reduce((a, b) => a + b, 0) / active.length;
-  return active.reduce((a, b) => a + Math.abs(b - mean), 0) / active.length;
 }
 
 /**
@@ -185,7 +178,7 @@ export async function analyzeSignal(
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     // The frame energies are mean powers: the reference's loudness reads each frame's Σx².
     averageLoudness: averageLoudness(frameEnergy.map((e) => e * LOWLEVEL_FRAME)),
-    dynamicComplexity: dynamicComplexity(loudness.momentary),
+    dynamicComplexity: dynamicComplexity(samples, sampleRate),
     pitchSfx: pitchEnvelope(series.scalar('pitch')),
   };
   const variantA = timed(timings, 'statistics', () => buildVariantA(parts));
