@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { peaksAt } from '../testing/peaks.ts';
 import {
   createPeaks,
   harmonicOddToEven,
@@ -6,16 +7,6 @@ import {
   ODD_TO_EVEN_MAX,
   referenceHarmonicPeaks,
 } from './peaks.ts';
-
-function peaksAt(freqs: number[], amps: number[] = freqs.map(() => 1)) {
-  const p = createPeaks(Math.max(1, freqs.length));
-  freqs.forEach((f, i) => {
-    p.frequencies[i] = f;
-    p.magnitudes[i] = amps[i];
-  });
-  p.count = freqs.length;
-  return p;
-}
 
 function harmonicsOf(freqs: number[], amps: number[], pitch: number) {
   const out = createPeaks(20);

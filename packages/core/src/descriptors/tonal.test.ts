@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { peaksAt } from '../testing/peaks.ts';
 import { createPeaks, findPeaks } from './peaks.ts';
 import { hpcpFromPeaks, tuningStep } from './tonal.ts';
-
-function peaksAt(freqs: number[], amps: number[] = freqs.map(() => 1)) {
-  const p = createPeaks(Math.max(1, freqs.length));
-  freqs.forEach((f, i) => {
-    p.frequencies[i] = f;
-    p.magnitudes[i] = amps[i];
-  });
-  p.count = freqs.length;
-  return p;
-}
 
 describe('HPCP as the reference computes tonal.hpcp', () => {
   it('spreads a peak over the bins within 2/3 semitone with cos² weights, bin 0 = A 440 Hz, max 1', () => {

@@ -3,6 +3,8 @@
  * statistic of each descriptor, each dimension of a vector — compared across the recordings with the same
  * two figures as the 32-descriptor report (Spearman ρ, filter agreement). Pure: takes the trees already read.
  */
+
+import { STAT_NAMES } from '../descriptors/statistics.ts';
 import { PARITY_TARGETS, type ParityRow, parityRow, valueAt } from './parity-report.ts';
 import { median } from './parity-stats.ts';
 
@@ -58,18 +60,7 @@ export function leafFamily(leaf: string): string {
   return STATISTICS.has(last) && parts.length > 2 ? parts.slice(0, -1).join('.') : base;
 }
 
-const STATISTICS = new Set([
-  'mean',
-  'var',
-  'stdev',
-  'median',
-  'min',
-  'max',
-  'dmean',
-  'dmean2',
-  'dvar',
-  'dvar2',
-]);
+const STATISTICS = new Set<string>(STAT_NAMES);
 
 export interface LeafRow extends ParityRow {
   family: string;
