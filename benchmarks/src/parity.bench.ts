@@ -1,7 +1,10 @@
-// Parity report (issue 17): earshot's analysis of the 40 CC0 recordings that native Essentia's
-// FreesoundExtractor analysed (../shared/reference/essentia-native), per descriptor of the issue's list:
-// Spearman ρ and filter agreement against the reference values, with the targets and pass/fail.
-// `npx earshot bench parity [--no-cache] [--save]`. Results of the analysis are cached per recording under
+// Parity report (issues 17 and 37): earshot's analysis of the 40 CC0 recordings that native Essentia's
+// FreesoundExtractor analysed (../shared/reference/essentia-native), per descriptor of issue 17's list and
+// then leaf by leaf over the whole tree (every statistic, every vector dimension): Spearman ρ and filter
+// agreement against the reference values, with the targets and pass/fail.
+// `npx earshot bench parity [--no-cache] [--save] [--worst N] [--reference DIR --audio DIR]`: another
+// folder of reference outputs (`<name>.json` beside an audio folder holding `<name>.<ext>`) is compared
+// the same way. Results of the analysis are cached per recording under
 // the system's temp folder, keyed by the audio's hash and a hash of the analysis code (packages/core/src),
 // so the figures always come from the current code. --save writes the table to benchmarks/results/parity.md.
 import { createHash } from 'node:crypto';
@@ -10,8 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeFile, stopEssentiaWorker } from '@earshot/core';
-import { formatParityReport, parityReport } from '@earshot/core/testing';
+import {
+  formatParityReport,
+  formatWholeTreeReport,
+  parityReport,
+  wholeTreeReport,
+} from '@earshot/core/testing';
 import { realSamples } from '@earshot/fixtures';
+import { arg } from './args.ts';
 
 const here = fileURLToPath(import.meta.url);
 const coreSrc = path.join(path.dirname(here), '..', '..', 'packages', 'core', 'src');
@@ -41,7 +50,15 @@ async function main(): Promise<void> {
   const useCache = !process.argv.includes('--no-cache');
   const version = codeVersion();
   fs.mkdirSync(cacheDir, { recursive: true });
-  const samples = realSamples();
+  const referenceDir = arg('reference', '');
+  const audioDir = arg('audio', '');
+  if (Boolean(referenceDir) !== Boolean(audioDir))
+    throw new Error(
+      '--reference DIR and --audio DIR go together (reference JSONs and the audio they describe)',
+    );
+  const samples = referenceDir
+    ? realSamples(path.resolve(referenceDir), path.resolve(audioDir))
+    : realSamples();
   const pairs: { reference: Record<string, unknown>; ours: Record<string, unknown> }[] = [];
   let analysed = 0;
   const t0 = performance.now();
@@ -62,15 +79,18 @@ async function main(): Promise<void> {
   process.stderr.write(
     `\ranalysed ${analysed}, cached ${samples.length - analysed} (code ${version}) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
   );
-  const table = formatParityReport(parityReport(pairs));
+  const table = `${formatParityReport(parityReport(pairs))}\n\n${formatWholeTreeReport(
+    wholeTreeReport(pairs),
+    Number(arg('worst', '40')),
+  )}`;
   process.stdout.write(`${table}\n`);
   if (process.argv.includes('--save')) {
     const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const section = `## ${stamp} (code ${version})\n\n\`\`\`\n${table}\n\`\`\`\n\n`;
     const header =
-      '# Parity with the reference extractor (issue 17)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings.\n\n';
+      '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37).\n\n';
     const previous = fs.existsSync(resultsFile)
-      ? fs.readFileSync(resultsFile, 'utf8').replace(header, '')
+      ? fs.readFileSync(resultsFile, 'utf8').replace(/^# Parity[^\n]*\n\n[^\n]*\n\n/, '')
       : '';
     fs.writeFileSync(resultsFile, header + previous + section);
   }

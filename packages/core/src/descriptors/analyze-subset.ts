@@ -3,7 +3,15 @@ import { envelopeDescriptors } from './envelope.ts';
 import { type LowLevelOptions, type LowLevelWanted, lowLevelFrames } from './lowlevel.ts';
 import { finite } from './statistics.ts';
 import type { VariantATree } from './types.ts';
-import { ENVELOPE_SFX, envelopeSfx, LOWLEVEL_SCALARS, LOWLEVEL_VECTORS, stats, vstats } from './variant-a.ts';
+import {
+  ENVELOPE_SFX,
+  EXTRACTOR_VERSION,
+  envelopeSfx,
+  LOWLEVEL_SCALARS,
+  LOWLEVEL_VECTORS,
+  stats,
+  vstats,
+} from './variant-a.ts';
 
 /** A lean analysis asked for paths it does not compute (tonal, rhythm, loudness…: run `analyzeSignal`). */
 export class UnsupportedSubsetError extends ValidationError {
@@ -84,7 +92,7 @@ export function analyzeSubset(
     sfx,
     metadata: {
       audio_properties: { analysis_sample_rate: sampleRate, length: finite(duration), downmix: 'mix' },
-      version: { extractor: 'earshot-descriptors 1' },
+      version: { extractor: EXTRACTOR_VERSION },
     },
   };
 }

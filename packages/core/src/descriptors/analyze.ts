@@ -1,5 +1,8 @@
 import { midiToNoteName } from '@earshot/common/notes';
+import { averageLoudness } from './average-loudness.ts';
 import { trackBeats } from './beat-tracker.ts';
+import { beatsLoudness } from './beats-loudness.ts';
+import { dynamicComplexity } from './dynamic-complexity.ts';
 import { envelopeDescriptors } from './envelope.ts';
 import { defaultEssentiaBeatTracker } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
@@ -10,7 +13,7 @@ import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { detectOnsets } from './onsets.ts';
 import { frequencyToMidi } from './pitch.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
-import { beatLoudness, loopConfidence } from './rhythm.ts';
+import { loopConfidence } from './rhythm.ts';
 import { vectorStats } from './statistics.ts';
 import { refineTempo } from './tempo.ts';
 import { timbralScores } from './timbral.ts';
@@ -77,26 +80,6 @@ function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Floa
       confidence: noteConfidence,
     },
   };
-}
-
-/** Mean absolute deviation (LU) of the momentary loudness from its mean, over windows above the −70 LUFS gate. */
-function dynamicComplexity(momentary: Float32Array): number {
-  const active = Array.from(momentary).filter((l) => l > -70);
-  if (active.length === 0) return 0;
-  const mean = active.reduce((a, b) => a + b, 0) / active.length;
-  return active.reduce((a, b) => a + Math.abs(b - mean), 0) / active.length;
-}
-
-/** Mean of the frames' Stevens loudness (energy^0.67) relative to the loudest frame. */
-function averageLoudness(frameEnergy: Float32Array): number {
-  let max = 0;
-  let sum = 0;
-  for (const e of frameEnergy) {
-    const l = e ** 0.67;
-    sum += l;
-    if (l > max) max = l;
-  }
-  return max > 0 ? sum / frameEnergy.length / max : 0;
 }
 
 /**
@@ -169,15 +152,8 @@ export async function analyzeSignal(
     bpm: tempo.bpm,
     bpmIntervals: tracked.ticks.slice(1).map((t, i) => t - tracked.ticks[i]),
   };
-  const hopSeconds = LOWLEVEL_HOP / sampleRate;
   const rhythmDerived = timed(timings, 'rhythm', () => {
-    const beats = beatLoudness(
-      beatGrid.ticks,
-      frameEnergy,
-      series.vector('beat_band_energy', 6),
-      6,
-      hopSeconds,
-    );
+    const beats = beatsLoudness(samples, sampleRate, beatGrid.ticks);
     const loop = loopFit(duration, bounds.leadingSilence, bounds.trailingSilence, beatGrid.bpm);
     return { beats, loop };
   });
@@ -200,8 +176,9 @@ export async function analyzeSignal(
     bpmLoopConfidence: rhythmDerived.loop.confidence,
     soundStartFrame: Math.floor((bounds.startTime * sampleRate) / LOWLEVEL_HOP),
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
-    averageLoudness: averageLoudness(frameEnergy),
-    dynamicComplexity: dynamicComplexity(loudness.momentary),
+    // The frame energies are mean powers: the reference's loudness reads each frame's Σx².
+    averageLoudness: averageLoudness(frameEnergy.map((e) => e * LOWLEVEL_FRAME)),
+    dynamicComplexity: dynamicComplexity(samples, sampleRate),
     pitchSfx: pitchEnvelope(series.scalar('pitch')),
   };
   const variantA = timed(timings, 'statistics', () => buildVariantA(parts));

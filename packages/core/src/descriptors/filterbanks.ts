@@ -53,6 +53,25 @@ export function rectangularBank(edges: number[], sampleRate: number, fftSize: nu
 }
 
 /**
+ * Essentia's FrequencyBands (what its BarkBands sums): band _b_ holds the bins from round(edge_b / binHz)
+ * up to, not including, round(edge_{b+1} / binHz) — each edge goes to the nearest bin, so at 44.1 kHz and
+ * 2048 points the 50 Hz edge falls between bins 1 and 2 (43 Hz belongs to the second band).
+ */
+export function frequencyBandsBank(edges: number[], sampleRate: number, fftSize: number): FilterBank {
+  const bins = fftSize / 2 + 1;
+  const binHz = sampleRate / fftSize;
+  const first: number[] = [];
+  const weights: Float32Array[] = [];
+  for (let b = 0; b + 1 < edges.length; b++) {
+    const lo = Math.trunc(edges[b] / binHz + 0.5);
+    const hi = Math.min(bins, Math.trunc(edges[b + 1] / binHz + 0.5));
+    first.push(Math.min(lo, bins - 1));
+    weights.push(new Float32Array(Math.max(0, hi - lo)).fill(1));
+  }
+  return { bands: weights.length, first: Int32Array.from(first), weights };
+}
+
+/**
  * Triangles with the given centre frequencies (edges = neighbours): normalized to unit sum (a band is the
  * mean power under it) or left at unit peak (a band is the summed power).
  */

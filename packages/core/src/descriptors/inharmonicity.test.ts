@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPeaks, referenceInharmonicity } from './peaks.ts';
-
-function peaksAt(freqs: number[], amps: number[] = freqs.map(() => 1)) {
-  const p = createPeaks(freqs.length);
-  freqs.forEach((f, i) => {
-    p.frequencies[i] = f;
-    p.magnitudes[i] = amps[i];
-  });
-  p.count = freqs.length;
-  return p;
-}
+import { peaksAt } from '../testing/peaks.ts';
+import { referenceInharmonicity } from './peaks.ts';
 
 describe('inharmonicity (Essentia HarmonicPeaks + Inharmonicity)', () => {
   it('is 0 for exact harmonics, and for no pitch or no peaks', () => {

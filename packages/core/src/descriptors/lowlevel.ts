@@ -4,18 +4,26 @@ import {
   BARK_EDGES,
   dctMatrix,
   type FilterBank,
+  frequencyBandsBank,
   melBank,
   rectangularBank,
 } from './filterbanks.ts';
 import { FrameSeries } from './frame-series.ts';
 import { bandDb, ERB_BANDS, ERB_HIGH_HZ, ERB_LOW_HZ, GFCC_COEFFICIENTS, gammatoneBank } from './gammatone.ts';
 import { onsetStrength } from './onset-strength.ts';
-import { createPeaks, findPeaks, harmonicFeatures, referenceInharmonicity } from './peaks.ts';
+import {
+  createPeaks,
+  findPeaks,
+  harmonicInharmonicity,
+  harmonicOddToEven,
+  harmonicTristimulus,
+  referenceHarmonicPeaks,
+} from './peaks.ts';
 import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { PitchYinFFT } from './pitch-yinfft.ts';
-import { selectKth } from './select-kth.ts';
+import { type ContrastBands, contrastBands, spectralContrast } from './spectral-contrast.ts';
 import { crest, decrease, entropy, flatnessDb, moments, rolloff, strongPeak } from './spectral-shape.ts';
 import { blackmanHarris62, cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
 import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
@@ -63,7 +71,6 @@ function silentFramePower(frameSize: number): number {
 }
 
 /** Six bands for the beat loudness ratios (Hz). */
-const BEAT_BANDS = [20, 150, 400, 800, 3200, 7000, 22000];
 
 /** Everything precomputed once per sample rate: FFT plans, windows, filterbanks, DCT matrices. */
 class LowLevelPlan {
@@ -83,8 +90,8 @@ class LowLevelPlan {
   readonly dct13x40 = dctMatrix(13, 40);
   readonly dctGfcc = dctMatrix(GFCC_COEFFICIENTS, ERB_BANDS);
   readonly binHz: number;
-  readonly beatBank: FilterBank;
-  readonly contrast: SpectralContrast;
+  readonly contrast: ContrastBands;
+  readonly contrastScratch: Float32Array;
   readonly salience: SpectralPitchSalience;
   readonly yinFFT: PitchYinFFT;
 
@@ -98,7 +105,7 @@ class LowLevelPlan {
     this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
     this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
     this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate, 20, nyquist, 0.15, float32Fft);
-    this.bark = rectangularBank(BARK_EDGES.slice(0, 28), sampleRate, n);
+    this.bark = frequencyBandsBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
     this.mel96 = melBank(96, 0, nyquist, sampleRate, n);
     this.erb = gammatoneBank(ERB_BANDS, ERB_LOW_HZ, ERB_HIGH_HZ, sampleRate, n);
@@ -108,12 +115,8 @@ class LowLevelPlan {
     const edges = ENERGY_BANDS.map(([, lo]) => lo);
     this.energyBands = rectangularBank([...edges, Math.min(20000, nyquist)], sampleRate, n);
     this.binHz = sampleRate / n;
-    this.beatBank = rectangularBank(
-      BEAT_BANDS.map((f) => Math.min(f, nyquist)),
-      sampleRate,
-      n,
-    );
-    this.contrast = new SpectralContrast(sampleRate, n);
+    this.contrast = contrastBands(sampleRate, n);
+    this.contrastScratch = new Float32Array(Math.max(...this.contrast.widths));
     this.salience = new SpectralPitchSalience(n / 2 + 1, this.binHz, float32Fft);
     this.yinFFT = new PitchYinFFT(n, sampleRate);
   }
@@ -224,9 +227,12 @@ export function lowLevelFrames(
     ['crest', 'flatness_db', 'kurtosis', 'skewness', 'spread'].map((stat) => `${prefix}_${stat}`);
   const needOnset = want('onset_strength');
   const needAveragePower = want('average_power');
-  const needBeatBands = want('beat_band_energy');
   const needEnergyBands = wantAny(...ENERGY_BANDS.map(([name]) => name));
-  const needBark = wantAny('barkbands', ...shapeNames('barkbands'));
+  const needCrest = want('spectral_crest');
+  const needFlatness = want('spectral_flatness_db');
+  // The reference's spectral crest and flatness are those of the Bark bands (the same numbers as
+  // barkbands_crest and barkbands_flatness_db), not of the spectrum.
+  const needBark = needCrest || needFlatness || wantAny('barkbands', ...shapeNames('barkbands'));
   const needMelShape = wantAny(...shapeNames('melbands'));
   const needMel40 = needMelShape || wantAny('melbands', 'mfcc');
   const needMel96 = want('melbands96');
@@ -239,21 +245,18 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || needInharmonicity || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  // Our YIN (note, variant-B pitch, harmonic peaks) and the reference's PitchYin (`pitch` in variant A).
-  const needPitch = needHarmonic || wantAny('yin_pitch', 'yin_confidence');
+  // Our YIN (note, variant-B pitch) and the reference's PitchYin (`pitch` in variant A).
+  const needPitch = wantAny('yin_pitch', 'yin_confidence');
   const needReferencePitch = wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
   const needDecrease = want('spectral_decrease');
-  const needCrest = want('spectral_crest');
-  const needFlatness = want('spectral_flatness_db');
   const needStrongPeak = want('spectral_strongpeak');
   const needEntropy = want('spectral_entropy');
 
   const plan = planFor(sampleRate, options.float32Fft ?? false);
-  const { beatBank, contrast } = plan;
+  const { contrast } = plan;
   const averagePower = new Float64Array(plan.spectrum.bins);
-  const beatBands = new Float32Array(6);
   const frames = frameCount(signal.length, LOWLEVEL_HOP, LOWLEVEL_FRAME);
   const out = new FrameSeries(frames);
   const bins = plan.spectrum.bins;
@@ -271,6 +274,7 @@ export function lowLevelFrames(
   const logErb = new Float64Array(ERB_BANDS);
   const peaks = createPeaks(100);
   const complexityPeaks = createPeaks(100);
+  const harmonics = createPeaks(20);
 
   // Series nobody asked for are written to a scratch array the result does not hold (cheap
   // per-frame values are computed anyway; the costly ones are skipped with the need* flags).
@@ -336,16 +340,19 @@ export function lowLevelFrames(
   const contrastV = v('spectral_contrast_coeffs', 6);
   const valleysV = v('spectral_contrast_valleys', 6);
   const tristimulusV = v('tristimulus', 3);
-  const beatBandsV = v('beat_band_energy', 6);
   const nyquist = sampleRate / 2;
 
-  const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array) => {
-    target.crest[i] = crest(bands);
-    target.flatness[i] = flatnessDb(bands);
+  // Writes the bands' shape; returns their crest and flatness (the targets may be the shared discard).
+  const shape = (target: ReturnType<typeof shapeOf>, i: number, bands: Float32Array): [number, number] => {
+    const bandCrest = crest(bands);
+    const bandFlatness = flatnessDb(bands);
+    target.crest[i] = bandCrest;
+    target.flatness[i] = bandFlatness;
     const m = moments(bands, bands.length - 1);
     target.kurtosis[i] = m.kurtosis;
     target.skewness[i] = m.skewness;
     target.spread[i] = m.spread;
+    return [bandCrest, bandFlatness];
   };
 
   for (let i = 0; i < frames; i++) {
@@ -392,8 +399,9 @@ export function lowLevelFrames(
     if (needOnset) onsetStrengthS[i] = onsetStrength(mag, previousMag);
     energy[i] = e;
     rms[i] = Math.sqrt(e / bins);
-    hfc[i] = h;
-    flux[i] = i === 0 ? 0 : Math.sqrt(fluxSum);
+    hfc[i] = hfcMasri(h, nyquist, bins);
+    // The reference's Flux compares the first frame with zeros.
+    flux[i] = Math.sqrt(fluxSum);
     previousMag.set(mag);
 
     // The reference's centroid is of the power spectrum (its other moments are of the magnitudes).
@@ -407,15 +415,9 @@ export function lowLevelFrames(
     skewness[i] = m.skewness;
     kurtosis[i] = m.kurtosis;
     if (needDecrease) decreaseS[i] = decrease(power, nyquist);
-    if (needCrest) crestS[i] = crest(mag);
-    if (needFlatness) flatness[i] = flatnessDb(mag);
     if (needStrongPeak) strongpeak[i] = strongPeak(mag);
     if (needEntropy) entropyS[i] = entropy(mag); // the reference's Entropy reads the magnitudes
 
-    if (needBeatBands) {
-      applyFilterBank(beatBank, power, beatBands);
-      beatBandsV.set(beatBands, i * 6);
-    }
     if (needEnergyBands) {
       applyFilterBank(plan.energyBands, power, energyBands);
       for (let b = 0; b < 4; b++) bandSeries[b][i] = energyBands[b];
@@ -423,7 +425,7 @@ export function lowLevelFrames(
     if (needBark) {
       applyFilterBank(plan.bark, power, bark);
       barkV.set(bark, i * bark.length);
-      shape(barkShape, i, bark);
+      [crestS[i], flatness[i]] = shape(barkShape, i, bark);
     }
     if (needMel40) {
       applyFilterBank(plan.mel40, power, mel40);
@@ -452,15 +454,22 @@ export function lowLevelFrames(
       dct(plan.dctGfcc, logErb, gfccV, i * GFCC_COEFFICIENTS);
     }
 
-    if (needContrast) contrast.compute(mag, contrastV, valleysV, i * 6);
+    if (needContrast) spectralContrast(mag, contrast, plan.contrastScratch, contrastV, valleysV, i * 6);
 
     if (needPeaks) {
       // The reference's SpectralPeaks defaults: ≤ 100 peaks from 0 Hz to 5 kHz, any magnitude above 0.
       findPeaks(mag, plan.binHz, 0, 0, 5000, peaks);
       dissonanceS[i] = dissonance(peaks);
       // The reference's harmonic peaks (from 20 Hz, the first bin here) follow PitchYinFFT on this spectrum,
-      // every frame, with no confidence gate.
-      if (needInharmonicity) inharmonicity[i] = referenceInharmonicity(peaks, plan.yinFFT.pitch(mag));
+      // every frame, with no confidence gate; inharmonicity, odd-to-even ratio and tristimulus read them.
+      if (needInharmonicity || needHarmonic) {
+        referenceHarmonicPeaks(peaks, plan.yinFFT.pitch(mag), harmonics);
+        if (needInharmonicity) inharmonicity[i] = harmonicInharmonicity(harmonics);
+        if (needHarmonic) {
+          oddToEven[i] = harmonicOddToEven(harmonics);
+          harmonicTristimulus(harmonics, tristimulusV, i * 3);
+        }
+      }
     }
     if (needComplexity) {
       // The reference's SpectralComplexity: peaks above 0.005 between 100 Hz and 5 kHz, at most 100.
@@ -491,13 +500,6 @@ export function lowLevelFrames(
     }
     pitch[i] = estimate.pitch;
     pitchConfidence[i] = estimate.confidence;
-
-    if (!needHarmonic) continue;
-    const harmonic = harmonicFeatures(peaks, estimate.confidence > 0.5 ? estimate.pitch : 0);
-    oddToEven[i] = harmonic.oddToEven;
-    tristimulusV[i * 3] = harmonic.tristimulus[0];
-    tristimulusV[i * 3 + 1] = harmonic.tristimulus[1];
-    tristimulusV[i * 3 + 2] = harmonic.tristimulus[2];
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
   if (stride > 1) keepStridedFrames(out, stride);
@@ -530,6 +532,14 @@ export function powerCentroid(energy: number, weighted: number, nyquist: number,
   return energy > 0 ? (weighted / energy) * (nyquist / (bins - 1)) : 0;
 }
 
+/**
+ * High-frequency content as the reference's HFC (Masri's type): Σ f_k·|X_k|² with f_k the bin's frequency
+ * in Hz, k × Nyquist/(bins − 1). `weighted` = Σ k·|X_k|².
+ */
+export function hfcMasri(weighted: number, nyquist: number, bins: number): number {
+  return weighted * (nyquist / (bins - 1));
+}
+
 /** DCT-II (one row of `matrix` per coefficient) of the log bands, written at `offset`. */
 function dct(matrix: Float64Array[], logBands: Float64Array, out: Float32Array, offset: number) {
   for (let c = 0; c < matrix.length; c++) {
@@ -537,55 +547,5 @@ function dct(matrix: Float64Array[], logBands: Float64Array, out: Float32Array, 
     let a = 0;
     for (let b = 0; b < row.length; b++) a += row[b] * logBands[b];
     out[offset + c] = a;
-  }
-}
-
-/**
- * Octave-band spectral contrast (Jiang et al. 2002, Essentia's SpectralContrast layout: 6 bands from 20 Hz
- * to 11 kHz, neighbour ratio 0.4): per band the mean of the top 40% (peak) and bottom 40% (valley) bins;
- * coefficient = −√(1 − valley/peak) in [−1, 0] (a flat band gives 0), valley = log10 of the valley magnitude.
- */
-class SpectralContrast {
-  private readonly bandStarts: number[] = [];
-  private readonly bandEnds: number[] = [];
-  private readonly scratch: Float32Array;
-
-  constructor(sampleRate: number, fftSize: number) {
-    const lo = 20;
-    const hi = Math.min(11000, sampleRate / 2);
-    const binHz = sampleRate / fftSize;
-    const ratio = (hi / lo) ** (1 / 6);
-    let maxWidth = 0;
-    for (let b = 0; b < 6; b++) {
-      const start = Math.max(1, Math.round((lo * ratio ** b) / binHz));
-      const end = Math.max(start + 1, Math.round((lo * ratio ** (b + 1)) / binHz));
-      this.bandStarts.push(start);
-      this.bandEnds.push(end);
-      maxWidth = Math.max(maxWidth, end - start);
-    }
-    this.scratch = new Float32Array(maxWidth);
-  }
-
-  compute(mag: Float32Array, coeffs: Float32Array, valleys: Float32Array, offset: number): void {
-    for (let b = 0; b < 6; b++) {
-      const width = this.bandEnds[b] - this.bandStarts[b];
-      const band = this.scratch.subarray(0, width);
-      band.set(mag.subarray(this.bandStarts[b], this.bandEnds[b]));
-      const take = Math.max(1, Math.round(width * 0.4));
-      // Only which bins are the lowest and highest `take` matters, not their order: two selections
-      // put them at the ends instead of a sort.
-      selectKth(band, take - 1, 0, width - 1);
-      if (width - take > take - 1) selectKth(band, width - take, take, width - 1);
-      let low = 0;
-      let high = 0;
-      for (let j = 0; j < take; j++) {
-        low += band[j];
-        high += band[width - 1 - j];
-      }
-      const peak = high / take + 1e-10;
-      const valley = low / take + 1e-10;
-      coeffs[offset + b] = -Math.sqrt(1 - valley / peak);
-      valleys[offset + b] = Math.log10(valley);
-    }
   }
 }

@@ -72,39 +72,6 @@ export function bpmHistogram(intervals: number[]): BpmHistogramPeaks {
   };
 }
 
-/** The six BeatsLoudness bands of Essentia (Hz). */
-export const BEAT_BAND_EDGES = [20, 150, 400, 3200, 7000, 22000];
-
-/**
- * Loudness at each beat: the mean energy of the low-level frames within 50 ms after the beat, and the share
- * of that energy in each of six bands.
- */
-export function beatLoudness(
-  beats: number[],
-  frameEnergy: Float32Array,
-  bandEnergies: Float32Array,
-  bands: number,
-  hopSeconds: number,
-): { loudness: number[]; bandRatios: number[][] } {
-  const loudness: number[] = [];
-  const bandRatios: number[][] = [];
-  for (const t of beats) {
-    const first = Math.max(0, Math.round(t / hopSeconds));
-    const last = Math.min(frameEnergy.length - 1, Math.round((t + 0.05) / hopSeconds));
-    if (first > last) continue;
-    let e = 0;
-    const perBand = new Array<number>(bands).fill(0);
-    for (let f = first; f <= last; f++) {
-      e += frameEnergy[f];
-      for (let b = 0; b < bands; b++) perBand[b] += bandEnergies[f * bands + b];
-    }
-    const bandTotal = perBand.reduce((a, b) => a + b, 0);
-    loudness.push(e / (last - first + 1));
-    bandRatios.push(perBand.map((v) => (bandTotal > 0 ? v / bandTotal : 0)));
-  }
-  return { loudness, bandRatios };
-}
-
 /**
  * How well the sound's length fits a whole number of beats (after Font & Serra 2016, Essentia's
  * LoopBpmConfidence): for the full length and the length with leading/trailing near-silence (below

@@ -8,25 +8,28 @@ export const TONAL_FRAME = 4096;
 export const TONAL_HOP = 2048;
 export const HPCP_SIZE = 36;
 
+/** Width (semitones) of the squared-cosine window each spectral peak spreads over the HPCP bins. */
+export const HPCP_WINDOW_SEMITONES = 4 / 3;
+
 /**
- * Harmonic pitch class profile (Gómez 2006) with Essentia's Freesound settings: 36 bins (⅓ semitone),
- * bin 0 = A (440 Hz reference), peaks between 40 Hz and 5 kHz, each peak adds magnitude² × cos² of its
- * distance to the bin centre within a one-semitone window; normalized to a maximum of 1.
+ * Harmonic pitch class profile (Gómez 2006) as Essentia's HPCP computes `tonal.hpcp` for the Freesound
+ * extractor: `out.length` bins (36: ⅓ semitone), bin 0 = A at 440 Hz; each peak between 40 Hz and 5 kHz
+ * adds magnitude² × cos²(π·d/w) to every bin whose centre lies within w/2 of it (d its distance in
+ * semitones, w = 4/3 semitone); normalized to a maximum of 1 (all zeros stay zeros).
  */
-export function hpcpFromPeaks(peaks: Peaks, tuningHz: number, out: Float32Array): void {
+export function hpcpFromPeaks(peaks: Peaks, out: Float32Array): void {
   out.fill(0);
   const size = out.length;
-  const binsPerSemitone = size / 12;
+  const perSemitone = Math.floor(size / 12);
+  const half = (perSemitone * HPCP_WINDOW_SEMITONES) / 2;
   for (let p = 0; p < peaks.count; p++) {
     const f = peaks.frequencies[p];
-    const weight = peaks.magnitudes[p] * peaks.magnitudes[p];
-    const position = size * Math.log2(f / tuningHz);
-    const centre = Math.round(position);
-    for (let b = centre - 2; b <= centre + 2; b++) {
-      const distance = (position - b) / binsPerSemitone;
-      if (Math.abs(distance) > 0.5) continue;
-      const c = Math.cos(Math.PI * distance);
-      out[((b % size) + size) % size] += weight * c * c;
+    if (f < 40 || f > 5000) continue;
+    const energy = peaks.magnitudes[p] * peaks.magnitudes[p];
+    const position = size * Math.log2(f / 440);
+    for (let b = Math.ceil(position - half); b <= Math.floor(position + half); b++) {
+      const c = Math.cos((Math.PI * Math.abs(position - b)) / perSemitone / HPCP_WINDOW_SEMITONES);
+      out[((b % size) + size) % size] += energy * c * c;
     }
   }
   let max = 0;
@@ -34,20 +37,43 @@ export function hpcpFromPeaks(peaks: Peaks, tuningHz: number, out: Float32Array)
   if (max > 0) for (let i = 0; i < size; i++) out[i] /= max;
 }
 
-/** Deviation (cents, −50…50) of each peak from the 440 Hz equal-tempered grid, averaged on the circle by magnitude². */
-function tuningOf(peaks: Peaks): number {
-  let x = 0;
-  let y = 0;
-  for (let p = 0; p < peaks.count; p++) {
-    const cents = 1200 * Math.log2(peaks.frequencies[p] / 440);
-    const angle = (2 * Math.PI * cents) / 100;
-    const w = peaks.magnitudes[p] * peaks.magnitudes[p];
-    x += w * Math.cos(angle);
-    y += w * Math.sin(angle);
+/**
+ * The running tuning estimate of Essentia's TuningFrequency (1-cent resolution), one call per frame in
+ * order: each frame's peaks vote with their linear magnitudes for their deviation from the 440 Hz
+ * equal-tempered grid; the frame's winning deviation gains the frame's peak energy (Σ magnitude²) in a
+ * histogram kept over the whole sound, and the frame's output is that histogram's winner so far (the
+ * first on a tie; 440 Hz before any vote; deviations below −35 cents read as the next semitone's, +100).
+ * A frame without peaks repeats the current estimate.
+ */
+export function tuningStep(peaks: Peaks, global: Float64Array, frame: Float64Array): number {
+  if (peaks.count > 0) {
+    frame.fill(0);
+    let energy = 0;
+    for (let p = 0; p < peaks.count; p++) {
+      const f = peaks.frequencies[p];
+      const m = peaks.magnitudes[p];
+      energy += m * m;
+      if (f <= 0) continue;
+      const note = 12 * Math.log2(f / 440);
+      const deviation = 100 * (note - Math.floor(note + 0.5));
+      let index = Math.trunc(50 + deviation + 0.5);
+      if (index === frame.length) index = 0;
+      frame[index] += m;
+    }
+    global[argmax(frame)] += energy;
   }
-  if (x === 0 && y === 0) return 440;
-  const deviation = (Math.atan2(y, x) / (2 * Math.PI)) * 100;
-  return 440 * 2 ** (deviation / 1200);
+  const best = argmax(global);
+  if (global[best] === 0) return 440;
+  let cents = best - 50;
+  if (cents < -35) cents += 100;
+  return 440 * 2 ** (cents / 1200);
+}
+
+/** The first index of the largest value. */
+function argmax(x: Float64Array): number {
+  let best = 0;
+  for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i;
+  return best;
 }
 
 export interface TonalFrames {
@@ -64,24 +90,29 @@ export function tonalFrames(signal: Float32Array, sampleRate: number): TonalFram
   const spectrum = new MagnitudeSpectrum(TONAL_FRAME);
   const frame = new Float32Array(TONAL_FRAME);
   const mag = new Float32Array(spectrum.bins);
-  const peaks = createPeaks(100);
+  // The reference keeps every peak above 1e-5 (its maxPeaks is 10000; a 4096-point frame holds fewer).
+  const peaks = createPeaks(TONAL_FRAME / 2);
   const binHz = sampleRate / TONAL_FRAME;
   const hpcpAll = series.vector('hpcp', HPCP_SIZE);
   const tuning = series.scalar('tuning_frequency');
   const hpcpCrest = series.scalar('hpcp_crest');
   const hpcpEntropy = series.scalar('hpcp_entropy');
   const hpcp = new Float32Array(HPCP_SIZE);
+  const tuningVotes = new Float64Array(100);
+  const tuningFrame = new Float64Array(100);
   const energy = new Float32Array(frames);
   for (let i = 0; i < frames; i++) {
     cutFrame(signal, i * TONAL_HOP, frame);
     spectrum.compute(frame, mag);
-    findPeaks(mag, binHz, 1e-4, 40, 5000, peaks);
+    findPeaks(mag, binHz, 1e-5, 40, 5000, peaks, true);
     let e = 0;
     for (let p = 0; p < peaks.count; p++) e += peaks.magnitudes[p] * peaks.magnitudes[p];
     energy[i] = e;
-    tuning[i] = tuningOf(peaks);
-    hpcpFromPeaks(peaks, 440, hpcp);
+    tuning[i] = tuningStep(peaks, tuningVotes, tuningFrame);
+    hpcpFromPeaks(peaks, hpcp);
     hpcpAll.set(hpcp, i * HPCP_SIZE);
+    // The reference version's hpcp_entropy and hpcp_crest read this HPCP (not its chord HPCP with
+    // harmonics and the non-linear step: those give entropies a third lower than its values).
     hpcpCrest[i] = crest(hpcp);
     hpcpEntropy[i] = entropy(hpcp);
   }

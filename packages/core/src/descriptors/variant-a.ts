@@ -9,6 +9,12 @@ import { bpmHistogram } from './rhythm.ts';
 import { finite, scalarStats, vectorStats } from './statistics.ts';
 import type { VariantATree } from './types.ts';
 
+/**
+ * Names the descriptor definitions a stored analysis was made with; 2 since issue 37 brought the whole
+ * tree onto the reference's definitions (analyses made before read `earshot-descriptors 1`: reprocess them).
+ */
+export const EXTRACTOR_VERSION = 'earshot-descriptors 2';
+
 /** Everything the tree is built from, computed by the analysis groups. */
 export interface AnalysisParts {
   sampleRate: number;
@@ -266,7 +272,7 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
         length: finite(parts.duration),
         downmix: 'mix',
       },
-      version: { extractor: 'earshot-descriptors 1' },
+      version: { extractor: EXTRACTOR_VERSION },
     },
   };
 }

@@ -11,7 +11,19 @@ export {
   type ParityReport,
   type ParityRow,
   parityReport,
+  parityRow,
 } from './parity-report.ts';
 export { filterAgreement, spearman } from './parity-stats.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';
 export { makeTwinSet, TWIN_BASES, TWIN_BASES_FIRST, type TwinBase, type TwinFiles } from './twin-set.ts';
+export {
+  formatWholeTreeReport,
+  type LeafRow,
+  leafFamily,
+  leafRow,
+  leafValue,
+  numericLeaves,
+  WHOLE_TREE_TARGETS,
+  type WholeTreeReport,
+  wholeTreeReport,
+} from './whole-tree-report.ts';

@@ -67,7 +67,8 @@ export function valueAt(tree: Tree, name: string): unknown {
   return name.split('.').reduce<unknown>((node, key) => (node as Tree | undefined)?.[key], tree);
 }
 
-function rowFor(name: string, reference: number[], ours: number[]): ParityRow {
+/** One descriptor's row from the paired values (same recording at the same index). */
+export function parityRow(name: string, reference: number[], ours: number[]): ParityRow {
   const rho = spearman(reference, ours);
   const agreement = filterAgreement(reference, ours);
   return {
@@ -94,7 +95,7 @@ export function parityReport(pairs: readonly { reference: Tree; ours: Tree }[]):
       const coefficients: ParityRow[] = [];
       for (let k = 0; k < width; k++)
         coefficients.push(
-          rowFor(
+          parityRow(
             `${name}[${k}]`,
             pairs.map((p) => (valueAt(p.reference, name) as number[])[k]),
             pairs.map((p) => (valueAt(p.ours, name) as number[])[k]),
@@ -122,7 +123,7 @@ export function parityReport(pairs: readonly { reference: Tree; ours: Tree }[]):
       }
     }
     rows.push(
-      reference.length ? rowFor(name, reference, ours) : { name, n: 0, rho: 0, agreement: 0, pass: false },
+      reference.length ? parityRow(name, reference, ours) : { name, n: 0, rho: 0, agreement: 0, pass: false },
     );
   }
   const medianAgreement = median(rows.map((r) => r.agreement));
