@@ -1,22 +1,25 @@
 import type { Command } from 'commander';
 
-/** `earshot reprocess ID…|--failed`: process sounds again without a new upload. */
+/** `earshot reprocess ID…|--failed|--stale`: process sounds again without a new upload. */
 export function register(program: Command): void {
   program
     .command('reprocess')
-    .description('process sounds again from the first stage (by id, or every failed one)')
+    .description(
+      'process sounds again from the first stage (by id, every failed one, or every one an older analysis described)',
+    )
     .argument('[ids...]', 'sound ids')
     .option('--failed', 'every sound whose processing failed')
+    .option('--stale', 'every sound whose descriptors an earlier version of the analysis made')
     .option(
       '--no-wait',
       'only queue (with REDIS_URL); without Redis the sounds are processed on the next start',
     )
-    .action(async (ids: string[], options: { failed?: boolean; wait: boolean }) => {
+    .action(async (ids: string[], options: { failed?: boolean; stale?: boolean; wait: boolean }) => {
       const [
         { commandContext, parseIds },
         { openCatalogue },
         { EarshotError, ValidationError },
-        { reprocess, reprocessFailed, waitForSounds },
+        { reprocess, reprocessFailed, reprocessStale, waitForSounds },
         { createJobRunner },
       ] = await Promise.all([
         import('./context.ts'),
@@ -25,7 +28,8 @@ export function register(program: Command): void {
         import('@earshot/services'),
         import('@earshot/workers'),
       ]);
-      if (!options.failed && ids.length === 0) throw new ValidationError('Give sound ids or --failed.');
+      if (!options.failed && !options.stale && ids.length === 0)
+        throw new ValidationError('Give sound ids, --failed or --stale.');
       const { config, logger } = commandContext();
       const catalogue = await openCatalogue({ config, logger, role: 'command', description: 'reprocess' });
       const service = createJobRunner({ config, logger, catalogue });
@@ -41,6 +45,7 @@ export function register(program: Command): void {
           }
         }
         if (options.failed) queued.push(...(await reprocessFailed(catalogue.db, service.pipeline)));
+        if (options.stale) queued.push(...(await reprocessStale(catalogue.db, service.pipeline)));
         process.stdout.write(`queued for processing: ${queued.join(' ') || 'none'}\n`);
         if (!options.wait || queued.length === 0) return;
         // Without Redis this process is the worker.

@@ -85,7 +85,12 @@ export {
 export * from './oauth2/index.ts';
 export { ProcessingCounts } from './processing/processing-counts.ts';
 export type { ProcessingQueue } from './processing/processing-queue.ts';
-export { AlreadyProcessingError, reprocess, reprocessFailed } from './processing/reprocess.ts';
+export {
+  AlreadyProcessingError,
+  reprocess,
+  reprocessFailed,
+  reprocessStale,
+} from './processing/reprocess.ts';
 export {
   type SlidingWindowLimiter,
   type SlidingWindowLimiterOptions,

@@ -4,6 +4,7 @@ import {
   ANALYSIS_SAMPLE_RATE,
   analyzeFile,
   analyzeSignal,
+  CORE_ANALYZER,
   type DescriptorAnalysis,
   type Ffmpeg,
   fileLoudness,
@@ -33,7 +34,7 @@ export const coreAnalyzer: SoundAnalyzer = async (file, outDir, options) => {
     analysisA: result.variantA,
     analysisB: result.variantB,
     values: values as DescriptorValues,
-    analyzer: 'earshot-core',
+    analyzer: CORE_ANALYZER,
   };
   return {
     analysisFile: ANALYSIS_FILES.stats,

@@ -89,3 +89,19 @@ export async function similaritySpaces(db: Db): Promise<{ space: string; count: 
     .execute();
   return rows.map((r) => ({ space: r.space, count: Number(r.count), dims: Number(r.dims) }));
 }
+
+/**
+ * Sounds whose stored analysis another version of `analyzer` made (the variant-A tree's
+ * `metadata.version.extractor` is not `extractor`), by id: what `earshot reprocess --stale` redoes
+ * after the descriptors' definitions change.
+ */
+export async function listStaleAnalyses(db: Db, analyzer: string, extractor: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('sound_descriptors')
+    .select('sound_id')
+    .where('analyzer', '=', analyzer)
+    .where(sql<string>`coalesce(analysis_a #>> '{metadata,version,extractor}', '')`, '<>', extractor)
+    .orderBy('sound_id')
+    .execute();
+  return rows.map((r) => r.sound_id);
+}

@@ -10,6 +10,7 @@ import {
 import {
   getAnalysis,
   getSimilarityVector,
+  listStaleAnalyses,
   setAnalysis,
   setSimilarityVector,
   similaritySpaces,
@@ -301,6 +302,25 @@ describe.each(testBackends(postgresUrl))('sound repositories on %s', (backend) =
       { space: 'space-a', count: 1, dims: 3 },
       { space: 'space-b', count: 1, dims: 2 },
     ]);
+  });
+
+  it("lists the analyses an analyzer's other versions made, not its current one's nor another analyzer's", async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const made = async (analyzer: string, extractor?: string) => {
+      const sound = await createSound(db(), described(user.id));
+      const analysisA = (extractor ? { metadata: { version: { extractor } } } : {}) as VariantATree;
+      await setAnalysis(db(), sound.id, { values: {}, analysisB: {} as VariantB, analysisA, analyzer });
+      return sound.id;
+    };
+    const current = await made('stale-test', 'v2');
+    const older = await made('stale-test', 'v1');
+    const unmarked = await made('stale-test');
+    const other = await made('stale-test-other', 'v1');
+    const stale = await listStaleAnalyses(db(), 'stale-test', 'v2');
+    expect(stale).toEqual([older, unmarked]);
+    expect(stale).not.toContain(current);
+    expect(await listStaleAnalyses(db(), 'stale-test-other', 'v1')).toEqual([]);
+    expect(await listStaleAnalyses(db(), 'stale-test-other', 'v2')).toEqual([other]);
   });
 
   it('keeps pending uploads per user by file name until they are described', async () => {

@@ -54,4 +54,5 @@ export type { LowLevelOptions } from './lowlevel.ts';
 export { frequencyToMidi } from './pitch.ts';
 export { type ScalarStats, STAT_NAMES, scalarStats, type VectorStats, vectorStats } from './statistics.ts';
 export type { AnalyzeOptions, GroupTimings, TreeValue, VariantATree, VariantB } from './types.ts';
+export { CORE_ANALYZER, EXTRACTOR_VERSION } from './variant-a.ts';
 export { VARIANT_B_TYPES } from './variant-b-types.ts';

@@ -15,6 +15,9 @@ import type { VariantATree } from './types.ts';
  */
 export const EXTRACTOR_VERSION = 'earshot-descriptors 2';
 
+/** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
+export const CORE_ANALYZER = 'earshot-core';
+
 /** Everything the tree is built from, computed by the analysis groups. */
 export interface AnalysisParts {
   sampleRate: number;

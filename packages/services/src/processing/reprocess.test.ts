@@ -1,9 +1,10 @@
-import { createSound, createUser, getProcessingRecord, startStage } from '@earshot/catalogue';
+import { createSound, createUser, getProcessingRecord, setAnalysis, startStage } from '@earshot/catalogue';
 import { openTestCatalogue, setProcessingState, type TestCatalogue } from '@earshot/catalogue/testing';
+import { CORE_ANALYZER, EXTRACTOR_VERSION, type VariantATree, type VariantB } from '@earshot/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPendingModeration, moderate } from '../moderation/moderation.ts';
 import { recordingQueue } from '../testing/processing-queue.ts';
-import { AlreadyProcessingError, reprocess, reprocessFailed } from './reprocess.ts';
+import { AlreadyProcessingError, reprocess, reprocessFailed, reprocessStale } from './reprocess.ts';
 
 describe('reprocessing and moderation use cases', () => {
   let test: TestCatalogue;
@@ -40,6 +41,29 @@ describe('reprocessing and moderation use cases', () => {
     expect(await reprocessFailed(db, queue)).toEqual([a, b]);
     expect(submitted).toEqual([c, a, b]);
     expect((await getProcessingRecord(db, a))?.state).toBe('Queued');
+  });
+
+  it("reprocesses the sounds an earlier version of the core's analysis described, and only those", async () => {
+    const db = test.catalogue.db;
+    const analysed = async (extractor: string) => {
+      const id = await newSound();
+      await setProcessingState(db, id, { state: 'Processed' });
+      const analysisA = { metadata: { version: { extractor } } } as unknown as VariantATree;
+      await setAnalysis(db, id, {
+        values: {},
+        analysisB: {} as VariantB,
+        analysisA,
+        analyzer: CORE_ANALYZER,
+      });
+      return id;
+    };
+    const current = await analysed(EXTRACTOR_VERSION);
+    const older = await analysed('earshot-descriptors 1');
+    const { queue, submitted } = recordingQueue();
+    expect(await reprocessStale(db, queue)).toEqual([older]);
+    expect(submitted).toEqual([older]);
+    expect((await getProcessingRecord(db, older))?.state).toBe('Queued');
+    expect((await getProcessingRecord(db, current))?.state).toBe('Processed');
   });
 
   it('refuses a sound whose job is waiting or running, and one that does not exist', async () => {

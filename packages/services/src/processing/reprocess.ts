@@ -1,5 +1,12 @@
-import { type Db, getProcessingRecord, listFailedSoundIds, reprocessSound } from '@earshot/catalogue';
+import {
+  type Db,
+  getProcessingRecord,
+  listFailedSoundIds,
+  listStaleAnalyses,
+  reprocessSound,
+} from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
+import { CORE_ANALYZER, EXTRACTOR_VERSION } from '@earshot/core/descriptors';
 import type { ProcessingQueue } from './processing-queue.ts';
 
 export class AlreadyProcessingError extends EarshotError {
@@ -25,6 +32,19 @@ export async function reprocess(db: Db, queue: ProcessingQueue, soundId: number)
 /** Reprocesses every sound whose processing failed; returns their ids. */
 export async function reprocessFailed(db: Db, queue: ProcessingQueue): Promise<number[]> {
   const ids = await listFailedSoundIds(db);
+  for (const id of ids) {
+    await reprocessSound(db, id);
+    await queue.submit(id);
+  }
+  return ids;
+}
+
+/**
+ * Reprocesses every sound whose descriptors an earlier version of the core's analysis made (after
+ * an upgrade that changed their definitions, docs/descriptors.md); returns their ids.
+ */
+export async function reprocessStale(db: Db, queue: ProcessingQueue): Promise<number[]> {
+  const ids = await listStaleAnalyses(db, CORE_ANALYZER, EXTRACTOR_VERSION);
   for (const id of ids) {
     await reprocessSound(db, id);
     await queue.submit(id);
