@@ -10,9 +10,6 @@ import { SEARCH_TABLE } from './search-schema.ts';
 /** Sounds read per statement while loading. */
 const BATCH = 25_000;
 
-/** Weight class codes of a tsvector's position suffix (none = D). */
-const CLASS_CODE: Record<string, number> = { A: 3, B: 2, C: 1, D: 0 };
-
 /** Appends (key, id, score) triples into growing typed arrays, then groups them by key. */
 class PostingsBuilder {
   private keys = new Uint32Array(1 << 20);
@@ -76,50 +73,37 @@ class PostingsBuilder {
 
 /**
  * Reads a tsvector's text form (`'lexeme':1A,4 'other':2B`) and calls `each` with every lexeme and
- * its positions' weight class codes, in position order.
+ * its positions' weight class codes, in position order (the array is reused between calls).
  */
 export function readTsvector(text: string, each: (lexeme: string, classes: number[]) => void): void {
-  let i = 0;
+  const classes: number[] = [];
   const n = text.length;
+  let i = 0;
   while (i < n) {
-    while (i < n && text[i] === ' ') i++;
-    if (i >= n) break;
-    if (text[i] !== "'") throw new Error(`unexpected tsvector text at ${i}`);
-    i++;
-    let lexeme = '';
-    for (;;) {
-      const ch = text[i];
-      if (ch === "'") {
-        if (text[i + 1] === "'") {
-          lexeme += "'";
-          i += 2;
-          continue;
-        }
-        i++;
-        break;
-      }
-      if (ch === '\\') {
-        lexeme += text[i + 1];
-        i += 2;
-        continue;
-      }
-      lexeme += ch;
+    if (text.charCodeAt(i) === 32) {
       i++;
+      continue;
     }
-    const classes: number[] = [];
-    if (text[i] === ':') {
+    if (text.charCodeAt(i) !== 39) throw new Error(`unexpected tsvector text at ${i}`);
+    // The lexeme runs to the next quote that is not doubled; quotes and backslashes are escaped.
+    let close = text.indexOf("'", i + 1);
+    while (text.charCodeAt(close + 1) === 39) close = text.indexOf("'", close + 2);
+    let lexeme = text.slice(i + 1, close);
+    if (lexeme.includes("'") || lexeme.includes('\\'))
+      lexeme = lexeme.replace(/''/g, "'").replace(/\\(.)/g, '$1');
+    i = close + 1;
+    classes.length = 0;
+    if (text.charCodeAt(i) === 58) {
       i++;
       for (;;) {
-        while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-        const weight = CLASS_CODE[text[i]];
-        if (weight !== undefined && text[i] !== 'D') {
-          classes.push(weight);
-          i++;
-        } else {
-          if (text[i] === 'D') i++;
-          classes.push(0);
-        }
-        if (text[i] !== ',') break;
+        let c = text.charCodeAt(i);
+        while (c >= 48 && c <= 57) c = text.charCodeAt(++i);
+        // A = 65 → 3, B → 2, C → 1, D (or no letter) → 0.
+        if (c >= 65 && c <= 68) {
+          classes.push(68 - c);
+          c = text.charCodeAt(++i);
+        } else classes.push(0);
+        if (c !== 44) break;
         i++;
       }
     } else {
@@ -182,22 +166,24 @@ export async function loadPostingIndex(
   };
   const lexemes = new PostingsBuilder();
   const tags = new PostingsBuilder();
-  let after = 0;
+  // Id ranges, the next one read while this one is indexed (reading is most of the time).
+  const batch = (from: number) =>
+    sql<DocumentRow>`
+      select s.id, s.tsv::text as tsv, s.tags, s.duration,
+             extract(epoch from s.created)::float8 * 1000 as created,
+             s.num_downloads, s.avg_rating, s.num_ratings, lower(s.license) as license, lower(s.type) as type,
+             s.pack_id, d.bpm
+      from ${table} s left join sound_descriptors d on d.sound_id = s.id
+      where s.id >= ${from} and s.id < ${from + BATCH} order by s.id`
+      .execute(db)
+      .then((r) => r.rows);
   let read = 0;
-  for (;;) {
-    const rows = (
-      await sql<DocumentRow>`
-        select s.id, s.tsv::text as tsv, s.tags, s.duration,
-               extract(epoch from s.created)::float8 * 1000 as created,
-               s.num_downloads, s.avg_rating, s.num_ratings, lower(s.license) as license, lower(s.type) as type,
-               s.pack_id, d.bpm
-        from ${table} s left join sound_descriptors d on d.sound_id = s.id
-        where s.id > ${after} order by s.id limit ${BATCH}`.execute(db)
-    ).rows;
-    if (!rows.length) break;
+  let next = batch(0);
+  for (let from = 0; from < size; from += BATCH) {
+    const rows = await next;
+    if (from + BATCH < size) next = batch(from + BATCH);
     for (const r of rows) {
       const id = r.id;
-      if (id >= size) continue; // added since the bounds were read: the change feed brings it
       columns.present[id] = 1;
       columns.duration[id] = r.duration;
       columns.created[id] = r.created;
@@ -211,7 +197,6 @@ export async function loadPostingIndex(
       readTsvector(r.tsv, (lexeme, classes) => lexemes.add(lexeme, id, singleLexemeRank(classes)));
       for (const tag of new Set(r.tags)) tags.add(tag, id, 0);
     }
-    after = rows[rows.length - 1].id;
     read += rows.length;
     progress?.(read, bounds.n);
   }

@@ -13,7 +13,7 @@ const postgresUrl = await testService('postgres');
 describe('posting index parts', () => {
   it('reads a tsvector text with weights, quotes and stripped positions', () => {
     const seen: [string, number[]][] = [];
-    readTsvector("'dog':1A,4,7C 'it''s':2B 'bare' 'x\\\\y':3D", (l, c) => seen.push([l, c]));
+    readTsvector("'dog':1A,4,7C 'it''s':2B 'bare' 'x\\\\y':3D", (l, c) => seen.push([l, [...c]]));
     expect(seen).toEqual([
       ['dog', [3, 0, 1]],
       ["it's", [2]],
