@@ -3,7 +3,7 @@
 // per-process posting index (packages/catalogue/src/search/posting-index.ts: posting lists in
 // typed arrays, built from the search document), on the realistic query log of record
 // (realistic-workload.ts), one client, on the same requests in alternating order.
-//   npx earshot bench search-structures [--sounds 1000000] [--requests 600] [--relevance 200]
+//   npx earshot bench search-structures [--sounds 1000000] [--requests 600] [--relevance 200] [--no-seed]
 // Prints: the index's build time and memory, latency per engine (p50 / p95 / p99, and by kind of
 // request), whether every count agrees, and the ranking of the first page of the most frequent
 // queries against the exact weighted ranking (ts_rank over every match).
@@ -12,6 +12,7 @@ import os from 'node:os';
 import {
   loadPostingIndex,
   openCatalogue,
+  type PostingIndexData,
   postingIndexAnswers,
   postingSearch,
   prepareSearch,
@@ -33,6 +34,8 @@ const requests = Number(arg('requests', '600'));
 const relevanceQueries = Number(arg('relevance', '200'));
 const { dbUrl } = apiBenchDatabase(sounds);
 
+// Searches take what the database needs (the API stops them at its budget, a 409).
+const unbounded = { budgetMs: Number.POSITIVE_INFINITY };
 const load = () =>
   os
     .loadavg()
@@ -46,6 +49,17 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
 }
 const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+
+/** The bytes of the index's typed arrays (each buffer once: posting lists share theirs). */
+function indexBytes(index: PostingIndexData): number {
+  const buffers = new Set<ArrayBufferLike>();
+  for (const list of index.lexemes.values()) buffers.add(list.ids.buffer).add(list.scores.buffer);
+  for (const ids of index.tags.values()) buffers.add(ids.buffer);
+  for (const column of Object.values(index.columns)) buffers.add((column as Uint8Array).buffer);
+  let bytes = 0;
+  for (const b of buffers) bytes += b.byteLength;
+  return bytes;
+}
 
 /** Share of the exact top 15 that the page holds, and Spearman's rank correlation over the ids both hold. */
 function agreement(page: number[], exact: number[]): { overlap: number; rho: number | null } {
@@ -65,7 +79,8 @@ function agreement(page: number[], exact: number[]): { overlap: number; rho: num
 }
 
 async function main() {
-  await ensureApiBenchCatalogue(sounds, false);
+  // --no-seed: use the catalogue as it is (while another run is still seeding its descriptors).
+  if (!process.argv.includes('--no-seed')) await ensureApiBenchCatalogue(sounds, false);
   const config = loadConfig({ DATABASE_URL: dbUrl });
   const catalogue = await openCatalogue({
     config,
@@ -99,8 +114,7 @@ async function main() {
     const mb = (x: number) => (x / 2 ** 20).toFixed(0);
     console.log(
       `\n  built in ${buildSeconds.toFixed(1)} s (load ${load()}): ${index.lexemes.size} lexemes, ${postings} postings, ${index.tags.size} tags;` +
-        ` memory +${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB` +
-        ` (typed arrays ${mb(after.arrayBuffers - before.arrayBuffers)} MB, heap ${mb(after.heapUsed - before.heapUsed)} MB), rss ${mb(after.rss)} MB\n`,
+        ` its arrays ${mb(indexBytes(index))} MB; process heap +${mb(after.heapUsed - before.heapUsed)} MB (maps and keys), rss ${mb(after.rss)} MB\n`,
     );
 
     const memo = new Map<string, string[]>();
@@ -112,14 +126,14 @@ async function main() {
       const request = searchRequest(q);
       const runPg = async () => {
         const t = performance.now();
-        const r = await searchSounds(catalogue, request);
+        const r = await searchSounds(catalogue, request, unbounded);
         return { r, t: performance.now() - t };
       };
       const runIndex = async () => {
         const t = performance.now();
         const search = prepareSearch(request);
         const r =
-          (await postingSearch(catalogue.db, index, search, memo)) ?? (await searchSounds(catalogue, search));
+          (await postingSearch(catalogue.db, index, search, memo)) ?? (await searchSounds(catalogue, search, unbounded));
         return { r, t: performance.now() - t, fromIndex: postingIndexAnswers(search) };
       };
       // Alternate which engine goes first: neither always finds the other's pages cached.
@@ -163,7 +177,10 @@ async function main() {
     const scores = { pg: [] as ReturnType<typeof agreement>[], index: [] as ReturnType<typeof agreement>[] };
     for (const [i, q] of ranked.entries()) {
       const request = { ...searchRequest(q), offset: 0 };
-      const exact = await searchSounds(catalogue, request, { popularityCapAbove: Number.POSITIVE_INFINITY });
+      const exact = await searchSounds(catalogue, request, {
+        popularityCapAbove: Number.POSITIVE_INFINITY,
+        budgetMs: Number.POSITIVE_INFINITY,
+      });
       const pg = await searchSounds(catalogue, request);
       const viaIndex = (await postingSearch(catalogue.db, index, prepareSearch(request), memo)) ?? pg;
       scores.pg.push(agreement(pg.ids, exact.ids));

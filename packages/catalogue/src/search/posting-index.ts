@@ -343,7 +343,7 @@ export function searchPostingIndex(
   // Scores: exact for one lexeme; for several, the sum of each one's own score (the rerank order).
   let score: Float64Array | null = null;
   if (ranked && !empty && matches.length) {
-    score = new Float64Array(c.present.length);
+    score = scratchOf(index).score;
     for (const list of lists as PostingList[]) {
       // Both lists ascend: one merge pass adds the list's scores of the matches.
       let j = 0;
@@ -355,16 +355,42 @@ export function searchPostingIndex(
   }
   const order = orderOf(search.sort, c, score);
   const end = search.offset + search.limit;
-  if (search.groupByPack) return grouped(index, search, matches, order, score, single, lists);
-  if (ranked && !single && matches.length) {
-    const rerank =
-      matches.length <= RERANK_ALL
-        ? matches
-        : Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order));
-    return { count: matches.length, ids: [], scores: [], rerank };
+  try {
+    if (search.groupByPack) return grouped(index, search, matches, order, score, single, lists);
+    if (ranked && !single && matches.length) {
+      const rerank =
+        matches.length <= RERANK_ALL
+          ? matches
+          : Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order));
+      return { count: matches.length, ids: [], scores: [], rerank };
+    }
+    const page = topK(matches, end, order).slice(search.offset);
+    return { count: matches.length, ids: page, ...pageScores(page, lists, score, single) };
+  } finally {
+    // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
+    if (score) for (const id of matches) score[id] = 0;
   }
-  const page = topK(matches, end, order).slice(search.offset);
-  return { count: matches.length, ids: page, ...pageScores(page, lists, score, single) };
+}
+
+/** Per-index work arrays, reset after each search: a search touches its matches only, not every sound. */
+interface Scratch {
+  readonly score: Float64Array;
+  readonly best: Int32Array;
+  readonly inPack: Uint32Array;
+}
+const scratches = new WeakMap<PostingIndexData, Scratch>();
+
+function scratchOf(index: PostingIndexData): Scratch {
+  let s = scratches.get(index);
+  if (!s) {
+    s = {
+      score: new Float64Array(index.columns.present.length),
+      best: new Int32Array(index.maxPackId + 1).fill(-1),
+      inPack: new Uint32Array(index.maxPackId + 1),
+    };
+    scratches.set(index, s);
+  }
+  return s;
 }
 
 /** The page's relevance: computed, one lexeme's own score, or left to PostgreSQL for several. */
@@ -390,9 +416,9 @@ function grouped(
   lists: (PostingList | undefined)[],
 ): PostingAnswer {
   const c = index.columns;
-  const best = new Int32Array(index.maxPackId + 1).fill(-1);
-  const inPack = new Uint32Array(index.maxPackId + 1);
+  const { best, inPack } = scratchOf(index);
   const representatives: number[] = [];
+  const packs: number[] = [];
   for (const id of matches) {
     const pack = c.packId[id];
     if (pack === 0) {
@@ -400,18 +426,25 @@ function grouped(
       continue;
     }
     inPack[pack]++;
-    if (best[pack] < 0) best[pack] = id;
-    else if (order(id, best[pack]) < 0) best[pack] = id;
+    if (best[pack] < 0) {
+      best[pack] = id;
+      packs.push(pack);
+    } else if (order(id, best[pack]) < 0) best[pack] = id;
   }
-  for (let p = 1; p < best.length; p++) if (best[p] >= 0) representatives.push(best[p]);
+  for (const pack of packs) representatives.push(best[pack]);
   const page = topK(representatives, search.offset + search.limit, order).slice(search.offset);
+  const packGroups = page.map((id) =>
+    c.packId[id] ? { packId: c.packId[id], count: inPack[c.packId[id]] } : null,
+  );
+  for (const pack of packs) {
+    best[pack] = -1;
+    inPack[pack] = 0;
+  }
   return {
     count: representatives.length,
     ids: page,
     ...pageScores(page, lists, single ? score : null, single),
-    packGroups: page.map((id) =>
-      c.packId[id] ? { packId: c.packId[id], count: inPack[c.packId[id]] } : null,
-    ),
+    packGroups,
     // Several lexemes: the representatives were chosen by the sum of scores, not ts_rank.
     ...(single || !score ? {} : { approximate: true }),
   };
