@@ -30,8 +30,10 @@ describe('the realistic workload', () => {
     const words = searches.map((s) => s.query.replaceAll('"', '').split(' ').length);
     expect(Math.min(...words)).toBe(1);
     expect(Math.max(...words)).toBe(3);
-    for (const s of searches) for (const w of s.query.replaceAll('"', '').split(' ')) expect(VOCABULARY).toContain(w);
-    const share = (pick: (s: (typeof searches)[0]) => unknown) => searches.filter(pick).length / searches.length;
+    for (const s of searches)
+      for (const w of s.query.replaceAll('"', '').split(' ')) expect(VOCABULARY).toContain(w);
+    const share = (pick: (s: (typeof searches)[0]) => unknown) =>
+      searches.filter(pick).length / searches.length;
     expect(share((s) => s.filter)).toBe(0.25);
     expect(share((s) => s.groupByPack)).toBe(0.1);
     expect(share((s) => s.query.startsWith('"'))).toBe(0.05);

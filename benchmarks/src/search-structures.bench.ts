@@ -133,7 +133,8 @@ async function main() {
         const t = performance.now();
         const search = prepareSearch(request);
         const r =
-          (await postingSearch(catalogue.db, index, search, memo)) ?? (await searchSounds(catalogue, search, unbounded));
+          (await postingSearch(catalogue.db, index, search, memo)) ??
+          (await searchSounds(catalogue, search, unbounded));
         return { r, t: performance.now() - t, fromIndex: postingIndexAnswers(search) };
       };
       // Alternate which engine goes first: neither always finds the other's pages cached.

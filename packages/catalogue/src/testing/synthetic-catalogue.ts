@@ -112,7 +112,9 @@ export async function loadSyntheticCatalogue(db: Kysely<any>, options: Synthetic
       const m = Math.min(10_000, userCount - u);
       const ids = Array.from({ length: m }, (_, i) => u + i + 1);
       const names = ids.map((i) => `${vocab[userWord()]}${i}`);
-      await sql`insert into users (id, username) select * from unnest(${ids}::int[], ${names}::text[])`.execute(conn);
+      await sql`insert into users (id, username) select * from unnest(${ids}::int[], ${names}::text[])`.execute(
+        conn,
+      );
     }
     let id = 0;
     let packId = 0;
