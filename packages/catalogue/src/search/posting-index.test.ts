@@ -89,6 +89,8 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
       'type:wav',
       'bpm:[80 TO 120]',
       'duration:{1 TO 10] -type:mp3',
+      '-bpm:[80 TO 120]',
+      'bpm:[100 TO *] OR tag:dog',
     ];
     const sorts = [undefined, 'downloads_desc', 'rating_desc', 'duration_asc', 'created_desc'];
     let matched = 0;
