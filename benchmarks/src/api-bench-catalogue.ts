@@ -16,11 +16,12 @@ const logger = createLogger('warn');
 
 /**
  * The server the benchmarks use (DATABASE_URL or the test default) and the bench database on it. A
- * benchmark that writes to its catalogue (the soak's uploads) names a database of its own.
+ * benchmark that writes to its catalogue (the soak's uploads) names a database of its own;
+ * API_BENCH_DATABASE_PREFIX names another set (several people benchmarking on one server).
  */
 export function apiBenchDatabase(
   sounds: number,
-  prefix = 'earshot_api_bench',
+  prefix = process.env.API_BENCH_DATABASE_PREFIX ?? 'earshot_api_bench',
 ): { baseUrl: string; dbName: string; dbUrl: string; dataDir: string } {
   const baseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
   const dbName = `${prefix}_${sounds}`;

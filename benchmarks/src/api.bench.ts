@@ -37,13 +37,12 @@ import {
 import { arg } from './args.ts';
 import { cpuMicros } from './processes.ts';
 import {
-  catalogueVocabulary,
   combinedSearches,
+  realisticSearches,
   searchStream,
   seededRandom,
   streamShape,
   type TextSearch,
-  textSearches,
   uniformIds,
 } from './realistic-workload.ts';
 import { FLOOR_STATEMENTS, runSqlFloor } from './sql-floor.ts';
@@ -472,12 +471,11 @@ interface RealisticWork {
 /** Draws every realistic request up front (seeded), so the API and its floor are asked the same. */
 async function realisticWork(): Promise<RealisticWork> {
   const random = seededRandom(18);
-  const vocabulary = await catalogueVocabulary(dbUrl);
-  const distinct = textSearches(vocabulary, 10_000, random);
+  const distinct = await realisticSearches(dbUrl, 10_000, random);
   const searches = searchStream(distinct, 200_000, random);
   const shape = streamShape(searches);
   console.log(
-    `  ${vocabulary.length} words, ${distinct.length} distinct searches; the stream of ${searches.length} holds ${shape.distinct} of them, the most common is ${(shape.topShare * 100).toFixed(1)}% of it`,
+    `  ${distinct.length} distinct searches; the stream of ${searches.length} holds ${shape.distinct} of them, the most common is ${(shape.topShare * 100).toFixed(1)}% of it`,
   );
   return {
     ids: uniformIds(sounds, 400_000, random),
@@ -492,6 +490,7 @@ function searchParams(q: TextSearch): Record<string, string> {
   const out: Record<string, string> = { query: q.query };
   if (q.filter) out.filter = q.filter;
   if (q.sort) out.sort = q.sort;
+  if (q.groupByPack) out.group_by_pack = '1';
   if (q.page) out.page = String(q.page);
   return out;
 }

@@ -23,19 +23,33 @@ describe('the realistic workload', () => {
     expect(counts[0] / 400_000).toBeCloseTo(1 / 7.485, 2);
   });
 
-  it('makes the asked number of distinct 1–3 word searches, a quarter with a filter and a sort', () => {
-    const searches = textSearches(VOCABULARY, 10_000, seededRandom(2));
+  it('makes the asked number of distinct 1–3 word searches in the issue 33 mix', () => {
+    const tags = VOCABULARY.slice(0, 100).map((w) => `tag${w}`);
+    const searches = textSearches(VOCABULARY, 10_000, seededRandom(2), tags);
     expect(new Set(searches.map((s) => JSON.stringify(s))).size).toBe(10_000);
-    const words = searches.map((s) => s.query.split(' ').length);
+    const words = searches.map((s) => s.query.replaceAll('"', '').split(' ').length);
     expect(Math.min(...words)).toBe(1);
     expect(Math.max(...words)).toBe(3);
-    for (const s of searches) for (const w of s.query.split(' ')) expect(VOCABULARY).toContain(w);
-    const filtered = searches.filter((s) => s.filter);
-    expect(filtered.length).toBe(2_500);
-    expect(filtered.every((s) => s.sort)).toBe(true);
-    // Later pages only of unfiltered one-word searches (a narrow query's page 3 would be a 404).
+    for (const s of searches)
+      for (const w of s.query.replaceAll('"', '').split(' ')) expect(VOCABULARY).toContain(w);
+    const share = (pick: (s: (typeof searches)[0]) => unknown) =>
+      searches.filter(pick).length / searches.length;
+    expect(share((s) => s.filter)).toBe(0.25);
+    expect(share((s) => s.groupByPack)).toBe(0.1);
+    expect(share((s) => s.query.startsWith('"'))).toBe(0.05);
+    for (const s of searches.filter((x) => x.filter)) expect(s.sort).toBeDefined();
+    for (const s of searches.filter((x) => x.query.startsWith('"'))) {
+      expect(s.query).toMatch(/^"[^"]+ [^"]+"$/);
+      expect(s.filter ?? s.groupByPack).toBeUndefined();
+    }
+    // Every kind of filter appears, tags from the tag list.
+    const fields = new Set(searches.flatMap((s) => (s.filter ? [s.filter.split(':')[0]] : [])));
+    expect([...fields].sort()).toEqual(['bpm', 'duration', 'license', 'tag', 'type']);
+    for (const s of searches.filter((x) => x.filter?.startsWith('tag:')))
+      expect(tags).toContain(s.filter?.slice('tag:'.length));
+    // Later pages only of plain one-word searches (a narrow query's page 3 would be a 404).
     for (const s of searches.filter((x) => x.page)) {
-      expect(s.filter).toBeUndefined();
+      expect(s.filter ?? s.groupByPack).toBeUndefined();
       expect(s.query.split(' ')).toHaveLength(1);
     }
   });

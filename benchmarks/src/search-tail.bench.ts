@@ -15,11 +15,11 @@ import pg from 'pg';
 import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import {
-  catalogueVocabulary,
+  realisticSearches,
+  searchRequest,
   searchStream,
   seededRandom,
   type TextSearch,
-  textSearches,
 } from './realistic-workload.ts';
 
 const sounds = Number(arg('sounds', '100000'));
@@ -37,8 +37,7 @@ const logger = createLogger('warn');
  */
 async function coldSearches(): Promise<{ timed: TextSearch[]; warmUp: TextSearch[] }> {
   const random = seededRandom(18);
-  const vocabulary = await catalogueVocabulary(dbUrl);
-  const distinct = textSearches(vocabulary, 10_000, random);
+  const distinct = await realisticSearches(dbUrl, 10_000, random);
   const stream = searchStream(distinct, 200_000, random);
   const seen = new Set<TextSearch>();
   const out: TextSearch[] = [];
@@ -57,6 +56,7 @@ function shape(q: TextSearch): string {
   const parts = [`${words} word${words > 1 ? 's' : ''}`];
   if (q.filter) parts.push(`filter ${q.filter.split(':')[0]}`);
   if (q.sort) parts.push(`sort ${q.sort}`);
+  if (q.groupByPack) parts.push('grouped');
   if (q.page) parts.push('page > 1');
   return parts.join(', ');
 }
@@ -82,16 +82,6 @@ interface Timed {
   ms: number;
 }
 
-function request(q: TextSearch) {
-  return {
-    query: q.query,
-    filter: q.filter,
-    sort: q.sort,
-    limit: 15,
-    offset: ((q.page ?? 1) - 1) * 15,
-  };
-}
-
 /** Runs the searches with `parallel` in flight, in order; each one's wall time. */
 async function timeAll(catalogue: Catalogue, searches: TextSearch[], parallel: number): Promise<Timed[]> {
   const out: Timed[] = [];
@@ -101,7 +91,7 @@ async function timeAll(catalogue: Catalogue, searches: TextSearch[], parallel: n
       while (next < searches.length) {
         const q = searches[next++];
         const started = performance.now();
-        await searchSounds(catalogue, request(q));
+        await searchSounds(catalogue, searchRequest(q));
         out.push({ q, ms: performance.now() - started });
       }
     }),

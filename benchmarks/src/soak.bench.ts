@@ -22,11 +22,10 @@ import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue
 import { arg } from './args.ts';
 import { processStats, startEarshot, stopChild } from './processes.ts';
 import {
-  catalogueVocabulary,
+  realisticSearches,
   searchPath,
   searchStream,
   seededRandom,
-  textSearches,
   uniformIds,
 } from './realistic-workload.ts';
 
@@ -77,11 +76,7 @@ interface Window {
 /** Request paths drawn up front (seeded): uniform ids, Zipf text searches over ≥ 10,000 distinct ones. */
 async function drawPaths(dbUrl: string, count: number): Promise<string[]> {
   const random = seededRandom(19);
-  const searches = searchStream(
-    textSearches(await catalogueVocabulary(dbUrl), 10_000, random),
-    count,
-    random,
-  );
+  const searches = searchStream(await realisticSearches(dbUrl, 10_000, random), count, random);
   const ids = uniformIds(sounds, count, random);
   return ids.map((id, i) => {
     let u = random();

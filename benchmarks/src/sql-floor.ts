@@ -108,6 +108,7 @@ export async function runSqlFloor(
           query: q.get('query') ?? undefined,
           filter: q.get('filter') ?? undefined,
           sort: q.get('sort') ?? undefined,
+          groupByPack: q.get('group_by_pack') ?? undefined,
           limit: pageSize,
           offset: (Number(q.get('page') ?? 1) - 1) * pageSize,
         });

@@ -28,6 +28,15 @@ export {
 } from './params.ts';
 export { POPULAR_CANDIDATES } from './popular-candidates.ts';
 export {
+  type PostingAnswer,
+  type PostingIndexData,
+  type PostingList,
+  postingIndexAnswers,
+  searchPostingIndex,
+} from './posting-index.ts';
+export { loadPostingIndex } from './posting-index-load.ts';
+export { postingSearch } from './posting-search.ts';
+export {
   MAX_PAGE_SIZE,
   type PreparedSearch,
   prepareSearch,

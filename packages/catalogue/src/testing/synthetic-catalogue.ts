@@ -103,11 +103,18 @@ export async function loadSyntheticCatalogue(db: Kysely<any>, options: Synthetic
   await db.connection().execute(async (conn) => {
     // Triggers off for the bulk load; the search document is built once at the end.
     await sql`set session_replication_role = replica`.execute(conn);
+    // Usernames are a word drawn like any other (Zipf over the vocabulary) and the user's number,
+    // from their own generator so the sounds' draws do not depend on them: no word reaches most
+    // sounds through their uploaders' names.
+    const nameRandom = prng(seed + 13);
+    const userWord = zipf(vocab.length, 1.0, nameRandom.next);
     for (let u = 0; u < userCount; u += 10_000) {
       const m = Math.min(10_000, userCount - u);
       const ids = Array.from({ length: m }, (_, i) => u + i + 1);
-      await sql`insert into users (id, username) select i, 'user' || i || ${`_${vocab[u % 300]}`}::text
-        from unnest(${ids}::int[]) as i`.execute(conn);
+      const names = ids.map((i) => `${vocab[userWord()]}${i}`);
+      await sql`insert into users (id, username) select * from unnest(${ids}::int[], ${names}::text[])`.execute(
+        conn,
+      );
     }
     let id = 0;
     let packId = 0;

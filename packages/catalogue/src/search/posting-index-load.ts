@@ -1,0 +1,224 @@
+import { type Kysely, sql } from 'kysely';
+import {
+  type PostingIndexData,
+  type PostingList,
+  type SoundColumns,
+  singleLexemeRank,
+} from './posting-index.ts';
+import { SEARCH_TABLE } from './search-schema.ts';
+
+/** Sounds read per statement while loading. */
+const BATCH = 25_000;
+
+/** Appends (key, id, score) triples into growing typed arrays, then groups them by key. */
+class PostingsBuilder {
+  private keys = new Uint32Array(1 << 20);
+  private ids = new Uint32Array(1 << 20);
+  private scores = new Float32Array(1 << 20);
+  private n = 0;
+  readonly names = new Map<string, number>();
+
+  add(name: string, id: number, score: number): void {
+    let key = this.names.get(name);
+    if (key === undefined) {
+      key = this.names.size;
+      this.names.set(name, key);
+    }
+    if (this.n === this.keys.length) this.grow();
+    this.keys[this.n] = key;
+    this.ids[this.n] = id;
+    this.scores[this.n] = score;
+    this.n++;
+  }
+
+  private grow(): void {
+    const size = this.keys.length * 2;
+    const keys = new Uint32Array(size);
+    keys.set(this.keys);
+    const ids = new Uint32Array(size);
+    ids.set(this.ids);
+    const scores = new Float32Array(size);
+    scores.set(this.scores);
+    this.keys = keys;
+    this.ids = ids;
+    this.scores = scores;
+  }
+
+  /** Each name's ids in the order they were added (ascending when added by ascending id). */
+  build(): Map<string, PostingList> {
+    const counts = new Uint32Array(this.names.size + 1);
+    for (let i = 0; i < this.n; i++) counts[this.keys[i] + 1]++;
+    for (let k = 1; k < counts.length; k++) counts[k] += counts[k - 1];
+    const ids = new Uint32Array(this.n);
+    const scores = new Float32Array(this.n);
+    const next = counts.slice(0, this.names.size);
+    for (let i = 0; i < this.n; i++) {
+      const at = next[this.keys[i]]++;
+      ids[at] = this.ids[i];
+      scores[at] = this.scores[i];
+    }
+    const out = new Map<string, PostingList>();
+    for (const [name, key] of this.names)
+      out.set(name, {
+        ids: ids.subarray(counts[key], counts[key + 1]),
+        scores: scores.subarray(counts[key], counts[key + 1]),
+      });
+    return out;
+  }
+
+  get size(): number {
+    return this.n;
+  }
+}
+
+/**
+ * Reads a tsvector's text form (`'lexeme':1A,4 'other':2B`) and calls `each` with every lexeme and
+ * its positions' weight class codes, in position order (the array is reused between calls).
+ */
+export function readTsvector(text: string, each: (lexeme: string, classes: number[]) => void): void {
+  const classes: number[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (text.charCodeAt(i) === 32) {
+      i++;
+      continue;
+    }
+    if (text.charCodeAt(i) !== 39) throw new Error(`unexpected tsvector text at ${i}`);
+    // The lexeme runs to the next quote that is not doubled; quotes and backslashes are escaped.
+    let close = text.indexOf("'", i + 1);
+    while (text.charCodeAt(close + 1) === 39) close = text.indexOf("'", close + 2);
+    let lexeme = text.slice(i + 1, close);
+    if (lexeme.includes("'") || lexeme.includes('\\'))
+      lexeme = lexeme.replace(/''/g, "'").replace(/\\(.)/g, '$1');
+    i = close + 1;
+    classes.length = 0;
+    if (text.charCodeAt(i) === 58) {
+      i++;
+      for (;;) {
+        let c = text.charCodeAt(i);
+        while (c >= 48 && c <= 57) c = text.charCodeAt(++i);
+        // A = 65 → 3, B → 2, C → 1, D (or no letter) → 0.
+        if (c >= 65 && c <= 68) {
+          classes.push(68 - c);
+          c = text.charCodeAt(++i);
+        } else classes.push(0);
+        if (c !== 44) break;
+        i++;
+      }
+    } else {
+      // A lexeme stripped of positions ranks as one position of class D (PostgreSQL's POSNULL).
+      classes.push(0);
+    }
+    each(lexeme, classes);
+  }
+}
+
+interface DocumentRow {
+  id: number;
+  tsv: string;
+  tags: string[];
+  duration: number;
+  created: number;
+  num_downloads: number;
+  avg_rating: number;
+  num_ratings: number;
+  license: string;
+  type: string;
+  pack_id: number | null;
+  bpm: number | null;
+}
+
+/**
+ * Builds the posting index from the catalogue's search document (every visible sound), reading
+ * it in id order. `progress` is called after each batch with the sounds read so far.
+ */
+export async function loadPostingIndex(
+  db: Kysely<any>,
+  progress?: (read: number, total: number) => void,
+): Promise<PostingIndexData> {
+  const table = sql.table(SEARCH_TABLE);
+  const bounds = (
+    await sql<{
+      max_id: number | null;
+      n: number;
+      max_pack: number | null;
+    }>`select max(id) as max_id, count(*)::int as n, max(pack_id) as max_pack from ${table}`.execute(db)
+  ).rows[0];
+  const size = (bounds.max_id ?? 0) + 1;
+  const columns: SoundColumns = {
+    present: new Uint8Array(size),
+    duration: new Float64Array(size),
+    created: new Float64Array(size),
+    downloads: new Int32Array(size),
+    rating: new Float64Array(size),
+    numRatings: new Int32Array(size),
+    license: new Uint16Array(size),
+    type: new Uint16Array(size),
+    packId: new Int32Array(size),
+    bpm: new Float32Array(size).fill(Number.NaN),
+  };
+  const keywords: string[] = [];
+  const keyword = (v: string) => {
+    let k = keywords.indexOf(v);
+    if (k < 0) k = keywords.push(v) - 1;
+    return k;
+  };
+  const lexemes = new PostingsBuilder();
+  const tags = new PostingsBuilder();
+  // Id ranges, the next one read while this one is indexed (reading is most of the time).
+  const batch = (from: number) =>
+    sql<DocumentRow>`
+      select s.id, s.tsv::text as tsv, s.tags, s.duration,
+             extract(epoch from s.created)::float8 * 1000 as created,
+             s.num_downloads, s.avg_rating, s.num_ratings, lower(s.license) as license, lower(s.type) as type,
+             s.pack_id, d.bpm
+      from ${table} s left join sound_descriptors d on d.sound_id = s.id
+      where s.id >= ${from} and s.id < ${from + BATCH} order by s.id`
+      .execute(db)
+      .then((r) => r.rows);
+  let read = 0;
+  let next = batch(0);
+  for (let from = 0; from < size; from += BATCH) {
+    const rows = await next;
+    if (from + BATCH < size) next = batch(from + BATCH);
+    for (const r of rows) {
+      const id = r.id;
+      columns.present[id] = 1;
+      columns.duration[id] = r.duration;
+      columns.created[id] = r.created;
+      columns.downloads[id] = r.num_downloads;
+      columns.rating[id] = r.avg_rating;
+      columns.numRatings[id] = r.num_ratings;
+      columns.license[id] = keyword(r.license);
+      columns.type[id] = keyword(r.type);
+      columns.packId[id] = r.pack_id ?? 0;
+      if (r.bpm !== null) columns.bpm[id] = r.bpm;
+      readTsvector(r.tsv, (lexeme, classes) => lexemes.add(lexeme, id, singleLexemeRank(classes)));
+      for (const tag of new Set(r.tags)) tags.add(tag, id, 0);
+    }
+    read += rows.length;
+    progress?.(read, bounds.n);
+  }
+  const tagLists = new Map<string, Uint32Array>();
+  for (const [tag, list] of tags.build()) tagLists.set(tag, list.ids);
+  return {
+    lexemes: lexemes.build(),
+    tags: tagLists,
+    columns,
+    keywords,
+    maxPackId: bounds.max_pack ?? 0,
+  };
+}
+
+/**
+ * Each clause's lexemes as PostgreSQL's plainto_tsquery makes them (the words a clause requires;
+ * none for a stopword), one statement for all of them.
+ */
+export async function clauseLexemes(db: Kysely<any>, texts: readonly string[]): Promise<string[][]> {
+  const rows = (
+    await sql<{ q: string }>`select plainto_tsquery('english', t)::text as q
+      from unnest(${texts as string[]}::text[]) with ordinality as x(t, n) order by n`.execute(db)
+  ).rows;
+  return rows.map((r) => [...r.q.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replaceAll("''", "'")));
+}

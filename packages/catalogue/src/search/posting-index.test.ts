@@ -1,0 +1,122 @@
+import { testService } from '@earshot/common/testing';
+import { describe, expect, it } from 'vitest';
+import { testBackends, useSearchCatalogue } from '../testing/index.ts';
+import { loadSyntheticCatalogue, syntheticVocabulary } from '../testing/synthetic-catalogue.ts';
+import { searchSounds } from './execute.ts';
+import { intersect, type PostingIndexData, postingIndexAnswers, topK } from './posting-index.ts';
+import { loadPostingIndex, readTsvector } from './posting-index-load.ts';
+import { postingSearch } from './posting-search.ts';
+import { prepareSearch, type SearchRequest } from './prepare.ts';
+
+const postgresUrl = await testService('postgres');
+
+describe('posting index parts', () => {
+  it('reads a tsvector text with weights, quotes and stripped positions', () => {
+    const seen: [string, number[]][] = [];
+    readTsvector("'dog':1A,4,7C 'it''s':2B 'bare' 'x\\\\y':3D", (l, c) => seen.push([l, [...c]]));
+    expect(seen).toEqual([
+      ['dog', [3, 0, 1]],
+      ["it's", [2]],
+      ['bare', [0]],
+      ['x\\y', [0]],
+    ]);
+  });
+
+  it('intersects ascending lists of any sizes', () => {
+    const a = Uint32Array.from([1, 3, 5, 7, 9, 11, 200, 5000]);
+    const b = Uint32Array.from(Array.from({ length: 3000 }, (_, i) => i * 2 + 1));
+    expect([...intersect([a, b])]).toEqual([1, 3, 5, 7, 9, 11]);
+    expect([...intersect([b, Uint32Array.from([5999, 6001])])]).toEqual([5999]);
+    expect([...intersect([a])]).toEqual([...a]);
+    expect([...intersect([])]).toEqual([]);
+  });
+
+  it('keeps the first k in order, ties as the order says', () => {
+    const values = [5, 1, 9, 3, 9, 2, 8];
+    expect(topK(values, 3, (x, y) => y - x)).toEqual([9, 9, 8]);
+    expect(topK(values, 10, (x, y) => x - y)).toEqual([1, 2, 3, 5, 8, 9, 9]);
+    expect(topK(values, 0, (x, y) => x - y)).toEqual([]);
+  });
+});
+
+/**
+ * The index against the engine's exact plans (every match ranked: popularityCapAbove Infinity):
+ * the same count for every search it answers, the same page when one word decides the order or the
+ * order is a column, and every match of several words ranked by PostgreSQL.
+ */
+describe.each(testBackends(postgresUrl))('the posting index answers as the engine on %s', (backend) => {
+  const t = useSearchCatalogue(
+    backend,
+    postgresUrl,
+    (db) => loadSyntheticCatalogue(db, { sounds: 1500 }),
+    120_000,
+  );
+  let index: PostingIndexData;
+  const memo = new Map<string, string[]>();
+
+  const compare = async (request: SearchRequest) => {
+    index ??= await loadPostingIndex(t.catalogue.db);
+    const search = prepareSearch(request);
+    expect(postingIndexAnswers(search), JSON.stringify(request)).toBe(true);
+    const mine = await postingSearch(t.catalogue.db, index, search, memo);
+    const exact = await searchSounds(t.catalogue, search, { popularityCapAbove: Number.POSITIVE_INFINITY });
+    expect(mine?.count, JSON.stringify(request)).toBe(exact.count);
+    expect(mine?.ids, JSON.stringify(request)).toEqual(exact.ids);
+    expect(
+      mine?.scores.map((s) => Math.fround(s)),
+      JSON.stringify(request),
+    ).toEqual(exact.scores.map((s) => Math.fround(s)));
+    if (exact.packGroups) expect(mine?.packGroups).toEqual(exact.packGroups);
+    return exact.count;
+  };
+
+  it('one word: exact counts, ts_rank scores and pages, common and rare words', async () => {
+    const words = syntheticVocabulary(50_000).filter((_, i) => i < 30 || i % 997 === 0);
+    let matched = 0;
+    for (const word of words) {
+      for (const offset of [0, 15]) matched += await compare({ query: word, offset });
+    }
+    expect(matched).toBeGreaterThan(1000);
+  });
+
+  it('several words, filters, sorts and groups: exact counts and pages', async () => {
+    const words = syntheticVocabulary(50_000).slice(0, 40);
+    const filters = [
+      undefined,
+      'tag:dog',
+      'duration:[0 TO 5]',
+      'license:"Creative Commons 0"',
+      'type:wav',
+      'bpm:[80 TO 120]',
+      'duration:{1 TO 10] -type:mp3',
+      '-bpm:[80 TO 120]',
+      'bpm:[100 TO *] OR tag:dog',
+    ];
+    const sorts = [undefined, 'downloads_desc', 'rating_desc', 'duration_asc', 'created_desc'];
+    let matched = 0;
+    for (let i = 0; i < 120; i++) {
+      const query = [words[i % 40], words[(i * 7) % 40], words[(i * 13) % 17]]
+        .slice(0, 1 + (i % 3))
+        .join(' ');
+      const filter = filters[i % filters.length];
+      const sort = sorts[Math.floor(i / 7) % sorts.length];
+      // Grouped pages of several words choose representatives by the summed scores: only one word.
+      const groupByPack = i % 5 === 0 && (sort !== undefined || query.split(' ').length === 1);
+      matched += await compare({ query, filter, sort, groupByPack });
+    }
+    expect(matched).toBeGreaterThan(1000);
+  });
+
+  it('leaves phrases, exclusions, numbers, weights and other filters to PostgreSQL', () => {
+    for (const request of [
+      { query: '"door creak"' },
+      { query: 'dog -bird' },
+      { query: '123' },
+      { query: 'dog', weights: 'tag:1' },
+      { query: 'dog', filter: 'created:[NOW-1YEAR TO NOW]' },
+      { query: 'dog', filter: 'username:alice' },
+      { query: '' },
+    ])
+      expect(postingIndexAnswers(prepareSearch(request)), JSON.stringify(request)).toBe(false);
+  });
+});

@@ -1,0 +1,451 @@
+import type { FilterNode } from './filter-ast.ts';
+import type { PreparedSearch } from './prepare.ts';
+
+/**
+ * The search document held in a process's memory (issue 33): one posting list per lexeme (the
+ * ids of the visible sounds whose document holds it, ascending, each with the lexeme's own
+ * `ts_rank` under the default weights), one id list per tag, and one column per filter and sort
+ * field indexed by sound id. It answers the plain searches of the realistic log (required words,
+ * the filters of `supportsFilter`, every sort, group_by_pack) with an exact count, whatever the
+ * number of matches: intersecting sorted lists and reading typed columns costs a few nanoseconds
+ * per match where PostgreSQL visits a heap tuple (0.5–1.6 µs). PostgreSQL stays the source of
+ * truth: the index is derived from `sound_search` (posting-index-load.ts).
+ */
+
+/** One lexeme's documents: ascending ids, and the lexeme's score in each (ts_rank of it alone). */
+export interface PostingList {
+  readonly ids: Uint32Array;
+  readonly scores: Float32Array;
+}
+
+/** Per-sound columns, indexed by sound id (absent sounds hold `present[id] = 0`). */
+export interface SoundColumns {
+  readonly present: Uint8Array;
+  readonly duration: Float64Array;
+  readonly created: Float64Array;
+  readonly downloads: Int32Array;
+  readonly rating: Float64Array;
+  readonly numRatings: Int32Array;
+  /** Index into `keywords` of the lower-cased license / type. */
+  readonly license: Uint16Array;
+  readonly type: Uint16Array;
+  /** 0 = no pack. */
+  readonly packId: Int32Array;
+  /** NaN = no tempo. */
+  readonly bpm: Float32Array;
+}
+
+export interface PostingIndexData {
+  readonly lexemes: ReadonlyMap<string, PostingList>;
+  readonly tags: ReadonlyMap<string, Uint32Array>;
+  readonly columns: SoundColumns;
+  /** Lower-cased license and type values; the columns hold their index. */
+  readonly keywords: readonly string[];
+  readonly maxPackId: number;
+}
+
+/** What the index found: the exact count and the page's ids, or the ranked candidates to rerank. */
+export interface PostingAnswer {
+  /** Matches, or groups when grouped by pack. */
+  readonly count: number;
+  readonly ids: number[];
+  readonly scores: number[];
+  readonly packGroups?: ({ packId: number; count: number } | null)[];
+  /**
+   * Set when the page's order needs ts_rank of several lexemes (it depends on their positions):
+   * the candidates to rank exactly (every match when there are at most `RERANK_ALL`, else the best
+   * `RERANK_POOL` by the sum of the lexemes' own scores). `ids` is then empty.
+   */
+  readonly rerank?: Uint32Array;
+  /** The groups' representatives were chosen by the sum of the words' scores, not by ts_rank. */
+  readonly approximate?: boolean;
+  /** The page's `scores` are to be read from PostgreSQL (ts_rank of several lexemes). */
+  readonly scoresFromDatabase?: boolean;
+}
+
+/** A lexeme's score in one document of its list (0 when absent). */
+function scoreIn(list: PostingList, id: number): number {
+  let lo = 0;
+  let hi = list.ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list.ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return list.ids[lo] === id ? list.scores[lo] : 0;
+}
+
+/** Matches of a several-word query ranked exactly (by PostgreSQL) when there are at most this many. */
+export const RERANK_ALL = 2000;
+/** Above RERANK_ALL, the candidates by the sum of the words' own scores that are ranked exactly. */
+export const RERANK_POOL = 300;
+
+/** ts_rank's default weights by weight class code (D = 0 … A = 3), as compile-query's defaults. */
+export const DEFAULT_CLASS_WEIGHTS = [0.25, 0.5, 0.75, 1] as const;
+
+/**
+ * ts_rank of one lexeme in one document (PostgreSQL's calc_rank_or with one query item), in
+ * float4 as PostgreSQL computes it: `positions` are the lexeme's positions in the document in
+ * order, `classes` their weight class codes.
+ */
+export function singleLexemeRank(
+  classes: ArrayLike<number>,
+  weights: readonly number[] = DEFAULT_CLASS_WEIGHTS,
+) {
+  const f = Math.fround;
+  let resj = 0;
+  let wjm = -1;
+  let jm = 0;
+  for (let j = 0; j < classes.length; j++) {
+    const w = f(weights[classes[j]]);
+    resj = f(resj + f(w / ((j + 1) * (j + 1))));
+    if (w > wjm) {
+      wjm = w;
+      jm = j;
+    }
+  }
+  // The C divides the float sum by a double constant: that step is in double, then stored as float.
+  return f(f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1)))) / 1.64493406685);
+}
+
+/** Ascending intersection of ascending id lists (smallest first, galloping into the larger). */
+export function intersect(lists: readonly Uint32Array[]): Uint32Array {
+  if (!lists.length) return new Uint32Array(0);
+  const sorted = [...lists].sort((a, b) => a.length - b.length);
+  let acc = sorted[0];
+  for (let l = 1; l < sorted.length && acc.length; l++) {
+    const other = sorted[l];
+    const out = new Uint32Array(acc.length);
+    let n = 0;
+    let lo = 0;
+    for (let i = 0; i < acc.length; i++) {
+      const v = acc[i];
+      // Gallop to the first element ≥ v, then binary search inside the last step.
+      let step = 1;
+      let hi = lo;
+      while (hi < other.length && other[hi] < v) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > other.length) hi = other.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (other[mid] < v) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= other.length) break;
+      if (other[lo] === v) out[n++] = v;
+    }
+    acc = out.subarray(0, n);
+  }
+  return acc;
+}
+
+/** Filters the index evaluates from its columns; any other filter leaves the search to PostgreSQL. */
+export function supportsFilter(node: FilterNode | null): boolean {
+  if (!node) return true;
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.children.every(supportsFilter);
+    case 'not':
+      return supportsFilter(node.child);
+    case 'all':
+      return true;
+    case 'match':
+      if (node.field.kind !== 'field') return false;
+      if (node.field.def.name === 'tag') return node.value.type === 'string';
+      return (
+        (node.field.def.name === 'license' || node.field.def.name === 'type') && node.value.type === 'string'
+      );
+    case 'range':
+      return (
+        node.field.kind === 'field' &&
+        RANGE_COLUMNS.has(node.field.def.name) &&
+        !(node.lower?.value instanceof Date) &&
+        !(node.upper?.value instanceof Date)
+      );
+    default:
+      return false;
+  }
+}
+
+const RANGE_COLUMNS = new Map<string, keyof SoundColumns>([
+  ['duration', 'duration'],
+  ['bpm', 'bpm'],
+  ['num_downloads', 'downloads'],
+  ['avg_rating', 'rating'],
+  ['num_ratings', 'numRatings'],
+]);
+
+type Predicate = (id: number) => boolean;
+
+/** Per-sound columns are numbers; a range on a missing value (NaN) never holds, as SQL's NULL. */
+function compileFilter(index: PostingIndexData, node: FilterNode): Predicate {
+  const c = index.columns;
+  switch (node.kind) {
+    case 'and': {
+      const parts = node.children.map((n) => compileFilter(index, n));
+      return (id) => parts.every((p) => p(id));
+    }
+    case 'or': {
+      const parts = node.children.map((n) => compileFilter(index, n));
+      return (id) => parts.some((p) => p(id));
+    }
+    case 'not': {
+      const inner = compileFilter(index, node.child);
+      return (id) => !inner(id);
+    }
+    case 'all':
+      return () => true;
+    case 'match': {
+      const value = node.value.type === 'string' ? node.value.value.toLowerCase() : '';
+      const name = node.field.kind === 'field' ? node.field.def.name : '';
+      if (name === 'tag') {
+        const ids = index.tags.get(value) ?? new Uint32Array(0);
+        const member = new Uint8Array(c.present.length);
+        for (const id of ids) member[id] = 1;
+        return (id) => member[id] === 1;
+      }
+      const code = index.keywords.indexOf(value);
+      const column = name === 'license' ? c.license : c.type;
+      return (id) => code >= 0 && column[id] === code;
+    }
+    case 'range': {
+      const name = node.field.kind === 'field' ? node.field.def.name : '';
+      const column = c[RANGE_COLUMNS.get(name) as keyof SoundColumns] as ArrayLike<number>;
+      const lo = node.lower ? Number(node.lower.value) : Number.NEGATIVE_INFINITY;
+      const hi = node.upper ? Number(node.upper.value) : Number.POSITIVE_INFINITY;
+      const loIn = node.lower?.inclusive ?? true;
+      const hiIn = node.upper?.inclusive ?? true;
+      return (id) => {
+        const v = column[id];
+        if (Number.isNaN(v)) return false;
+        return (loIn ? v >= lo : v > lo) && (hiIn ? v <= hi : v < hi);
+      };
+    }
+    default:
+      throw new Error(`filter ${node.kind} is not evaluated by the posting index`);
+  }
+}
+
+/** A comparison of two matches in the requested order (negative: `a` first). */
+type Order = (a: number, b: number) => number;
+
+function orderOf(sort: PreparedSearch['sort'], c: SoundColumns, score: Float64Array | null): Order {
+  const byId = (a: number, b: number) => a - b;
+  const desc = (col: ArrayLike<number>) => (a: number, b: number) => col[b] - col[a] || a - b;
+  const asc = (col: ArrayLike<number>) => (a: number, b: number) => col[a] - col[b] || a - b;
+  switch (sort) {
+    case 'score':
+      return score ? (a, b) => score[b] - score[a] || a - b : byId;
+    case 'duration_desc':
+      return desc(c.duration);
+    case 'duration_asc':
+      return asc(c.duration);
+    case 'created_desc':
+      return desc(c.created);
+    case 'created_asc':
+      return asc(c.created);
+    case 'downloads_desc':
+      return desc(c.downloads);
+    case 'downloads_asc':
+      return asc(c.downloads);
+    case 'rating_desc':
+      return (a, b) => c.rating[b] - c.rating[a] || c.numRatings[b] - c.numRatings[a] || a - b;
+    case 'rating_asc':
+      return (a, b) => c.rating[a] - c.rating[b] || c.numRatings[b] - c.numRatings[a] || a - b;
+  }
+}
+
+/** The first `k` of `items` in `order` (a bounded binary heap: O(n log k)). */
+export function topK(items: ArrayLike<number>, k: number, order: Order): number[] {
+  if (k <= 0) return [];
+  // Max-heap on `order`: the root is the worst kept item.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => order(a, b) > 0;
+  const up = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!worse(heap[i], heap[p])) break;
+      [heap[i], heap[p]] = [heap[p], heap[i]];
+      i = p;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l], heap[m])) m = l;
+      if (r < heap.length && worse(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (let i = 0; i < items.length; i++) {
+    const v = items[i];
+    if (heap.length < k) {
+      heap.push(v);
+      up(heap.length - 1);
+    } else if (order(v, heap[0]) < 0) {
+      heap[0] = v;
+      down(0);
+    }
+  }
+  return heap.sort(order);
+}
+
+/**
+ * Whether the index answers this search: required words only (no phrase, no exclusion, no
+ * number, which also matches an id), default weights, a filter of `supportsFilter`.
+ */
+export function postingIndexAnswers(search: PreparedSearch): boolean {
+  const w = search.weights;
+  const defaults =
+    w.id === 4 && w.tag === 4 && w.description === 3 && w.username === 1 && w.pack === 2 && w.name === 2;
+  const clauses = search.query.clauses;
+  return (
+    defaults &&
+    clauses.length > 0 &&
+    clauses.every((c) => c.occur === 'must' && !c.phrase && !/^\d+$/.test(c.text)) &&
+    supportsFilter(search.filter)
+  );
+}
+
+/**
+ * Answers a search the index supports (postingIndexAnswers), given the lexemes of its clauses
+ * (each clause's plainto_tsquery: all of its lexemes are required; a clause without any matches
+ * nothing, as PostgreSQL's empty query).
+ */
+export function searchPostingIndex(
+  index: PostingIndexData,
+  search: PreparedSearch,
+  clauseLexemes: readonly (readonly string[])[],
+): PostingAnswer {
+  const lexemes = [...new Set(clauseLexemes.flat())];
+  const empty = clauseLexemes.some((l) => l.length === 0);
+  const lists = empty ? [] : lexemes.map((l) => index.lexemes.get(l));
+  let matches =
+    empty || lists.some((l) => !l) ? new Uint32Array(0) : intersect(lists.map((l) => (l as PostingList).ids));
+  if (search.filter) {
+    const keep = compileFilter(index, search.filter);
+    let n = 0;
+    const out = new Uint32Array(matches.length);
+    for (const id of matches) if (keep(id)) out[n++] = id;
+    matches = out.subarray(0, n);
+  }
+  const c = index.columns;
+  const ranked = search.sort === 'score';
+  const single = lexemes.length === 1 && !empty;
+  // Scores: exact for one lexeme; for several, the sum of each one's own score (the rerank order).
+  let score: Float64Array | null = null;
+  if (ranked && !empty && matches.length) {
+    score = scratchOf(index).score;
+    for (const list of lists as PostingList[]) {
+      // Both lists ascend: one merge pass adds the list's scores of the matches.
+      let j = 0;
+      for (const id of matches) {
+        while (list.ids[j] < id) j++;
+        score[id] += list.scores[j];
+      }
+    }
+  }
+  const order = orderOf(search.sort, c, score);
+  const end = search.offset + search.limit;
+  try {
+    if (search.groupByPack) return grouped(index, search, matches, order, score, single, lists);
+    if (ranked && !single && matches.length) {
+      const rerank =
+        matches.length <= RERANK_ALL
+          ? matches
+          : Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order));
+      return { count: matches.length, ids: [], scores: [], rerank };
+    }
+    const page = topK(matches, end, order).slice(search.offset);
+    return { count: matches.length, ids: page, ...pageScores(page, lists, score, single) };
+  } finally {
+    // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
+    if (score) for (const id of matches) score[id] = 0;
+  }
+}
+
+/** Per-index work arrays, reset after each search: a search touches its matches only, not every sound. */
+interface Scratch {
+  readonly score: Float64Array;
+  readonly best: Int32Array;
+  readonly inPack: Uint32Array;
+}
+const scratches = new WeakMap<PostingIndexData, Scratch>();
+
+function scratchOf(index: PostingIndexData): Scratch {
+  let s = scratches.get(index);
+  if (!s) {
+    s = {
+      score: new Float64Array(index.columns.present.length),
+      best: new Int32Array(index.maxPackId + 1).fill(-1),
+      inPack: new Uint32Array(index.maxPackId + 1),
+    };
+    scratches.set(index, s);
+  }
+  return s;
+}
+
+/** The page's relevance: computed, one lexeme's own score, or left to PostgreSQL for several. */
+function pageScores(
+  page: number[],
+  lists: (PostingList | undefined)[],
+  score: Float64Array | null,
+  single: boolean,
+): { scores: number[]; scoresFromDatabase?: boolean } {
+  if (score && single) return { scores: page.map((id) => score[id]) };
+  if (single) return { scores: page.map((id) => scoreIn(lists[0] as PostingList, id)) };
+  return { scores: page.map(() => 0), scoresFromDatabase: page.length > 0 && lists.length > 0 };
+}
+
+/** group_by_pack: one sound per pack (the best in the order), pack-less sounds alone. */
+function grouped(
+  index: PostingIndexData,
+  search: PreparedSearch,
+  matches: Uint32Array,
+  order: Order,
+  score: Float64Array | null,
+  single: boolean,
+  lists: (PostingList | undefined)[],
+): PostingAnswer {
+  const c = index.columns;
+  const { best, inPack } = scratchOf(index);
+  const representatives: number[] = [];
+  const packs: number[] = [];
+  for (const id of matches) {
+    const pack = c.packId[id];
+    if (pack === 0) {
+      representatives.push(id);
+      continue;
+    }
+    inPack[pack]++;
+    if (best[pack] < 0) {
+      best[pack] = id;
+      packs.push(pack);
+    } else if (order(id, best[pack]) < 0) best[pack] = id;
+  }
+  for (const pack of packs) representatives.push(best[pack]);
+  const page = topK(representatives, search.offset + search.limit, order).slice(search.offset);
+  const packGroups = page.map((id) =>
+    c.packId[id] ? { packId: c.packId[id], count: inPack[c.packId[id]] } : null,
+  );
+  for (const pack of packs) {
+    best[pack] = -1;
+    inPack[pack] = 0;
+  }
+  return {
+    count: representatives.length,
+    ids: page,
+    ...pageScores(page, lists, single ? score : null, single),
+    packGroups,
+    // Several lexemes: the representatives were chosen by the sum of scores, not ts_rank.
+    ...(single || !score ? {} : { approximate: true }),
+  };
+}
