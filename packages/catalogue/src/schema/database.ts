@@ -280,6 +280,17 @@ export interface SoundLeasesTable {
   expires_at: Date;
 }
 
+/** What a sound last changed for the public (migration `*-sound-changes`); tombstones stay. */
+export interface SoundChangesTable {
+  sound_id: number;
+  /** The number its transaction took at commit (null only until then); bigint, read as text. */
+  seq: string | null;
+  kind: SoundChangeKind;
+  changed_at: Date;
+}
+
+export type SoundChangeKind = 'created' | 'edited' | 'approved' | 'removed';
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -303,6 +314,7 @@ export interface Database {
   descriptor_ranges: DescriptorRangesTable;
   web_sessions: WebSessionsTable;
   sound_leases: SoundLeasesTable;
+  sound_changes: SoundChangesTable;
 }
 
 export type User = Selectable<UsersTable>;
