@@ -1,6 +1,7 @@
 import type { OAuth2Service } from '@earshot/services';
 import type { ApiServices } from '../application/index.ts';
 import type { AnyRoute } from '../framework/http/route.ts';
+import { changesRoutes } from './routes/changes.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
 import { downloadRoutes } from './routes/downloads.ts';
 import { meRoutes } from './routes/me.ts';
@@ -33,6 +34,7 @@ export function v2Routes(
     ...meRoutes(services),
     ...(services.variant === 'A' ? descriptorRoutes(services) : []),
     ...mediaRoutes(services, options.isVisible),
+    ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
   ];
   if (services.social)
     routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));

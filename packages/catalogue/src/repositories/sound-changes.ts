@@ -34,16 +34,21 @@ export async function readSoundChanges(
   after: SoundChangePosition,
   limit: number,
 ): Promise<SoundChange[]> {
-  const { rows } = await sql<{ sound_id: number; seq: string; kind: SoundChangeKind; changed_at: Date }>`
-    select sound_id, seq::text as seq, kind, changed_at from sound_changes
-    where (seq, sound_id) > (${after.seq}::bigint, ${after.soundId}::int)
-    order by seq, sound_id
+  const { rows } = await sql<{
+    sound_id: number;
+    position_seq: string;
+    kind: SoundChangeKind;
+    changed_at: Date;
+  }>`
+    select c.sound_id, c.seq::text as position_seq, c.kind, c.changed_at from sound_changes c
+    where (c.seq, c.sound_id) > (${after.seq}::bigint, ${after.soundId}::int)
+    order by c.seq, c.sound_id
     limit ${limit}`.execute(db);
   return rows.map((r) => ({
     soundId: r.sound_id,
     kind: r.kind,
     changedAt: new Date(r.changed_at),
-    position: { seq: r.seq, soundId: r.sound_id },
+    position: { seq: r.position_seq, soundId: r.sound_id },
   }));
 }
 

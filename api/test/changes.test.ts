@@ -1,0 +1,126 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { deleteSound, editSound } from '@earshot/catalogue';
+import { createTestDatabase, setProcessingState } from '@earshot/catalogue/testing';
+import { testService } from '@earshot/common/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+/**
+ * The changes feed (`/apiv2/changes/`, an earshot extension) on the seeded catalogue, on both
+ * databases: a harvest from the beginning ends with exactly the visible sounds as the sound
+ * instances show them; later edits, approvals, removals and deletions follow from its cursor.
+ */
+
+const postgresUrl = await testService('postgres');
+const backends = postgresUrl ? ['pglite', 'postgres'] : ['pglite'];
+
+type Json = Record<string, any>;
+
+describe.each(backends)('GET /apiv2/changes/ on %s', (backend) => {
+  let s: TestServer;
+  let database: { url: string; drop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    database = backend === 'postgres' ? await createTestDatabase(postgresUrl as string) : undefined;
+    s = await startTestServer(database ? { DATABASE_URL: database.url } : {});
+  }, 180_000);
+  afterAll(async () => {
+    await s?.stop();
+    await database?.drop();
+  });
+
+  async function get(
+    path: string,
+    key: string | null = s.seeded.apiKey,
+  ): Promise<{ status: number; body: Json }> {
+    const res = await fetch(`${s.origin}${path}`, { headers: key ? { Authorization: `Token ${key}` } : {} });
+    return { status: res.status, body: (await res.json()) as Json };
+  }
+
+  /** Follows `next` until an answer is not full; every change in order, and the last answer. */
+  async function harvest(first: string): Promise<{ changes: Json[]; last: Json }> {
+    const changes: Json[] = [];
+    let url = first;
+    for (;;) {
+      const res = await get(url);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      changes.push(...res.body.changes);
+      if (!res.body.more) return { changes, last: res.body };
+      url = new URL(res.body.next).pathname + new URL(res.body.next).search;
+    }
+  }
+
+  const visible = () =>
+    Object.entries(s.seeded.ids)
+      .filter(([sample]) => sample !== 'hat_sci')
+      .map(([, id]) => id);
+
+  it('harvests every visible sound once, as its instance shows it, in pages linked by cursor', async () => {
+    const { changes, last } = await harvest('/apiv2/changes/?page_size=2&fields=id,name,license,username');
+    expect(changes.map((c) => c.id).sort((a, b) => a - b)).toEqual(visible().sort((a, b) => a - b));
+    for (const change of changes) {
+      const instance = await get(`/apiv2/sounds/${change.id}/?fields=id,name,license,username`);
+      expect(change.sound).toEqual(instance.body);
+      expect(['created', 'edited']).toContain(change.change);
+      expect(change.changed).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+    }
+    // The links keep the request's other parameters and carry the cursor as `since`.
+    const next = new URL(last.next);
+    expect(next.pathname).toBe('/apiv2/changes/');
+    expect(Object.fromEntries(next.searchParams)).toEqual({
+      page_size: '2',
+      fields: 'id,name,license,username',
+      since: last.cursor,
+    });
+    // Caught up: the same cursor again, nothing new.
+    const again = await get(`/apiv2/changes/?since=${last.cursor}`);
+    expect(again.body).toMatchObject({ changes: [], cursor: last.cursor, more: false });
+  });
+
+  it('lists later edits, approvals, removals and deletions after the cursor, in the order they committed', async () => {
+    const { last } = await harvest('/apiv2/changes/?page_size=100&fields=id');
+    const db = s.catalogue.db;
+    const { bd_fat, hat_sci, bd_klub, tabla_ke1 } = s.seeded.ids;
+    await editSound(db, bd_fat, { name: 'Renamed kick' });
+    await db.updateTable('sounds').set({ moderation_state: 'ok' }).where('id', '=', hat_sci).execute();
+    await setProcessingState(db, bd_klub, { state: 'Queued' });
+    await deleteSound(db, tabla_ke1);
+
+    const res = await get(`/apiv2/changes/?since=${last.cursor}&fields=id,name`);
+    expect(res.status).toBe(200);
+    expect(res.body.changes.map((c: Json) => [c.id, c.change, c.sound])).toEqual([
+      [bd_fat, 'edited', { id: bd_fat, name: 'Renamed kick' }],
+      [hat_sci, 'approved', { id: hat_sci, name: 'Metal hat' }],
+      [bd_klub, 'removed', null],
+      [tabla_ke1, 'removed', null],
+    ]);
+    // From the beginning the feed holds each sound once, at its latest change; tombstones stay.
+    const all = await harvest('/apiv2/changes/?page_size=3&fields=id');
+    const byId = new Map(all.changes.map((c) => [c.id, c.change]));
+    expect(all.changes.length).toBe(byId.size);
+    expect(byId.get(tabla_ke1)).toBe('removed');
+    expect(byId.get(hat_sci)).toBe('approved');
+  });
+
+  it('answers a bad cursor, a bad page size and a missing credential with a 4xx saying what is wrong', async () => {
+    expect(await get('/apiv2/changes/?since=nonsense')).toEqual({
+      status: 400,
+      body: { detail: 'since: not a cursor this server handed out' },
+    });
+    for (const size of ['0', '1001', 'ten', '-1'])
+      expect(await get(`/apiv2/changes/?page_size=${size}`)).toEqual({
+        status: 400,
+        body: { detail: 'page_size: an integer from 1 to 1000' },
+      });
+    expect((await get('/apiv2/changes/', null)).status).toBe(401);
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${s.origin}/apiv2/openapi.json`)).json()) as Json;
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const op = doc.paths['/apiv2/changes/'].get;
+    expect(op.parameters.map((p: Json) => p.name)).toEqual(
+      expect.arrayContaining(['since', 'page_size', 'fields']),
+    );
+  });
+});
