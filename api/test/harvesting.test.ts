@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
- * The changes feed (`/apiv2/changes/`, an earshot extension) on the seeded catalogue, on both
- * databases: a harvest from the beginning ends with exactly the visible sounds as the sound
- * instances show them; later edits, approvals, removals and deletions follow from its cursor.
+ * What earshot adds for harvesters (docs/api.md "Beyond the contract"), on the seeded catalogue and
+ * both databases. The changes feed (`/apiv2/changes/`): a harvest from the beginning ends with
+ * exactly the visible sounds as the sound instances show them; later edits, approvals, removals and
+ * deletions follow from its cursor. The `attribution` field: the credit line the licence asks for.
  */
 
 const postgresUrl = await testService('postgres');
@@ -113,6 +114,33 @@ describe.each(backends)('GET /apiv2/changes/ on %s', (backend) => {
         body: { detail: 'page_size: an integer from 1 to 1000' },
       });
     expect((await get('/apiv2/changes/', null)).status).toBe(401);
+  });
+
+  it('gives the credit line of each licence as the `attribution` field, only when asked for', async () => {
+    const { bd_808, hat_cab, elec_wood } = s.seeded.ids;
+    const attribution = async (id: number) =>
+      (await get(`/apiv2/sounds/${id}/?fields=id,attribution`)).body.attribution as string;
+    expect(await attribution(hat_cab)).toBe(
+      `"Cabasa hat" by alice (${s.origin}/people/alice/sounds/${hat_cab}/) is licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)`,
+    );
+    expect(await attribution(elec_wood)).toBe(
+      `"Electric chime" by bob (${s.origin}/people/bob/sounds/${elec_wood}/) is licensed under CC BY-NC 4.0 (https://creativecommons.org/licenses/by-nc/4.0/)`,
+    );
+    expect(await attribution(bd_808)).toBe(
+      `"Kick 808" by alice (${s.origin}/people/alice/sounds/${bd_808}/) is dedicated to the public domain under CC0 1.0 (https://creativecommons.org/publicdomain/zero/1.0/)`,
+    );
+    // Not a contract field: absent from the instance's defaults and from `*`.
+    expect((await get(`/apiv2/sounds/${bd_808}/`)).body).not.toHaveProperty('attribution');
+    expect((await get(`/apiv2/sounds/${bd_808}/?fields=*`)).body).not.toHaveProperty('attribution');
+    // Lists and the changes feed select it like any field.
+    const list = await get(`/apiv2/users/bob/sounds/?fields=id,attribution`);
+    expect(list.body.results.find((r: Json) => r.id === elec_wood).attribution).toBe(
+      await attribution(elec_wood),
+    );
+    const feed = await harvest('/apiv2/changes/?page_size=100&fields=attribution');
+    expect(feed.changes.find((c) => c.id === hat_cab)?.sound).toEqual({
+      attribution: await attribution(hat_cab),
+    });
   });
 
   it('is described in the OpenAPI document', async () => {
