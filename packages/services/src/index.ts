@@ -41,6 +41,13 @@ export {
   startVisitorSession,
   VISITOR_LIFETIME,
 } from './accounts/web-sessions.ts';
+export {
+  CREDITS_JSON_NAME,
+  creditsJson,
+  type SoundCredit,
+  soundCredit,
+  soundPageUrl,
+} from './downloads/credits.ts';
 export { downloadName, originalMediaType } from './downloads/download-names.ts';
 export { Downloads, type OriginalFile, type PackArchive } from './downloads/downloads.ts';
 export { README_NAME } from './downloads/pack-zip.ts';
