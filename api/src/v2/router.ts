@@ -1,6 +1,7 @@
 import type { OAuth2Service } from '@earshot/services';
 import type { ApiServices } from '../application/index.ts';
 import type { AnyRoute } from '../framework/http/route.ts';
+import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
 import { changesRoutes } from './routes/changes.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
 import { downloadRoutes } from './routes/downloads.ts';
@@ -23,6 +24,8 @@ export function v2Routes(
     isVisible: (soundId: number) => Promise<boolean>;
     oauth2?: OAuth2Service;
     httpsOnly?: boolean;
+    /** Serves `/apiv2/me/limits/` when given. */
+    rateLimiter?: RateLimiter;
   },
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -31,7 +34,7 @@ export function v2Routes(
     ...(services.writes ? uploadRoutes(services.writes) : []),
     ...soundRoutes(services),
     ...peopleRoutes(services),
-    ...meRoutes(services),
+    ...meRoutes(services, options.rateLimiter),
     ...(services.variant === 'A' ? descriptorRoutes(services) : []),
     ...mediaRoutes(services, options.isVisible),
     ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
