@@ -84,7 +84,11 @@ describe.each(backends)('rate limits per credential, counters in $name', ({ env 
     expect(again.strict.minute.used).toBe(0);
     expect(again.standard.minute.used).toBe(11);
     const unlimited = await get('/apiv2/me/limits/', (await key('unlimited')).key);
-    expect(await unlimited.json()).toEqual({ level: 'unlimited', standard: 'unlimited', strict: 'unlimited' });
+    expect(await unlimited.json()).toEqual({
+      level: 'unlimited',
+      standard: 'unlimited',
+      strict: 'unlimited',
+    });
   });
 
   it('lets the 60th request of a minute through and answers the 61st with a 429 naming the limit', async () => {
