@@ -12,6 +12,7 @@ import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, Ffmpeg, listSimilaritySpace
 import {
   BookmarkCategories,
   Downloads,
+  latestExport,
   logSimilarityFailure,
   OAuth2Service,
   ProcessingCounts,
@@ -175,6 +176,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       clips,
       legacy: legacyReader(db, config.dataDir),
       soundChanges: soundChangesReader(db, DEFAULT_SIMILARITY_SPACE),
+      exports: { latest: () => latestExport(config.dataDir) },
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,

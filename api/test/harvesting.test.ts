@@ -1,7 +1,9 @@
+import { gunzipSync } from 'node:zlib';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { deleteSound, editSound } from '@earshot/catalogue';
 import { createTestDatabase, setProcessingState } from '@earshot/catalogue/testing';
 import { testService } from '@earshot/common/testing';
+import { writeCatalogueExport } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -141,6 +143,49 @@ describe.each(backends)('GET /apiv2/changes/ on %s', (backend) => {
     expect(feed.changes.find((c) => c.id === hat_cab)?.sound).toEqual({
       attribution: await attribution(hat_cab),
     });
+  });
+
+  it('serves the latest bulk export: one line per visible sound, with the cursor the changes feed picks up at', async () => {
+    expect(await get('/apiv2/export/')).toEqual({
+      status: 404,
+      body: { detail: 'No export has been made yet.' },
+    });
+    const progress: number[] = [];
+    const info = await writeCatalogueExport(s.catalogue.db, s.dataDir, s.origin, (n) => progress.push(n));
+    const res = await fetch(`${s.origin}/apiv2/export/`, {
+      headers: { Authorization: `Token ${s.seeded.apiKey}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/gzip');
+    expect(res.headers.get('x-export-created')).toBe(info.created);
+    expect(res.headers.get('x-changes-cursor')).toBe(info.cursor);
+    const lines = gunzipSync(Buffer.from(await res.arrayBuffer()))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json);
+    const visibleNow = (
+      await harvest('/apiv2/changes/?page_size=100&fields=id,name,license,attribution')
+    ).changes
+      .filter((c) => c.sound)
+      .map((c) => c.sound as Json);
+    expect(lines.map((l) => l.id)).toEqual(visibleNow.map((v) => v.id).sort((a, b) => a - b));
+    expect(progress.at(-1)).toBe(lines.length);
+    for (const line of lines) {
+      const shown = visibleNow.find((v) => v.id === line.id) as Json;
+      expect([line.name, line.license, line.attribution]).toEqual([
+        shown.name,
+        shown.license,
+        shown.attribution,
+      ]);
+      expect(line.license_url).toMatch(/^https:\/\/creativecommons\.org\//);
+    }
+    // What changes after the export follows from its cursor, and only that.
+    await editSound(s.catalogue.db, lines[0].id, { name: 'After the export' });
+    const after = await get(`/apiv2/changes/?since=${info.cursor}&fields=name`);
+    expect(after.body.changes.map((c: Json) => [c.id, c.sound?.name])).toEqual([
+      [lines[0].id, 'After the export'],
+    ]);
   });
 
   it('is described in the OpenAPI document', async () => {

@@ -4,6 +4,7 @@ import { SearchPageCache } from '../caches/search-pages.ts';
 import { ChangesService } from './changes.ts';
 import { PeopleService } from './people.ts';
 import type {
+  CatalogueExports,
   CatalogueReader,
   ClipAnalyzer,
   DescriptorReader,
@@ -42,6 +43,8 @@ export interface ApiPorts {
   legacy?: LegacyReader;
   /** The changes feed's reads; without them `/apiv2/changes/` is not served. */
   soundChanges?: SoundChangesReader;
+  /** The bulk export's file; without it `/apiv2/export/` is not served. */
+  exports?: CatalogueExports;
 }
 
 export interface ApiServices {
@@ -61,6 +64,8 @@ export interface ApiServices {
   v1?: LegacyServices;
   /** The changes feed (`/apiv2/changes/`). */
   changes?: ChangesService;
+  /** The bulk export (`/apiv2/export/`). */
+  exports?: CatalogueExports;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -81,5 +86,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     social: ports.social && new SocialService(ports.social, records, ports.changes),
     v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
     changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
+    exports: ports.exports,
   };
 }

@@ -43,6 +43,13 @@ export interface SoundChangesReader {
   soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
 }
 
+/** The latest bulk export of the public catalogue (`earshot export`), or undefined when none was made. */
+export interface CatalogueExports {
+  latest(): Promise<
+    { path: string; file: string; created: string; sounds: number; cursor: string } | undefined
+  >;
+}
+
 /** Descriptor values of one sound. */
 export interface DescriptorReader {
   /** Variant B consolidated descriptors (flat, by name), or undefined when not analyzed. */

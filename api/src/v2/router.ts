@@ -5,6 +5,7 @@ import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
 import { changesRoutes } from './routes/changes.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
 import { downloadRoutes } from './routes/downloads.ts';
+import { exportRoutes } from './routes/export.ts';
 import { meRoutes } from './routes/me.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { oauth2Routes } from './routes/oauth2.ts';
@@ -38,6 +39,7 @@ export function v2Routes(
     ...(services.variant === 'A' ? descriptorRoutes(services) : []),
     ...mediaRoutes(services, options.isVisible),
     ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
+    ...(services.exports ? exportRoutes(services.exports) : []),
   ];
   if (services.social)
     routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));

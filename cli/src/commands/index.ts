@@ -3,6 +3,7 @@ import { VERSION } from '../version.ts';
 import * as analyze from './analyze.ts';
 import * as bench from './bench.ts';
 import * as credentials from './credentials.ts';
+import * as exportCommand from './export.ts';
 import * as fixtures from './fixtures.ts';
 import * as importCommand from './import.ts';
 import * as indexSnapshot from './index-snapshot.ts';
@@ -31,6 +32,7 @@ export function registerCommands(program: Command): void {
   analyze.register(program);
   bench.register(program);
   credentials.register(program);
+  exportCommand.register(program);
   fixtures.register(program);
   migrate.register(program);
   processCommand.register(program);

@@ -52,6 +52,13 @@ export { downloadName, originalMediaType } from './downloads/download-names.ts';
 export { Downloads, type OriginalFile, type PackArchive } from './downloads/downloads.ts';
 export { README_NAME } from './downloads/pack-zip.ts';
 export {
+  type ExportInfo,
+  exportLine,
+  exportsDir,
+  latestExport,
+  writeCatalogueExport,
+} from './export/catalogue-export.ts';
+export {
   collectFiles,
   type ImportOptions,
   type ImportOutcome,

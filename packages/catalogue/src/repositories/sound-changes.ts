@@ -73,3 +73,11 @@ export function decodeChangeCursor(cursor: string, parameter = 'since'): SoundCh
     throw new ValidationError(`${parameter}: not a cursor this server handed out`);
   return { seq: seq.toString(), soundId };
 }
+
+/** The position after the latest committed change: a reader starting there sees only later ones. */
+export async function latestSoundChange(db: Db): Promise<SoundChangePosition> {
+  const { rows } = await sql<{ position_seq: string; sound_id: number }>`
+    select c.seq::text as position_seq, c.sound_id from sound_changes c
+    where c.seq is not null order by c.seq desc, c.sound_id desc limit 1`.execute(db);
+  return rows.length ? { seq: rows[0].position_seq, soundId: rows[0].sound_id } : FEED_START;
+}
