@@ -14,16 +14,14 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { buildAppDeps, startServer } from '@earshot/api';
 import { createSound, editSound, openCatalogue } from '@earshot/catalogue';
 import { setProcessingState } from '@earshot/catalogue/testing';
 import { createLogger, loadConfig } from '@earshot/common';
+import { createApiCredential } from '@earshot/services';
 import { sql } from 'kysely';
-import {
-  apiBenchDatabase,
-  apiBenchDataDir,
-  ensureApiBenchCatalogue,
-  runApiBenchServer,
-} from './api-bench-catalogue.ts';
+import pg from 'pg';
+import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 
 const sounds = Number(arg('sounds', '100000'));
@@ -112,12 +110,43 @@ async function followFeed(first: string, key: string, harvest: Map<number, strin
   }
 }
 
+/** The bench database exists and holds its sounds already (a later run: no seeding, no vectors). */
+async function catalogueHolds(n: number): Promise<boolean> {
+  if (process.argv.includes('--reseed')) return false;
+  const client = new pg.Client({ connectionString: dbUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query('select count(*)::int as n from sounds');
+    return rows[0].n >= n;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 async function main(): Promise<void> {
-  const key = await ensureApiBenchCatalogue(sounds, process.argv.includes('--reseed'), PREFIX);
   const logger = createLogger('warn');
   const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: apiBenchDataDir(dbUrl) });
+  const ready = await catalogueHolds(sounds);
+  const key = ready
+    ? undefined
+    : await ensureApiBenchCatalogue(sounds, process.argv.includes('--reseed'), PREFIX);
   const catalogue = await openCatalogue({ config, logger, role: 'command' });
   const db = catalogue.db;
+  // Nothing here is a similarity search: without vectors the server's similarity state loads at
+  // once instead of building indexes beside the walks for minutes.
+  await sql`delete from sound_similarity_vectors`.execute(db);
+  const apiKey =
+    key ??
+    (
+      await createApiCredential(db, {
+        username: 'bench',
+        name: 'harvest bench',
+        redirectUri: 'http://x/',
+        level: 'unlimited', // a load generator is not a client the standard limits are for
+      })
+    ).client_secret;
   const user = await sql<{ id: number }>`select id from users order by id limit 1`.execute(db);
   const server = spawnServer();
   const origin = await server.origin;
@@ -147,7 +176,7 @@ async function main(): Promise<void> {
     t = performance.now();
     const walk = await followFeed(
       `${origin}/apiv2/changes/?page_size=${feedPage}&fields=${FIELDS}`,
-      key,
+      apiKey,
       harvest,
       'changes feed',
     );
@@ -165,7 +194,7 @@ async function main(): Promise<void> {
     let url: string | null =
       `${origin}/apiv2/search/text/?query=&sort=created_desc&page_size=150&fields=${FIELDS}`;
     while (url) {
-      const page = await getJson(url, key);
+      const page = await getJson(url, apiKey);
       pageRequests++;
       for (const sound of page.results as Json[]) paged.set(sound.id, (paged.get(sound.id) ?? 0) + 1);
       process.stdout.write(`\r  paging with page: ${paged.size} sounds, ${pageRequests} requests`);
@@ -176,7 +205,7 @@ async function main(): Promise<void> {
     const writes = await writer.stop();
 
     // Caught up after the writer stopped: the feed's harvest against the catalogue, exactly.
-    const after = await followFeed(walk.next, key, harvest, 'changes feed, catching up');
+    const after = await followFeed(walk.next, apiKey, harvest, 'changes feed, catching up');
     const visible = await sql<{ id: number; name: string }>`select id, name from sounds
       where moderation_state = 'ok' and processing_state = 'Processed'`.execute(db);
     const wrong = visible.rows.filter((r) => harvest.get(r.id) !== r.name).length;
@@ -222,5 +251,27 @@ async function main(): Promise<void> {
   }
 }
 
-if (role === 'api-server') await runApiBenchServer(dbUrl, apiBenchDataDir(dbUrl));
+/** The API server of the child process; similarity loads in the background (nothing here asks it). */
+async function runServer(): Promise<void> {
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: dbUrl,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: apiBenchDataDir(dbUrl),
+  });
+  const logger = createLogger('silent');
+  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
+  const deps = await buildAppDeps({
+    config,
+    logger,
+    catalogue,
+    similarityRefreshMs: 0,
+    similarityInBackground: true,
+    similaritySnapshots: false,
+  });
+  const server = await startServer(deps);
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
+}
+
+if (role === 'api-server') await runServer();
 else await main();
