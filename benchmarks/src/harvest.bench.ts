@@ -25,7 +25,7 @@ import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './ap
 import { arg } from './args.ts';
 
 const sounds = Number(arg('sounds', '100000'));
-const feedPage = Number(arg('feed-page', '1000'));
+const feedPage = Number(arg('feed-page', '5000'));
 const writeEvery = Number(arg('write-every', '50'));
 const role = arg('role', 'main');
 const PREFIX = 'earshot_harvest_bench';

@@ -14,7 +14,7 @@ import { v2Timestamp } from '../presenters/timestamps.ts';
 import { linkBase } from './list-request.ts';
 
 export const CHANGES_DEFAULT_PAGE_SIZE = 100;
-export const CHANGES_MAX_PAGE_SIZE = 1000;
+export const CHANGES_MAX_PAGE_SIZE = 5000;
 
 const changesQuery = z.object({
   since: z
