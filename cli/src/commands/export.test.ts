@@ -1,33 +1,18 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { openCatalogue } from '@earshot/catalogue';
 import { insertSeedSound, insertSeedUser } from '@earshot/catalogue/testing';
 import { createLogger, loadConfig } from '@earshot/common';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runEarshot } from '../testing/index.ts';
 
-const bin = fileURLToPath(new URL('../../bin/earshot.mjs', import.meta.url));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-cli-export-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const env = { DATA_DIR: path.join(work, 'data'), DATABASE_URL: '', LOG_LEVEL: 'warn', PUBLIC_URL: '' };
 
-function earshot(...args: string[]) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const earshot = (...args: string[]) => runEarshot(env, ...args);
 
 describe('earshot export', () => {
   it('writes the public sounds as gzipped JSON Lines with their credit lines, counting as it goes', async () => {
