@@ -73,6 +73,7 @@ export function createApp(
       isVisible: async (id) => (await catalogue.soundsByIds([id])).length > 0,
       oauth2: deps.oauth2,
       httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
+      rateLimiter: deps.rateLimiter,
     });
     apiRoutes = routes;
     bodyLimits = bodyLimitOverrides(routes);

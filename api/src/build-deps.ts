@@ -12,6 +12,7 @@ import { ClipAnalysisPool, DEFAULT_SIMILARITY_SPACE, Ffmpeg, listSimilaritySpace
 import {
   BookmarkCategories,
   Downloads,
+  latestExport,
   logSimilarityFailure,
   OAuth2Service,
   ProcessingCounts,
@@ -28,6 +29,7 @@ import { legacyReader } from './adapters/legacy-reader.ts';
 import { Metrics } from './adapters/metrics.ts';
 import { cachedSoundRecords } from './adapters/record-cache.ts';
 import { servedSearchEngine } from './adapters/search-engine.ts';
+import { soundChangesReader } from './adapters/sound-changes.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
@@ -173,6 +175,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       files: soundFiles(db, config.dataDir),
       clips,
       legacy: legacyReader(db, config.dataDir),
+      soundChanges: soundChangesReader(db, DEFAULT_SIMILARITY_SPACE),
+      exports: { latest: () => latestExport(config.dataDir) },
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,

@@ -110,6 +110,7 @@ describe('GET /apiv2/packs/<id>/download/', () => {
       const ids = s.seeded.ids;
       expect(names).toEqual(
         [
+          '_credits.json',
           '_readme_and_license.txt',
           `${ids.bd_808}__alice__Kick 808.flac`,
           `${ids.bd_fat}__alice__Fat kick.flac`,
@@ -128,6 +129,20 @@ describe('GET /apiv2/packs/<id>/download/', () => {
       expect(readme).toContain(
         'licence: Creative Commons 0 (https://creativecommons.org/publicdomain/zero/1.0/)',
       );
+      // Each sound's credit line, as its `attribution` field gives it, in the readme and the JSON.
+      const attribution = async (id: number) =>
+        ((await (await fetch(`${s.origin}/apiv2/sounds/${id}/?fields=attribution`, auth())).json()) as Json)
+          .attribution as string;
+      expect(readme).toContain(`  credit: ${await attribution(ids.bd_fat)}`);
+      const credits = JSON.parse(await fs.readFile(path.join(dir, 'out', '_credits.json'), 'utf8')) as Json;
+      expect(credits.title).toBe('Pack "Drums" by alice');
+      expect(credits.sounds.map((c: Json) => c.id).sort()).toEqual(
+        [ids.bd_808, ids.bd_fat, ids.hat_cab].sort(),
+      );
+      for (const credit of credits.sounds as Json[]) {
+        expect(credit.attribution).toBe(await attribution(credit.id));
+        expect(credit.url).toBe(`${s.origin}/people/alice/sounds/${credit.id}/`);
+      }
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -146,7 +161,7 @@ describe('GET /apiv2/packs/<id>/download/', () => {
       const zip = path.join(dir, 'pack.zip');
       await fs.writeFile(zip, Buffer.from(await res.arrayBuffer()));
       const { stdout } = await run('unzip', ['-Z1', zip]);
-      expect(stdout.split('\n').filter(Boolean)).toHaveLength(3);
+      expect(stdout.split('\n').filter(Boolean)).toHaveLength(4); // two sounds, the credits, the readme
       const { stdout: readme } = await run('unzip', ['-p', zip, '_readme_and_license.txt']);
       expect(readme).toContain(`Not included`);
       expect(readme.split('Not included')[1]).toContain(`/apiv2/sounds/${ids.hat_cab}/`);

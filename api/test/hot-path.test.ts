@@ -110,6 +110,7 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
             ? { allowed: false, detail: 'Request was throttled', headers: {} }
             : { allowed: true, headers: {} };
         },
+        usage: () => Promise.reject(new Error('not asked here')),
         close: async () => {},
       },
       renderSound: async (id, _origin, query) => {

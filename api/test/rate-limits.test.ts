@@ -61,6 +61,36 @@ describe.each(backends)('rate limits per credential, counters in $name', ({ env 
     return out;
   }
 
+  it('shows the credential its windows at /apiv2/me/limits/, counting the question as one standard request', async () => {
+    const { key: k } = await key('standard');
+    expect((await statuses(9, '/apiv2/users/alice/', k)).every((code) => code === 200)).toBe(true);
+    const res = await get('/apiv2/me/limits/', k);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('50');
+    // 10 s into both buckets: what was counted leaves the minute in 110 s, the day in 2 days less 10 s.
+    expect(await res.json()).toEqual({
+      level: 'standard',
+      standard: {
+        minute: { limit: 60, used: 10, remaining: 50, reset: 110 },
+        day: { limit: 2000, used: 10, remaining: 1990, reset: 172_790 },
+      },
+      strict: {
+        minute: { limit: 30, used: 0, remaining: 30, reset: 0 },
+        day: { limit: 500, used: 0, remaining: 500, reset: 0 },
+      },
+    });
+    // Asking took nothing of the strict windows (nor more than one standard request).
+    const again = (await (await get('/apiv2/me/limits/', k)).json()) as Record<string, any>;
+    expect(again.strict.minute.used).toBe(0);
+    expect(again.standard.minute.used).toBe(11);
+    const unlimited = await get('/apiv2/me/limits/', (await key('unlimited')).key);
+    expect(await unlimited.json()).toEqual({
+      level: 'unlimited',
+      standard: 'unlimited',
+      strict: 'unlimited',
+    });
+  });
+
   it('lets the 60th request of a minute through and answers the 61st with a 429 naming the limit', async () => {
     const { key: k } = await key('standard');
     // The sound instance is answered by the hot path once rendered; the user by the application:

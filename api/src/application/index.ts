@@ -1,12 +1,15 @@
 import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
+import { ChangesService } from './changes.ts';
 import { PeopleService } from './people.ts';
 import type {
+  CatalogueExports,
   CatalogueReader,
   ClipAnalyzer,
   DescriptorReader,
   SearchEngine,
+  SoundChangesReader,
   SoundFiles,
   SoundWrites,
 } from './ports.ts';
@@ -38,6 +41,10 @@ export interface ApiPorts {
   writes?: SoundWrites;
   /** The reads only version 1 needs; without them `/api/` is not served. */
   legacy?: LegacyReader;
+  /** The changes feed's reads; without them `/apiv2/changes/` is not served. */
+  soundChanges?: SoundChangesReader;
+  /** The bulk export's file; without it `/apiv2/export/` is not served. */
+  exports?: CatalogueExports;
 }
 
 export interface ApiServices {
@@ -55,6 +62,10 @@ export interface ApiServices {
   social?: SocialService;
   /** The version 1 interface's use cases, over the same ports. */
   v1?: LegacyServices;
+  /** The changes feed (`/apiv2/changes/`). */
+  changes?: ChangesService;
+  /** The bulk export (`/apiv2/export/`). */
+  exports?: CatalogueExports;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -74,5 +85,7 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
     social: ports.social && new SocialService(ports.social, records, ports.changes),
     v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
+    changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
+    exports: ports.exports,
   };
 }

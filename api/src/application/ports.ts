@@ -1,5 +1,14 @@
 import type { Readable } from 'node:stream';
-import type { CommentView, PackView, Page, PageRequest, SoundRecord, UserRecord } from '@earshot/catalogue';
+import type {
+  CommentView,
+  PackView,
+  Page,
+  PageRequest,
+  SoundChange,
+  SoundChangePosition,
+  SoundRecord,
+  UserRecord,
+} from '@earshot/catalogue';
 import type { AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
 import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
 
@@ -22,6 +31,23 @@ export interface CatalogueReader {
   packById(id: number): Promise<PackView | undefined>;
   packSounds(packId: number, page: PageRequest): Promise<Page<number>>;
   soundComments(soundId: number, page: PageRequest): Promise<Page<CommentView>>;
+}
+
+/**
+ * The changes feed: what changed after a position, in commit order, and the changed sounds read
+ * afresh (never from a cache: a sound the feed lists as edited must show the edit).
+ */
+export interface SoundChangesReader {
+  after(position: SoundChangePosition, limit: number): Promise<SoundChange[]>;
+  /** Public sounds by id, in the order asked; missing or hidden ids are left out. */
+  soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
+}
+
+/** The latest bulk export of the public catalogue (`earshot export`), or undefined when none was made. */
+export interface CatalogueExports {
+  latest(): Promise<
+    { path: string; file: string; created: string; sounds: number; cursor: string } | undefined
+  >;
 }
 
 /** Descriptor values of one sound. */

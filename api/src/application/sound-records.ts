@@ -12,7 +12,7 @@ import { pickAnalysis } from './variant-a-analysis.ts';
  */
 export class SoundRecords {
   constructor(
-    private readonly catalogue: CatalogueReader,
+    private readonly catalogue: Pick<CatalogueReader, 'soundsByIds'>,
     private readonly descriptors: DescriptorReader,
   ) {}
 

@@ -1,8 +1,11 @@
 import type { OAuth2Service } from '@earshot/services';
 import type { ApiServices } from '../application/index.ts';
 import type { AnyRoute } from '../framework/http/route.ts';
+import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
+import { changesRoutes } from './routes/changes.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
 import { downloadRoutes } from './routes/downloads.ts';
+import { exportRoutes } from './routes/export.ts';
 import { meRoutes } from './routes/me.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { oauth2Routes } from './routes/oauth2.ts';
@@ -22,6 +25,8 @@ export function v2Routes(
     isVisible: (soundId: number) => Promise<boolean>;
     oauth2?: OAuth2Service;
     httpsOnly?: boolean;
+    /** Serves `/apiv2/me/limits/` when given. */
+    rateLimiter?: RateLimiter;
   },
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -30,9 +35,11 @@ export function v2Routes(
     ...(services.writes ? uploadRoutes(services.writes) : []),
     ...soundRoutes(services),
     ...peopleRoutes(services),
-    ...meRoutes(services),
+    ...meRoutes(services, options.rateLimiter),
     ...(services.variant === 'A' ? descriptorRoutes(services) : []),
     ...mediaRoutes(services, options.isVisible),
+    ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
+    ...(services.exports ? exportRoutes(services.exports) : []),
   ];
   if (services.social)
     routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));

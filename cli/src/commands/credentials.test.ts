@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runEarshot } from '../testing/index.ts';
 
-const bin = fileURLToPath(new URL('../../bin/earshot.mjs', import.meta.url));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-cli-credentials-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const env = { DATA_DIR: path.join(work, 'data'), DATABASE_URL: '', LOG_LEVEL: 'warn' };
@@ -15,18 +13,7 @@ function earshot(...args: string[]) {
 }
 
 function earshotWith(extraEnv: Record<string, string>, ...args: string[]) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env, ...extraEnv } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runEarshot({ ...env, ...extraEnv }, ...args);
 }
 
 describe('earshot credentials: rate-limit levels', () => {

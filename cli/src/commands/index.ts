@@ -4,6 +4,7 @@ import * as analyze from './analyze.ts';
 import * as bench from './bench.ts';
 import * as categories from './categories.ts';
 import * as credentials from './credentials.ts';
+import * as exportCommand from './export.ts';
 import * as fixtures from './fixtures.ts';
 import * as importCommand from './import.ts';
 import * as indexSnapshot from './index-snapshot.ts';
@@ -33,6 +34,7 @@ export function registerCommands(program: Command): void {
   bench.register(program);
   categories.register(program);
   credentials.register(program);
+  exportCommand.register(program);
   fixtures.register(program);
   migrate.register(program);
   processCommand.register(program);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '@earshot/catalogue/testing';
 import { testService } from '@earshot/common/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runEarshot } from '../testing/index.ts';
 
-const bin = fileURLToPath(new URL('../../bin/earshot.mjs', import.meta.url));
 const migrationsDir = fileURLToPath(new URL('../../../packages/catalogue/src/migrations/', import.meta.url));
 const allMigrations = fs
   .readdirSync(migrationsDir)
@@ -18,22 +17,8 @@ const postgresUrl = await testService('postgres');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-cli-migrate-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-function earshot(env: Record<string, string>, ...args: string[]) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const earshot = (env: Record<string, string>, ...args: string[]) =>
+  runEarshot({ LOG_LEVEL: 'warn', ...env }, ...args);
 
 describe('earshot migrate', () => {
   it('applies every migration to a new embedded database once, then reports it up to date', async () => {

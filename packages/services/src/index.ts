@@ -47,9 +47,23 @@ export {
   estimateSoundCategory,
   retrainCategoryModel,
 } from './categories/category-estimates.ts';
+export {
+  CREDITS_JSON_NAME,
+  creditsJson,
+  type SoundCredit,
+  soundCredit,
+  soundPageUrl,
+} from './downloads/credits.ts';
 export { downloadName, originalMediaType } from './downloads/download-names.ts';
 export { Downloads, type OriginalFile, type PackArchive } from './downloads/downloads.ts';
 export { README_NAME } from './downloads/pack-zip.ts';
+export {
+  type ExportInfo,
+  exportLine,
+  exportsDir,
+  latestExport,
+  writeCatalogueExport,
+} from './export/catalogue-export.ts';
 export {
   collectFiles,
   type ImportOptions,

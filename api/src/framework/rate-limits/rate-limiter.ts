@@ -26,8 +26,28 @@ export interface RateLimiter {
    * Answers at once when the counters allow it (memory, nothing to wait for): callers await it.
    */
   check(subject: RateLimitSubject, cls: RateLimitClass): MaybePromise<RateLimitVerdict | undefined>;
+  /** The credential's use of each class's windows now, counting nothing (`/apiv2/me/limits/`). */
+  usage(subject: RateLimitSubject): Promise<RateLimitUsage>;
   /** Gives back the requests counted ahead in Redis (a closing server's unused reservations). */
   close(): Promise<void>;
+}
+
+/** One window's use, in whole seconds as the X-RateLimit-* headers give it. */
+export interface WindowUse {
+  limit: number;
+  used: number;
+  remaining: number;
+  /** Seconds until everything counted has slid out (X-RateLimit-Reset). */
+  reset: number;
+}
+
+/** A class's windows, or what the level makes of it instead of counting. */
+export type ClassUse = { minute: WindowUse; day: WindowUse } | 'unlimited' | 'suspended';
+
+export interface RateLimitUsage {
+  level: RateLimitLevelName;
+  standard: ClassUse;
+  strict: ClassUse;
 }
 
 export interface RateLimiterOptions {
@@ -68,6 +88,22 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       if (limits === 'suspended') return { allowed: false, headers: {}, detail: SUSPENDED_DETAIL };
       const counted = limiter.count(`${cls}:${subject.clientId}`, [limits.minute, limits.day]);
       return counted instanceof Promise ? counted.then(toHttp) : toHttp(counted);
+    },
+    async usage(subject) {
+      const level = subject.rateLimitLevel ?? 'standard';
+      const use = async (cls: RateLimitClass): Promise<ClassUse> => {
+        const limits = policy(level, cls);
+        if (limits === 'unlimited' || limits === 'suspended') return limits;
+        const [minute, day] = await limiter.usage(`${cls}:${subject.clientId}`, [limits.minute, limits.day]);
+        const whole = (w: typeof minute): WindowUse => ({
+          limit: w.limit,
+          used: w.used,
+          remaining: w.remaining,
+          reset: seconds(w.clearMs),
+        });
+        return { minute: whole(minute), day: whole(day) };
+      };
+      return { level, standard: await use('standard'), strict: await use('strict') };
     },
     close: () => limiter.close(),
   };

@@ -63,6 +63,12 @@ export const soundSchema = z
     is_remix: z.boolean().optional(),
     was_remixed: z.boolean().optional(),
     md5: z.string().optional(),
+    attribution: z
+      .string()
+      .optional()
+      .describe(
+        "earshot: the credit line in the licence's own words, with links (only when `fields` names it)",
+      ),
   })
   .catchall(z.unknown())
   .describe('a sound; which keys appear depends on `fields`');

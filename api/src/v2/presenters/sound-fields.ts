@@ -47,6 +47,7 @@ export const B_FIELDS = [
   'is_remix',
   'was_remixed',
   'md5',
+  'attribution',
 ] as const;
 
 /** Fields only variant B has; variant A has its analysis links in their place. */
@@ -69,8 +70,11 @@ export const A_FIELDS: readonly string[] = B_FIELDS.filter((f) => !B_ONLY_FIELDS
 
 export const LIST_DEFAULT_FIELDS = ['id', 'name', 'tags', 'username', 'license'];
 
+/** earshot's own fields (docs/api.md "Beyond the contract"): shown only when `fields` names them, never by default or `*`. */
+const EXTENSION_FIELDS: ReadonlySet<string> = new Set(['attribution']);
+
 /** Fields left out of a sound instance without `fields`: not in the contract's table, or list-only. */
-const INSTANCE_EXCLUDED = new Set(['score', 'distance_to_target', 'pack_name']);
+const INSTANCE_EXCLUDED = new Set(['score', 'distance_to_target', 'pack_name', ...EXTENSION_FIELDS]);
 
 /** Fields a search gives (relevance, distance to a sort target): selectable only where one ran. */
 const SEARCH_ONLY = new Set(['score', 'distance_to_target']);
@@ -108,7 +112,9 @@ export function selectFields(
   const askedSet = new Set(asked);
   const everything = askedSet.has('*');
   const fields = canonical.filter(
-    (f) => (everything || askedSet.has(f)) && (!SEARCH_ONLY.has(f) || options.allowScore),
+    (f) =>
+      (askedSet.has(f) || (everything && !EXTENSION_FIELDS.has(f))) &&
+      (!SEARCH_ONLY.has(f) || options.allowScore),
   );
   if (options.variant === 'A') return { fields, descriptors: [] };
   const descriptors =

@@ -1,4 +1,5 @@
-import type { SoundRecord as CatalogueSound } from '@earshot/catalogue';
+import { type SoundRecord as CatalogueSound, creditLine } from '@earshot/catalogue';
+import { soundPageUrl } from '@earshot/services';
 import { fileUrl } from '../../application/file-names.ts';
 import type { SoundRecord, Variant } from '../../application/records.ts';
 import type { SoundJson } from './schemas.ts';
@@ -21,11 +22,13 @@ type Getter = (s: CatalogueSound, ctx: SoundContext, r: SoundRecord) => unknown;
 
 const api = (ctx: SoundContext, path: string) => `${ctx.origin}/apiv2/${path}`;
 
+const soundPage = (s: CatalogueSound, c: SoundContext) => soundPageUrl(c.origin, s.username, s.id);
+
 const isGeotagged = (s: CatalogueSound) => s.geotag_lat !== null && s.geotag_lon !== null;
 
 const GETTERS: Record<string, Getter> = {
   id: (s) => s.id,
-  url: (s, c) => `${c.origin}/people/${encodeURIComponent(s.username)}/sounds/${s.id}/`,
+  url: (s, c) => soundPage(s, c),
   name: (s) => s.name,
   tags: (s) => s.tags,
   description: (s) => s.description,
@@ -83,6 +86,8 @@ const GETTERS: Record<string, Getter> = {
   analysis_stats: (s, c) => (s.analyzed ? api(c, `sounds/${s.id}/analysis/`) : null),
   analysis_frames: (s, c) => (s.analyzed ? fileUrl(c.origin, s.id, 'analysis_frames') : null),
   ac_analysis: (_s, _c, r) => r.acAnalysis ?? null,
+  attribution: (s, c) =>
+    creditLine({ name: s.name, username: s.username, url: soundPage(s, c), license: s.license }),
 };
 
 /** Shapes one sound for a response: exactly the selected fields, descriptors after them. */

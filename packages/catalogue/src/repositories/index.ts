@@ -20,6 +20,7 @@ export * from './ratings.ts';
 export * from './records.ts';
 export * from './same-size-originals.ts';
 export * from './shared.ts';
+export * from './sound-changes.ts';
 export * from './sound-leases.ts';
 export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';

@@ -181,3 +181,25 @@ export async function soundUploaderId(db: Db, soundId: number): Promise<number |
   const row = await db.selectFrom('sounds').where('id', '=', soundId).select('user_id').executeTakeFirst();
   return row?.user_id;
 }
+
+/** Public sounds after `afterId`, by id, at most `limit`: a walk over the whole public catalogue. */
+export async function publicSoundRecordsAfter(
+  db: Db,
+  afterId: number,
+  limit: number,
+  defaultSpace: string,
+): Promise<SoundRecord[]> {
+  const rows = await db
+    .selectFrom('sounds as s')
+    .select('s.id')
+    .$call(wherePublic('s'))
+    .where('s.id', '>', afterId)
+    .orderBy('s.id')
+    .limit(limit)
+    .execute();
+  return soundRecordsByIds(
+    db,
+    rows.map((r) => r.id),
+    defaultSpace,
+  );
+}

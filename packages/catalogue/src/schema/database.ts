@@ -294,6 +294,17 @@ export interface CategoryModelsTable {
   trained_at: CreatedAt;
 }
 
+/** What a sound last changed for the public (migration `*-sound-changes`); tombstones stay. */
+export interface SoundChangesTable {
+  sound_id: number;
+  /** The number its transaction took at commit (null only until then); bigint, read as text. */
+  seq: string | null;
+  kind: SoundChangeKind;
+  changed_at: Date;
+}
+
+export type SoundChangeKind = 'created' | 'edited' | 'approved' | 'removed';
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -318,6 +329,7 @@ export interface Database {
   web_sessions: WebSessionsTable;
   sound_leases: SoundLeasesTable;
   category_models: CategoryModelsTable;
+  sound_changes: SoundChangesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -241,6 +241,7 @@ export async function loadSyntheticCatalogue(db: Kysely<any>, options: Synthetic
     await sql`select setval(pg_get_serial_sequence('sounds', 'id'), ${n})`.execute(conn);
     await sql`select search_rebuild()`.execute(conn);
     await sql`select descriptor_ranges_rebuild()`.execute(conn);
+    await sql`select sound_changes_rebuild()`.execute(conn);
     // What autovacuum would do in production: set the visibility map so counts can use index-only scans.
     for (const table of ['sound_search', 'sound_descriptors', ...SEARCH_SIDE_TABLES])
       await sql`vacuum (analyze) ${sql.table(table)}`.execute(conn);

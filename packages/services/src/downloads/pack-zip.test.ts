@@ -3,8 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { PackView } from '@earshot/catalogue';
+import { creditLine, LICENSE_DEEDS, type PackView } from '@earshot/catalogue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDITS_JSON_NAME } from './credits.ts';
 import { packZip, README_NAME, type ZippedSound } from './pack-zip.ts';
 
 // A pack's zip whose sounds arrive as the catalogue pages them in (an async iterable) and whose
@@ -85,7 +86,26 @@ describe('packZip', () => {
     await fs.writeFile(zip, Buffer.concat(chunks));
     expect((await run('unzip', ['-t', zip])).stdout).toContain('No errors detected');
     const names = (await run('unzip', ['-Z1', zip])).stdout.trim().split('\n');
-    expect(names).toEqual([sounds[0], sounds[1], sounds[3]].map((s) => s.entryName).concat(README_NAME));
+    expect(names).toEqual(
+      [sounds[0], sounds[1], sounds[3]].map((s) => s.entryName).concat(CREDITS_JSON_NAME, README_NAME),
+    );
+    // The credits: the sounds in the zip, not the one left out.
+    const credits = JSON.parse((await run('unzip', ['-p', zip, CREDITS_JSON_NAME])).stdout);
+    expect(credits.sounds.map((c: { id: number }) => c.id)).toEqual(
+      [sounds[0], sounds[1], sounds[3]].map((s) => s.id),
+    );
+    expect(credits.sounds[2]).toEqual({
+      id: sounds[3].id,
+      name: sounds[3].name,
+      username: sounds[3].username,
+      url: `http://x/people/${sounds[3].username}/sounds/${sounds[3].id}/`,
+      license: sounds[3].license,
+      license_url: LICENSE_DEEDS[sounds[3].license],
+      attribution: creditLine({
+        ...sounds[3],
+        url: `http://x/people/${sounds[3].username}/sounds/${sounds[3].id}/`,
+      }),
+    });
     const readme = (await run('unzip', ['-p', zip, README_NAME])).stdout;
     expect(readme).toContain('"Sound 4" by alice, http://x/apiv2/sounds/4/');
     const [included, left] = readme.split('Not included');

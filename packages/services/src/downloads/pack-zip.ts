@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { LICENSE_DEEDS, type LicenseName, type PackView } from '@earshot/catalogue';
+import { CREDITS_JSON_NAME, creditsJson, soundCredit } from './credits.ts';
 import { storedZip, type ZipEntry } from './stored-zip.ts';
 
 export interface ZippedSound {
@@ -18,11 +19,12 @@ export interface ZippedSound {
 export const README_NAME = '_readme_and_license.txt';
 
 /**
- * A pack as one zip, stored without compression (audio barely compresses, and deflating would cost
+ * A pack as one zip, with the credits of the sounds it holds as JSON (`_credits.json`) and in the
+ * readme (each sound's credit line), stored without compression (audio barely compresses, and deflating would cost
  * the CPU the throughput target leaves no room for), written by storedZip as it is read: the first
  * bytes go out at once and one file is open at a time, whatever the number of sounds, so memory
- * stays flat. A file missing on disk is left out and named in the readme, which therefore comes
- * last; a file that fails halfway breaks the stream, so the client sees an aborted download, never
+ * stays flat. A file missing on disk is left out (and out of the credits) and named in the readme,
+ * which therefore comes last, after the credits; a file that fails halfway breaks the stream, so the client sees an aborted download, never
  * a zip that looks complete but is not. The sounds may come as they are read from the catalogue
  * (an async iterable): the first entry leaves before the last row is read. `beforeEnd` is awaited
  * before the readme: what must be done before the download is complete (counting it) runs beside
@@ -47,6 +49,9 @@ export function packZip(input: {
       if (!missing.has(sound)) present.push(sound);
     }
     await input.beforeEnd?.();
+    const credits = present.map((sound) => soundCredit(input.origin, sound));
+    const title = `Pack "${input.pack.name}" by ${input.pack.username}`;
+    yield { name: CREDITS_JSON_NAME, data: Buffer.from(creditsJson(title, credits)) };
     const text = readme(input.pack, present, [...missing], input.origin);
     yield { name: README_NAME, data: Buffer.from(text) };
   }
@@ -77,6 +82,7 @@ function readme(
       `${s.entryName}`,
       `  "${s.name}" by ${s.username}, ${origin}/apiv2/sounds/${s.id}/`,
       `  licence: ${s.license} (${LICENSE_DEEDS[s.license]})`,
+      `  credit: ${soundCredit(origin, s).attribution}`,
       '',
     );
   }

@@ -22,6 +22,16 @@ export interface SlidingWindowVerdict {
 
 type MaybePromise<T> = T | Promise<T>;
 
+/** One window's use by a key, without counting a request. */
+export interface WindowUsage {
+  limit: number;
+  /** Requests the window holds now (the sliding estimate, rounded up). */
+  used: number;
+  remaining: number;
+  /** Milliseconds until everything counted has slid out (the whole quota is back). */
+  clearMs: number;
+}
+
 export interface SlidingWindowLimiter {
   /**
    * Counts one request of `key` in every window and judges it against `limits` (one per window); a
@@ -29,6 +39,11 @@ export interface SlidingWindowLimiter {
    * await it.
    */
   count(key: string, limits: readonly number[]): MaybePromise<SlidingWindowVerdict>;
+  /**
+   * Each window's use by `key` now, counting nothing: a request is counted and taken back out, as
+   * a refused one is, so every store (memory, Redis reservations) answers without a read of its own.
+   */
+  usage(key: string, limits: readonly number[]): Promise<WindowUsage[]>;
   /** Gives back the requests counted ahead in Redis (a closing server's unused reservations). */
   close(): Promise<void>;
 }
@@ -99,6 +114,26 @@ export function slidingWindowLimiter(options: SlidingWindowLimiterOptions): Slid
       return counted instanceof Promise
         ? counted.then((c) => judge(key, t, indices, c, limits))
         : judge(key, t, indices, counted, limits);
+    },
+    async usage(key, limits) {
+      const t = now();
+      const indices = lengths.map((ms) => Math.floor(t / ms));
+      const counted = await store.add(key, indices, limits);
+      await store.remove(key, indices, counted);
+      return lengths.map((ms, w) => {
+        const counts = {
+          current: counted[w].current - 1,
+          previous: counted[w].previous,
+          elapsed: (t - indices[w] * ms) / ms,
+        };
+        const used = Math.ceil(estimate(counts));
+        return {
+          limit: limits[w],
+          used,
+          remaining: Math.max(0, limits[w] - used),
+          clearMs: msUntilClear(counts, ms),
+        };
+      });
     },
     close: () => store.close?.() ?? Promise.resolve(),
   };

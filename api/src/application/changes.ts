@@ -1,0 +1,54 @@
+import type { SoundChangeKind, SoundChangePosition } from '@earshot/catalogue';
+import type { DescriptorReader, SoundChangesReader } from './ports.ts';
+import type { SoundReads, SoundRecord } from './records.ts';
+import { SoundRecords } from './sound-records.ts';
+
+/** One sound's latest change: its record when it is public now, none for a tombstone. */
+export interface SoundChangeRecord {
+  id: number;
+  kind: SoundChangeKind;
+  changedAt: Date;
+  sound?: SoundRecord;
+}
+
+/** A page of the changes feed and where the next one starts. */
+export interface ChangesPage {
+  changes: SoundChangeRecord[];
+  /** After the last change of this page (the position asked when the page is empty). */
+  position: SoundChangePosition;
+  /** The page is full: more changes may follow at once. */
+  more: boolean;
+}
+
+/**
+ * The changes feed (`/apiv2/changes/`): sounds created, edited, approved or removed after a
+ * position, in the order their changes committed. A harvester starts at the beginning (every
+ * public sound is a change there), then follows from the position it reached.
+ */
+export class ChangesService {
+  private readonly records: SoundRecords;
+
+  constructor(
+    private readonly reader: SoundChangesReader,
+    descriptors: DescriptorReader,
+  ) {
+    this.records = new SoundRecords(reader, descriptors);
+  }
+
+  async after(position: SoundChangePosition, limit: number, reads: SoundReads = {}): Promise<ChangesPage> {
+    const changes = await this.reader.after(position, limit);
+    const shown = changes.filter((c) => c.kind !== 'removed').map((c) => ({ id: c.soundId }));
+    const records = new Map((await this.records.read(shown, reads)).map((r) => [r.sound.id, r]));
+    return {
+      changes: changes.map((change) => {
+        const sound = records.get(change.soundId);
+        // Not readable any more: it was hidden or deleted after this page was read, and that
+        // change follows later in the feed. Until then it is shown as what it has become.
+        if (!sound) return { id: change.soundId, kind: 'removed', changedAt: change.changedAt };
+        return { id: change.soundId, kind: change.kind, changedAt: change.changedAt, sound };
+      }),
+      position: changes.length ? changes[changes.length - 1].position : position,
+      more: changes.length === limit,
+    };
+  }
+}

@@ -1,0 +1,172 @@
+import { testService } from '@earshot/common/testing';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import {
+  setModerationState,
+  setProcessingState,
+  testBackends,
+  useRepositoryCatalogue,
+} from '../testing/index.ts';
+import { recordSoundDownload } from './downloads.ts';
+import {
+  decodeChangeCursor,
+  encodeChangeCursor,
+  FEED_START,
+  readSoundChanges,
+  rebuildSoundChanges,
+  type SoundChangePosition,
+} from './sound-changes.ts';
+import { createSound, deleteSound, editSound } from './sounds.ts';
+import { createUser } from './users.ts';
+
+const postgresUrl = await testService('postgres');
+
+describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backend) => {
+  const { db, unique } = useRepositoryCatalogue(backend, postgresUrl);
+
+  async function newSound(userId: number, trusted = true) {
+    const sound = await createSound(db(), {
+      userId,
+      name: unique('sound '),
+      tags: ['rain'],
+      license: 'Creative Commons 0',
+      originalFilename: 'rain.wav',
+      originalPath: `${unique('originals/')}.wav`,
+      moderationState: trusted ? 'ok' : 'pending_moderation',
+    });
+    return sound.id;
+  }
+  const processed = (id: number) => setProcessingState(db(), id, { state: 'Processed', progress: 1 });
+
+  /** Every change after `from`, read in pages of `size` the way a harvester walks the feed. */
+  async function walk(from: SoundChangePosition, size = 2) {
+    const seen: Array<{ id: number; kind: string }> = [];
+    let at = from;
+    for (;;) {
+      const page = await readSoundChanges(db(), at, size);
+      seen.push(...page.map((c) => ({ id: c.soundId, kind: c.kind })));
+      if (page.length < size) return { seen, at };
+      at = page[page.length - 1].position;
+    }
+  }
+
+  it('lists a sound once it is public, then each later change, once per sound at its latest kind', async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const start = (await walk(FEED_START)).at;
+    const a = await newSound(user.id);
+    const b = await newSound(user.id, false);
+    // Neither is public yet (queued; b also awaits moderation): nothing to tell.
+    expect((await walk(start)).seen).toEqual([]);
+    await processed(a);
+    await processed(b);
+    const first = await walk(start);
+    expect(first.seen).toEqual([{ id: a, kind: 'created' }]);
+
+    await setModerationState(db(), b, 'ok', null);
+    await editSound(db(), a, { name: 'renamed' });
+    const second = await walk(first.at);
+    expect(second.seen).toEqual([
+      { id: b, kind: 'approved' },
+      { id: a, kind: 'edited' },
+    ]);
+
+    // Counters are not changes: a download stamps nothing.
+    await recordSoundDownload(db(), a, null);
+    expect((await walk(second.at)).seen).toEqual([]);
+
+    await setModerationState(db(), a, 'rejected', null);
+    await deleteSound(db(), b);
+    const third = await walk(second.at);
+    expect(third.seen).toEqual([
+      { id: a, kind: 'removed' },
+      { id: b, kind: 'removed' },
+    ]);
+    // From the start, each sound once, at its latest change.
+    const all = (await walk(start, 1)).seen;
+    expect(all).toEqual([
+      { id: a, kind: 'removed' },
+      { id: b, kind: 'removed' },
+    ]);
+  });
+
+  it('stamps public sounds a bulk load left unstamped', async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const start = (await walk(FEED_START)).at;
+    const id = await newSound(user.id);
+    await processed(id);
+    await db().deleteFrom('sound_changes').where('sound_id', '=', id).execute();
+    expect((await walk(start)).seen).toEqual([]);
+    await rebuildSoundChanges(db());
+    expect((await walk(start)).seen).toEqual([{ id, kind: 'created' }]);
+  });
+
+  it('hands out cursors that read back, and refuses any other text with the parameter named', () => {
+    const position = { seq: '9223372036854775807', soundId: 2147483647 };
+    expect(decodeChangeCursor(encodeChangeCursor(position))).toEqual(position);
+    expect(() => decodeChangeCursor('bm9wZQ')).toThrow('since: not a cursor this server handed out');
+    expect(() => decodeChangeCursor(encodeChangeCursor({ seq: '9223372036854775808', soundId: 1 }))).toThrow(
+      /since: not a cursor/,
+    );
+    expect(() => decodeChangeCursor('', 'cursor')).toThrow(/^cursor: /);
+  });
+});
+
+describe.skipIf(!postgresUrl)('the sound changes feed under concurrent writers (PostgreSQL server)', () => {
+  const { db, unique } = useRepositoryCatalogue('postgres', postgresUrl);
+
+  it('never moves a cursor past a change whose transaction commits later', async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const ids: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const id = await createSound(db(), {
+        userId: user.id,
+        name: unique('s'),
+        tags: [],
+        license: 'Creative Commons 0',
+        originalFilename: 'x.wav',
+        originalPath: unique('o/'),
+        moderationState: 'ok',
+      });
+      await setProcessingState(db(), id.id, { state: 'Processed' });
+      ids.push(id.id);
+    }
+    const [early, late] = ids;
+    // Two edits update the search side tables' shared rows (term counts) and would wait for each
+    // other there; this suite's own database keeps its search index out of the way.
+    await sql`alter table sounds disable trigger sounds_search_sync_update`.execute(db());
+    let at = FEED_START;
+    for (
+      let page = await readSoundChanges(db(), at, 1000);
+      page.length;
+      page = await readSoundChanges(db(), at, 1000)
+    )
+      at = page[page.length - 1].position;
+
+    // The slow transaction writes first (edits `early`) and commits last; the quick one edits
+    // `late` and commits meanwhile. A number taken when writing would put them in the other order.
+    let release!: () => void;
+    let edited!: () => void;
+    const editedEarly = new Promise<void>((resolve) => {
+      edited = resolve;
+    });
+    const slow = db()
+      .transaction()
+      .execute(async (trx) => {
+        await editSound(trx, early, { name: 'slow edit' });
+        edited();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      });
+    await editedEarly;
+    await editSound(db(), late, { name: 'quick edit' });
+
+    const quick = await readSoundChanges(db(), at, 1000);
+    expect(quick.map((c) => [c.soundId, c.kind])).toEqual([[late, 'edited']]);
+    release();
+    await slow;
+    // The slow change committed after the cursor moved past the quick one: it comes after it.
+    const after = await readSoundChanges(db(), quick[0].position, 1000);
+    expect(after.map((c) => [c.soundId, c.kind])).toEqual([[early, 'edited']]);
+  });
+});

@@ -1,0 +1,83 @@
+import { ValidationError } from '@earshot/common';
+import { sql } from 'kysely';
+import type { SoundChangeKind } from '../schema/database.ts';
+import type { Db } from './shared.ts';
+
+/**
+ * Where a reader of the changes feed stands: after the change of `soundId` numbered `seq` (the
+ * number its transaction took at commit; a bigint kept as decimal text). The feed is ordered by
+ * (seq, sound id).
+ */
+export interface SoundChangePosition {
+  seq: string;
+  soundId: number;
+}
+
+/** The latest public change of one sound (migration `*-sound-changes`). */
+export interface SoundChange {
+  soundId: number;
+  kind: SoundChangeKind;
+  changedAt: Date;
+  position: SoundChangePosition;
+}
+
+/** Before every change: where a harvest from scratch starts. */
+export const FEED_START: SoundChangePosition = { seq: '0', soundId: 0 };
+
+/**
+ * The changes after `after`, in the order they committed, at most `limit`. A change committing
+ * later is always after the last position returned here (the migration says why). A sound appears
+ * once, at its latest change.
+ */
+export async function readSoundChanges(
+  db: Db,
+  after: SoundChangePosition,
+  limit: number,
+): Promise<SoundChange[]> {
+  const { rows } = await sql<{
+    sound_id: number;
+    position_seq: string;
+    kind: SoundChangeKind;
+    changed_at: Date;
+  }>`
+    select c.sound_id, c.seq::text as position_seq, c.kind, c.changed_at from sound_changes c
+    where (c.seq, c.sound_id) > (${after.seq}::bigint, ${after.soundId}::int)
+    order by c.seq, c.sound_id
+    limit ${limit}`.execute(db);
+  return rows.map((r) => ({
+    soundId: r.sound_id,
+    kind: r.kind,
+    changedAt: new Date(r.changed_at),
+    position: { seq: r.position_seq, soundId: r.sound_id },
+  }));
+}
+
+/** Numbers every public sound without a change as created: after a bulk load with triggers off. */
+export async function rebuildSoundChanges(db: Db): Promise<void> {
+  await sql`select sound_changes_rebuild()`.execute(db);
+}
+
+/** The opaque text of a position, as the feed hands it out (`since`, `cursor`). */
+export function encodeChangeCursor(position: SoundChangePosition): string {
+  return Buffer.from(`${position.seq}.${position.soundId}`).toString('base64url');
+}
+
+const CURSOR_TEXT = /^(\d{1,19})\.(\d{1,10})$/;
+
+/** Reads a cursor `encodeChangeCursor` made; anything else is a 400 naming the parameter. */
+export function decodeChangeCursor(cursor: string, parameter = 'since'): SoundChangePosition {
+  const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  const seq = match ? BigInt(match[1]) : -1n;
+  const soundId = match ? Number(match[2]) : -1;
+  if (!match || seq >= 2n ** 63n || soundId > 2 ** 31 - 1)
+    throw new ValidationError(`${parameter}: not a cursor this server handed out`);
+  return { seq: seq.toString(), soundId };
+}
+
+/** The position after the latest committed change: a reader starting there sees only later ones. */
+export async function latestSoundChange(db: Db): Promise<SoundChangePosition> {
+  const { rows } = await sql<{ position_seq: string; sound_id: number }>`
+    select c.seq::text as position_seq, c.sound_id from sound_changes c
+    where c.seq is not null order by c.seq desc, c.sound_id desc limit 1`.execute(db);
+  return rows.length ? { seq: rows[0].position_seq, soundId: rows[0].sound_id } : FEED_START;
+}
