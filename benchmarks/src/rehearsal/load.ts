@@ -1,0 +1,205 @@
+// The rehearsal's client side: a paced mix of what the API's users send, through the balancer,
+// every request recorded (when it started and ended, how it ended) so that errors can be set
+// against the moments hosts were killed.
+
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
+
+export type RequestKind =
+  | 'sound instance'
+  | 'text search'
+  | 'similar sounds'
+  | 'sound analysis'
+  | 'rating'
+  | 'comment'
+  | 'upload';
+
+export interface RequestRecord {
+  kind: RequestKind;
+  startedAt: number;
+  endedAt: number;
+  /** The HTTP status, or 0 when no answer came (connection refused, reset, timeout). */
+  status: number;
+}
+
+export interface LoadCredentials {
+  /** An unlimited-level API key for the reads. */
+  apiKey: string;
+  /** Bearer tokens (OAuth2, write scope) of the users who upload, rate and comment. */
+  bearer: string;
+}
+
+export interface MixedLoadOptions {
+  origin: string;
+  credentials: LoadCredentials;
+  /** Requests per second over all reads and social writes (uploads come on their own clock). */
+  rate: number;
+  /** Seconds between uploads. */
+  uploadEveryS: number;
+  readPaths: { kind: RequestKind; paths: string[] }[];
+  sounds: number;
+  workDir: string;
+}
+
+/** The read shares; ratings and comments take the rest (0.08). */
+const READ_MIX: { kind: RequestKind; share: number }[] = [
+  { kind: 'sound instance', share: 0.5 },
+  { kind: 'text search', share: 0.25 },
+  { kind: 'similar sounds', share: 0.12 },
+  { kind: 'sound analysis', share: 0.05 },
+];
+
+/** Short WAV fixtures to upload; each upload changes its last bytes, so every file is new. */
+export async function uploadSources(): Promise<string[]> {
+  const manifest = await ensureFixtures();
+  const seen = new Set<string>();
+  return manifest.fixtures
+    .filter((f) => {
+      const fits = !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= 6;
+      if (!fits || seen.has(f.md5)) return false;
+      seen.add(f.md5);
+      return true;
+    })
+    .map((f) => path.join(fixturesDir(), f.file));
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export class MixedLoad {
+  readonly records: RequestRecord[] = [];
+  /** Sound ids of uploads the API accepted (201). */
+  readonly accepted: number[] = [];
+  private stopped = false;
+  private readonly loops: Promise<void>[] = [];
+  private uploads = 0;
+  private sources: string[] = [];
+  private readonly rated = new Set<number>();
+  private seq = 0;
+
+  constructor(private readonly options: MixedLoadOptions) {}
+
+  async start(): Promise<void> {
+    this.sources = await uploadSources();
+    if (this.sources.length === 0) throw new Error('no fixture fits as an upload (npx earshot fixtures)');
+    // Two clients pace the reads; one uploads.
+    const perClientMs = 2000 / this.options.rate;
+    for (let c = 0; c < 2; c++) this.loops.push(this.paced(perClientMs, () => this.oneRequest()));
+    this.loops.push(this.paced(this.options.uploadEveryS * 1000, () => this.upload()));
+  }
+
+  /** `n` uploads at once, besides the paced ones (to make every worker busy). */
+  uploadNow(n: number): void {
+    for (let i = 0; i < n; i++) this.loops.push(this.upload());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.loops);
+  }
+
+  private async paced(everyMs: number, step: () => Promise<void>): Promise<void> {
+    let next = performance.now();
+    while (!this.stopped) {
+      await step();
+      next += everyMs;
+      const wait = next - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      else next = performance.now();
+    }
+  }
+
+  private pick(): RequestKind {
+    let x = Math.random();
+    for (const { kind, share } of READ_MIX) {
+      if (x < share) return kind;
+      x -= share;
+    }
+    return x < 0.04 ? 'rating' : 'comment';
+  }
+
+  private async oneRequest(): Promise<void> {
+    const kind = this.pick();
+    const { origin, credentials } = this.options;
+    if (kind === 'rating' || kind === 'comment') {
+      const id = this.freshSoundId(kind === 'rating');
+      const query =
+        kind === 'rating' ? `rating=${1 + (id % 5)}` : `comment=${encodeURIComponent(`rehearsal comment ${++this.seq}`)}`;
+      await this.send(kind, `${origin}/apiv2/sounds/${id}/${kind === 'rating' ? 'rate' : 'comment'}/?${query}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${credentials.bearer}` },
+      });
+      return;
+    }
+    const paths = this.options.readPaths.find((p) => p.kind === kind)?.paths ?? [];
+    const p = paths[Math.floor(Math.random() * paths.length)];
+    await this.send(kind, `${origin}${p}`, { headers: { Authorization: `Token ${credentials.apiKey}` } });
+  }
+
+  /** A sound this user has not rated yet (ratings are once per user and sound). */
+  private freshSoundId(forRating: boolean): number {
+    for (;;) {
+      const id = 1 + Math.floor(Math.random() * this.options.sounds);
+      if (!forRating || !this.rated.has(id)) {
+        if (forRating) this.rated.add(id);
+        return id;
+      }
+    }
+  }
+
+  private async upload(): Promise<void> {
+    const n = ++this.uploads;
+    const source = this.sources[n % this.sources.length];
+    const bytes = fs.readFileSync(source);
+    randomBytes(4).copy(bytes, bytes.length - 4);
+    const file = path.join(this.options.workDir, `upload-${n}.wav`);
+    fs.writeFileSync(file, bytes);
+    try {
+      const form = new FormData();
+      form.set('audiofile', await fs.openAsBlob(file), path.basename(file));
+      form.set('name', `Rehearsal upload ${n}`);
+      form.set('bst_category', 'fx-other');
+      form.set('tags', 'rehearsal cluster upload');
+      form.set('description', `Upload ${n} of the cluster rehearsal.`);
+      form.set('license', 'Creative Commons 0');
+      const res = await this.send('upload', `${this.options.origin}/apiv2/sounds/upload/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${this.options.credentials.bearer}` },
+        body: form,
+      });
+      if (res && (res.status === 201 || res.status === 200)) {
+        const id = (res.body as { id?: number }).id;
+        if (typeof id === 'number') this.accepted.push(id);
+      }
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  }
+
+  private async send(
+    kind: RequestKind,
+    url: string,
+    init: RequestInit,
+  ): Promise<{ status: number; body: unknown } | undefined> {
+    const startedAt = Date.now();
+    let status = 0;
+    let body: unknown;
+    try {
+      const res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      status = res.status;
+      const text = await res.text();
+      body = kind === 'upload' && text ? JSON.parse(text) : undefined;
+    } catch {
+      // No answer (or half of one): recorded as status 0.
+      status = 0;
+    }
+    this.records.push({ kind, startedAt, endedAt: Date.now(), status });
+    return status ? { status, body } : undefined;
+  }
+}
+
+/** A failed request: no answer, or a server error. */
+export function isError(record: RequestRecord): boolean {
+  return record.status === 0 || record.status >= 500;
+}
