@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listSimilaritySpaces } from '@earshot/core';
 import type { Redis } from 'ioredis';
-import pg from 'pg';
+import type pg from 'pg';
 
 export interface UploadOutcome {
   /** Accepted uploads that ended without a processed sound (missing, failed, or never finished). */
@@ -89,7 +89,9 @@ async function processedOnce(db: pg.Client, dataDir: string, id: number): Promis
   const entries = fs.existsSync(soundDir) ? fs.readdirSync(soundDir) : [];
   const originals = entries.filter((e) => e.startsWith('original'));
   if (originals.length !== 1) return `sound ${id}: ${originals.length} originals (${originals.join(', ')})`;
-  const leftovers = entries.filter((e) => e.startsWith('.staging-') || e === 'work' || e.endsWith('.partial'));
+  const leftovers = entries.filter(
+    (e) => e.startsWith('.staging-') || e === 'work' || e.endsWith('.partial'),
+  );
   if (leftovers.length > 0) return `sound ${id}: leftovers of another attempt: ${leftovers.join(', ')}`;
   if (!fs.existsSync(path.resolve(dataDir, row.original_path))) return `sound ${id}: original missing`;
   for (const [kind, file] of Object.entries(row.media_paths ?? {})) {

@@ -16,6 +16,7 @@ import { ensureApiBenchCatalogue } from '../api-bench-catalogue.ts';
 import { wrkLoad } from '../wrk-load.ts';
 import { checkUploads, waitForUploads } from './checks.ts';
 import { crossHostChecks } from './cross-host.ts';
+import { HostCpu, nodeRssMb } from './host-stats.ts';
 import {
   ensureHaproxy,
   type HostProcess,
@@ -24,18 +25,18 @@ import {
   killHost,
   LB_PORT,
   startEarshotHost,
+  startEarshotHostCommand,
   startHaproxy,
   startPostgres,
   startRedis,
   waitFor,
 } from './hosts.ts';
-import { HostCpu, nodeRssMb } from './host-stats.ts';
-import { isError, MixedLoad } from './load.ts';
+import { answersPerWindow, isError, MixedLoad } from './load.ts';
 import {
   createNetwork,
   type HostName,
-  namespacesPossible,
   type Network,
+  namespacesPossible,
   removeAbandonedRuns,
   setCable,
   teardownNetwork,
@@ -72,10 +73,15 @@ export interface RehearsalFigures {
   write_visible_s: number;
   similarity_lag_max_s: number | null;
   similarity_late: number;
+  /** (sound, host) pairs where a new public sound never reached the host's index. */
+  similarity_missing: number;
   uploads_accepted: number;
   uploads_processed: number;
   requests: number;
   requests_per_s: number;
+  /** Answers per 5 s window through the scenario, and requests not sent because 64 were waiting. */
+  answers_per_5s: number[];
+  requests_dropped: number;
   one_host_rps: number;
   two_hosts_rps: number;
   api_cpu_ms_per_request: number;
@@ -101,7 +107,16 @@ function loadAverage(): number[] {
   return os.loadavg().map((x) => Math.round(x * 100) / 100);
 }
 
+/** Where each host's output is left after a run (the last 64 kB of each process), for a post-mortem. */
+export const LOGS_DIR = path.join(os.tmpdir(), 'earshot-rehearsal-logs');
+
 export function cleanup(run: Run): void {
+  fs.rmSync(LOGS_DIR, { recursive: true, force: true });
+  fs.mkdirSync(LOGS_DIR, { recursive: true });
+  run.processes.forEach((p, i) => {
+    fs.writeFileSync(path.join(LOGS_DIR, `${String(i).padStart(2, '0')}-${p.host}.log`), p.output());
+  });
+  run.processes = [];
   if (run.network) teardownNetwork(run.network);
   run.network = undefined;
   fs.rmSync(run.dir, { recursive: true, force: true });
@@ -131,7 +146,9 @@ export async function rehearseCluster(options: RehearsalOptions): Promise<Rehear
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    say('teardown: killing every host process, removing the namespaces, the bridge and the folders');
+    say(
+      `teardown: killing every host process, removing the namespaces, the bridge and the folders (host logs: ${LOGS_DIR})`,
+    );
     cleanup(run);
   }
 }
@@ -148,7 +165,9 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
   const network = createNetwork();
   run.network = network;
   const at = (host: HostName) => network.address(host);
-  say(`[1/7] network ${network.subnet}: bridge ${network.id}, 7 hosts (db ${at('db')}, redis ${at('redis')}, lb ${at('lb')}, api ${at('api1')} ${at('api2')}, workers ${at('worker1')} ${at('worker2')})`);
+  say(
+    `[1/7] network ${network.subnet}: bridge ${network.id}, 7 hosts (db ${at('db')}, redis ${at('redis')}, lb ${at('lb')}, api ${at('api1')} ${at('api2')}, workers ${at('worker1')} ${at('worker2')})`,
+  );
 
   for (const sub of ['pg', 'redis', 'shared', 'lb', 'work']) fs.mkdirSync(path.join(run.dir, sub));
   fs.chmodSync(run.dir, 0o755);
@@ -215,6 +234,12 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       run.processes.push(p);
       return p;
     };
+    // As an operator would before starting the API hosts: a similarity snapshot to start from.
+    const snapshot = startEarshotHostCommand(network, 'api1', ['index', 'snapshot'], overrides);
+    run.processes.push(snapshot);
+    const snapshotCode = await new Promise<number | null>((resolve) => snapshot.child.once('exit', resolve));
+    if (snapshotCode !== 0)
+      throw new Error(`earshot index snapshot: exit ${snapshotCode}\n${snapshot.output()}`);
     const hostProcs: Partial<Record<HostName, HostProcess>> = {};
     for (const host of ['api1', 'api2', 'worker1', 'worker2'] as const) hostProcs[host] = startHost(host);
     for (const host of ['api1', 'api2'] as const) {
@@ -231,15 +256,21 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     await waitFor('the balancer', 30_000, () => ready(lbOrigin));
     const lbSocket = path.join(run.dir, 'lb', 'haproxy.sock');
 
-    say('[4/7] accounts: a trusted uploader with an OAuth2 token, an unlimited read key; sessions, codes, writes and rate limits across hosts');
+    say(
+      '[4/7] accounts: a trusted uploader with an OAuth2 token, an unlimited read key; sessions, codes, writes and rate limits across hosts',
+    );
     await createUser(catalogue.db, {
       username: 'rehearsal-uploader',
       email: 'uploader@rehearsal.example',
       password: WEB_PASSWORD,
       isTrusted: true, // their sounds skip moderation: approved at once, so they join the similarity index
     });
-    const bearer = (await bearerGrant(catalogue.db, lbOrigin, 'rehearsal-uploader', { scope: 'read write', level: 'unlimited' }))
-      .accessToken;
+    const bearer = (
+      await bearerGrant(catalogue.db, lbOrigin, 'rehearsal-uploader', {
+        scope: 'read write',
+        level: 'unlimited',
+      })
+    ).accessToken;
     const across = await crossHostChecks({
       db: catalogue.db,
       origins: [apiOrigin('api1'), apiOrigin('api2')],
@@ -261,7 +292,9 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
         `a comment on api1 seen on api2 after ${across.writeVisibleS.toFixed(2)} s; a 60-per-minute key got ${across.rateLimitTotal} of 120 through both hosts`,
     );
 
-    say(`[5/7] read throughput through the balancer, one API host against two (wrk, ${options.scalingRoundS} s rounds)`);
+    say(
+      `[5/7] read throughput through the balancer, one API host against two (wrk, ${options.scalingRoundS} s rounds)`,
+    );
     const readMix = await drawReadMix(dbUrl, sounds, 4000);
     const wrkPaths = mixedPaths(readMix, 20_000);
     const rounds: { hosts: 1 | 2; rps: number; apiCpuS: number; requests: number }[] = [];
@@ -278,7 +311,9 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       });
       const apiCpuS = cpu.api1.sample() + cpu.api2.sample() - cpuBefore;
       rounds.push({ hosts, rps: r.rps, apiCpuS, requests: r.total });
-      say(`  ${hosts} host${hosts > 1 ? 's' : ''}: ${r.rps.toFixed(0)} req/s (p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)`);
+      say(
+        `  ${hosts} host${hosts > 1 ? 's' : ''}: ${r.rps.toFixed(0)} req/s (p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)`,
+      );
     }
     await haproxyCommand(lbSocket, 'enable server api/api2');
     const median = (xs: number[]) => {
@@ -288,11 +323,17 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     const oneRps = median(rounds.filter((r) => r.hosts === 1).map((r) => r.rps));
     const twoRps = median(rounds.filter((r) => r.hosts === 2).map((r) => r.rps));
     const apiCpuMsPerRequest =
-      (1000 * rounds.reduce((a, r) => a + r.apiCpuS, 0)) / Math.max(1, rounds.reduce((a, r) => a + r.requests, 0));
+      (1000 * rounds.reduce((a, r) => a + r.apiCpuS, 0)) /
+      Math.max(
+        1,
+        rounds.reduce((a, r) => a + r.requests, 0),
+      );
 
     const scenarioS = Math.round(options.minutes * 60);
     const faults: string[] = [];
-    say(`[6/7] scenario: ${scenarioS} s of mixed load through the balancer (reads, searches, similar sounds, uploads, ratings, comments), ${options.short ? 'one API host killed' : 'an API host killed, a worker host killed, a worker host cut off 30 s'}`);
+    say(
+      `[6/7] scenario: ${scenarioS} s of mixed load through the balancer (reads, searches, similar sounds, uploads, ratings, comments), ${options.short ? 'one API host killed' : 'an API host killed, a worker host killed, a worker host cut off 30 s'}`,
+    );
     const load = new MixedLoad({
       origin: lbOrigin,
       credentials: { apiKey, bearer },
@@ -302,10 +343,15 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       sounds,
       workDir: path.join(run.dir, 'work'),
     });
-    const watch = new SimilarityWatch(db, [
-      { name: 'api1', origin: apiOrigin('api1') },
-      { name: 'api2', origin: apiOrigin('api2') },
-    ], apiKey, () => load.accepted);
+    const watch = new SimilarityWatch(
+      db,
+      [
+        { name: 'api1', origin: apiOrigin('api1') },
+        { name: 'api2', origin: apiOrigin('api2') },
+      ],
+      apiKey,
+      () => load.accepted,
+    );
     const startedAt = Date.now();
     const kills: number[] = [];
     let apiRecoveryS: number | null = null;
@@ -316,7 +362,9 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     const progress = setInterval(() => {
       const elapsed = Math.round((Date.now() - startedAt) / 1000);
       const errors = load.records.filter(isError).length;
-      say(`  t=${elapsed}/${scenarioS} s  requests ${load.records.length}  errors ${errors}  uploads accepted ${load.accepted.length}  ${faults.at(-1) ?? ''}`);
+      say(
+        `  t=${elapsed}/${scenarioS} s  requests ${load.records.length}  errors ${errors}  uploads accepted ${load.accepted.length}  ${faults.at(-1) ?? ''}`,
+      );
     }, 10_000);
     await load.start();
     watch.start();
@@ -345,12 +393,16 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       if (!options.short) {
         // A worker host dies with a job in hand: taken over by the other once its lock expires.
         await waitUntil(0.4);
-        const killed = await takeoverAfterKill(redis, () => {
-          cpu.worker1.sample();
-          const n = killHost(network, 'worker1');
-          cpu.worker1.restarted();
-          faults.push(`worker1: kill -9 of its ${n} processes`);
-        }, () => load.uploadNow(3));
+        const killed = await takeoverAfterKill(
+          redis,
+          () => {
+            cpu.worker1.sample();
+            const n = killHost(network, 'worker1');
+            cpu.worker1.restarted();
+            faults.push(`worker1: kill -9 of its ${n} processes`);
+          },
+          () => load.uploadNow(3),
+        );
         takeover = killed.takeover;
         await sleep(5000);
         hostProcs.worker1 = startHost('worker1');
@@ -401,14 +453,19 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       write_visible_s: Math.round(across.writeVisibleS * 100) / 100,
       similarity_lag_max_s: lag.length ? Math.round(Math.max(...lag) * 10) / 10 : null,
       similarity_late: lag.filter((s) => s > 5).length + watch.missing(),
+      similarity_missing: watch.missing(),
       uploads_accepted: load.accepted.length,
       uploads_processed: outcome.processed,
       requests: load.records.length,
       requests_per_s: Math.round((load.records.length / scenarioS) * 10) / 10,
+      answers_per_5s: answersPerWindow(load.records, startedAt, startedAt + scenarioS * 1000, 5),
+      requests_dropped: load.dropped,
       one_host_rps: Math.round(oneRps),
       two_hosts_rps: Math.round(twoRps),
       api_cpu_ms_per_request: Math.round(apiCpuMsPerRequest * 100) / 100,
-      worker_cpu_s_per_sound: outcome.processed ? Math.round((workerCpu / outcome.processed) * 100) / 100 : null,
+      worker_cpu_s_per_sound: outcome.processed
+        ? Math.round((workerCpu / outcome.processed) * 100) / 100
+        : null,
       api_process_rss_mb: Math.round(Math.max(0, ...apiRss)),
       sounds,
       minutes: options.minutes,
@@ -416,10 +473,14 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       load_average: { start: loadAtStart, end: loadAtEnd },
       problems: [
         ...outcome.problems,
+        ...watch.late(5).slice(0, 5),
         ...errorRecords
           .filter((r) => !inKilled.includes(r))
           .slice(0, 5)
-          .map((r) => `${r.kind}: ${r.status || 'no answer'} at t=${((r.startedAt - startedAt) / 1000).toFixed(1)} s`),
+          .map(
+            (r) =>
+              `${r.kind}: ${r.status || 'no answer'} at t=${((r.startedAt - startedAt) / 1000).toFixed(1)} s`,
+          ),
       ],
     };
     return figures;

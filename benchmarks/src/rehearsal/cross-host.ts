@@ -3,8 +3,8 @@
 // the other, a write through one is read through the other, and a 60-per-minute key gets 60 in
 // all, not 60 per host.
 
+import { WEB_PASSWORD, WebClient } from '@earshot/api/testing';
 import type { Db } from '@earshot/catalogue';
-import { WebClient, WEB_PASSWORD } from '@earshot/api/testing';
 import { createApiCredential } from '@earshot/services';
 
 const REDIRECT = 'https://app.example/callback';
@@ -56,7 +56,10 @@ async function signInAcross(o: CrossHostOptions): Promise<{ sessions: boolean; c
   if (!sessions) page = await first.get(authorize);
   const fields: Record<string, string> = {};
   for (const m of page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[m[1]] = m[2].replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"');
+    fields[m[1]] = m[2]
+      .replace(/&amp;/g, '&')
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"');
   }
   const consent = await consenting.post('/apiv2/oauth2/authorize/', { ...fields, allow: 'Authorize' });
   const location = consent.headers.get('location');
@@ -95,17 +98,21 @@ async function commentsOn(origin: string, apiKey: string, soundId: number): Prom
 async function writeAcross(o: CrossHostOptions): Promise<number> {
   const soundId = 1;
   const before = await commentsOn(o.origins[1], o.apiKey, soundId);
-  const res = await fetch(`${o.origins[0]}/apiv2/sounds/${soundId}/comment/?comment=seen%20on%20both%20hosts`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${o.bearer}` },
-  });
+  const res = await fetch(
+    `${o.origins[0]}/apiv2/sounds/${soundId}/comment/?comment=seen%20on%20both%20hosts`,
+    {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${o.bearer}` },
+    },
+  );
   if (res.status >= 300) throw new Error(`comment on ${o.origins[0]}: ${res.status} ${await res.text()}`);
   await res.text();
   const written = Date.now();
   let firstSeen: number | undefined;
   let inARow = 0;
   while (inARow < 4) {
-    if (Date.now() - written > 60_000) throw new Error('a comment made on api1 was not seen on api2 within 60 s');
+    if (Date.now() - written > 60_000)
+      throw new Error('a comment made on api1 was not seen on api2 within 60 s');
     const n = await commentsOn(o.origins[1], o.apiKey, soundId);
     if (n === before + 1) {
       firstSeen ??= Date.now();

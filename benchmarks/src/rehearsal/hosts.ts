@@ -80,6 +80,21 @@ export function startEarshotHost(
   return runOnHost(network, host, [path.join(DEPLOY_DIR, 'run'), kind], hostEnv(kind, overrides));
 }
 
+/** A one-off `earshot <args>` on a host, with the API hosts' environment (e.g. `index snapshot`). */
+export function startEarshotHostCommand(
+  network: Network,
+  host: HostName,
+  args: string[],
+  overrides: Record<string, string>,
+): HostProcess {
+  return runOnHost(
+    network,
+    host,
+    ['node', path.join(REPO, 'cli', 'bin', 'earshot.mjs'), ...args],
+    hostEnv('api', overrides),
+  );
+}
+
 /** Debian's PostgreSQL binaries (the newest installed major version). */
 function postgresBin(): string {
   const base = '/usr/lib/postgresql';
@@ -105,7 +120,19 @@ export function startPostgres(network: Network, dir: string): HostProcess {
   fs.chmodSync(data, 0o700);
   execFileSync(
     'runuser',
-    ['-u', 'postgres', '--', path.join(bin, 'initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync'],
+    [
+      '-u',
+      'postgres',
+      '--',
+      path.join(bin, 'initdb'),
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '--no-sync',
+    ],
     { stdio: 'ignore' },
   );
   fs.appendFileSync(path.join(data, 'pg_hba.conf'), `host all all ${network.subnet} trust\n`);
@@ -215,7 +242,11 @@ export function killHost(network: Network, host: HostName): number {
 }
 
 /** Resolves once `probe` is true (checked every 250 ms), or rejects after `timeoutMs` with `what`. */
-export async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<number> {
+export async function waitFor(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<boolean>,
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await probe().catch(() => false)) return Date.now() - started;

@@ -66,13 +66,15 @@ export async function uploadSources(): Promise<string[]> {
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
+const MAX_IN_FLIGHT = 64;
 
 export class MixedLoad {
   readonly records: RequestRecord[] = [];
   /** Sound ids of uploads the API accepted (201). */
   readonly accepted: number[] = [];
-  private stopped = false;
-  private readonly loops: Promise<void>[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private skipped = 0;
   private uploads = 0;
   private sources: string[] = [];
   private readonly rated = new Set<number>();
@@ -83,31 +85,40 @@ export class MixedLoad {
   async start(): Promise<void> {
     this.sources = await uploadSources();
     if (this.sources.length === 0) throw new Error('no fixture fits as an upload (npx earshot fixtures)');
-    // Two clients pace the reads; one uploads.
-    const perClientMs = 2000 / this.options.rate;
-    for (let c = 0; c < 2; c++) this.loops.push(this.paced(perClientMs, () => this.oneRequest()));
-    this.loops.push(this.paced(this.options.uploadEveryS * 1000, () => this.upload()));
+    // Open loop: requests arrive on a clock, whether or not earlier ones were answered (clients are
+    // independent people), so a stall shows as requests waiting, not as requests never sent.
+    this.timers.push(this.every(1000 / this.options.rate, () => this.oneRequest()));
+    this.timers.push(this.every(this.options.uploadEveryS * 1000, () => this.upload()));
   }
 
   /** `n` uploads at once, besides the paced ones (to make every worker busy). */
   uploadNow(n: number): void {
-    for (let i = 0; i < n; i++) this.loops.push(this.upload());
+    for (let i = 0; i < n; i++) this.track(this.upload());
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.all(this.loops);
+    for (const t of this.timers) clearInterval(t);
+    await Promise.all(this.inFlight);
   }
 
-  private async paced(everyMs: number, step: () => Promise<void>): Promise<void> {
-    let next = performance.now();
-    while (!this.stopped) {
-      await step();
-      next += everyMs;
-      const wait = next - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      else next = performance.now();
-    }
+  /** Requests not sent because MAX_IN_FLIGHT were already waiting (the service saturated). */
+  get dropped(): number {
+    return this.skipped;
+  }
+
+  private every(ms: number, step: () => Promise<void>): NodeJS.Timeout {
+    return setInterval(() => {
+      if (this.inFlight.size >= MAX_IN_FLIGHT) {
+        this.skipped++;
+        return;
+      }
+      this.track(step());
+    }, ms);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    p.finally(() => this.inFlight.delete(p));
   }
 
   private pick(): RequestKind {
@@ -125,11 +136,17 @@ export class MixedLoad {
     if (kind === 'rating' || kind === 'comment') {
       const id = this.freshSoundId(kind === 'rating');
       const query =
-        kind === 'rating' ? `rating=${1 + (id % 5)}` : `comment=${encodeURIComponent(`rehearsal comment ${++this.seq}`)}`;
-      await this.send(kind, `${origin}/apiv2/sounds/${id}/${kind === 'rating' ? 'rate' : 'comment'}/?${query}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${credentials.bearer}` },
-      });
+        kind === 'rating'
+          ? `rating=${1 + (id % 5)}`
+          : `comment=${encodeURIComponent(`rehearsal comment ${++this.seq}`)}`;
+      await this.send(
+        kind,
+        `${origin}/apiv2/sounds/${id}/${kind === 'rating' ? 'rate' : 'comment'}/?${query}`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${credentials.bearer}` },
+        },
+      );
       return;
     }
     const paths = this.options.readPaths.find((p) => p.kind === kind)?.paths ?? [];
@@ -202,4 +219,19 @@ export class MixedLoad {
 /** A failed request: no answer, or a server error. */
 export function isError(record: RequestRecord): boolean {
   return record.status === 0 || record.status >= 500;
+}
+
+/** Answers (any status) per window of `windowS` seconds from `from` to `to`: stalls show as low windows. */
+export function answersPerWindow(
+  records: RequestRecord[],
+  from: number,
+  to: number,
+  windowS: number,
+): number[] {
+  const windows = Array.from({ length: Math.max(1, Math.floor((to - from) / (windowS * 1000))) }, () => 0);
+  for (const r of records) {
+    const i = Math.floor((r.endedAt - from) / (windowS * 1000));
+    if (r.status !== 0 && i >= 0 && i < windows.length) windows[i]++;
+  }
+  return windows;
 }

@@ -16,7 +16,9 @@ const sounds = Number(arg('sounds', '10000'));
 const jsonFile = arg('json', '');
 const short = process.argv.includes('--short');
 if (!(minutes > 0 && minutes <= 60) || !(sounds >= 100 && sounds <= 1_000_000)) {
-  process.stderr.write('earshot rehearse cluster: --minutes must be from 0 to 60, --sounds from 100 to 1000000\n');
+  process.stderr.write(
+    'earshot rehearse cluster: --minutes must be from 0 to 60, --sounds from 100 to 1000000\n',
+  );
   process.exit(2);
 }
 

@@ -54,7 +54,10 @@ export function namespacesPossible(): { ok: true } | { ok: false; reason: string
   const probe = `${PREFIX}probe${process.pid}`;
   const made = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
   if (made.status !== 0) {
-    return { ok: false, reason: `\`ip netns add\` failed: ${(made.stderr || made.error?.message || '').trim()}` };
+    return {
+      ok: false,
+      reason: `\`ip netns add\` failed: ${(made.stderr || made.error?.message || '').trim()}`,
+    };
   }
   spawnSync('ip', ['netns', 'del', probe]);
   return { ok: true };

@@ -1,7 +1,14 @@
 // The realistic read mix of the rehearsal, drawn up front (seeded) over the catalogue: uniform sound
 // ids for instances, analyses and similar sounds, Zipf text searches over the catalogue's words.
 
-import { catalogueVocabulary, searchPath, searchStream, seededRandom, textSearches, uniformIds } from '../realistic-workload.ts';
+import {
+  catalogueVocabulary,
+  searchPath,
+  searchStream,
+  seededRandom,
+  textSearches,
+  uniformIds,
+} from '../realistic-workload.ts';
 import type { RequestKind } from './load.ts';
 
 export interface ReadPaths {
@@ -19,9 +26,14 @@ export async function drawReadMix(dbUrl: string, sounds: number, count: number):
     { kind: 'text search', paths: searches.map(searchPath) },
     {
       kind: 'similar sounds',
-      paths: uniformIds(sounds, count, random).map((id) => `/apiv2/sounds/${id}/similar/?fields=id,name,score`),
+      paths: uniformIds(sounds, count, random).map(
+        (id) => `/apiv2/sounds/${id}/similar/?fields=id,name,score`,
+      ),
     },
-    { kind: 'sound analysis', paths: uniformIds(sounds, count, random).map((id) => `/apiv2/sounds/${id}/analysis/`) },
+    {
+      kind: 'sound analysis',
+      paths: uniformIds(sounds, count, random).map((id) => `/apiv2/sounds/${id}/analysis/`),
+    },
   ];
 }
 

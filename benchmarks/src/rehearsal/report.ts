@@ -13,7 +13,12 @@ export function rows(f: RehearsalFigures): Row[] {
   const s = (x: number | null, unit = ' s') => (x === null ? 'not measured' : `${x}${unit}`);
   return [
     { check: 'lost uploads', target: '0', measured: String(f.lost), met: f.lost === 0 },
-    { check: 'uploads processed twice', target: '0', measured: String(f.duplicated), met: f.duplicated === 0 },
+    {
+      check: 'uploads processed twice',
+      target: '0',
+      measured: String(f.duplicated),
+      met: f.duplicated === 0,
+    },
     { check: 'stuck jobs / unfinished sounds', target: '0', measured: String(f.stuck), met: f.stuck === 0 },
     {
       check: 'errors outside the killed host’s in-flight requests',
@@ -73,7 +78,10 @@ export function passed(f: RehearsalFigures): boolean {
 export function table(f: RehearsalFigures): string {
   const all = rows(f);
   const lines = ['| check | target | measured | met |', '| --- | --- | --- | --- |'];
-  for (const r of all) lines.push(`| ${r.check} | ${r.target} | ${r.measured} | ${r.met === null ? '–' : r.met ? 'yes' : 'NO'} |`);
+  for (const r of all)
+    lines.push(
+      `| ${r.check} | ${r.target} | ${r.measured} | ${r.met === null ? '–' : r.met ? 'yes' : 'NO'} |`,
+    );
   return lines.join('\n');
 }
 
@@ -81,6 +89,7 @@ export function details(f: RehearsalFigures): string {
   return [
     `- ${f.sounds} sounds, ${f.minutes} min of mixed load: ${f.requests} requests (${f.requests_per_s}/s), ${f.uploads_accepted} uploads accepted, ${f.uploads_processed} processed`,
     `- faults: ${f.faults.join('; ')}`,
+    `- answers per 5 s through the scenario: ${f.answers_per_5s.join(' ')}; requests not sent because 64 were waiting: ${f.requests_dropped}`,
     `- API CPU per read through the balancer: ${f.api_cpu_ms_per_request} ms; worker CPU per sound processed: ${f.worker_cpu_s_per_sound ?? '–'} s; largest API process ${f.api_process_rss_mb} MB`,
     `- load average (1, 5, 15 min): ${f.load_average.start.join(', ')} at the start, ${f.load_average.end.join(', ')} after the scenario (2 cores)`,
     ...(f.problems.length ? [`- problems: ${f.problems.join('; ')}`] : []),

@@ -67,6 +67,18 @@ export class SimilarityWatch {
     return [...this.seen.values()];
   }
 
+  /** The (sound, host) pairs seen later than `seconds`, and those never seen, one line each. */
+  late(seconds: number): string[] {
+    const out: string[] = [];
+    for (const [key, lag] of this.seen)
+      if (lag > seconds) out.push(`similarity: sound/host ${key} after ${lag.toFixed(1)} s`);
+    for (const id of this.publicAt.keys()) {
+      for (const h of this.hosts)
+        if (!this.seen.has(`${id}/${h.name}`)) out.push(`similarity: sound ${id} never on ${h.name}`);
+    }
+    return out;
+  }
+
   /** (sound, host) pairs of public sounds not seen yet. */
   missing(): number {
     return this.publicAt.size * this.hosts.length - this.seen.size;
