@@ -15,7 +15,6 @@ import { fileURLToPath } from 'node:url';
 import { bearerGrant } from '@earshot/api/testing';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, DEFAULT_TEST_REDIS_URL } from '@earshot/common';
-import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
@@ -29,6 +28,7 @@ import {
   textSearches,
   uniformIds,
 } from './realistic-workload.ts';
+import { uploadSources } from './upload-sources.ts';
 
 const minutes = Number(arg('minutes', '30'));
 const windowSeconds = Number(arg('window', '60'));
@@ -95,20 +95,6 @@ async function drawPaths(dbUrl: string, count: number): Promise<string[]> {
     }
     return `/apiv2/sounds/${id}/`;
   });
-}
-
-/** Short WAV fixtures to upload, each sent with a few random bytes at its end (a new file each time). */
-async function uploadSources(): Promise<string[]> {
-  const manifest = await ensureFixtures();
-  const seen = new Set<string>();
-  return manifest.fixtures
-    .filter((f) => {
-      const fits = !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= 8;
-      if (!fits || seen.has(f.md5)) return false;
-      seen.add(f.md5);
-      return true;
-    })
-    .map((f) => path.join(fixturesDir(), f.file));
 }
 
 /** One described upload through the API (a user's upload: processing starts at once). */
@@ -208,7 +194,7 @@ async function main(): Promise<void> {
     const perWindow = Math.ceil(rate * windowSeconds * 1.2);
     console.log(`[3/4] drawing ${perWindow * windows} requests…`);
     const paths = await drawPaths(dbUrl, perWindow * windows);
-    const sources = await uploadSources();
+    const sources = await uploadSources(8);
     const uploaded: number[] = [];
     let uploadFailures = 0;
     let uploadErrors: string[] = [];

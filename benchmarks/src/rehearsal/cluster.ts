@@ -13,6 +13,7 @@ import { createApiCredential, createUser } from '@earshot/services';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ensureApiBenchCatalogue } from '../api-bench-catalogue.ts';
+import { uploadSources } from '../upload-sources.ts';
 import { wrkLoad } from '../wrk-load.ts';
 import { checkUploads, waitForUploads } from './checks.ts';
 import { crossHostChecks } from './cross-host.ts';
@@ -159,6 +160,8 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
   const abandoned = removeAbandonedRuns();
   if (abandoned.length > 0) say(`removed the leftovers of earlier runs: ${abandoned.join(', ')}`);
   ensureHaproxy(say);
+  // Before any host starts: generating the fixtures (when they are missing) takes a while.
+  const uploads = await uploadSources(6);
   const cliBuilt = path.join(path.dirname(new URL(import.meta.url).pathname), '../../../cli/dist/main.js');
   if (!fs.existsSync(cliBuilt)) throw new Error('the CLI is not built (npm run build): the hosts run dist/');
 
@@ -342,6 +345,7 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       readPaths: readMix,
       sounds,
       workDir: path.join(run.dir, 'work'),
+      uploads,
     });
     const watch = new SimilarityWatch(
       db,
@@ -366,7 +370,7 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
         `  t=${elapsed}/${scenarioS} s  requests ${load.records.length}  errors ${errors}  uploads accepted ${load.accepted.length}  ${faults.at(-1) ?? ''}`,
       );
     }, 10_000);
-    await load.start();
+    load.start();
     watch.start();
     try {
       const waitUntil = async (share: number) => {

@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
 
 export type RequestKind =
   | 'sound instance'
@@ -41,6 +40,8 @@ export interface MixedLoadOptions {
   readPaths: { kind: RequestKind; paths: string[] }[];
   sounds: number;
   workDir: string;
+  /** Files to upload (benchmarks/src/upload-sources.ts), a few bytes changed each time. */
+  uploads: string[];
 }
 
 /** The read shares; ratings and comments take the rest (0.08). */
@@ -50,20 +51,6 @@ const READ_MIX: { kind: RequestKind; share: number }[] = [
   { kind: 'similar sounds', share: 0.12 },
   { kind: 'sound analysis', share: 0.05 },
 ];
-
-/** Short WAV fixtures to upload; each upload changes its last bytes, so every file is new. */
-export async function uploadSources(): Promise<string[]> {
-  const manifest = await ensureFixtures();
-  const seen = new Set<string>();
-  return manifest.fixtures
-    .filter((f) => {
-      const fits = !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= 6;
-      if (!fits || seen.has(f.md5)) return false;
-      seen.add(f.md5);
-      return true;
-    })
-    .map((f) => path.join(fixturesDir(), f.file));
-}
 
 const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_IN_FLIGHT = 64;
@@ -82,8 +69,8 @@ export class MixedLoad {
 
   constructor(private readonly options: MixedLoadOptions) {}
 
-  async start(): Promise<void> {
-    this.sources = await uploadSources();
+  start(): void {
+    this.sources = this.options.uploads;
     if (this.sources.length === 0) throw new Error('no fixture fits as an upload (npx earshot fixtures)');
     // Open loop: requests arrive on a clock, whether or not earlier ones were answered (clients are
     // independent people), so a stall shows as requests waiting, not as requests never sent.
