@@ -359,7 +359,8 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       () => load.accepted,
     );
     const startedAt = Date.now();
-    const kills: number[] = [];
+    /** When an API host's processes were being killed: from the first signal to the last one dead. */
+    const kills: { from: number; to: number }[] = [];
     let apiRecoveryS: number | null = null;
     let apiRestartCpuS: number | null = null;
     let takeover: Promise<number | null> = Promise.resolve(null);
@@ -383,9 +384,10 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
 
       // An API host loses power: every process of it killed, restarted 5 s later.
       await waitUntil(options.short ? 0.25 : 0.15);
-      kills.push(Date.now());
       cpu.api1.sample();
+      const killFrom = Date.now();
       const killedApi = killHost(network, 'api1');
+      kills.push({ from: killFrom, to: Date.now() });
       cpu.api1.restarted();
       watch.down('api1');
       faults.push(`api1: kill -9 of its ${killedApi} processes`);
@@ -443,7 +445,10 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     for (const c of Object.values(cpu)) c.sample();
     const outcome = await checkUploads(db, redis, shared, load.accepted, states);
     const errorRecords = load.records.filter(isError);
-    const inKilled = errorRecords.filter((r) => kills.some((k) => r.startedAt <= k && r.endedAt >= k));
+    // In flight on the killed host: sent before its last process was dead, failed after the first signal.
+    const inKilled = errorRecords.filter((r) =>
+      kills.some((k) => r.startedAt <= k.to && r.endedAt >= k.from),
+    );
     const workerCpu = cpu.worker1.total() + cpu.worker2.total();
     const apiRss = [...nodeRssMb(network.namespace('api1')), ...nodeRssMb(network.namespace('api2'))];
     const lag = watch.lags();

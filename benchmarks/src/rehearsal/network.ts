@@ -85,21 +85,21 @@ export function namespacePids(namespace: string): number[] {
 
 /** kill -9 every process of a namespace, until none is left (a dying parent may still fork). */
 export function killNamespace(namespace: string): number {
-  let killed = 0;
+  const killed = new Set<number>();
   for (let round = 0; round < 20; round++) {
     const pids = namespacePids(namespace);
-    if (pids.length === 0) return killed;
+    if (pids.length === 0) break;
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
-        killed++;
+        killed.add(pid);
       } catch {
         // already gone
       }
     }
     spawnSync('sleep', ['0.1']);
   }
-  return killed;
+  return killed.size;
 }
 
 function removeRun(id: string): void {
