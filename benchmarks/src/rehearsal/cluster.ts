@@ -390,7 +390,9 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       kills.push({ from: killFrom, to: Date.now() });
       cpu.api1.restarted();
       watch.down('api1');
-      faults.push(`api1: kill -9 of its ${killedApi} processes`);
+      faults.push(
+        `api1: kill -9 of its ${killedApi} processes (t=${((killFrom - startedAt) / 1000).toFixed(1)}–${((Date.now() - startedAt) / 1000).toFixed(1)} s)`,
+      );
       await sleep(5000);
       const restartAt = Date.now();
       hostProcs.api1 = startHost('api1');

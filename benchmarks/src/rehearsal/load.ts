@@ -21,6 +21,8 @@ export interface RequestRecord {
   endedAt: number;
   /** The HTTP status, or 0 when no answer came (connection refused, reset, timeout). */
   status: number;
+  /** Why no answer came (the error's code or name). */
+  failure?: string;
 }
 
 export interface LoadCredentials {
@@ -189,16 +191,19 @@ export class MixedLoad {
     const startedAt = Date.now();
     let status = 0;
     let body: unknown;
+    let failure: string | undefined;
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       status = res.status;
       const text = await res.text();
       body = kind === 'upload' && text ? JSON.parse(text) : undefined;
-    } catch {
+    } catch (err) {
       // No answer (or half of one): recorded as status 0.
       status = 0;
+      const e = err as Error & { cause?: { code?: string } };
+      failure = e.cause?.code ?? e.name;
     }
-    this.records.push({ kind, startedAt, endedAt: Date.now(), status });
+    this.records.push({ kind, startedAt, endedAt: Date.now(), status, ...(failure ? { failure } : {}) });
     return status ? { status, body } : undefined;
   }
 }
