@@ -7,7 +7,6 @@
 //   npx earshot bench soak [--minutes 30] [--window 60] [--rate 80] [--connections 20]
 //     [--sounds 10000] [--upload-every 15] [--save]
 
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +27,7 @@ import {
   textSearches,
   uniformIds,
 } from './realistic-workload.ts';
-import { uploadSources } from './upload-sources.ts';
+import { uploadForm, uploadSources } from './upload-sources.ts';
 
 const minutes = Number(arg('minutes', '30'));
 const windowSeconds = Number(arg('window', '60'));
@@ -99,18 +98,8 @@ async function drawPaths(dbUrl: string, count: number): Promise<string[]> {
 
 /** One described upload through the API (a user's upload: processing starts at once). */
 async function upload(origin: string, token: string, source: string, n: number, work: string) {
-  const bytes = fs.readFileSync(source);
-  randomBytes(4).copy(bytes, bytes.length - 4);
-  const file = path.join(work, `soak-${n}.wav`);
-  fs.writeFileSync(file, bytes);
+  const { form, remove } = await uploadForm(source, n, work, 'Soak benchmark');
   try {
-    const form = new FormData();
-    form.set('audiofile', await fs.openAsBlob(file), path.basename(file));
-    form.set('name', `Soak upload ${n}`);
-    form.set('bst_category', 'fx-other');
-    form.set('tags', 'soak benchmark upload');
-    form.set('description', `Upload ${n} of the soak benchmark.`);
-    form.set('license', 'Creative Commons 0');
     const res = await fetch(`${origin}/apiv2/sounds/upload/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}` },
@@ -120,7 +109,7 @@ async function upload(origin: string, token: string, source: string, n: number, 
     if (res.status !== 201 && res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`);
     return body.id as number;
   } finally {
-    fs.rmSync(file, { force: true });
+    remove();
   }
 }
 

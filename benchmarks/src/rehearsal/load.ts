@@ -2,9 +2,7 @@
 // every request recorded (when it started and ended, how it ended) so that errors can be set
 // against the moments hosts were killed.
 
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { uploadForm } from '../upload-sources.ts';
 
 export type RequestKind =
   | 'sound instance'
@@ -157,18 +155,8 @@ export class MixedLoad {
   private async upload(): Promise<void> {
     const n = ++this.uploads;
     const source = this.sources[n % this.sources.length];
-    const bytes = fs.readFileSync(source);
-    randomBytes(4).copy(bytes, bytes.length - 4);
-    const file = path.join(this.options.workDir, `upload-${n}.wav`);
-    fs.writeFileSync(file, bytes);
+    const { form, remove } = await uploadForm(source, n, this.options.workDir, 'Cluster rehearsal');
     try {
-      const form = new FormData();
-      form.set('audiofile', await fs.openAsBlob(file), path.basename(file));
-      form.set('name', `Rehearsal upload ${n}`);
-      form.set('bst_category', 'fx-other');
-      form.set('tags', 'rehearsal cluster upload');
-      form.set('description', `Upload ${n} of the cluster rehearsal.`);
-      form.set('license', 'Creative Commons 0');
       const res = await this.send('upload', `${this.options.origin}/apiv2/sounds/upload/`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${this.options.credentials.bearer}` },
@@ -179,7 +167,7 @@ export class MixedLoad {
         if (typeof id === 'number') this.accepted.push(id);
       }
     } finally {
-      fs.rmSync(file, { force: true });
+      remove();
     }
   }
 
