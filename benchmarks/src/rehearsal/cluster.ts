@@ -87,6 +87,10 @@ export interface RehearsalFigures {
   requests_dropped: number;
   one_host_rps: number;
   two_hosts_rps: number;
+  /** Each throughput round in its order: hosts in rotation and requests per second. */
+  scaling_rounds: { hosts: number; rps: number }[];
+  /** Seconds from the first start of each API host to its /ready. */
+  api_first_start_s: number[];
   api_cpu_ms_per_request: number;
   worker_cpu_s_per_sound: number | null;
   api_process_rss_mb: number;
@@ -246,15 +250,21 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     if (snapshotCode !== 0)
       throw new Error(`earshot index snapshot: exit ${snapshotCode}\n${snapshot.output()}`);
     const hostProcs: Partial<Record<HostName, HostProcess>> = {};
+    const hostsStartedAt = Date.now();
     for (const host of ['api1', 'api2', 'worker1', 'worker2'] as const) hostProcs[host] = startHost(host);
+    const firstStarts: number[] = [];
     for (const host of ['api1', 'api2'] as const) {
-      const ms = await waitFor(`API host ${host} ready`, 180_000, async () => {
+      await waitFor(`API host ${host} ready`, 180_000, async () => {
         if (hostProcs[host]?.child.exitCode !== null) {
           throw new Error(`${host} exited: ${hostProcs[host]?.output().slice(-2000)}`);
         }
         return ready(apiOrigin(host));
       });
-      say(`  ${host} ready (database, Redis, similarity index) after ${(ms / 1000).toFixed(1)} s`);
+      const sinceStart = (Date.now() - hostsStartedAt) / 1000;
+      firstStarts.push(Math.round(sinceStart * 10) / 10);
+      say(
+        `  ${host} ready (database, Redis, similarity index) ${sinceStart.toFixed(1)} s after the four hosts started`,
+      );
     }
     const lbConfig = haproxyConfig(network, path.join(run.dir, 'lb'));
     run.processes.push(startHaproxy(network, lbConfig));
@@ -478,6 +488,8 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       answers_per_5s: answersPerWindow(load.records, startedAt, startedAt + scenarioS * 1000, 5),
       requests_dropped: load.dropped,
       one_host_rps: Math.round(oneRps),
+      scaling_rounds: rounds.map((r) => ({ hosts: r.hosts, rps: Math.round(r.rps) })),
+      api_first_start_s: firstStarts,
       two_hosts_rps: Math.round(twoRps),
       api_cpu_ms_per_request: Math.round(apiCpuMsPerRequest * 100) / 100,
       worker_cpu_s_per_sound: outcome.processed
