@@ -231,7 +231,16 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     };
     const apiOrigin = (host: HostName) => `http://${at(host)}:8000`;
     const lbOrigin = `http://${at('lb')}:${LB_PORT}`;
-    const ready = async (origin: string) => (await fetch(`${origin}/ready`)).status === 200;
+    // Ready means every process of the host: two answers in a row on fresh connections, which the
+    // host's cluster deals out in turn (one process answering while the other still loads is not ready).
+    const ready = async (origin: string) => {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${origin}/ready`, { headers: { Connection: 'close' } });
+        await res.text();
+        if (res.status !== 200) return false;
+      }
+      return true;
+    };
     const cpu = {
       api1: new HostCpu(network.namespace('api1')),
       api2: new HostCpu(network.namespace('api2')),
@@ -313,17 +322,22 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     const readMix = await drawReadMix(dbUrl, sounds, 4000);
     const wrkPaths = mixedPaths(readMix, 20_000);
     const rounds: { hosts: 1 | 2; rps: number; apiCpuS: number; requests: number }[] = [];
-    for (const hosts of [1, 2, 1, 2] as const) {
-      await haproxyCommand(lbSocket, `${hosts === 1 ? 'disable' : 'enable'} server api/api2`);
-      await sleep(500);
-      const cpuBefore = cpu.api1.sample() + cpu.api2.sample();
-      const r = await wrkLoad({
+    // A first round on both hosts warms caches and compiled code, then one-two-two-one, so that a
+    // drift of the machine's other load over the rounds weighs on both sides alike.
+    const readRound = () =>
+      wrkLoad({
         origin: lbOrigin,
         paths: wrkPaths,
         connections: 16,
         durationS: options.scalingRoundS,
         headers: { Authorization: `Token ${apiKey}` },
       });
+    await readRound();
+    for (const hosts of [1, 2, 2, 1] as const) {
+      await haproxyCommand(lbSocket, `${hosts === 1 ? 'disable' : 'enable'} server api/api2`);
+      await sleep(500);
+      const cpuBefore = cpu.api1.sample() + cpu.api2.sample();
+      const r = await readRound();
       const apiCpuS = cpu.api1.sample() + cpu.api2.sample() - cpuBefore;
       rounds.push({ hosts, rps: r.rps, apiCpuS, requests: r.total });
       say(

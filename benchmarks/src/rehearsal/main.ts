@@ -35,6 +35,9 @@ try {
   if (jsonFile) fs.writeFileSync(path.resolve(jsonFile), `${JSON.stringify(figures, null, 2)}\n`);
   if (!short) {
     const command = `npx earshot rehearse cluster --minutes ${minutes}${sounds !== 10000 ? ` --sounds ${sounds}` : ''}`;
+    // Newest run first; the earlier runs stay below it (the machine is shared: runs differ).
+    const earlier = fs.existsSync(RESULTS) ? fs.readFileSync(RESULTS, 'utf8') : '';
+    const previousRuns = earlier.includes('\n## ') ? earlier.slice(earlier.indexOf('\n## ') + 1) : '';
     fs.writeFileSync(
       RESULTS,
       [
@@ -48,6 +51,7 @@ try {
         `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: \`${command}\``,
         '',
         report,
+        previousRuns,
       ].join('\n'),
     );
     process.stdout.write(`written to ${path.relative(process.cwd(), RESULTS)}\n`);
