@@ -17,7 +17,7 @@ import { uploadSources } from '../upload-sources.ts';
 import { wrkLoad } from '../wrk-load.ts';
 import { checkUploads, waitForUploads } from './checks.ts';
 import { crossHostChecks } from './cross-host.ts';
-import { HostCpu, nodeRssMb } from './host-stats.ts';
+import { HostCpu, namespaceCpuSeconds, nodeRssMb } from './host-stats.ts';
 import {
   ensureHaproxy,
   type HostProcess,
@@ -423,7 +423,8 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       await waitFor('api1 back after its restart', 120_000, () => ready(apiOrigin('api1')));
       apiRecoveryS = (Date.now() - restartAt) / 1000;
       // The CPU its processes spent to get there: the part of the wait the machine's other load does not stretch.
-      apiRestartCpuS = cpu.api1.sample();
+      apiRestartCpuS = namespaceCpuSeconds(network.namespace('api1'));
+      cpu.api1.sample();
       watch.up('api1');
       faults.push(`api1: restarted, ready (similarity loaded) after ${apiRecoveryS.toFixed(1)} s`);
 
