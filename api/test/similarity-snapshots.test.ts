@@ -12,6 +12,7 @@ import { createLogger, loadConfig } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import { DEFAULT_SIMILARITY_SPACE } from '@earshot/core';
 import { moderate, SimilarityLoading, SimilarityState, similaritySnapshotDir } from '@earshot/services';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAppDeps, type WiredAppDeps } from '../src/build-deps.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -164,6 +165,37 @@ describe.each(BACKENDS)('%s: similarity snapshots', (backend) => {
     await state.refresh();
     expect(lines.some((l) => l.includes('snapshot not usable'))).toBe(true);
     expect(state.indexes.get(SPACE)?.size).toBe(s.deps.similarity.indexes.get(SPACE)?.size);
+    await state.close();
+  });
+
+  it('applies only the rows that changed at a refresh, also after rows stored in one microsecond', async () => {
+    // A bulk load stores its rows in one statement, so with one `updated` to the microsecond; a
+    // mark kept to the millisecond took them all as newer than itself at every refresh.
+    const db = s.catalogue.db;
+    await sql`update sound_similarity_vectors set updated = '2026-01-02 03:04:05.678901+00'`.execute(db);
+    await sql`update sound_descriptors set updated = '2026-01-02 03:04:05.678901+00'`.execute(db);
+    const debug: string[] = [];
+    const state = new SimilarityState(
+      db,
+      createLogger('debug', 'earshot', { write: (l: string) => debug.push(l) }),
+      {
+        vanishedCheckMs: 0,
+      },
+    );
+    await state.refresh();
+    const indexed = state.indexes.get(SPACE)?.size ?? 0;
+    expect(indexed).toBeGreaterThan(2);
+    const updates = () =>
+      debug.map((l) => JSON.parse(l) as Json).filter((l) => l.msg === 'similarity state updated');
+
+    await state.refresh();
+    expect(updates(), 'nothing changed: nothing applied').toEqual([]);
+
+    const [a, b] = [...(state.indexes.get(SPACE)?.ids() ?? [])];
+    await setSimilarityVector(db, a, SPACE, (await getSimilarityVector(db, b, SPACE)) as number[]);
+    await state.refresh();
+    expect(updates().map((u) => u.vectors)).toEqual([1]);
+    expect(state.indexes.get(SPACE)?.nearestToSound(a, { k: 1 })[0]?.id).toBe(b);
     await state.close();
   });
 });

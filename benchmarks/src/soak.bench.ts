@@ -7,7 +7,6 @@
 //   npx earshot bench soak [--minutes 30] [--window 60] [--rate 80] [--connections 20]
 //     [--sounds 10000] [--upload-every 15] [--save]
 
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { bearerGrant } from '@earshot/api/testing';
 import { openCatalogue } from '@earshot/catalogue';
 import { createLogger, DEFAULT_TEST_REDIS_URL } from '@earshot/common';
-import { ensureFixtures, fixturesDir } from '@earshot/fixtures';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
@@ -28,6 +26,7 @@ import {
   seededRandom,
   uniformIds,
 } from './realistic-workload.ts';
+import { uploadForm, uploadSources } from './upload-sources.ts';
 
 const minutes = Number(arg('minutes', '30'));
 const windowSeconds = Number(arg('window', '60'));
@@ -92,34 +91,10 @@ async function drawPaths(dbUrl: string, count: number): Promise<string[]> {
   });
 }
 
-/** Short WAV fixtures to upload, each sent with a few random bytes at its end (a new file each time). */
-async function uploadSources(): Promise<string[]> {
-  const manifest = await ensureFixtures();
-  const seen = new Set<string>();
-  return manifest.fixtures
-    .filter((f) => {
-      const fits = !f.bad && f.format === 'wav' && (f.duration ?? 0) >= 0.5 && (f.duration ?? 0) <= 8;
-      if (!fits || seen.has(f.md5)) return false;
-      seen.add(f.md5);
-      return true;
-    })
-    .map((f) => path.join(fixturesDir(), f.file));
-}
-
 /** One described upload through the API (a user's upload: processing starts at once). */
 async function upload(origin: string, token: string, source: string, n: number, work: string) {
-  const bytes = fs.readFileSync(source);
-  randomBytes(4).copy(bytes, bytes.length - 4);
-  const file = path.join(work, `soak-${n}.wav`);
-  fs.writeFileSync(file, bytes);
+  const { form, remove } = await uploadForm(source, n, work, 'Soak benchmark');
   try {
-    const form = new FormData();
-    form.set('audiofile', await fs.openAsBlob(file), path.basename(file));
-    form.set('name', `Soak upload ${n}`);
-    form.set('bst_category', 'fx-other');
-    form.set('tags', 'soak benchmark upload');
-    form.set('description', `Upload ${n} of the soak benchmark.`);
-    form.set('license', 'Creative Commons 0');
     const res = await fetch(`${origin}/apiv2/sounds/upload/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}` },
@@ -129,7 +104,7 @@ async function upload(origin: string, token: string, source: string, n: number, 
     if (res.status !== 201 && res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`);
     return body.id as number;
   } finally {
-    fs.rmSync(file, { force: true });
+    remove();
   }
 }
 
@@ -203,7 +178,7 @@ async function main(): Promise<void> {
     const perWindow = Math.ceil(rate * windowSeconds * 1.2);
     console.log(`[3/4] drawing ${perWindow * windows} requests…`);
     const paths = await drawPaths(dbUrl, perWindow * windows);
-    const sources = await uploadSources();
+    const sources = await uploadSources(8);
     const uploaded: number[] = [];
     let uploadFailures = 0;
     let uploadErrors: string[] = [];

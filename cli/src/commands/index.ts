@@ -11,6 +11,7 @@ import * as indexSnapshot from './index-snapshot.ts';
 import * as migrate from './migrate.ts';
 import * as moderate from './moderate.ts';
 import * as processCommand from './process.ts';
+import * as rehearse from './rehearse.ts';
 import * as reprocess from './reprocess.ts';
 import * as serve from './serve.ts';
 import * as similar from './similar.ts';
@@ -44,6 +45,7 @@ export function registerCommands(program: Command): void {
   importCommand.register(program);
   indexSnapshot.register(program);
   moderate.register(program);
+  rehearse.register(program);
   reprocess.register(program);
   users.register(program);
   worker.register(program);

@@ -156,7 +156,9 @@ export class BullmqRunner implements JobRunner {
         concurrency: Math.max(1, concurrency),
         name: `${os.hostname()}:${process.pid}`,
         lockDuration: this.options.lockDurationMs ?? 30_000,
-        stalledInterval: this.options.stalledIntervalMs ?? 30_000,
+        // How often a live worker looks for jobs whose lock expired (a dead worker's): with the
+        // 30 s lock, a worker host that dies loses its jobs to another within 40 s, not 60.
+        stalledInterval: this.options.stalledIntervalMs ?? 10_000,
         // A job whose worker died twice is more likely the cause than the victim.
         maxStalledCount: 2,
         autorun: true,

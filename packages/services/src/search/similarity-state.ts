@@ -7,7 +7,6 @@ import {
   isCatalogueUnavailable,
   newestAnalysisUpdate,
   newestMarksExact,
-  newestPublication,
   publicAnalysesUpdatedAfter,
   publicAnalysisBatch,
   publicVectorBatch,
@@ -113,16 +112,14 @@ export class SimilarityState {
     if (!this.since) throw new SimilarityLoading();
   }
 
-  /** Newest `updated` seen in the vector and descriptor tables; later rows are applied by `refresh`. */
+  /** Set by the first load (the newest `updated` of the vectors and descriptors then): `refresh` then applies what came after `position`. */
   private since: Date | undefined;
-  /** Newest moment a sound became public (approved, processed) seen; later ones are applied by `refresh`. */
-  private publishedSince = new Date(0);
   /** The marks of the last load or refresh to the microsecond: what a snapshot written now covers. */
   private position: SnapshotPosition | undefined;
 
   /** Full load the first time; afterwards only what changed since the last load is applied. */
   async refresh(): Promise<void> {
-    if (this.since) return this.applyChanges(this.since);
+    if (this.since) return this.applyChanges();
     // One first load at a time; a refresh asked for meanwhile waits for it.
     this.firstLoad ??= this.loadAll().finally(() => {
       this.firstLoad = undefined;
@@ -134,7 +131,6 @@ export class SimilarityState {
     const started = Date.now();
     // Read before the rows: whatever is stored later is applied by the next refresh.
     const mark = await newestAnalysisUpdate(this.db);
-    const published = await newestPublication(this.db);
     const exact = await newestMarksExact(this.db);
     const indexes = new Map<string, SimilarityIndex>();
     const sources: string[] = [];
@@ -154,7 +150,6 @@ export class SimilarityState {
     const table = await this.loadDescriptors();
     this.table = table;
     this.since = mark;
-    this.publishedSince = published;
     this.position = {
       catalogue: exact.catalogue,
       analysedUpTo: exact.analysed,
@@ -283,34 +278,35 @@ export class SimilarityState {
     }
   }
 
-  private async applyChanges(since: Date): Promise<void> {
-    const [mark, published, exact] = await Promise.all([
-      newestAnalysisUpdate(this.db),
-      newestPublication(this.db),
-      newestMarksExact(this.db),
-    ]);
-    const analysed = mark > since;
+  private async applyChanges(): Promise<void> {
+    const previous = this.position;
+    if (!previous) return;
+    // The marks are compared and queried as the database's own text, to the microsecond. As a Date
+    // (to the millisecond) every row stored in the mark's last millisecond looked new at each
+    // refresh: after a bulk load that is every row, re-indexed on the event loop at the first change
+    // (the cluster rehearsal saw every API process stall for seconds at its first upload).
+    const [mark, exact] = await Promise.all([newestAnalysisUpdate(this.db), newestMarksExact(this.db)]);
+    const analysed = exact.analysed !== previous.analysedUpTo;
     // A sound analysed while pending moderation is only taken in once it is approved.
-    const newlyPublic = published > this.publishedSince;
+    const newlyPublic = exact.published !== previous.publishedUpTo;
     await this.checkVanished();
     if (!analysed && !newlyPublic) return;
     const vectors = [
-      ...(analysed ? await publicVectorsUpdatedAfter(this.db, since) : []),
-      ...(newlyPublic ? await vectorsPublishedAfter(this.db, this.publishedSince) : []),
+      ...(analysed ? await publicVectorsUpdatedAfter(this.db, previous.analysedUpTo) : []),
+      ...(newlyPublic ? await vectorsPublishedAfter(this.db, previous.publishedUpTo) : []),
     ];
     for (const row of vectors) {
       const index = this.indexes.get(row.space);
       if (index && row.vector.length === index.space.dimension) index.upsert(row.id, row.vector.map(Number));
     }
     const analyses = [
-      ...(analysed ? await publicAnalysesUpdatedAfter(this.db, since) : []),
-      ...(newlyPublic ? await analysesPublishedAfter(this.db, this.publishedSince) : []),
+      ...(analysed ? await publicAnalysesUpdatedAfter(this.db, previous.analysedUpTo) : []),
+      ...(newlyPublic ? await analysesPublishedAfter(this.db, previous.publishedUpTo) : []),
     ];
     for (const row of analyses)
       this.table.upsertAnalysis(row.id, row.analysis_a, row.consolidated ?? undefined);
     if (vectors.length > 0) this.generation++;
     this.since = mark;
-    this.publishedSince = published;
     this.position = {
       catalogue: exact.catalogue,
       analysedUpTo: exact.analysed,
