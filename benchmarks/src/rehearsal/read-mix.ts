@@ -2,11 +2,10 @@
 // ids for instances, analyses and similar sounds, Zipf text searches over the catalogue's words.
 
 import {
-  catalogueVocabulary,
+  realisticSearches,
   searchPath,
   searchStream,
   seededRandom,
-  textSearches,
   uniformIds,
 } from '../realistic-workload.ts';
 import type { RequestKind } from './load.ts';
@@ -18,9 +17,8 @@ export interface ReadPaths {
 
 export async function drawReadMix(dbUrl: string, sounds: number, count: number): Promise<ReadPaths[]> {
   const random = seededRandom(34);
-  const vocabulary = await catalogueVocabulary(dbUrl);
   const distinct = Math.min(10_000, Math.max(500, sounds));
-  const searches = searchStream(textSearches(vocabulary, distinct, random), count, random);
+  const searches = searchStream(await realisticSearches(dbUrl, distinct, random), count, random);
   return [
     { kind: 'sound instance', paths: uniformIds(sounds, count, random).map((id) => `/apiv2/sounds/${id}/`) },
     { kind: 'text search', paths: searches.map(searchPath) },
