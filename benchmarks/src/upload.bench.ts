@@ -223,7 +223,9 @@ function childLabel(argv: string[]): string {
   if (bin === 'ffprobe') return 'ffprobe';
   if (line.includes('aselect=')) return 'ffmpeg: Vorbis calibration trials';
   if (line.includes('libvorbis') && line.includes('pipe:0'))
-    return 'ffmpeg: Vorbis previews (fed by the mp3 one)';
+    return 'ffmpeg: the first Vorbis preview (fed by the mp3 one)';
+  if (line.includes('libvorbis') && !line.includes('libmp3lame'))
+    return 'ffmpeg: the other Vorbis preview (its own decode)';
   if (line.includes('libmp3lame')) return 'ffmpeg: decode, mp3 previews, audio relayed to the Vorbis one';
   if (line.includes('libvorbis')) return 'ffmpeg: previews';
   if (line.includes('pan=mono')) return 'ffmpeg: mono decode (images, peaks, analysis)';
