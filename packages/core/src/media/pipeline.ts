@@ -327,21 +327,32 @@ function finishSignal(run: RunContext, sink: MonoSink): MonoSignal {
 async function transcodeRelayed(run: RunContext, previews: PreviewOutput[]): Promise<void> {
   const main = previews.filter((p) => p.encoding.codec !== 'libvorbis');
   const [relayed, ...own] = previews.filter((p) => p.encoding.codec === 'libvorbis');
-  const options = { timeoutMs: run.timeoutMs, signal: run.signal };
-  await Promise.all([
-    run.ffmpeg.runLinked(
-      { name: 'ffmpeg', args: transcodeArgs(run.input, run.probe, main, undefined, true, readLimit(run)) },
-      { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(run.probe), [relayed]) },
-      options,
-    ),
-    ...own.map((p) =>
-      run.ffmpeg.run(
-        'ffmpeg',
-        transcodeArgs(run.input, run.probe, [p], undefined, false, readLimit(run)),
+  // One failing process stops the others at once; all have ended before the failure is reported.
+  const stop = new AbortController();
+  const options = { timeoutMs: run.timeoutMs, signal: AbortSignal.any([run.signal, stop.signal]) };
+  let firstFailure: { error: unknown } | undefined;
+  const stopOnFailure = (work: Promise<unknown>) =>
+    work.catch((error: unknown) => {
+      firstFailure ??= { error };
+      stop.abort();
+    });
+  await Promise.all(
+    [
+      run.ffmpeg.runLinked(
+        { name: 'ffmpeg', args: transcodeArgs(run.input, run.probe, main, undefined, true, readLimit(run)) },
+        { name: 'ffmpeg', args: relayEncodeArgs(relayedAudio(run.probe), [relayed]) },
         options,
       ),
-    ),
-  ]);
+      ...own.map((p) =>
+        run.ffmpeg.run(
+          'ffmpeg',
+          transcodeArgs(run.input, run.probe, [p], undefined, false, readLimit(run)),
+          options,
+        ),
+      ),
+    ].map(stopOnFailure),
+  );
+  if (firstFailure) throw firstFailure.error;
 }
 
 async function writeImages(signal: MonoSignal, staging: Staging): Promise<string[]> {
