@@ -36,6 +36,13 @@ export interface DescriptorAnalysis {
 /** Frames whose YIN dip is this deep are "voiced": the variant-B pitch and the note come from them. */
 const VOICED_CONFIDENCE = 0.85;
 
+/**
+ * Lets the event loop run between the groups: a minute of audio is seconds of work, and meanwhile
+ * the process that runs the analysis (the media stage of `earshot serve`) has processes to start as
+ * others end (the previews wait for their Vorbis trials) and requests to answer.
+ */
+const letOthersRun = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 type Clock = () => number;
 const wallClock: Clock = () => performance.now();
 const cpuClock: Clock = () => {
@@ -122,7 +129,9 @@ export async function analyzeSignal(
   const duration = samples.length / sampleRate;
   const lowlevel = timed(timings, 'lowlevel', () => lowLevelFrames(samples, sampleRate));
   const series = lowlevel.series;
+  await letOthersRun();
   const tonal = timed(timings, 'tonal', () => tonalFrames(samples, sampleRate));
+  await letOthersRun();
   const loudness = options.loudness ?? timed(timings, 'loudness', () => ebuR128(samples, sampleRate));
   const { envelope, bounds, singleEvent, rt60 } = timed(timings, 'sfx', () => ({
     envelope: envelopeDescriptors(samples, sampleRate),
@@ -138,6 +147,7 @@ export async function analyzeSignal(
     voicedPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
   );
 
+  await letOthersRun();
   const tracked: EssentiaResult = essentiaPromise
     ? await essentiaPromise
     : timed(timings, 'beats', () => {
