@@ -162,6 +162,7 @@ export async function processFile(
       time('calibrate', () => calibratedPreviews(run, staging.path(scratch)));
     let mono: Promise<MonoSignal>;
     let previews: Promise<void>;
+    let analysisGate: Promise<void> = Promise.resolve();
     if (opts.relayPreviews === false) {
       mono = stopOnFailure(
         calibrated('.trial').then((encodings) =>
@@ -171,8 +172,15 @@ export async function processFile(
       previews = mono.then(() => undefined);
     } else {
       mono = stopOnFailure(time('decode', () => decodeSignal(run)));
+      const calibration = calibrated('.trial');
       previews = stopOnFailure(
-        calibrated('.trial').then((encodings) => time('transcode', () => transcodeRelayed(run, encodings))),
+        calibration.then((encodings) => time('transcode', () => transcodeRelayed(run, encodings))),
+      );
+      // The analysis keeps the event loop busy for seconds at a time: started after the Vorbis trials,
+      // it cannot hold up the start of the previews that wait for them (the longest chain).
+      analysisGate = calibration.then(
+        () => undefined,
+        () => undefined,
       );
     }
     const ctx: AnalysisContext = { probe, outDir: staging.dir, input, ffmpeg };
@@ -180,7 +188,9 @@ export async function processFile(
     // and peaks then run one after the other so their timings are their own.
     const analysisDone = opts.analyze
       ? stopOnFailure(
-          mono.then((decoded) => time('analysis', () => (opts.analyze as AnalysisHook)(decoded, ctx))),
+          Promise.all([mono, analysisGate]).then(([decoded]) =>
+            time('analysis', () => (opts.analyze as AnalysisHook)(decoded, ctx)),
+          ),
         )
       : undefined;
     const mediaDone = stopOnFailure(
