@@ -136,11 +136,11 @@ describe('fields', () => {
           }
           expect(fields).toEqual(canonical.filter((f) => fields.includes(f)));
           if (!asked.includes('*')) {
-            // Exactly the listed known ones (score only where allowed).
+            // Exactly the listed known ones (a search's own fields only where allowed).
             const wanted = canonical.filter(
               (f) =>
                 asked.map((a) => (a === 'is explicit' ? 'is_explicit' : a)).includes(f) &&
-                (f !== 'score' || allowScore),
+                ((f !== 'score' && f !== 'distance_to_target') || allowScore),
             );
             expect(fields).toEqual(wanted);
           }
