@@ -31,12 +31,7 @@ export async function reprocess(db: Db, queue: ProcessingQueue, soundId: number)
 
 /** Reprocesses every sound whose processing failed; returns their ids. */
 export async function reprocessFailed(db: Db, queue: ProcessingQueue): Promise<number[]> {
-  const ids = await listFailedSoundIds(db);
-  for (const id of ids) {
-    await reprocessSound(db, id);
-    await queue.submit(id);
-  }
-  return ids;
+  return requeue(db, queue, await listFailedSoundIds(db));
 }
 
 /**
@@ -44,7 +39,11 @@ export async function reprocessFailed(db: Db, queue: ProcessingQueue): Promise<n
  * an upgrade that changed their definitions, docs/descriptors.md); returns their ids.
  */
 export async function reprocessStale(db: Db, queue: ProcessingQueue): Promise<number[]> {
-  const ids = await listStaleAnalyses(db, CORE_ANALYZER, EXTRACTOR_VERSION);
+  return requeue(db, queue, await listStaleAnalyses(db, CORE_ANALYZER, EXTRACTOR_VERSION));
+}
+
+/** Puts each sound back to Queued and submits it; returns the ids. */
+async function requeue(db: Db, queue: ProcessingQueue, ids: number[]): Promise<number[]> {
   for (const id of ids) {
     await reprocessSound(db, id);
     await queue.submit(id);
