@@ -82,19 +82,7 @@ export function publicVectorsUpdatedAfter(
     .execute();
 }
 
-/**
- * Newest moment a sound became public: approved by a moderator, or processed when already approved
- * (a trusted uploader's). Its analysis was stored earlier, while the sound was not public, so the
- * `updated` marks above miss it; the epoch when no sound is public.
- */
-export async function newestPublication(db: Db): Promise<Date> {
-  const row = await publicSounds(db)
-    .select(sql<Date | null>`max(greatest(s.moderated_at, s.processing_updated))`.as('t'))
-    .executeTakeFirst();
-  return row?.t ? new Date(row.t) : new Date(0);
-}
-
-/** Vectors of the sounds that became public after `since` (see newestPublication), every space. */
+/** Vectors of the sounds that became public (approved, or processed when already approved) after `since`, every space. */
 export function vectorsPublishedAfter(
   db: Db,
   since: Date | string,
@@ -187,7 +175,7 @@ export async function publicVectorIds(db: Db, space: string): Promise<number[]> 
 }
 
 /**
- * `newestAnalysisUpdate` and `newestPublication` as PostgreSQL's own text, to the microsecond (a
+ * The newest analysis update and the newest publication as PostgreSQL's own text, to the microsecond (a
  * Date keeps milliseconds, so rows stored in the same millisecond would all look newer): what a
  * snapshot records as its position, and what the `…After` reads above accept back. `catalogue`
  * names the database the marks belong to (the cluster's system identifier, the database's name and
