@@ -2,6 +2,7 @@ import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
 import { ChangesService } from './changes.ts';
+import { CreditsService } from './credits.ts';
 import { PeopleService } from './people.ts';
 import type {
   CatalogueExports,
@@ -66,6 +67,8 @@ export interface ApiServices {
   changes?: ChangesService;
   /** The bulk export (`/apiv2/export/`). */
   exports?: CatalogueExports;
+  /** Credits files for a list of sounds, a pack or a bookmark category (`/apiv2/credits/`, …). */
+  credits: CreditsService;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -87,5 +90,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
     changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
     exports: ports.exports,
+    credits: new CreditsService(ports.catalogue, ports.social?.bookmarks),
   };
 }

@@ -3,6 +3,7 @@ import type { ApiServices } from '../application/index.ts';
 import type { AnyRoute } from '../framework/http/route.ts';
 import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
 import { changesRoutes } from './routes/changes.ts';
+import { creditsRoutes } from './routes/credits.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
 import { downloadRoutes } from './routes/downloads.ts';
 import { exportRoutes } from './routes/export.ts';
@@ -40,6 +41,7 @@ export function v2Routes(
     ...mediaRoutes(services, options.isVisible),
     ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
     ...(services.exports ? exportRoutes(services.exports) : []),
+    ...creditsRoutes(services.credits),
   ];
   if (services.social)
     routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));

@@ -50,6 +50,7 @@ export {
 export {
   CREDITS_JSON_NAME,
   creditsJson,
+  creditsText,
   type SoundCredit,
   soundCredit,
   soundPageUrl,

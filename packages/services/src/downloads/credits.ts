@@ -39,3 +39,22 @@ export const CREDITS_JSON_NAME = '_credits.json';
 export function creditsJson(title: string, credits: readonly SoundCredit[]): string {
   return `${JSON.stringify({ title, sounds: credits }, null, 2)}\n`;
 }
+
+/** The text credits file of a selection: a heading, then one credit line a sound, then what was not found. */
+export function creditsText(
+  title: string,
+  credits: readonly SoundCredit[],
+  missing: readonly number[] = [],
+): string {
+  const lines = [
+    `Credits: ${title}`,
+    '',
+    'Each sound is shared under the licence named in its line. Attribution and Attribution NonCommercial',
+    'ask you to credit the author as the line does (the second forbids commercial use); Creative Commons 0',
+    'asks nothing.',
+    '',
+    ...credits.map((c) => c.attribution),
+  ];
+  if (missing.length > 0) lines.push('', `Not public sounds here (no credit given): ${missing.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
