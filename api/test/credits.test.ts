@@ -39,27 +39,27 @@ describe.each(backends)('credits files on %s', (backend) => {
       status: res.status,
       type,
       text,
-      body: type.includes('json') ? (JSON.parse(text) as Json) : undefined,
+      body: (type.includes('json') ? JSON.parse(text) : {}) as Json,
     };
   }
 
   const attribution = async (id: number) =>
-    (await get(`/apiv2/sounds/${id}/?fields=attribution`)).body?.attribution as string;
+    (await get(`/apiv2/sounds/${id}/?fields=attribution`)).body.attribution as string;
 
   it('credits a list of ids in the order asked, with the attribution field of each, and names the ids it cannot credit', async () => {
     const { hat_cab, elec_wood, hat_sci } = s.seeded.ids;
     const res = await get(`/apiv2/credits/?ids=${elec_wood},${hat_cab},${hat_sci},999999,${elec_wood}`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body?.sounds.map((c: Json) => c.id)).toEqual([elec_wood, hat_cab]);
-    expect(res.body?.sounds[0]).toMatchObject({
+    expect(res.body.sounds.map((c: Json) => c.id)).toEqual([elec_wood, hat_cab]);
+    expect(res.body.sounds[0]).toMatchObject({
       id: elec_wood,
       username: 'bob',
       url: `${s.origin}/people/bob/sounds/${elec_wood}/`,
       attribution: await attribution(elec_wood),
     });
-    expect(res.body?.sounds[1].license_url).toMatch(/^https:\/\/creativecommons\.org\//);
+    expect(res.body.sounds[1].license_url).toMatch(/^https:\/\/creativecommons\.org\//);
     // hat_sci is not public (the seed leaves it unprocessed); 999999 never existed.
-    expect(res.body?.missing).toEqual([hat_sci, 999999]);
+    expect(res.body.missing).toEqual([hat_sci, 999999]);
 
     const text = await get(`/apiv2/credits/text/?ids=${elec_wood},${hat_cab},${hat_sci}`);
     expect(text.status).toBe(200);
@@ -72,12 +72,12 @@ describe.each(backends)('credits files on %s', (backend) => {
 
   it("credits a pack's public sounds, as its zip does", async () => {
     const pack = await get(`/apiv2/packs/${s.seeded.packId}/sounds/?fields=id&page_size=150`);
-    const ids = (pack.body?.results as Json[]).map((r) => r.id).sort((a, b) => a - b);
+    const ids = (pack.body.results as Json[]).map((r) => r.id).sort((a, b) => a - b);
     const res = await get(`/apiv2/packs/${s.seeded.packId}/credits/`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body?.title).toBe('Pack "Drums" by alice');
-    expect((res.body?.sounds as Json[]).map((c) => c.id).sort((a, b) => a - b)).toEqual(ids);
-    for (const credit of res.body?.sounds as Json[])
+    expect(res.body.title).toBe('Pack "Drums" by alice');
+    expect((res.body.sounds as Json[]).map((c) => c.id).sort((a, b) => a - b)).toEqual(ids);
+    for (const credit of res.body.sounds as Json[])
       expect(credit.attribution).toBe(await attribution(credit.id));
     const text = await get(`/apiv2/packs/${s.seeded.packId}/credits/text/`);
     expect(text.text.startsWith('Credits: Pack "Drums" by alice\n')).toBe(true);
@@ -96,11 +96,11 @@ describe.each(backends)('credits files on %s', (backend) => {
       expect(res.status).toBe(200);
     }
     const categories = await get('/apiv2/me/bookmark_categories/', `Bearer ${token}`);
-    const category = (categories.body?.results as Json[]).find((c) => c.name === 'Credits test') as Json;
+    const category = (categories.body.results as Json[]).find((c) => c.name === 'Credits test') as Json;
     const res = await get(`/apiv2/me/bookmark_categories/${category.id}/credits/`, `Bearer ${token}`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body?.title).toBe('Bookmarks of "Credits test"');
-    expect((res.body?.sounds as Json[]).map((c) => c.id).sort((a, b) => a - b)).toEqual(
+    expect(res.body.title).toBe('Bookmarks of "Credits test"');
+    expect((res.body.sounds as Json[]).map((c) => c.id).sort((a, b) => a - b)).toEqual(
       [bd_808, elec_wood].sort((a, b) => a - b),
     );
     const other = await bearerToken(s, 'alice');
@@ -121,7 +121,7 @@ describe.each(backends)('credits files on %s', (backend) => {
     for (const [path, status, detail] of cases) {
       const res = await get(path);
       expect(res.status, path).toBe(status);
-      expect(res.body?.detail, path).toMatch(detail);
+      expect(res.body.detail, path).toMatch(detail);
     }
     expect((await get('/apiv2/credits/?ids=1', null)).status).toBe(401);
   });
