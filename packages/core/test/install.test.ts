@@ -53,8 +53,10 @@ describe('@earshot/core installed from its tarball into a project of its own', (
     await project?.dispose();
   });
 
-  /** The package's entry points (`.`, and any subpath) but the repository's test tooling. */
-  /** The module entry points a user imports (not the test tooling, not the manifest itself). */
+  /**
+   * The module entry points a user imports: not the manifest itself, and not `./testing`, the
+   * repository's test tooling, which `files` leaves out of the tarball.
+   */
   const publicEntries = () =>
     Object.keys(project.package('@earshot/core').manifest.exports).filter(
       (e) => e !== './testing' && e !== './package.json',
