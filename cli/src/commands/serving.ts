@@ -143,6 +143,9 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
   // REDIS_URL is set (the primary checked): this runner only queues, for the upload routes.
   const jobs = createJobRunner({ config, logger, catalogue });
   const deps = await apiDeps(config, logger, catalogue, jobs);
+  // Ready when this process and its siblings are (the primary tells): see superviseWorkers.
+  let hostReady = false;
+  deps.readiness = { ...deps.readiness, processes: () => hostReady };
   const server = await startServer(deps);
   if (process.env.EARSHOT_SERVED_BY_HEADER === '1') {
     // Tests and benchmarks only: which worker answered (the ordering of listeners puts it first).
@@ -163,7 +166,15 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
       process.send?.(stopped);
     }
     if (message?.type === 'drain') drain('drain from the primary');
+    if (message?.type === 'host ready') hostReady = message.ready;
   });
+  const ownReady = setInterval(() => {
+    if (!deps.similarity.isReady()) return;
+    clearInterval(ownReady);
+    const ready: WorkerMessage = { type: 'ready' };
+    process.send?.(ready);
+  }, 100);
+  ownReady.unref();
   const serving: WorkerMessage = { type: 'serving', origin: server.origin };
   process.send?.(serving);
 }
