@@ -413,17 +413,18 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
         at: Date.now(),
       };
     };
-    // A first round on both hosts warms caches and compiled code, then one-two-two-one, so that a
-    // drift of the machine's other load over the rounds weighs on both sides alike.
-    const readRound = () =>
+    // Three rounds' time on both hosts warms caches and compiled code (with one round, the first
+    // one-host round answered at half the rate of the last), then one-two-two-one, so that a drift
+    // of the machine's other load over the rounds weighs on both sides alike.
+    const readRound = (durationS = options.scalingRoundS) =>
       wrkLoad({
         origin: lbOrigin,
         paths: wrkPaths,
         connections: 16,
-        durationS: options.scalingRoundS,
+        durationS,
         headers: { Authorization: `Token ${apiKey}` },
       });
-    await readRound();
+    await readRound(3 * options.scalingRoundS);
     for (const hosts of [1, 2, 2, 1] as const) {
       await haproxyCommand(lbSocket, `${hosts === 1 ? 'disable' : 'enable'} server api/api2`);
       await sleep(500);

@@ -96,7 +96,7 @@ export function details(f: RehearsalFigures): string {
       .filter((r) => r.cores)
       .map(
         (r, i) =>
-          `  - round ${i + 1}, ${r.hosts} host${r.hosts > 1 ? 's' : ''}, ${r.rps} req/s, cores used: ${r.cores ? describeCores(r.cores) : ''}`,
+          `  - round ${i + 1}, ${r.hosts} host${r.hosts > 1 ? 's' : ''}, ${r.rps} req/s${r.cores ? `, API CPU per answer ${((1000 * r.cores.api) / Math.max(1, r.rps)).toFixed(2)} ms, cores used: ${describeCores(r.cores)}` : ''}`,
       ),
     `- the restarted API host, from its restart: ${f.restart_timeline.join('; ')}`,
     `- API CPU per read through the balancer: ${f.api_cpu_ms_per_request} ms; worker CPU per sound processed: ${f.worker_cpu_s_per_sound ?? '–'} s; largest API process ${f.api_process_rss_mb} MB`,
