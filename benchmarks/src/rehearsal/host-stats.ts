@@ -2,6 +2,7 @@
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { namespacePids } from './network.ts';
 
 let ticks: number | undefined;
@@ -30,11 +31,18 @@ export function namespaceCpuSeconds(namespace: string): number {
   return namespacePids(namespace).reduce((a, pid) => a + processCpuSeconds(pid), 0);
 }
 
-/** The processes of a namespace with their command lines (the first 80 characters) and scheduler states. */
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The processes of a namespace with their command lines (relative to the repository, the first 80 characters) and scheduler states. */
 export function namespaceProcesses(namespace: string): { pid: number; command: string; state: string }[] {
   return namespacePids(namespace).flatMap((pid) => {
     try {
-      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const command = fs
+        .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .join(' ')
+        .trim()
+        .replaceAll(REPO, '');
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
       return [{ pid, command: command.slice(0, 80), state }];
