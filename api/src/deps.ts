@@ -31,5 +31,7 @@ export interface AppDeps {
     redis?: () => boolean;
     /** True once the similarity indexes are loaded. */
     similarity?: () => boolean;
+    /** Under `serve --processes N`: true while every process of the host is ready (its primary says). */
+    processes?: () => boolean;
   };
 }

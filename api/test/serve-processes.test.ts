@@ -203,6 +203,42 @@ describe.skipIf(!postgresUrl || !redisUrl)('earshot serve --processes 2', () => 
     expect(now.has(victim)).toBe(false);
   }, 30_000);
 
+  it('is not ready (/ready 503, processes loading) from a worker death until its replacement is ready', async () => {
+    const ready = async () => {
+      const answer = await fresh(origin, '/ready');
+      return { ...answer, checks: JSON.parse(answer.body).checks as Record<string, string> };
+    };
+    // Both workers ready (the one the previous test started may still be loading), each saying so.
+    const readyPids = async () => {
+      const pids = new Set<string>();
+      const deadline = Date.now() + 20_000;
+      while (pids.size < 2 && Date.now() < deadline) {
+        const answer = await ready();
+        if (answer.status === 200) {
+          expect(answer.checks.processes).toBe('ok');
+          pids.add(answer.pid);
+        } else await new Promise((r) => setTimeout(r, 100));
+      }
+      return pids;
+    };
+    const [victim] = [...(await readyPids())];
+    const deaths = out.split('HTTP worker died').length;
+    process.kill(Number(victim), 'SIGKILL');
+    while (out.split('HTTP worker died').length === deaths) await new Promise((r) => setTimeout(r, 50));
+    // The survivor answers, and says the host is not ready: a balancer keeps it out of rotation
+    // rather than let connections reach a replacement whose similarity indexes are still loading.
+    let survivor: Awaited<ReturnType<typeof ready>> | undefined;
+    while (!survivor) {
+      const answer = await ready();
+      if (answer.pid !== victim) survivor = answer;
+    }
+    expect(survivor.status, survivor.body).toBe(503);
+    expect(survivor.checks.processes).toBe('loading');
+    const after = await readyPids();
+    expect(after.size).toBe(2);
+    expect(after.has(victim)).toBe(false);
+  }, 30_000);
+
   it('drains both workers on SIGTERM to the primary and exits 0, every accepted request answered', async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
     const outcomes: Outcome[] = [];

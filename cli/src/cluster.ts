@@ -2,8 +2,16 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '@earshot/common';
 
 /** What a worker tells its primary, and what the primary tells a worker (node:cluster's IPC channel). */
-export type WorkerMessage = { type: 'serving'; origin: string } | { type: 'stopped accepting' };
-export type PrimaryMessage = { type: 'stop accepting' } | { type: 'drain' };
+export type WorkerMessage =
+  | { type: 'serving'; origin: string }
+  | { type: 'stopped accepting' }
+  /** The worker's own readiness (its similarity indexes loaded). */
+  | { type: 'ready' };
+export type PrimaryMessage =
+  | { type: 'stop accepting' }
+  | { type: 'drain' }
+  /** Whether every worker of the host is ready: a balancer checking /ready sends traffic only then. */
+  | { type: 'host ready'; ready: boolean };
 
 /** How long the primary waits for every worker to have stopped accepting before it drains them anyway. */
 const STOP_ACCEPTING_WAIT_MS = 2_000;
@@ -45,11 +53,26 @@ export function superviseWorkers(processes: number, logger: Logger): Supervisor 
   });
   let starting = true;
   let servingCount = 0;
+  // The cluster deals connections to every listening worker: one still loading its similarity
+  // indexes would answer similar sounds with a 503 once a balancer let traffic in on another's
+  // /ready. So the host is ready when all of them are, and each worker's /ready says so.
+  const ready = new Set<Worker>();
+  let hostReady = false;
+  const updateHostReady = () => {
+    const now = !draining && ready.size === processes && [...ready].every((w) => startedAt.has(w));
+    if (now === hostReady) return;
+    hostReady = now;
+    for (const worker of startedAt.keys()) tell(worker, { type: 'host ready', ready: now });
+  };
 
   const fork = () => {
     const worker = cluster.fork();
     startedAt.set(worker, Date.now());
     worker.on('message', (message: WorkerMessage) => {
+      if (message?.type === 'ready') {
+        ready.add(worker);
+        updateHostReady();
+      }
       if (message?.type !== 'serving' || !starting) return;
       servingCount++;
       if (servingCount === processes) {
@@ -60,7 +83,9 @@ export function superviseWorkers(processes: number, logger: Logger): Supervisor 
     worker.on('exit', (code, signal) => {
       const lived = Date.now() - (startedAt.get(worker) ?? Date.now());
       startedAt.delete(worker);
+      ready.delete(worker);
       if (draining) return;
+      updateHostReady();
       if (starting) {
         // A worker that cannot start will not start the next time either (configuration, port).
         rejectServing(new Error(`an HTTP worker exited with ${signal ?? code} while starting`));

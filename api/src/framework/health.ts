@@ -12,14 +12,15 @@ export interface HealthDeps {
   /** Resolves when the database answers a trivial query. */
   checkDatabase: () => Promise<void>;
   /** What /ready checks besides the database; an absent check is not part of readiness. */
-  readiness?: { redis?: () => boolean; similarity?: () => boolean };
+  readiness?: { redis?: () => boolean; similarity?: () => boolean; processes?: () => boolean };
   /** The Prometheus text /metrics serves; absent = no /metrics. */
   metrics?: { render(): Promise<{ contentType: string; body: string }> };
 }
 
 /**
  * The operator's endpoints: `/health` (alive: 200 while the process runs), `/ready` (the database,
- * Redis when configured and the similarity indexes: 503 naming what is not ready) and `/metrics`
+ * Redis when configured, the similarity indexes and, under `serve --processes N`, the other
+ * processes of the host: 503 naming what is not ready) and `/metrics`
  * (Prometheus text, for loopback peers or holders of METRICS_TOKEN; see docs/security.md).
  */
 export function healthRoutes(deps: HealthDeps): Router {
@@ -39,9 +40,10 @@ export function healthRoutes(deps: HealthDeps): Router {
       checks.database = 'unavailable';
       databaseError = err;
     }
-    const { redis, similarity } = deps.readiness ?? {};
+    const { redis, similarity, processes } = deps.readiness ?? {};
     if (redis) checks.redis = redis() ? 'ok' : 'unavailable';
     if (similarity) checks.similarity = similarity() ? 'ok' : 'loading';
+    if (processes) checks.processes = processes() ? 'ok' : 'loading';
     const notReady = Object.keys(checks).filter((name) => checks[name] !== 'ok');
     ctx.status = notReady.length === 0 ? 200 : 503;
     // The reason is for operators (the 503's log line), never for whoever asks a public endpoint.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rehearsalPossible, rehearseCluster } from './cluster.ts';
+import { DEFAULT_HOST_CPUS, rehearsalPossible, rehearseCluster } from './cluster.ts';
 
 // The shortened rehearsal of issue 34 (one fault, one minute): the hosts are network namespaces,
 // which need root and iproute2 (CI runs as root on this machine kind). Anywhere else it is skipped
@@ -18,6 +18,7 @@ describe.skipIf(!possible.ok)(
         sounds: 1000,
         short: true,
         scalingRoundS: 3,
+        hostCpus: DEFAULT_HOST_CPUS,
         say: (line) => lines.push(line),
       });
       const context = `${JSON.stringify(f, null, 2)}\n${lines.join('\n')}`;

@@ -16,8 +16,9 @@ import { ensureApiBenchCatalogue } from '../api-bench-catalogue.ts';
 import { uploadSources } from '../upload-sources.ts';
 import { wrkLoad } from '../wrk-load.ts';
 import { checkUploads, waitForUploads } from './checks.ts';
+import { CpuGroups, cpuBudgetsPossible, machineCpuS, removeAbandonedGroups } from './cpu-budget.ts';
 import { crossHostChecks } from './cross-host.ts';
-import { HostCpu, namespaceCpuSeconds, nodeRssMb } from './host-stats.ts';
+import { HostCpu, namespaceCpuSeconds, namespaceProcesses, nodeRssMb } from './host-stats.ts';
 import {
   ensureHaproxy,
   type HostProcess,
@@ -35,16 +36,26 @@ import {
 import { answersPerWindow, isError, MixedLoad } from './load.ts';
 import {
   createNetwork,
+  HOSTS,
   type HostName,
   type Network,
   namespacesPossible,
   removeAbandonedRuns,
+  runIsAlive,
   setCable,
   teardownNetwork,
 } from './network.ts';
 import { drawReadMix, mixedPaths } from './read-mix.ts';
+import { describeTimeline, followRestart } from './restart-timeline.ts';
 import { SimilarityWatch } from './similarity-watch.ts';
 import { takeoverAfterKill } from './takeover.ts';
+
+/**
+ * Each API and worker host's CPU budget unless told: half a core, so that two API hosts (one core)
+ * leave the machine's second core to PostgreSQL, haproxy and the load generator of the throughput rounds.
+ */
+export const DEFAULT_HOST_CPUS = 0.5;
+const GROUP_WEIGHT = 8;
 
 export interface RehearsalOptions {
   /** Length of the mixed load with the faults. */
@@ -55,7 +66,27 @@ export interface RehearsalOptions {
   short: boolean;
   /** Seconds of each one-host / two-host throughput round (two rounds of each). */
   scalingRoundS: number;
+  /**
+   * Cores each API and worker host may use (a cgroup CPU quota), as if each were a machine of that
+   * size; null = no budget, every host on the whole machine. Ignored (said) where cgroups cannot be made.
+   */
+  hostCpus: number | null;
   say: (line: string) => void;
+}
+
+/** Cores a part of the cluster used over a throughput round (CPU seconds ÷ the round's seconds). */
+export interface RoundCores {
+  api: number;
+  db: number;
+  redis: number;
+  lb: number;
+  workers: number;
+  /** The load generator: wrk and the rehearsal's own process that starts it. */
+  load: number;
+  /** The rest of the machine's busy time: the rehearsal's driver and everything else running here. */
+  other: number;
+  /** Share of the round the API hosts' processes waited on their quota (throttled ÷ round). */
+  apiThrottled: number;
 }
 
 /** The figures of one run (`--json`), named as issue 34 names them. */
@@ -87,8 +118,15 @@ export interface RehearsalFigures {
   requests_dropped: number;
   one_host_rps: number;
   two_hosts_rps: number;
-  /** Each throughput round in its order: hosts in rotation and requests per second. */
-  scaling_rounds: { hosts: number; rps: number }[];
+  /** Each throughput round in its order: hosts in rotation, requests per second, cores by part. */
+  scaling_rounds: { hosts: number; rps: number; cores: RoundCores | null }[];
+  /**
+   * The CPU quota of each API and worker host, cores, how it was set, and each host's weight against
+   * the machine's other processes (in processes); null = none.
+   */
+  cpu_budget: { host_cores: number; cgroup: 'v1' | 'v2'; weight: number } | null;
+  /** The restarted API host's steps to ready, one line each. */
+  restart_timeline: string[];
   /** Seconds from the first start of each API host to its /ready. */
   api_first_start_s: number[];
   api_cpu_ms_per_request: number;
@@ -104,6 +142,7 @@ export interface RehearsalFigures {
 /** The run's temporary folders and processes, removed by `cleanup` whatever happened. */
 interface Run {
   network?: Network;
+  groups?: CpuGroups;
   dir: string;
   processes: HostProcess[];
 }
@@ -126,6 +165,8 @@ export function cleanup(run: Run): void {
   run.processes = [];
   if (run.network) teardownNetwork(run.network);
   run.network = undefined;
+  run.groups?.remove();
+  run.groups = undefined;
   fs.rmSync(run.dir, { recursive: true, force: true });
 }
 
@@ -164,6 +205,7 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
   const { say, sounds } = options;
   const loadAtStart = loadAverage();
   const abandoned = removeAbandonedRuns();
+  abandoned.push(...removeAbandonedGroups(runIsAlive));
   if (abandoned.length > 0) say(`removed the leftovers of earlier runs: ${abandoned.join(', ')}`);
   ensureHaproxy(say);
   // Before any host starts: generating the fixtures (when they are missing) takes a while.
@@ -177,6 +219,29 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
   say(
     `[1/7] network ${network.subnet}: bridge ${network.id}, 7 hosts (db ${at('db')}, redis ${at('redis')}, lb ${at('lb')}, api ${at('api1')} ${at('api2')}, workers ${at('worker1')} ${at('worker2')})`,
   );
+  // Every host in a CPU group of its own (its CPU counted exactly); API and worker hosts limited to
+  // their budget, as machines of that size. PostgreSQL, Redis and haproxy are the shared services:
+  // counted, not limited.
+  const budget = options.hostCpus === null ? null : cpuBudgetsPossible();
+  let cpuBudget: RehearsalFigures['cpu_budget'] = null;
+  if (budget && !budget.ok) say(`  no CPU budgets: ${budget.reason}; every host uses the whole machine`);
+  if (budget?.ok && options.hostCpus !== null) {
+    const groups = new CpuGroups(network.id, [...Object.keys(HOSTS), 'load']);
+    run.groups = groups;
+    network.inCpuGroup = (host, command) => groups.command(host, command);
+    for (const host of ['api1', 'api2', 'worker1', 'worker2'] as const) groups.limit(host, options.hostCpus);
+    // Each host as much weight as the machine's other processes put together would have at load 8:
+    // the budgets and the shared services are the rehearsal's, whatever else runs here.
+    for (const host of Object.keys(HOSTS)) groups.weigh(host, GROUP_WEIGHT);
+    // The load generator is a client machine: this process (the mixed load, the checks) and the wrk it starts.
+    groups.weigh('load', GROUP_WEIGHT);
+    groups.moveSelf('load');
+    cpuBudget = { host_cores: options.hostCpus, cgroup: budget.kind, weight: GROUP_WEIGHT };
+    say(
+      `  CPU budgets (cgroup ${budget.kind}): ${options.hostCpus} core for each API and worker host; db, redis, lb counted, not limited; every host weighs ${GROUP_WEIGHT} processes against the machine's other work`,
+    );
+  }
+  const groups = run.groups;
 
   for (const sub of ['pg', 'redis', 'shared', 'lb', 'work']) fs.mkdirSync(path.join(run.dir, sub));
   fs.chmodSync(run.dir, 0o755);
@@ -228,6 +293,8 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       PUBLIC_URL: `http://earshot-lb:${LB_PORT}`,
       OAUTH2_HTTPS_ONLY: '0',
       LOG_LEVEL: 'warn',
+      // Which process answered: the restart's timeline follows each one (benchmarks only).
+      EARSHOT_SERVED_BY_HEADER: '1',
     };
     const apiOrigin = (host: HostName) => `http://${at(host)}:8000`;
     const lbOrigin = `http://${at('lb')}:${LB_PORT}`;
@@ -247,8 +314,11 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       worker1: new HostCpu(network.namespace('worker1')),
       worker2: new HostCpu(network.namespace('worker2')),
     };
-    const startHost = (host: 'api1' | 'api2' | 'worker1' | 'worker2') => {
-      const p = startEarshotHost(network, host, host.startsWith('api') ? 'api' : 'worker', overrides);
+    const startHost = (host: 'api1' | 'api2' | 'worker1' | 'worker2', logLevel = overrides.LOG_LEVEL) => {
+      const p = startEarshotHost(network, host, host.startsWith('api') ? 'api' : 'worker', {
+        ...overrides,
+        LOG_LEVEL: logLevel,
+      });
       run.processes.push(p);
       return p;
     };
@@ -321,27 +391,52 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     );
     const readMix = await drawReadMix(dbUrl, sounds, 4000);
     const wrkPaths = mixedPaths(readMix, 20_000);
-    const rounds: { hosts: 1 | 2; rps: number; apiCpuS: number; requests: number }[] = [];
-    // A first round on both hosts warms caches and compiled code, then one-two-two-one, so that a
-    // drift of the machine's other load over the rounds weighs on both sides alike.
-    const readRound = () =>
+    const rounds: {
+      hosts: 1 | 2;
+      rps: number;
+      apiCpuS: number;
+      requests: number;
+      cores: RoundCores | null;
+    }[] = [];
+    const partsCpu = () => {
+      const g = groups;
+      const usage = (host: HostName) => g?.usageS(host) ?? 0;
+      return {
+        api: usage('api1') + usage('api2'),
+        db: usage('db'),
+        redis: usage('redis'),
+        lb: usage('lb'),
+        workers: usage('worker1') + usage('worker2'),
+        load: g?.usageS('load') ?? 0,
+        apiThrottled: (g?.throttledS('api1') ?? 0) + (g?.throttledS('api2') ?? 0),
+        machine: machineCpuS().busy,
+        at: Date.now(),
+      };
+    };
+    // Three rounds' time on both hosts warms caches and compiled code (with one round, the first
+    // one-host round answered at half the rate of the last), then one-two-two-one, so that a drift
+    // of the machine's other load over the rounds weighs on both sides alike.
+    const readRound = (durationS = options.scalingRoundS) =>
       wrkLoad({
         origin: lbOrigin,
         paths: wrkPaths,
         connections: 16,
-        durationS: options.scalingRoundS,
+        durationS,
         headers: { Authorization: `Token ${apiKey}` },
       });
-    await readRound();
+    await readRound(3 * options.scalingRoundS);
     for (const hosts of [1, 2, 2, 1] as const) {
       await haproxyCommand(lbSocket, `${hosts === 1 ? 'disable' : 'enable'} server api/api2`);
       await sleep(500);
       const cpuBefore = cpu.api1.sample() + cpu.api2.sample();
+      const partsBefore = partsCpu();
       const r = await readRound();
+      const partsAfter = partsCpu();
       const apiCpuS = cpu.api1.sample() + cpu.api2.sample() - cpuBefore;
-      rounds.push({ hosts, rps: r.rps, apiCpuS, requests: r.total });
+      const cores = groups ? roundCores(partsBefore, partsAfter) : null;
+      rounds.push({ hosts, rps: r.rps, apiCpuS, requests: r.total, cores });
       say(
-        `  ${hosts} host${hosts > 1 ? 's' : ''}: ${r.rps.toFixed(0)} req/s (p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)`,
+        `  ${hosts} host${hosts > 1 ? 's' : ''}: ${r.rps.toFixed(0)} req/s (p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)${cores ? `; cores: ${describeCores(cores)}` : ''}`,
       );
     }
     await haproxyCommand(lbSocket, 'enable server api/api2');
@@ -387,6 +482,7 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     const kills: { from: number; to: number }[] = [];
     let apiRecoveryS: number | null = null;
     let apiRestartCpuS: number | null = null;
+    let restartTimeline: string[] = [];
     let takeover: Promise<number | null> = Promise.resolve(null);
     const sampler = setInterval(() => {
       for (const c of Object.values(cpu)) c.sample();
@@ -419,11 +515,28 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       );
       await sleep(5000);
       const restartAt = Date.now();
-      hostProcs.api1 = startHost('api1');
-      await waitFor('api1 back after its restart', 120_000, () => ready(apiOrigin('api1')));
-      apiRecoveryS = (Date.now() - restartAt) / 1000;
+      // At level info: its log says when each process had its similarity state loaded.
+      const restarted = startHost('api1', 'info');
+      hostProcs.api1 = restarted;
+      const timeline = await followRestart(
+        apiOrigin('api1'),
+        restartAt,
+        {
+          cpu: () => ({
+            cpuS: groups?.usageS('api1') ?? namespaceCpuSeconds(network.namespace('api1')),
+            throttledS: groups?.throttledS('api1') ?? 0,
+          }),
+          log: restarted.child.stderr,
+          output: restarted.output,
+          exited: () => restarted.child.exitCode !== null,
+          processes: () => namespaceProcesses(network.namespace('api1')),
+        },
+        120_000,
+      );
+      apiRecoveryS = timeline.readyS;
+      restartTimeline = describeTimeline(timeline);
       // The CPU its processes spent to get there: the part of the wait the machine's other load does not stretch.
-      apiRestartCpuS = namespaceCpuSeconds(network.namespace('api1'));
+      apiRestartCpuS = timeline.steps.find((step) => step.what.startsWith('ready'))?.cpuS ?? null;
       cpu.api1.sample();
       watch.up('api1');
       faults.push(`api1: restarted, ready (similarity loaded) after ${apiRecoveryS.toFixed(1)} s`);
@@ -503,7 +616,9 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
       answers_per_5s: answersPerWindow(load.records, startedAt, startedAt + scenarioS * 1000, 5),
       requests_dropped: load.dropped,
       one_host_rps: Math.round(oneRps),
-      scaling_rounds: rounds.map((r) => ({ hosts: r.hosts, rps: Math.round(r.rps) })),
+      scaling_rounds: rounds.map((r) => ({ hosts: r.hosts, rps: Math.round(r.rps), cores: r.cores })),
+      cpu_budget: cpuBudget,
+      restart_timeline: restartTimeline,
       api_first_start_s: firstStarts,
       two_hosts_rps: Math.round(twoRps),
       api_cpu_ms_per_request: Math.round(apiCpuMsPerRequest * 100) / 100,
@@ -533,4 +648,28 @@ async function rehearse(options: RehearsalOptions, run: Run): Promise<RehearsalF
     await db.end().catch(() => {});
     redis.disconnect();
   }
+}
+
+type PartsCpu = Omit<RoundCores, 'other'> & { machine: number; at: number };
+
+/** Cores each part used between two readings. */
+function roundCores(before: PartsCpu, after: PartsCpu): RoundCores {
+  const seconds = (after.at - before.at) / 1000;
+  const c = (x: number) => Math.round((x / seconds) * 100) / 100;
+  const d = (k: keyof PartsCpu) => after[k] - before[k];
+  const ours = d('api') + d('db') + d('redis') + d('lb') + d('workers') + d('load');
+  return {
+    api: c(d('api')),
+    db: c(d('db')),
+    redis: c(d('redis')),
+    lb: c(d('lb')),
+    workers: c(d('workers')),
+    load: c(d('load')),
+    other: c(Math.max(0, d('machine') - ours)),
+    apiThrottled: c(d('apiThrottled')),
+  };
+}
+
+export function describeCores(c: RoundCores): string {
+  return `API ${c.api} (waiting on quota ${c.apiThrottled}), PostgreSQL ${c.db}, Redis ${c.redis}, haproxy ${c.lb}, load generator (wrk, the driver) ${c.load}, workers ${c.workers}, rest of the machine ${c.other}`;
 }

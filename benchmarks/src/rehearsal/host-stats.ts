@@ -2,10 +2,12 @@
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { namespacePids } from './network.ts';
 
 let ticks: number | undefined;
-function clockTicks(): number {
+/** The clock ticks /proc counts CPU time in (USER_HZ). */
+export function clockTicks(): number {
   ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
   return ticks;
 }
@@ -27,6 +29,27 @@ function processCpuSeconds(pid: number): number {
 /** CPU seconds the processes of a namespace have used (those alive now, their reaped children included). */
 export function namespaceCpuSeconds(namespace: string): number {
   return namespacePids(namespace).reduce((a, pid) => a + processCpuSeconds(pid), 0);
+}
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The processes of a namespace with their command lines (relative to the repository, the first 80 characters) and scheduler states. */
+export function namespaceProcesses(namespace: string): { pid: number; command: string; state: string }[] {
+  return namespacePids(namespace).flatMap((pid) => {
+    try {
+      const command = fs
+        .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .join(' ')
+        .trim()
+        .replaceAll(REPO, '');
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      return [{ pid, command: command.slice(0, 80), state }];
+    } catch {
+      return []; // exited meanwhile
+    }
+  });
 }
 
 /** Resident memory (MB) of each node process of a namespace. */

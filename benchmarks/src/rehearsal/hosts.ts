@@ -27,7 +27,9 @@ export function runOnHost(
   env: NodeJS.ProcessEnv,
   cwd = REPO,
 ): HostProcess {
-  const child = spawn('ip', ['netns', 'exec', network.namespace(host), ...command], {
+  const inNamespace = ['ip', 'netns', 'exec', network.namespace(host), ...command];
+  const [file, ...args] = network.inCpuGroup?.(host, inNamespace) ?? inNamespace;
+  const child = spawn(file, args, {
     env,
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

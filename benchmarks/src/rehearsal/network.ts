@@ -41,6 +41,8 @@ export interface Network {
   namespace(host: HostName): string;
   /** The bridge side of a host's cable: down = the host is cut off, up = plugged in again. */
   cable(host: HostName): string;
+  /** Wraps a host's command so that it runs in the host's CPU group (cpu-budget.ts); unset = no groups. */
+  inCpuGroup?: (host: HostName, command: string[]) => string[];
 }
 
 function ip(...args: string[]): string {
@@ -63,7 +65,8 @@ export function namespacesPossible(): { ok: true } | { ok: false; reason: string
   return { ok: true };
 }
 
-function runIsAlive(id: string): boolean {
+/** Whether the rehearsal process of run `id` (its pid) still runs. */
+export function runIsAlive(id: string): boolean {
   const pid = Number(id.slice(PREFIX.length));
   if (!Number.isInteger(pid) || pid === process.pid) return pid === process.pid;
   try {

@@ -1,6 +1,6 @@
 // The rehearsal's report: the table it prints, the JSON of `--json`, benchmarks/results/cluster.md.
 
-import type { RehearsalFigures } from './cluster.ts';
+import { describeCores, type RehearsalFigures } from './cluster.ts';
 
 interface Row {
   check: string;
@@ -90,7 +90,15 @@ export function details(f: RehearsalFigures): string {
     `- ${f.sounds} sounds, ${f.minutes} min of mixed load: ${f.requests} requests (${f.requests_per_s}/s), ${f.uploads_accepted} uploads accepted, ${f.uploads_processed} processed`,
     `- faults: ${f.faults.join('; ')}`,
     `- answers per 5 s through the scenario: ${f.answers_per_5s.join(' ')}; requests not sent because 64 were waiting: ${f.requests_dropped}`,
+    `- CPU budget: ${f.cpu_budget ? `${f.cpu_budget.host_cores} core for each API and worker host (cgroup ${f.cpu_budget.cgroup} quota); PostgreSQL, Redis, haproxy and wrk not limited; each host's group weighs as ${f.cpu_budget.weight} processes against the machine's other work` : 'none (every host on the whole machine)'}`,
     `- throughput rounds (hosts in rotation: requests/s): ${f.scaling_rounds.map((r) => `${r.hosts}: ${r.rps}`).join(', ')}; first start of the two API hosts (with the two worker hosts, at once): ready after ${f.api_first_start_s.join(' s and ')} s`,
+    ...f.scaling_rounds
+      .filter((r) => r.cores)
+      .map(
+        (r, i) =>
+          `  - round ${i + 1}, ${r.hosts} host${r.hosts > 1 ? 's' : ''}, ${r.rps} req/s${r.cores ? `, API CPU per answer ${((1000 * r.cores.api) / Math.max(1, r.rps)).toFixed(2)} ms, cores used: ${describeCores(r.cores)}` : ''}`,
+      ),
+    `- the restarted API host, from its restart: ${f.restart_timeline.join('; ')}`,
     `- API CPU per read through the balancer: ${f.api_cpu_ms_per_request} ms; worker CPU per sound processed: ${f.worker_cpu_s_per_sound ?? '–'} s; largest API process ${f.api_process_rss_mb} MB`,
     `- load average (1, 5, 15 min): ${f.load_average.start.join(', ')} at the start, ${f.load_average.end.join(', ')} after the scenario (2 cores)`,
     ...(f.problems.length ? [`- problems: ${f.problems.join('; ')}`] : []),

@@ -21,20 +21,27 @@ export function register(program: Command): void {
     .option('--json <file>', 'also write the figures as JSON')
     .option('--sounds <n>', 'synthetic sounds in the catalogue', '10000')
     .option('--short', 'one fault (an API host killed) instead of four; results/cluster.md is not written')
-    .action((options: { minutes: string; json?: string; sounds: string; short?: boolean }) => {
-      const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
-      if (build.status !== 0) {
-        process.exitCode = build.status ?? 1;
-        return;
-      }
-      const args = ['--minutes', options.minutes, '--sounds', options.sounds];
-      if (options.json) args.push('--json', path.resolve(options.json));
-      if (options.short) args.push('--short');
-      const result = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', path.join(repoRoot, 'benchmarks/src/rehearsal/main.ts'), ...args],
-        { stdio: 'inherit' },
-      );
-      process.exitCode = result.status ?? 1;
-    });
+    .option(
+      '--host-cpus <cores>',
+      'CPU quota of each API and worker host (a cgroup), or "none" for the whole machine (default 0.5)',
+    )
+    .action(
+      (options: { minutes: string; json?: string; sounds: string; short?: boolean; hostCpus?: string }) => {
+        const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+        if (build.status !== 0) {
+          process.exitCode = build.status ?? 1;
+          return;
+        }
+        const args = ['--minutes', options.minutes, '--sounds', options.sounds];
+        if (options.json) args.push('--json', path.resolve(options.json));
+        if (options.short) args.push('--short');
+        if (options.hostCpus) args.push('--host-cpus', options.hostCpus);
+        const result = spawnSync(
+          process.execPath,
+          ['--import', 'tsx', path.join(repoRoot, 'benchmarks/src/rehearsal/main.ts'), ...args],
+          { stdio: 'inherit' },
+        );
+        process.exitCode = result.status ?? 1;
+      },
+    );
 }

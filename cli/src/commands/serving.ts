@@ -1,12 +1,14 @@
 // What `earshot serve` runs, loaded by its action (serve.ts holds only the command's definition, so
-// that `earshot --help` loads none of the API, the catalogue or the workers).
+// that `earshot --help` loads none of the API, the catalogue or the workers). The API is imported
+// by the processes that serve it: the primary of `--processes N` only migrates and supervises, and
+// its workers start only once it has, so every CPU-second it spends delays a restarted host.
 import cluster from 'node:cluster';
-import { buildAppDeps, type MetricSources, serverFfmpeg, startServer } from '@earshot/api';
+import type { MetricSources } from '@earshot/api';
 import { type Catalogue, openCatalogue } from '@earshot/catalogue';
 import { type Config, createLogger, type Logger, loadConfig } from '@earshot/common';
 import type { Ffmpeg } from '@earshot/core';
 import { type DemoAccount, ensureDemoAccount, logSimilarityFailure } from '@earshot/services';
-import { createJobRunner, type JobRunner } from '@earshot/workers';
+import type { createJobRunner, JobRunner } from '@earshot/workers';
 import { type PrimaryMessage, superviseWorkers, type WorkerMessage } from '../cluster.ts';
 import { importDemoFixtures } from '../demo-import.ts';
 import { onShutdown } from '../shutdown.ts';
@@ -52,6 +54,7 @@ async function apiDeps(
   jobs: ReturnType<typeof createJobRunner>,
   ffmpeg?: Ffmpeg,
 ) {
+  const { buildAppDeps } = await import('@earshot/api');
   const deps = await buildAppDeps({
     config,
     logger,
@@ -70,7 +73,9 @@ async function serveOne(config: Config, logger: Logger): Promise<void> {
   const catalogue = await openCatalogue({ config, logger, role: 'server', description: 'earshot serve' });
   // Without Redis the jobs run in this process; with Redis this process only queues them. Both
   // run one Ffmpeg: its choice is logged once, and the jobs' ffprobe runs use the spawn helper too.
+  const { serverFfmpeg, startServer } = await import('@earshot/api');
   const ffmpeg = serverFfmpeg(config, logger);
+  const { createJobRunner } = await import('@earshot/workers');
   const jobs = createJobRunner({
     config,
     logger,
@@ -108,7 +113,10 @@ async function servePrimary(config: Config, logger: Logger): Promise<void> {
     role: 'server',
     description: 'earshot serve (primary)',
   });
-  const jobs = createJobRunner({ config, logger, catalogue });
+  // Its job runner only queues the demo import: a production primary (DEMO_IMPORT=0) loads no workers package.
+  const jobs = config.DEMO_IMPORT
+    ? (await import('@earshot/workers')).createJobRunner({ config, logger, catalogue })
+    : undefined;
   const workers = superviseWorkers(config.API_PROCESSES, logger);
   let origin: string;
   try {
@@ -116,17 +124,17 @@ async function servePrimary(config: Config, logger: Logger): Promise<void> {
   } catch (err) {
     logger.error({ err }, 'the HTTP workers did not start');
     await workers.drain(10_000);
-    await jobs.close(0);
+    await jobs?.close(0);
     await catalogue.close();
     process.exitCode = 1;
     return;
   }
   await announce(config, logger, catalogue, origin, config.API_PROCESSES);
-  await importDemo(config, logger, catalogue, jobs);
+  if (jobs) await importDemo(config, logger, catalogue, jobs);
   onShutdown(logger, async () => {
     // Each worker drains as one process does (10 s for requests in flight); 15 s before a kill.
     const clean = await workers.drain(15_000);
-    await jobs.close(0);
+    await jobs?.close(0);
     await catalogue.close();
     if (!clean) throw new Error('an HTTP worker did not exit cleanly');
   });
@@ -141,8 +149,13 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
     description: 'earshot serve (worker)',
   });
   // REDIS_URL is set (the primary checked): this runner only queues, for the upload routes.
+  const { createJobRunner } = await import('@earshot/workers');
   const jobs = createJobRunner({ config, logger, catalogue });
+  const { startServer } = await import('@earshot/api');
   const deps = await apiDeps(config, logger, catalogue, jobs);
+  // Ready when this process and its siblings are (the primary tells): see superviseWorkers.
+  let hostReady = false;
+  deps.readiness = { ...deps.readiness, processes: () => hostReady };
   const server = await startServer(deps);
   if (process.env.EARSHOT_SERVED_BY_HEADER === '1') {
     // Tests and benchmarks only: which worker answered (the ordering of listeners puts it first).
@@ -163,7 +176,15 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
       process.send?.(stopped);
     }
     if (message?.type === 'drain') drain('drain from the primary');
+    if (message?.type === 'host ready') hostReady = message.ready;
   });
+  const ownReady = setInterval(() => {
+    if (!deps.similarity.isReady()) return;
+    clearInterval(ownReady);
+    const ready: WorkerMessage = { type: 'ready' };
+    process.send?.(ready);
+  }, 100);
+  ownReady.unref();
   const serving: WorkerMessage = { type: 'serving', origin: server.origin };
   process.send?.(serving);
 }
