@@ -24,3 +24,9 @@ export {
   type WorkerStatsOptions,
   writeWorkerStats,
 } from './worker-process.ts';
+export {
+  createWebhookDeliveries,
+  WEBHOOK_QUEUE,
+  type WebhookDeliveries,
+  type WebhookDeliveriesOptions,
+} from './webhooks/deliveries.ts';

@@ -2,6 +2,7 @@ import type { ChangeVersion } from '@earshot/catalogue';
 import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
 import { ChangesService } from './changes.ts';
+import { EventHub } from './event-hub.ts';
 import { PeopleService } from './people.ts';
 import type {
   CatalogueExports,
@@ -12,6 +13,8 @@ import type {
   SoundChangesReader,
   SoundFiles,
   SoundWrites,
+  UserEventsReader,
+  WebhookStore,
 } from './ports.ts';
 import type { Variant } from './records.ts';
 import { SearchService } from './search.ts';
@@ -45,6 +48,8 @@ export interface ApiPorts {
   soundChanges?: SoundChangesReader;
   /** The bulk export's file; without it `/apiv2/export/` is not served. */
   exports?: CatalogueExports;
+  /** Events about users' sounds; without them `/apiv2/me/events/` and the webhooks are not served. */
+  events?: { reader: UserEventsReader; webhooks: WebhookStore };
 }
 
 export interface ApiServices {
@@ -66,6 +71,8 @@ export interface ApiServices {
   changes?: ChangesService;
   /** The bulk export (`/apiv2/export/`). */
   exports?: CatalogueExports;
+  /** Webhooks and the event stream (`/apiv2/me/webhooks/`, `/apiv2/me/events/`). */
+  events?: { hub: EventHub; webhooks: WebhookStore };
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -87,5 +94,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
     changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
     exports: ports.exports,
+    events: ports.events && { hub: new EventHub(ports.events.reader), webhooks: ports.events.webhooks },
   };
 }

@@ -4,6 +4,7 @@ import type { AnyRoute } from '../framework/http/route.ts';
 import type { RateLimiter } from '../framework/rate-limits/rate-limiter.ts';
 import { changesRoutes } from './routes/changes.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
+import { eventRoutes } from './routes/events.ts';
 import { downloadRoutes } from './routes/downloads.ts';
 import { exportRoutes } from './routes/export.ts';
 import { meRoutes } from './routes/me.ts';
@@ -40,6 +41,7 @@ export function v2Routes(
     ...mediaRoutes(services, options.isVisible),
     ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
     ...(services.exports ? exportRoutes(services.exports) : []),
+    ...(services.events ? eventRoutes(services.events) : []),
   ];
   if (services.social)
     routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));

@@ -27,3 +27,5 @@ export { normalizeTags } from './tags.ts';
 export * from './uploads.ts';
 export * from './users.ts';
 export * from './web-sessions.ts';
+export * from './user-events.ts';
+export * from './webhooks.ts';
