@@ -107,6 +107,7 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
   let aliceSound: number;
   let alice: number;
   let bob: number;
+  let carol: number;
 
   beforeAll(async () => {
     ({ server: s, stop } = await startOn(backend, { WEBHOOK_ALLOW_PRIVATE: 'true' }));
@@ -118,6 +119,8 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
       (await db.selectFrom('sounds').select('id').where('user_id', '=', user).orderBy('id').executeTakeFirstOrThrow())
         .id;
     bobSound = await soundOf(bob);
+    await createApiCredential(db, { username: 'carol', name: 'Carol app', redirectUri: 'http://127.0.0.1/cb' });
+    carol = (await db.selectFrom('users').select('id').where('username', '=', 'carol').executeTakeFirstOrThrow()).id;
     aliceSound = await soundOf(alice);
     const logger = createLogger('silent');
     const queue = new InProcessWebhookQueue(
@@ -243,7 +246,7 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
   it('streams the same events as server-sent events, resumable with Last-Event-ID', async () => {
     const first = await openStream(s, {});
     await comment('streamed 1');
-    await bookmarkSound(s.catalogue.db, { userId: alice, soundId: bobSound, name: 'again', category: 'drums' });
+    await bookmarkSound(s.catalogue.db, { userId: carol, soundId: bobSound, name: 'kick', category: 'drums' });
     const two = await first.next(2);
     first.close();
     expect(two.map((e) => e.event)).toEqual(['commented', 'bookmarked']);
@@ -260,12 +263,12 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     expect(JSON.parse(live.data).data.comment).toBe('live again');
     resumed.close();
     // Filtered by kind.
-    const bookmarks = await openStream(s, {}, '?events=bookmarked');
-    await comment('not a bookmark');
-    await bookmarkSound(s.catalogue.db, { userId: alice, soundId: bobSound, name: 'third', category: 'kicks' });
-    const [bookmarked] = await bookmarks.next(1);
-    expect(JSON.parse(bookmarked.data)).toMatchObject({ type: 'bookmarked', sound_id: bobSound });
-    bookmarks.close();
+    const ratings = await openStream(s, {}, '?events=rated');
+    await comment('not a rating');
+    await rateSound(s.catalogue.db, { soundId: bobSound, userId: carol, rating: 5 });
+    const [rated] = await ratings.next(1);
+    expect(JSON.parse(rated.data)).toMatchObject({ type: 'rated', sound_id: bobSound, data: { rating: 5 } });
+    ratings.close();
   });
 
   it('refuses a Last-Event-ID it did not hand out, with a 400', async () => {
