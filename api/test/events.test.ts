@@ -1,3 +1,4 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { addComment, bookmarkSound, rateSound } from '@earshot/catalogue';
 import { createTestDatabase, setModerationState } from '@earshot/catalogue/testing';
 import { createLogger } from '@earshot/common';
@@ -83,6 +84,24 @@ describe.each(backends)('webhook URLs on %s', (backend) => {
     expect((await call(s, 'GET', '/apiv2/me/webhooks/')).body.webhooks).toEqual([]);
   });
 
+  it('is described in the OpenAPI document, each operation marked as earshot’s own', async () => {
+    const doc = (await (await fetch(`${s.origin}/apiv2/openapi.json`)).json()) as Json;
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const ops = [
+      doc.paths['/apiv2/me/webhooks/'].post,
+      doc.paths['/apiv2/me/webhooks/'].get,
+      doc.paths['/apiv2/me/webhooks/{webhook_id}/'].get,
+      doc.paths['/apiv2/me/webhooks/{webhook_id}/'].delete,
+      doc.paths['/apiv2/me/webhooks/{webhook_id}/deliveries/'].get,
+      doc.paths['/apiv2/me/events/'].get,
+    ];
+    for (const op of ops) expect(op.summary).toMatch(/^earshot: /);
+    expect(Object.keys(doc.paths['/apiv2/me/events/'].get.responses['200'].content)).toEqual([
+      'text/event-stream',
+    ]);
+    expect(ops[0].parameters.map((p: Json) => p.name)).toEqual(expect.arrayContaining(['url', 'events']));
+  });
+
   it('refuses unknown kinds, a missing url and a caller without credentials', async () => {
     const bad = await call(s, 'POST', '/apiv2/me/webhooks/', {
       form: { url: 'http://93.184.215.14/', events: 'commented,downloaded' },
@@ -116,11 +135,23 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     alice = s.seeded.userIds.alice;
     bob = s.seeded.userIds.bob;
     const soundOf = async (user: number) =>
-      (await db.selectFrom('sounds').select('id').where('user_id', '=', user).orderBy('id').executeTakeFirstOrThrow())
-        .id;
+      (
+        await db
+          .selectFrom('sounds')
+          .select('id')
+          .where('user_id', '=', user)
+          .orderBy('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     bobSound = await soundOf(bob);
-    await createApiCredential(db, { username: 'carol', name: 'Carol app', redirectUri: 'http://127.0.0.1/cb' });
-    carol = (await db.selectFrom('users').select('id').where('username', '=', 'carol').executeTakeFirstOrThrow()).id;
+    await createApiCredential(db, {
+      username: 'carol',
+      name: 'Carol app',
+      redirectUri: 'http://127.0.0.1/cb',
+    });
+    carol = (
+      await db.selectFrom('users').select('id').where('username', '=', 'carol').executeTakeFirstOrThrow()
+    ).id;
     aliceSound = await soundOf(alice);
     const logger = createLogger('silent');
     const queue = new InProcessWebhookQueue(
@@ -168,8 +199,12 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
       redirectUri: 'http://127.0.0.1/cb',
       level: 'unlimited',
     });
-    expect((await call(s, 'GET', '/apiv2/me/webhooks/', { key: other.client_secret })).body.webhooks).toEqual([]);
-    const foreign = await call(s, 'DELETE', `/apiv2/me/webhooks/${created.body.id}/`, { key: other.client_secret });
+    expect((await call(s, 'GET', '/apiv2/me/webhooks/', { key: other.client_secret })).body.webhooks).toEqual(
+      [],
+    );
+    const foreign = await call(s, 'DELETE', `/apiv2/me/webhooks/${created.body.id}/`, {
+      key: other.client_secret,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.detail).toMatch(/No webhook/);
   });
@@ -213,8 +248,13 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     expect(last.json.data).toMatchObject({ comment: 'while it fails' });
     expect(Number(last.headers['earshot-delivery-attempt'])).toBeGreaterThanOrEqual(3);
     const [hook] = (await call(s, 'GET', '/apiv2/me/webhooks/')).body.webhooks;
-    const log = await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/deliveries/?limit=1000`);
-    const attempts = log.body.deliveries.filter((d: Json) => d.event_id === last.json.id);
+    // The success is logged once the receiver's answer is in, a moment after the receiver saw it.
+    const attemptsOf = async () =>
+      (await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/deliveries/?limit=1000`)).body.deliveries.filter(
+        (d: Json) => d.event_id === last.json.id,
+      ) as Json[];
+    await expect.poll(async () => (await attemptsOf())[0]?.ok).toBe(true);
+    const attempts = await attemptsOf();
     expect(attempts[0]).toMatchObject({ ok: true, status: 204, error: null });
     expect(attempts.slice(1).every((d: Json) => d.ok === false && d.status === 503)).toBe(true);
     expect(attempts.length).toBeGreaterThanOrEqual(3);
@@ -227,7 +267,9 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     for (const text of texts) await comment(text);
     const [hook] = (await call(s, 'GET', '/apiv2/me/webhooks/')).body.webhooks;
     await expect
-      .poll(async () => (await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/`)).body.failures, { timeout: 15_000 })
+      .poll(async () => (await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/`)).body.failures, {
+        timeout: 15_000,
+      })
       .toBeGreaterThanOrEqual(2);
     const down = await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/`);
     expect(down.body.last_error).toMatch(/ECONNREFUSED/);
@@ -246,7 +288,12 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
   it('streams the same events as server-sent events, resumable with Last-Event-ID', async () => {
     const first = await openStream(s, {});
     await comment('streamed 1');
-    await bookmarkSound(s.catalogue.db, { userId: carol, soundId: bobSound, name: 'kick', category: 'drums' });
+    await bookmarkSound(s.catalogue.db, {
+      userId: carol,
+      soundId: bobSound,
+      name: 'kick',
+      category: 'drums',
+    });
     const two = await first.next(2);
     first.close();
     expect(two.map((e) => e.event)).toEqual(['commented', 'bookmarked']);

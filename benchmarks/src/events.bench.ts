@@ -15,13 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addComment, bookmarkSound, openCatalogue, rateSound } from '@earshot/catalogue';
-import { insertSeedSound, insertSeedUser } from '@earshot/catalogue/testing';
+import { createTestDatabase, insertSeedSound, insertSeedUser } from '@earshot/catalogue/testing';
 import { createLogger } from '@earshot/common';
 import { httpWebhookSender, registerWebhook, resolveWebhookTarget } from '@earshot/services';
 import { WebhookReceiver } from '@earshot/services/testing';
-import { createWebhookDeliveries, WEBHOOK_QUEUE } from '@earshot/workers';
+import { createWebhookDeliveries, WEBHOOK_QUEUE, type WebhookDeliveries } from '@earshot/workers';
 import { Queue } from 'bullmq';
-import pg from 'pg';
 import { arg } from './args.ts';
 
 const subscribers = Number(arg('subscribers', '100'));
@@ -35,24 +34,19 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const resultsFile = path.join(here, '..', 'results', 'events.md');
 const logger = createLogger('silent');
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 function quantile(sorted: number[], q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : Number.NaN;
 }
 
 async function redisReachable(): Promise<boolean> {
-  const queue = new Queue('probe', { connection: { url: redisUrl, maxRetriesPerRequest: 1, connectTimeout: 1000 } });
+  const queue = new Queue('probe', {
+    connection: { url: redisUrl, maxRetriesPerRequest: 1, connectTimeout: 1000 },
+  });
   try {
-    await Promise.race([queue.waitUntilReady(), new Promise((_, no) => setTimeout(() => no(new Error('timeout')), 2000))]);
+    await Promise.race([
+      queue.waitUntilReady(),
+      new Promise((_, no) => setTimeout(() => no(new Error('timeout')), 2000)),
+    ]);
     return true;
   } catch {
     return false;
@@ -62,12 +56,9 @@ async function redisReachable(): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  const name = `earshot_events_bench_${process.pid}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
+  const database = await createTestDatabase(baseUrl);
   const catalogue = await openCatalogue({
-    config: { dataDir: os.tmpdir(), DATABASE_URL: url.toString() },
+    config: { dataDir: os.tmpdir(), DATABASE_URL: database.url },
     logger,
     role: 'server',
   });
@@ -81,7 +72,11 @@ async function main(): Promise<void> {
       fans.push(await insertSeedUser(db, { username: `fan${i}`, password_hash: null, avatar_path: null }));
     const soundIds: number[] = [];
     for (let i = 0; i < subscribers; i++) {
-      const owner = await insertSeedUser(db, { username: `owner${i}`, password_hash: null, avatar_path: null });
+      const owner = await insertSeedUser(db, {
+        username: `owner${i}`,
+        password_hash: null,
+        avatar_path: null,
+      });
       soundIds.push(
         await insertSeedSound(db, {
           user_id: owner,
@@ -93,7 +88,12 @@ async function main(): Promise<void> {
           moderation_state: 'ok',
         }),
       );
-      await registerWebhook(db, { userId: owner, clientId: 'bench' }, { url: receiver.url }, { allowPrivate: true });
+      await registerWebhook(
+        db,
+        { userId: owner, clientId: 'bench' },
+        { url: receiver.url },
+        { allowPrivate: true },
+      );
     }
 
     // A fan rates or bookmarks a sound once (a second rating is refused, a second bookmark moves it).
@@ -127,6 +127,16 @@ async function main(): Promise<void> {
       return { committed, events: n };
     }
 
+    const startDeliveries = async (mode: 'in-process' | 'bullmq'): Promise<WebhookDeliveries> => {
+      const deliveries = createWebhookDeliveries({
+        config: { REDIS_URL: mode === 'bullmq' ? redisUrl : undefined, WEBHOOK_ALLOW_PRIVATE: true },
+        logger,
+        catalogue,
+        queuePrefix: prefix,
+      });
+      await deliveries.start();
+      return deliveries;
+    };
     const rows: string[] = [];
     // Floor: the receiver's POST round trip alone, from this process.
     const target = await resolveWebhookTarget(receiver.url, true);
@@ -146,13 +156,7 @@ async function main(): Promise<void> {
     if (await redisReachable()) modes.push('bullmq');
     let p99Worst = 0;
     for (const mode of modes) {
-      const deliveries = createWebhookDeliveries({
-        config: { REDIS_URL: mode === 'bullmq' ? redisUrl : undefined, WEBHOOK_ALLOW_PRIVATE: true },
-        logger,
-        catalogue,
-        queuePrefix: prefix,
-      });
-      await deliveries.start();
+      const deliveries = await startDeliveries(mode);
       const before = receiver.accepted.length;
       const { committed, events } = await write(rate, seconds, mode);
       await receiver.waitFor(before + events, 60_000).catch(() => undefined);
@@ -174,13 +178,7 @@ async function main(): Promise<void> {
 
     // The receiver down for downSeconds, the writer going on; then back.
     const mode = modes[modes.length - 1];
-    const deliveries = createWebhookDeliveries({
-      config: { REDIS_URL: mode === 'bullmq' ? redisUrl : undefined, WEBHOOK_ALLOW_PRIVATE: true },
-      logger,
-      catalogue,
-      queuePrefix: prefix,
-    });
-    await deliveries.start();
+    const deliveries = await startDeliveries(mode);
     const before = receiver.accepted.length;
     await receiver.stop();
     const down = await write(downRate, downSeconds, 'receiver down');
@@ -225,7 +223,7 @@ async function main(): Promise<void> {
   } finally {
     await receiver.stop();
     await catalogue.close();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await database.drop();
     const queue = new Queue(WEBHOOK_QUEUE, { connection: { url: redisUrl }, prefix });
     await queue.obliterate({ force: true }).catch(() => {});
     await queue.close();

@@ -36,6 +36,18 @@ export function send(
           setHost: !('host' in req.headers),
         },
         (res) => {
+          // An event stream (`/apiv2/me/events/`) has no end: its first lines are the answer.
+          if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+            res.once('data', (c: Buffer) => {
+              resolve({
+                status: res.statusCode ?? 0,
+                contentType: 'text/event-stream',
+                body: c.toString('utf8'),
+              });
+              res.destroy();
+            });
+            return;
+          }
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (c: Buffer) => {

@@ -27,7 +27,9 @@ const postgresUrl = await testService('postgres');
 const redisUrl = await testService('redis');
 const logger = createLogger('silent');
 const queues = redisUrl ? (['in-process', 'bullmq'] as const) : (['in-process'] as const);
-const cases = testBackends(postgresUrl).flatMap((backend) => queues.map((queue) => [backend, queue] as const));
+const cases = testBackends(postgresUrl).flatMap((backend) =>
+  queues.map((queue) => [backend, queue] as const),
+);
 
 describe.each(cases)('webhook deliveries on %s, %s', (backend, queue) => {
   let t: TestCatalogue;
@@ -108,16 +110,21 @@ describe.each(cases)('webhook deliveries on %s, %s', (backend, queue) => {
     await receiver.stop();
     const texts = Array.from({ length: 30 }, (_, i) => `burst ${i}`);
     await Promise.all(
-      texts.slice(0, 10).map((comment) => addComment(t.catalogue.db, { soundId: sound, userId: fan, comment })),
+      texts
+        .slice(0, 10)
+        .map((comment) => addComment(t.catalogue.db, { soundId: sound, userId: fan, comment })),
     );
-    for (const comment of texts.slice(10)) await addComment(t.catalogue.db, { soundId: sound, userId: fan, comment });
+    for (const comment of texts.slice(10))
+      await addComment(t.catalogue.db, { soundId: sound, userId: fan, comment });
     await new Promise((resolve) => setTimeout(resolve, 600));
     await receiver.start();
     const got = (await receiver.waitFor(before + texts.length)).slice(before);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.accepted.length - before).toBe(texts.length);
     expect(new Set(got.map((d) => d.json.data.comment))).toEqual(new Set(texts));
-    expect(texts.slice(10)).toEqual(got.map((d) => d.json.data.comment).filter((c) => texts.slice(10).includes(c as string)));
+    expect(texts.slice(10)).toEqual(
+      got.map((d) => d.json.data.comment).filter((c) => texts.slice(10).includes(c as string)),
+    );
     const ids = got.map((d) => BigInt(d.json.id));
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -24,7 +24,10 @@ const webhookSchema = z.object({
   url: z.string(),
   events: z.array(z.enum(USER_EVENT_KINDS)).describe('the kinds of event it receives'),
   created: z.string(),
-  failures: z.number().int().describe('failed attempts in a row at the next event (0: caught up or delivering)'),
+  failures: z
+    .number()
+    .int()
+    .describe('failed attempts in a row at the next event (0: caught up or delivering)'),
   next_attempt: z.string().nullable().describe('when the next event is tried again after a failure'),
   last_error: z.string().nullable(),
   deliveries: z.string().describe('its delivery log'),
@@ -32,7 +35,9 @@ const webhookSchema = z.object({
 const createdWebhookSchema = webhookSchema.extend({
   secret: z
     .string()
-    .describe('signs every delivery (Earshot-Signature: t=<unix time>,v1=<HMAC-SHA256 of "<t>.<body>">); shown only here'),
+    .describe(
+      'signs every delivery (Earshot-Signature: t=<unix time>,v1=<HMAC-SHA256 of "<t>.<body>">); shown only here',
+    ),
 });
 const deliverySchema = z.object({
   event_id: z.string(),
@@ -100,7 +105,10 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
       response: createdWebhookSchema,
       errors: [409],
       handler: async ({ query, principal, origin, ctx }) => {
-        const webhook = await webhooks.register(ownerOf(principal), { url: query.url ?? '', events: query.events });
+        const webhook = await webhooks.register(ownerOf(principal), {
+          url: query.url ?? '',
+          events: query.events,
+        });
         ctx.status = 201;
         ctx.body = { ...presentWebhook(webhook, origin), secret: webhook.secret };
         return { handled: true };
@@ -170,7 +178,8 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
       method: 'GET',
       path: '/apiv2/me/events/',
       operationId: 'myEvents',
-      summary: "earshot: the events about the user's sounds as a server-sent event stream, resumable with Last-Event-ID",
+      summary:
+        "earshot: the events about the user's sounds as a server-sent event stream, resumable with Last-Event-ID",
       description:
         'text/event-stream: each event has `id:` (pass it back as the Last-Event-ID header or `last_event_id`), `event:` (its kind) and `data:` (the JSON a webhook receives).',
       tags: ['users'],
@@ -182,7 +191,7 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
           .describe('resume after this event (as the Last-Event-ID header does; the header wins)'),
         events: z.string().optional().describe(`comma-separated kinds (${KINDS}); absent: all`),
       }),
-      response: 'file',
+      response: 'event-stream',
       handler: async ({ query, principal, ctx }) => {
         const resume = ctx.get('Last-Event-ID') || query.last_event_id;
         const kinds = new Set(parseEventKinds(query.events));

@@ -256,7 +256,11 @@ export async function recordWebhookAttempt(
 }
 
 /** The latest attempts of one subscription, newest first. */
-export async function listWebhookDeliveries(db: Db, webhookId: number, limit: number): Promise<WebhookDelivery[]> {
+export async function listWebhookDeliveries(
+  db: Db,
+  webhookId: number,
+  limit: number,
+): Promise<WebhookDelivery[]> {
   const rows = await db
     .selectFrom('webhook_deliveries')
     .select(['event_id', 'attempt', 'ok', 'status', 'error', 'duration_ms', 'at'])

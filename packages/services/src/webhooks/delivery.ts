@@ -43,7 +43,11 @@ export function exponentialBackoff(baseMs: number, maxMs: number): (failures: nu
  * marked delivered after the receiver answered 2xx, so a crash between the two repeats it (at
  * least once; the receiver drops repeats by `Earshot-Event-Id`).
  */
-export async function deliverWebhook(db: Db, webhookId: number, options: DeliveryOptions): Promise<DeliveryTurn> {
+export async function deliverWebhook(
+  db: Db,
+  webhookId: number,
+  options: DeliveryOptions,
+): Promise<DeliveryTurn> {
   const leaseMs = options.leaseMs ?? 60_000;
   const lease = await claimWebhook(db, webhookId, leaseMs);
   if (!lease) return 'busy';

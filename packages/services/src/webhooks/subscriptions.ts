@@ -35,7 +35,9 @@ export function parseEventKinds(events: string | readonly string[] | undefined):
   if (given.length === 0) return [...USER_EVENT_KINDS];
   const unknown = given.filter((k) => !(USER_EVENT_KINDS as readonly string[]).includes(k));
   if (unknown.length > 0)
-    throw new ValidationError(`events: unknown ${unknown.join(', ')} (known: ${USER_EVENT_KINDS.join(', ')})`);
+    throw new ValidationError(
+      `events: unknown ${unknown.join(', ')} (known: ${USER_EVENT_KINDS.join(', ')})`,
+    );
   return [...new Set(given)] as UserEventKind[];
 }
 

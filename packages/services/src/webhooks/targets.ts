@@ -69,7 +69,8 @@ export function parseWebhookUrl(text: string): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new WebhookTargetError('url: only http and https URLs are delivered to');
-  if (url.username || url.password) throw new WebhookTargetError('url: must not carry a user name or password');
+  if (url.username || url.password)
+    throw new WebhookTargetError('url: must not carry a user name or password');
   if (text.length > 2000) throw new WebhookTargetError('url: longer than 2000 characters');
   return url;
 }
