@@ -324,6 +324,13 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).detail).toMatch(/Last-Event-ID: not an event id/);
+    // HEAD answers the stream's headers and ends.
+    const head = await fetch(`${s.origin}/apiv2/me/events/`, {
+      method: 'HEAD',
+      headers: { Authorization: `Token ${s.seeded.apiKey}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
   });
 
   it('deletes a webhook: 204, then 404', async () => {

@@ -38,14 +38,17 @@ export function send(
         (res) => {
           // An event stream (`/apiv2/me/events/`) has no end: its first lines are the answer.
           if (String(res.headers['content-type']).startsWith('text/event-stream')) {
-            res.once('data', (c: Buffer) => {
+            const first = (c?: Buffer) => {
               resolve({
                 status: res.statusCode ?? 0,
                 contentType: 'text/event-stream',
-                body: c.toString('utf8'),
+                body: c?.toString('utf8') ?? '',
               });
               res.destroy();
-            });
+            };
+            // A HEAD answer ends with no data.
+            res.once('data', first);
+            res.once('end', () => first());
             return;
           }
           const chunks: Buffer[] = [];

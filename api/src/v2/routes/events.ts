@@ -193,6 +193,13 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
       }),
       response: 'event-stream',
       handler: async ({ query, principal, ctx }) => {
+        if (ctx.method === 'HEAD') {
+          // The headers of the stream, and no follower for an answer that carries no body.
+          ctx.status = 200;
+          ctx.type = 'text/event-stream; charset=utf-8';
+          ctx.body = '';
+          return { handled: true };
+        }
         const resume = ctx.get('Last-Event-ID') || query.last_event_id;
         const kinds = new Set(parseEventKinds(query.events));
         const after = resume ? decodeEventPosition(resume, 'Last-Event-ID') : await hub.latest();

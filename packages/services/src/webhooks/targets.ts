@@ -50,6 +50,8 @@ for (const [net, bits] of [
 ] as const)
   NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
 
+const LOOKUP_TIMEOUT_MS = 5_000;
+
 /** True for an address on the public internet. */
 export function isPublicAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -87,7 +89,14 @@ export async function resolveWebhookTarget(text: string, allowPrivate: boolean):
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
+      // A resolver that never answers must not hold a request (or a delivery) with it.
+      let timer: NodeJS.Timeout | undefined;
+      addresses = await Promise.race([
+        lookup(host, { all: true, verbatim: true }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), LOOKUP_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
     } catch {
       throw new UnresolvableTargetError(`url: the host ${host} does not resolve`);
     }
