@@ -17,6 +17,12 @@ export { BullmqRunner, DEFAULT_QUEUE_PREFIX, type JobReturn } from './runners/bu
 export { InProcessRunner } from './runners/in-process.ts';
 export type { JobRunner, QueueCounts } from './runners/types.ts';
 export {
+  createWebhookDeliveries,
+  WEBHOOK_QUEUE,
+  type WebhookDeliveries,
+  type WebhookDeliveriesOptions,
+} from './webhooks/deliveries.ts';
+export {
   NoRedisError,
   runWorkerProcess,
   type WorkerOutput,

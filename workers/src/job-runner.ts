@@ -16,12 +16,18 @@ import type { MediaTools } from './pipeline/tools.ts';
 import { BullmqRunner } from './runners/bullmq.ts';
 import { InProcessRunner } from './runners/in-process.ts';
 import type { JobRunner } from './runners/types.ts';
+import { createWebhookDeliveries, type WebhookDeliveries } from './webhooks/deliveries.ts';
 
 const MIN_DEFAULT_LEASE_MS = 10_000;
 
 export interface JobRunnerServiceOptions {
   config: Pick<Config, 'REDIS_URL' | 'dataDir' | 'WORKER_CONCURRENCY'> &
-    Partial<Pick<Config, 'UPLOAD_MAX_SECONDS' | 'FFMPEG_PATH' | 'FFPROBE_PATH'>>;
+    Partial<
+      Pick<
+        Config,
+        'UPLOAD_MAX_SECONDS' | 'FFMPEG_PATH' | 'FFPROBE_PATH' | 'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_TIMEOUT_MS'
+      >
+    >;
   logger: Logger;
   catalogue: Catalogue;
   /**
@@ -68,6 +74,8 @@ export interface JobRunnerService {
   readonly runner: JobRunner;
   readonly pipeline: Pipeline;
   readonly storage: SoundStorage;
+  /** The webhooks' deliveries: started with the workers where this process consumes jobs. */
+  readonly webhooks: WebhookDeliveries;
   /** Starts consuming (when this process consumes) and re-queues unfinished sounds. */
   start(): Promise<void>;
   metrics(): Promise<PipelineMetrics>;
@@ -126,13 +134,16 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
+  const webhooks = createWebhookDeliveries({ config, logger, catalogue, queuePrefix: options.queuePrefix });
 
   return {
     runner,
     pipeline,
     storage,
+    webhooks,
     async start() {
       if (!consumes) return;
+      await webhooks.start();
       await runner.startWorkers(concurrency);
       logger.info({ runner: runner.kind, concurrency }, 'pipeline: workers started');
       if (runner.kind === 'in-process') await pipeline.reconcile();
@@ -140,6 +151,8 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
       pipeline.startReconciler(options.reconcileIntervalMs ?? (runner.kind === 'bullmq' ? 15_000 : 3_000));
     },
     metrics: () => pipelineMetrics(runner),
-    close: (graceMs) => pipeline.close(graceMs),
+    close: async (graceMs) => {
+      await Promise.all([pipeline.close(graceMs), webhooks.close()]);
+    },
   };
 }

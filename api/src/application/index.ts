@@ -3,6 +3,7 @@ import { RenderedCache } from '../caches/rendered-json.ts';
 import { SearchPageCache } from '../caches/search-pages.ts';
 import { ChangesService } from './changes.ts';
 import { CreditsService } from './credits.ts';
+import { EventHub } from './event-hub.ts';
 import { PeopleService } from './people.ts';
 import type {
   CatalogueExports,
@@ -13,6 +14,8 @@ import type {
   SoundChangesReader,
   SoundFiles,
   SoundWrites,
+  UserEventsReader,
+  WebhookStore,
 } from './ports.ts';
 import type { Variant } from './records.ts';
 import { SearchService } from './search.ts';
@@ -46,6 +49,8 @@ export interface ApiPorts {
   soundChanges?: SoundChangesReader;
   /** The bulk export's file; without it `/apiv2/export/` is not served. */
   exports?: CatalogueExports;
+  /** Events about users' sounds; without them `/apiv2/me/events/` and the webhooks are not served. */
+  events?: { reader: UserEventsReader; webhooks: WebhookStore };
 }
 
 export interface ApiServices {
@@ -69,6 +74,8 @@ export interface ApiServices {
   exports?: CatalogueExports;
   /** Credits files for a list of sounds, a pack or a bookmark category (`/apiv2/credits/`, …). */
   credits: CreditsService;
+  /** Webhooks and the event stream (`/apiv2/me/webhooks/`, `/apiv2/me/events/`). */
+  events?: { hub: EventHub; webhooks: WebhookStore };
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -91,5 +98,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
     exports: ports.exports,
     credits: new CreditsService(ports.catalogue, ports.social?.bookmarks),
+    events: ports.events && { hub: new EventHub(ports.events.reader), webhooks: ports.events.webhooks },
   };
 }

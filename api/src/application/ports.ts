@@ -7,10 +7,20 @@ import type {
   SoundChange,
   SoundChangePosition,
   SoundRecord,
+  UserEvent,
+  UserEventPosition,
   UserRecord,
+  Webhook,
+  WebhookDelivery,
 } from '@earshot/catalogue';
 import type { AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
-import type { PendingUploadsRecord, RawDescription, ReceivedFile, UploadOutcome } from '@earshot/services';
+import type {
+  PendingUploadsRecord,
+  RawDescription,
+  ReceivedFile,
+  UploadOutcome,
+  WebhookOwner,
+} from '@earshot/services';
 
 /**
  * What the API's use cases read from the rest of the system, as narrow interfaces; `adapters/`
@@ -41,6 +51,21 @@ export interface SoundChangesReader {
   after(position: SoundChangePosition, limit: number): Promise<SoundChange[]>;
   /** Public sounds by id, in the order asked; missing or hidden ids are left out. */
   soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
+}
+
+/** The events about users' sounds, in commit order (the outbox webhooks and the event stream read). */
+export interface UserEventsReader {
+  after(options: { after: UserEventPosition; limit: number; userId?: number }): Promise<UserEvent[]>;
+  latest(): Promise<UserEventPosition>;
+}
+
+/** A credential's webhooks (the use cases of @earshot/services, bound to the catalogue and the SSRF switch). */
+export interface WebhookStore {
+  register(owner: WebhookOwner, request: { url: string; events?: string }): Promise<Webhook>;
+  list(owner: WebhookOwner): Promise<Webhook[]>;
+  get(owner: WebhookOwner, id: number): Promise<Webhook>;
+  remove(owner: WebhookOwner, id: number): Promise<void>;
+  deliveries(owner: WebhookOwner, id: number, limit: number): Promise<WebhookDelivery[]>;
 }
 
 /** The latest bulk export of the public catalogue (`earshot export`), or undefined when none was made. */

@@ -6,6 +6,7 @@ import { changesRoutes } from './routes/changes.ts';
 import { creditsRoutes } from './routes/credits.ts';
 import { descriptorRoutes } from './routes/descriptors.ts';
 import { downloadRoutes } from './routes/downloads.ts';
+import { eventRoutes } from './routes/events.ts';
 import { exportRoutes } from './routes/export.ts';
 import { meRoutes } from './routes/me.ts';
 import { mediaRoutes } from './routes/media.ts';
@@ -42,6 +43,7 @@ export function v2Routes(
     ...(services.changes ? changesRoutes(services.changes, services.variant) : []),
     ...(services.exports ? exportRoutes(services.exports) : []),
     ...creditsRoutes(services.credits),
+    ...(services.events ? eventRoutes(services.events) : []),
   ];
   if (services.social)
     routes.push(...socialRoutes(services, services.social), ...downloadRoutes(services.social));

@@ -36,6 +36,21 @@ export function send(
           setHost: !('host' in req.headers),
         },
         (res) => {
+          // An event stream (`/apiv2/me/events/`) has no end: its first lines are the answer.
+          if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+            const first = (c?: Buffer) => {
+              resolve({
+                status: res.statusCode ?? 0,
+                contentType: 'text/event-stream',
+                body: c?.toString('utf8') ?? '',
+              });
+              res.destroy();
+            };
+            // A HEAD answer ends with no data.
+            res.once('data', first);
+            res.once('end', () => first());
+            return;
+          }
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (c: Buffer) => {

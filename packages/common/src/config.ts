@@ -76,6 +76,8 @@ export const configSchema = z.object({
   CLIP_THREAD_NICENESS: z.coerce.number().int().min(0).max(19).optional(),
   DEMO_IMPORT: bool.default(true),
   SIGNUP_ENABLED: bool.default(false),
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   CREDENTIALS_PER_USER: z.coerce.number().int().min(1).default(20),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -159,6 +161,9 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'Linux nice steps the clip threads run below the event loop, 0-19 (default 19: the event loop and the database preempt them)',
   DEMO_IMPORT:
     'import the demo fixtures on the first start with an empty data folder and make the demo user and its API key (default true; 0: no demo user, no key)',
+  WEBHOOK_ALLOW_PRIVATE:
+    'let webhooks deliver to loopback, private and link-local addresses (default false; for tests and a local receiver)',
+  WEBHOOK_TIMEOUT_MS: 'how long a webhook receiver gets to answer one delivery, in ms (default 5000)',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   CREDENTIALS_PER_USER:

@@ -154,3 +154,4 @@ export {
 export { NotYourSoundToDeleteError, removeSound, SoundBusyError } from './sounds/delete-sound.ts';
 export { editOwnSound, NotYourSoundError } from './sounds/edit-sound.ts';
 export { replaceFile, SoundStorage } from './storage/sound-files.ts';
+export * from './webhooks/index.ts';

@@ -17,11 +17,11 @@ export function uniquePrefix(label: string): string {
   return `earshot-test-${label}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** Deletes every key of a test queue, so test runs leave Redis as they found it. */
-export async function dropQueue(redisUrl: string, prefix: string): Promise<void> {
+/** Deletes every key of a test queue (the pipeline's unless named), so test runs leave Redis as they found it. */
+export async function dropQueue(redisUrl: string, prefix: string, name?: string): Promise<void> {
   const { Queue } = await import('bullmq');
   const { PIPELINE_QUEUE } = await import('../runners/bullmq.ts');
-  const queue = new Queue(PIPELINE_QUEUE, { connection: { url: redisUrl }, prefix });
+  const queue = new Queue(name ?? PIPELINE_QUEUE, { connection: { url: redisUrl }, prefix });
   await queue.obliterate({ force: true });
   await queue.close();
 }

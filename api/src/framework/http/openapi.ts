@@ -124,6 +124,12 @@ function fileRequestBody(route: AnyRoute): JsonSchema {
 }
 
 function successResponse(route: AnyRoute): JsonSchema {
+  if (route.response === 'event-stream') {
+    return {
+      description: 'server-sent events (`id:`, `event:`, `data:` lines), open until the client leaves',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    };
+  }
   if (route.response === 'file') {
     return {
       description: 'the file; range requests are answered with 206',

@@ -97,8 +97,8 @@ export interface RouteDef<
    * and how a refused client is told what it is made of (middleware/body-limit.ts `filesAllowance`).
    */
   bodyLimit?: { bytes: number; allowance?: string };
-  /** Schema of the JSON body; `file` for routes that stream a file. */
-  response: R | 'file';
+  /** Schema of the JSON body; `file` for routes that stream a file; `event-stream` for server-sent events. */
+  response: R | 'file' | 'event-stream';
   /** Extra documented error statuses (400/401/404/405 are added by the generator as they apply). */
   errors?: number[];
   handler: (input: HandlerInput<z.output<Q>, z.output<P>>) => Promise<HandlerResult<z.input<R>>>;

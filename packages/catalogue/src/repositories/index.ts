@@ -25,5 +25,7 @@ export * from './sound-leases.ts';
 export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';
 export * from './uploads.ts';
+export * from './user-events.ts';
 export * from './users.ts';
 export * from './web-sessions.ts';
+export * from './webhooks.ts';

@@ -305,6 +305,61 @@ export interface SoundChangesTable {
 
 export type SoundChangeKind = 'created' | 'edited' | 'approved' | 'removed';
 
+/** What happened to a user's own sound (migration `*-user-events`). */
+export const USER_EVENT_KINDS = [
+  'processed',
+  'processing_failed',
+  'approved',
+  'rejected',
+  'commented',
+  'rated',
+  'bookmarked',
+] as const;
+export type UserEventKind = (typeof USER_EVENT_KINDS)[number];
+
+/** One event about a user's sound, written by the change's own transaction; never changed. */
+export interface UserEventsTable {
+  id: ColumnType<string, never, never>;
+  user_id: number;
+  sound_id: number;
+  kind: UserEventKind;
+  data: Record<string, unknown>;
+  created: CreatedAt;
+  /** The number its transaction took at commit (null only until then); bigint, read as text. */
+  seq: string | null;
+}
+
+/** A webhook: a credential's URL, its signing secret, the kinds it wants and how far it has delivered. */
+export interface WebhooksTable {
+  id: Generated<number>;
+  user_id: number;
+  client_id: string;
+  url: string;
+  secret: string;
+  kinds: UserEventKind[];
+  created: CreatedAt;
+  after_seq: string;
+  after_event: string;
+  failures: Defaulted<number>;
+  next_attempt_at: CreatedAt;
+  last_error: string | null;
+  leased_until: NullableTimestamp;
+  lease_token: string | null;
+}
+
+/** One attempt to deliver one event (the delivery log its owner reads). */
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, never, never>;
+  webhook_id: number;
+  event_id: string;
+  attempt: number;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
@@ -330,6 +385,9 @@ export interface Database {
   sound_leases: SoundLeasesTable;
   category_models: CategoryModelsTable;
   sound_changes: SoundChangesTable;
+  user_events: UserEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type User = Selectable<UsersTable>;
