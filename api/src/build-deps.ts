@@ -4,6 +4,7 @@ import {
   CatalogueChangeFeed,
   CatalogueVersionPoll,
   type ChangeVersion,
+  LiveSearchIndex,
   NO_CHANGE_FEED,
   pingCatalogue,
 } from '@earshot/catalogue';
@@ -66,6 +67,12 @@ export interface BuildAppDepsOptions {
    * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
+  /**
+   * Answer the text searches it can from an in-process posting index (default true), built in the
+   * background at start (searches run in the database until it is ready) and kept current with the
+   * catalogue's changes as the caches are (`changeFeed`).
+   */
+  searchIndex?: boolean;
   /** Worker threads analyzing `audio_file` clips (default: CLIP_THREADS, else defaultClipThreads()). */
   clipThreads?: number;
   /** Nice steps the clip threads run below the event loop (default: CLIP_THREAD_NICENESS, else the pool's). */
@@ -132,6 +139,8 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   timer?.unref();
   const snapshotTimer = startSnapshotWriter(similarity, logger, options);
   const changes: ChangeVersion = await followChanges(options);
+  const textIndex =
+    options.searchIndex === false ? undefined : new LiveSearchIndex(db, changes, { logger }).start();
   const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
   // instead of at the next periodic refresh.
@@ -171,7 +180,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
               changes,
             ),
       descriptors: descriptorReader(db, spaceNames),
-      search: servedSearchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS),
+      search: servedSearchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS, textIndex),
       files: soundFiles(db, config.dataDir),
       clips,
       legacy: legacyReader(db, config.dataDir),
@@ -210,7 +219,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     rateLimiter: limits.limiter,
     // Operations (/metrics, /ready): the serve command adds the queue's sources.
     metrics: operationsMetrics(db, clips),
-    readiness: { redis: limits.redisReady, similarity: () => similarity.isReady() },
+    readiness: {
+      redis: limits.redisReady,
+      similarity: () => similarity.isReady(),
+      ...(textIndex ? { searchIndex: () => textIndex.isReady() } : {}),
+    },
     similarity,
     dispose: async () => {
       await web.close();
@@ -218,6 +231,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       if (timer) clearInterval(timer);
       if (snapshotTimer) clearInterval(snapshotTimer);
       if (soon) clearTimeout(soon);
+      textIndex?.close();
       await changes.close();
       await similarity.close();
       await clips.close();

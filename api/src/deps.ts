@@ -31,5 +31,10 @@ export interface AppDeps {
     redis?: () => boolean;
     /** True once the similarity indexes are loaded. */
     similarity?: () => boolean;
+    /**
+     * True once the text search index is built. Reported, never a reason to be unready: until then
+     * text searches run in the database, with the same answers.
+     */
+    searchIndex?: () => boolean;
   };
 }

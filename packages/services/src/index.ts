@@ -124,7 +124,12 @@ export {
   readExample,
   searchByExample,
 } from './search/search-by-example.ts';
-export { type SearchEngine, type SearchEngineOptions, searchEngine } from './search/search-engine.ts';
+export {
+  type SearchEngine,
+  type SearchEngineOptions,
+  searchEngine,
+  type TextIndex,
+} from './search/search-engine.ts';
 export type {
   ContentSearchRequest,
   Hit,
