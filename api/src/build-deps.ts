@@ -20,6 +20,7 @@ import {
   type ProcessingQueue,
   SimilarityState,
   SoundFeedback,
+  searchIndexSnapshotStore,
   similaritySnapshotDir,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
@@ -70,7 +71,8 @@ export interface BuildAppDepsOptions {
   /**
    * Answer the text searches it can from an in-process posting index (default true), built in the
    * background at start (searches run in the database until it is ready) and kept current with the
-   * catalogue's changes as the caches are (`changeFeed`).
+   * catalogue's changes as the caches are (`changeFeed`). It starts from its snapshot in
+   * `<dataDir>/search-index` when there is one (and `similaritySnapshots` is not false).
    */
   searchIndex?: boolean;
   /** Worker threads analyzing `audio_file` clips (default: CLIP_THREADS, else defaultClipThreads()). */
@@ -140,7 +142,14 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   const snapshotTimer = startSnapshotWriter(similarity, logger, options);
   const changes: ChangeVersion = await followChanges(options);
   const textIndex =
-    options.searchIndex === false ? undefined : new LiveSearchIndex(db, changes, { logger }).start();
+    options.searchIndex === false
+      ? undefined
+      : new LiveSearchIndex(db, changes, {
+          logger,
+          // The similarity snapshots' switch: tests and one-off processes leave the data folder alone.
+          snapshots:
+            options.similaritySnapshots === false ? undefined : searchIndexSnapshotStore(config.dataDir),
+        }).start();
   const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
   // instead of at the next periodic refresh.

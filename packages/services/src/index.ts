@@ -130,6 +130,7 @@ export {
   searchEngine,
   type TextIndex,
 } from './search/search-engine.ts';
+export { searchIndexSnapshotStore } from './search/search-index-snapshot.ts';
 export type {
   ContentSearchRequest,
   Hit,

@@ -5,7 +5,13 @@ import { sharedRoundTrips } from '../connection/shared-round-trips.ts';
 import { LivePostingIndex } from './live-posting-index.ts';
 import type { SearchResult } from './page-statements.ts';
 import { postingIndexAnswers } from './posting-index.ts';
-import { loadPostingIndexSince, readDocuments } from './posting-index-load.ts';
+import {
+  catalogueSnapshot,
+  type LoadedPostingIndex,
+  loadPostingIndexSince,
+  readDocuments,
+} from './posting-index-load.ts';
+import { decodePostingIndex, encodePostingIndex } from './posting-index-snapshot.ts';
 import { postingSearch } from './posting-search.ts';
 import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { readSearchChanges } from './search-changes.ts';
@@ -21,6 +27,19 @@ export interface LiveSearchIndexOptions {
   rebuildAtLeast?: number;
   /** Wait before a failed build is tried again (default 30 s). */
   retryMs?: number;
+  /**
+   * Where the built lists are kept between starts: the first build reads them from here when it
+   * can (then catches up from search_changes), and every build from the catalogue writes them.
+   */
+  snapshots?: SnapshotStore;
+}
+
+/** A place for one snapshot of the index (a file, in the services' adapter). */
+export interface SnapshotStore {
+  /** The bytes last written, or undefined when there are none. */
+  read(): Promise<Uint8Array | undefined>;
+  /** Replaces the snapshot with these pieces, one after another. */
+  write(parts: Uint8Array[]): Promise<void>;
 }
 
 /** Changed sounds whose documents are read per statement while catching up. */
@@ -116,6 +135,46 @@ export class LiveSearchIndex {
     return Math.max(this.options.rebuildAtLeast ?? 5_000, share * live.data.columns.present.length);
   }
 
+  /** The lists of the last snapshot, when there is a readable one. */
+  private async fromSnapshot(): Promise<LoadedPostingIndex | undefined> {
+    const store = this.options.snapshots;
+    if (!store) return undefined;
+    try {
+      const bytes = await store.read();
+      const loaded = bytes && decodePostingIndex(bytes);
+      if (!loaded) return undefined;
+      if (!(await catalogueSnapshot(this.db, loaded))) {
+        this.options.logger?.warn(
+          'search index: the snapshot is of another catalogue; building from the catalogue',
+        );
+        return undefined;
+      }
+      this.options.logger?.info('search index: loaded from its snapshot');
+      return loaded;
+    } catch (err) {
+      this.options.logger?.warn({ err }, 'search index: snapshot unreadable; building from the catalogue');
+      return undefined;
+    }
+  }
+
+  /** The lists read from the catalogue, written as the next start's snapshot (before any change is applied). */
+  private async build(): Promise<LoadedPostingIndex> {
+    const logger = this.options.logger;
+    let logged = 0;
+    const loaded = await loadPostingIndexSince(this.db, (read, total) => {
+      if (read - logged >= 250_000) {
+        logged = read;
+        logger?.info({ read, total }, 'search index: building');
+      }
+    });
+    const store = this.options.snapshots;
+    if (store)
+      await store
+        .write(encodePostingIndex(loaded))
+        .catch((err) => logger?.warn({ err }, 'search index: snapshot not written'));
+    return loaded;
+  }
+
   /** Builds the lists afresh, catches them up, and puts them in place of the current ones. */
   private async rebuild(): Promise<void> {
     if (this.rebuilding || this.closed) return;
@@ -123,13 +182,7 @@ export class LiveSearchIndex {
     const logger = this.options.logger;
     const started = performance.now();
     try {
-      let logged = 0;
-      const loaded = await loadPostingIndexSince(this.db, (read, total) => {
-        if (read - logged >= 250_000) {
-          logged = read;
-          logger?.info({ read, total }, 'search index: building');
-        }
-      });
+      const loaded = (!this.live && (await this.fromSnapshot())) || (await this.build());
       const live = new LivePostingIndex(loaded);
       let snapshot = loaded.snapshot;
       // Caught up twice: the first pass may take long after a long build; the second is short.

@@ -198,6 +198,8 @@ export interface LoadedPostingIndex {
   /** `pg_current_snapshot()` before the first read: every change it does not see is to be applied. */
   readonly snapshot: string;
   readonly hashes: Uint32Array;
+  /** The database it was read from (its oid): a snapshot of another one is not caught up, but rebuilt. */
+  readonly database: string;
 }
 
 /**
@@ -220,7 +222,7 @@ export async function loadPostingIndexSince(
   db: Kysely<any>,
   progress?: (read: number, total: number) => void,
 ): Promise<LoadedPostingIndex> {
-  const snapshot = (await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(db)).rows[0].s;
+  const { snapshot, database } = (await catalogueSnapshot(db)) as { snapshot: string; database: string };
   const bounds = (
     await sql<{
       max_id: number | null;
@@ -260,7 +262,29 @@ export async function loadPostingIndexSince(
     index: { lexemes: lexemes.build(), tags: tagLists, columns, keywords, maxPackId: bounds.max_pack ?? 0 },
     snapshot,
     hashes,
+    database,
   };
+}
+
+/**
+ * The catalogue's current snapshot and database oid; with `since`, only when that earlier snapshot
+ * can be caught up from here (the same database, and a snapshot not from the future of this one,
+ * as one from another cluster could be).
+ */
+export async function catalogueSnapshot(
+  db: Kysely<any>,
+  since?: { snapshot: string; database: string },
+): Promise<{ snapshot: string; database: string } | undefined> {
+  const { rows } = await sql<{ snapshot: string; database: string; follows: boolean }>`
+    select pg_current_snapshot()::text as snapshot,
+      (select oid::text from pg_database where datname = current_database()) as database,
+      ${since?.snapshot ?? null}::pg_snapshot is null
+        or pg_snapshot_xmax(${since?.snapshot ?? null}::pg_snapshot) <= pg_snapshot_xmax(pg_current_snapshot()) as follows`.execute(
+    db,
+  );
+  const r = rows[0];
+  if (since && (!r.follows || r.database !== since.database)) return undefined;
+  return { snapshot: r.snapshot, database: r.database };
 }
 
 /** Numbers lower-cased license and type values in `keywords` (appending new ones). */
