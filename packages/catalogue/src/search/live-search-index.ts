@@ -111,8 +111,10 @@ export class LiveSearchIndex {
   async current(): Promise<void> {
     const version = await this.changes.current();
     if (version !== undefined && version === this.appliedVersion) return;
+    const live = this.live;
     await this.catchUp();
-    if (version !== undefined) this.appliedVersion = version;
+    // An index swapped in meanwhile may have read the changes before this version: not vouched for.
+    if (version !== undefined && this.live === live) this.appliedVersion = version;
   }
 
   close(): void {
