@@ -4,6 +4,7 @@ import {
   CatalogueChangeFeed,
   CatalogueVersionPoll,
   type ChangeVersion,
+  LiveSearchIndex,
   NO_CHANGE_FEED,
   pingCatalogue,
 } from '@earshot/catalogue';
@@ -19,6 +20,7 @@ import {
   type ProcessingQueue,
   SimilarityState,
   SoundFeedback,
+  searchIndexSnapshotStore,
   similaritySnapshotDir,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
@@ -67,6 +69,13 @@ export interface BuildAppDepsOptions {
    * reading its change counter once per request. False: every answer is read afresh.
    */
   changeFeed?: boolean;
+  /**
+   * Answer the text searches it can from an in-process posting index (default true), built in the
+   * background at start (searches run in the database until it is ready) and kept current with the
+   * catalogue's changes as the caches are (`changeFeed`). It starts from its snapshot in
+   * `<dataDir>/search-index` when there is one (and `similaritySnapshots` is not false).
+   */
+  searchIndex?: boolean;
   /** Worker threads analyzing `audio_file` clips (default: CLIP_THREADS, else defaultClipThreads()). */
   clipThreads?: number;
   /** Nice steps the clip threads run below the event loop (default: CLIP_THREAD_NICENESS, else the pool's). */
@@ -133,6 +142,15 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   timer?.unref();
   const snapshotTimer = startSnapshotWriter(similarity, logger, options);
   const changes: ChangeVersion = await followChanges(options);
+  const textIndex =
+    options.searchIndex === false
+      ? undefined
+      : new LiveSearchIndex(db, changes, {
+          logger,
+          // The similarity snapshots' switch: tests and one-off processes leave the data folder alone.
+          snapshots:
+            options.similaritySnapshots === false ? undefined : searchIndexSnapshotStore(config.dataDir),
+        }).start();
   const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
   // instead of at the next periodic refresh.
@@ -172,7 +190,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
               changes,
             ),
       descriptors: descriptorReader(db, spaceNames),
-      search: servedSearchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS),
+      search: servedSearchEngine(db, similarity, changes, config.SEARCH_BUDGET_MS, textIndex),
       files: soundFiles(db, config.dataDir),
       clips,
       legacy: legacyReader(db, config.dataDir),
@@ -212,7 +230,11 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
     rateLimiter: limits.limiter,
     // Operations (/metrics, /ready): the serve command adds the queue's sources.
     metrics: operationsMetrics(db, clips),
-    readiness: { redis: limits.redisReady, similarity: () => similarity.isReady() },
+    readiness: {
+      redis: limits.redisReady,
+      similarity: () => similarity.isReady(),
+      ...(textIndex ? { searchIndex: () => textIndex.isReady() } : {}),
+    },
     similarity,
     dispose: async () => {
       await web.close();
@@ -220,6 +242,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       if (timer) clearInterval(timer);
       if (snapshotTimer) clearInterval(snapshotTimer);
       if (soon) clearTimeout(soon);
+      textIndex?.close();
       await changes.close();
       await similarity.close();
       await clips.close();

@@ -33,5 +33,10 @@ export interface AppDeps {
     similarity?: () => boolean;
     /** Under `serve --processes N`: true while every process of the host is ready (its primary says). */
     processes?: () => boolean;
+    /**
+     * True once the text search index is built. Reported, never a reason to be unready: until then
+     * text searches run in the database, with the same answers.
+     */
+    searchIndex?: () => boolean;
   };
 }

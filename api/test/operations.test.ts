@@ -40,6 +40,22 @@ describe('operations endpoints', () => {
     expect(await ready.json()).toMatchObject({ status: 'ready' });
   });
 
+  it('is ready while the search index builds, and says whether text searches use it yet', async () => {
+    let built = false;
+    const origin = await start({}, { readiness: { searchIndex: () => built } });
+    const building = await fetch(`${origin}/ready`);
+    expect(building.status).toBe(200);
+    expect(await building.json()).toMatchObject({
+      status: 'ready',
+      text_search: 'database (index building)',
+    });
+    built = true;
+    expect(await (await fetch(`${origin}/ready`)).json()).toMatchObject({
+      status: 'ready',
+      text_search: 'index',
+    });
+  });
+
   it('serves Prometheus text with durations per route pattern, status class and the sources', async () => {
     const metrics = new Metrics();
     metrics.use({

@@ -2,15 +2,16 @@ import { createTestDatabase } from '@earshot/catalogue/testing';
 import { loadConfig } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildAppDeps, type WiredAppDeps } from '../src/build-deps.ts';
 import { type RunningServer, startServer } from '../src/server.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
  * The search caches (rendered pages, query results, filter id sets, sound records) against the
- * real PostgreSQL server: answers are exactly those of the uncached path, and a new, approved,
- * edited or deleted sound shows in the very next search, whichever connection wrote it.
+ * real PostgreSQL server: answers are exactly those of the uncached path (which runs every text
+ * search in the database, where the served one answers from its posting index), and a new,
+ * approved, edited or deleted sound shows in the very next search, whichever connection wrote it.
  */
 
 const postgresUrl = await testService('postgres');
@@ -33,8 +34,18 @@ describe.skipIf(!postgresUrl)('search caches on PostgreSQL', () => {
       similarityRefreshMs: 0,
       recordCacheMs: 0,
       changeFeed: false,
+      searchIndex: false,
     });
     uncached = await startServer(uncachedDeps);
+    // The served process answers the text searches it can from its index once built: compared
+    // with the database's answers of the uncached one from here on.
+    await vi.waitFor(
+      async () => {
+        const ready = (await (await fetch(`${s.origin}/ready`)).json()) as Json;
+        expect(ready.text_search).toBe('index');
+      },
+      { timeout: 60_000, interval: 50 },
+    );
   }, 180_000);
   afterAll(async () => {
     await uncached?.close();

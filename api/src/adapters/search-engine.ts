@@ -1,13 +1,13 @@
 import { type ChangeVersion, type Db, SearchAbandoned } from '@earshot/catalogue';
-import { type SimilarityState, searchEngine } from '@earshot/services';
+import { type SimilarityState, searchEngine, type TextIndex } from '@earshot/services';
 import type { SearchEngine } from '../application/ports.ts';
 import { sharedFilterSets, versionedFilterSets } from '../caches/filter-sets.ts';
 import { requestSignal } from '../framework/http/request-signal.ts';
 import { cachedSearchEngine } from './cached-search.ts';
 
 /**
- * The services' search engine as the API serves it: its filter id sets and answers kept until the
- * catalogue changes (`changes`; filter sets a few seconds when it cannot tell), and every search
+ * The services' search engine as the API serves it (text searches from the process's posting index
+ * where it answers them): its filter id sets and answers kept until the catalogue changes (`changes`; filter sets a few seconds when it cannot tell), and every search
  * charged to the request it serves.
  */
 export function servedSearchEngine(
@@ -15,9 +15,11 @@ export function servedSearchEngine(
   state: SimilarityState,
   changes: ChangeVersion,
   budgetMs: number | undefined,
+  textIndex?: TextIndex,
 ): SearchEngine {
   const engine = searchEngine(db, state, {
     budgetMs,
+    textIndex,
     cacheFilterSets: (read) => versionedFilterSets(read, changes, sharedFilterSets(read)),
   });
   return withRequestSignal(outlivingAbandonment(cachedSearchEngine(engine, changes, () => state.version)));

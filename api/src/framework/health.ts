@@ -12,7 +12,12 @@ export interface HealthDeps {
   /** Resolves when the database answers a trivial query. */
   checkDatabase: () => Promise<void>;
   /** What /ready checks besides the database; an absent check is not part of readiness. */
-  readiness?: { redis?: () => boolean; similarity?: () => boolean; processes?: () => boolean };
+  readiness?: {
+    redis?: () => boolean;
+    similarity?: () => boolean;
+    processes?: () => boolean;
+    searchIndex?: () => boolean;
+  };
   /** The Prometheus text /metrics serves; absent = no /metrics. */
   metrics?: { render(): Promise<{ contentType: string; body: string }> };
 }
@@ -20,7 +25,8 @@ export interface HealthDeps {
 /**
  * The operator's endpoints: `/health` (alive: 200 while the process runs), `/ready` (the database,
  * Redis when configured, the similarity indexes and, under `serve --processes N`, the other
- * processes of the host: 503 naming what is not ready) and `/metrics`
+ * processes of the host: 503 naming what is not ready; `text_search` says whether text searches
+ * are answered by the index yet) and `/metrics`
  * (Prometheus text, for loopback peers or holders of METRICS_TOKEN; see docs/security.md).
  */
 export function healthRoutes(deps: HealthDeps): Router {
@@ -45,6 +51,9 @@ export function healthRoutes(deps: HealthDeps): Router {
     if (similarity) checks.similarity = similarity() ? 'ok' : 'loading';
     if (processes) checks.processes = processes() ? 'ok' : 'loading';
     const notReady = Object.keys(checks).filter((name) => checks[name] !== 'ok');
+    // Not a check: text search answers the same from the database while the index builds.
+    const searchIndex = deps.readiness?.searchIndex;
+    const serving = searchIndex ? { text_search: searchIndex() ? 'index' : 'database (index building)' } : {};
     ctx.status = notReady.length === 0 ? 200 : 503;
     // The reason is for operators (the 503's log line), never for whoever asks a public endpoint.
     if (notReady.length > 0) {
@@ -59,6 +68,7 @@ export function healthRoutes(deps: HealthDeps): Router {
       ...(notReady.length > 0 ? { detail: `Not ready: ${notReady.join(', ')}.` } : {}),
       version: deps.version,
       checks,
+      ...serving,
     };
   });
   const metrics = deps.metrics;

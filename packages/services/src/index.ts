@@ -125,7 +125,13 @@ export {
   readExample,
   searchByExample,
 } from './search/search-by-example.ts';
-export { type SearchEngine, type SearchEngineOptions, searchEngine } from './search/search-engine.ts';
+export {
+  type SearchEngine,
+  type SearchEngineOptions,
+  searchEngine,
+  type TextIndex,
+} from './search/search-engine.ts';
+export { searchIndexSnapshotStore } from './search/search-index-snapshot.ts';
 export type {
   ContentSearchRequest,
   Hit,

@@ -3,7 +3,7 @@ import { compileFilter } from './compile-filter.ts';
 import { compileTextQuery } from './compile-query.ts';
 import { exactPage, orderBy, type SearchResult } from './page-statements.ts';
 import { phrasePrefilter } from './phrase-prefilter.ts';
-import { type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
+import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
 import { requiredTermsBound, sideCount, singleTermClause, termStats } from './side-counts.ts';
 import { targetIndexPage, targetPage } from './sort-target.ts';
@@ -228,8 +228,4 @@ export function searchCondition(search: PreparedSearch): RawBuilder<boolean> {
   if (search.filter) parts.push(compileFilter(search.filter));
   if (!parts.length) return sql<boolean>`true`;
   return sql<boolean>`${sql.join(parts, sql` and `)}`;
-}
-
-function isPrepared(r: SearchRequest | PreparedSearch): r is PreparedSearch {
-  return typeof (r as PreparedSearch).query === 'object' && (r as PreparedSearch).query !== null;
 }

@@ -16,6 +16,7 @@ export { type FieldDef, type FieldType, filterFieldNames, lookupFilterField } fr
 export type { FieldRef, FilterNode, FilterValue, RangeBound } from './filter-ast.ts';
 export { FILTER_LIMITS, type FilterParseOptions, parseFilter } from './filter-parser.ts';
 export { matchingSoundIdSet } from './id-set.ts';
+export { LiveSearchIndex, type LiveSearchIndexOptions, type SnapshotStore } from './live-search-index.ts';
 export {
   DEFAULT_WEIGHTS,
   type FieldWeights,

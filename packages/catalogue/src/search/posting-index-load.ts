@@ -114,7 +114,8 @@ export function readTsvector(text: string, each: (lexeme: string, classes: numbe
   }
 }
 
-interface DocumentRow {
+/** One visible sound's search document as the index reads it. */
+export interface DocumentRow {
   id: number;
   tsv: string;
   tags: string[];
@@ -129,24 +130,28 @@ interface DocumentRow {
   bpm: number | null;
 }
 
-/**
- * Builds the posting index from the catalogue's search document (every visible sound), reading
- * it in id order. `progress` is called after each batch with the sounds read so far.
- */
-export async function loadPostingIndex(
+/** The documents of the visible sounds in an id range, or of the listed ids, in id order. */
+export async function readDocuments(
   db: Kysely<any>,
-  progress?: (read: number, total: number) => void,
-): Promise<PostingIndexData> {
-  const table = sql.table(SEARCH_TABLE);
-  const bounds = (
-    await sql<{
-      max_id: number | null;
-      n: number;
-      max_pack: number | null;
-    }>`select max(id) as max_id, count(*)::int as n, max(pack_id) as max_pack from ${table}`.execute(db)
-  ).rows[0];
-  const size = (bounds.max_id ?? 0) + 1;
-  const columns: SoundColumns = {
+  which: { from: number; to: number } | { ids: readonly number[] },
+): Promise<DocumentRow[]> {
+  const where =
+    'ids' in which
+      ? sql`s.id = any(${which.ids as number[]}::int[])`
+      : sql`s.id >= ${which.from} and s.id < ${which.to}`;
+  const { rows } = await sql<DocumentRow>`
+      select s.id, s.tsv::text as tsv, s.tags, s.duration,
+             extract(epoch from s.created)::float8 * 1000 as created,
+             s.num_downloads, s.avg_rating, s.num_ratings, lower(s.license) as license, lower(s.type) as type,
+             s.pack_id, d.bpm
+      from ${sql.table(SEARCH_TABLE)} s left join sound_descriptors d on d.sound_id = s.id
+      where ${where} order by s.id`.execute(db);
+  return rows;
+}
+
+/** Empty columns for ids below `size`. */
+export function emptyColumns(size: number): SoundColumns {
+  return {
     present: new Uint8Array(size),
     duration: new Float64Array(size),
     created: new Float64Array(size),
@@ -158,25 +163,84 @@ export async function loadPostingIndex(
     packId: new Int32Array(size),
     bpm: new Float32Array(size).fill(Number.NaN),
   };
-  const keywords: string[] = [];
-  const keyword = (v: string) => {
-    let k = keywords.indexOf(v);
-    if (k < 0) k = keywords.push(v) - 1;
-    return k;
+}
+
+/** Writes a document's filter and sort values into the columns (`keyword` numbers license and type). */
+export function writeColumns(columns: SoundColumns, r: DocumentRow, keyword: (v: string) => number): void {
+  const id = r.id;
+  columns.present[id] = 1;
+  columns.duration[id] = r.duration;
+  columns.created[id] = r.created;
+  columns.downloads[id] = r.num_downloads;
+  columns.rating[id] = r.avg_rating;
+  columns.numRatings[id] = r.num_ratings;
+  columns.license[id] = keyword(r.license);
+  columns.type[id] = keyword(r.type);
+  columns.packId[id] = r.pack_id ?? 0;
+  columns.bpm[id] = r.bpm ?? Number.NaN;
+}
+
+/** A hash of what a document's postings come from (its tsvector and tags): equal = same postings. */
+export function textHash(r: DocumentRow): number {
+  let h = 0x811c9dc5;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ 0x1f, 0x01000193);
   };
+  mix(r.tsv);
+  for (const tag of r.tags) mix(tag);
+  return h >>> 0;
+}
+
+/** The index, the snapshot its reads started from, and each sound's textHash (by id). */
+export interface LoadedPostingIndex {
+  readonly index: PostingIndexData;
+  /** `pg_current_snapshot()` before the first read: every change it does not see is to be applied. */
+  readonly snapshot: string;
+  readonly hashes: Uint32Array;
+  /** The database it was read from (its oid): a snapshot of another one is not caught up, but rebuilt. */
+  readonly database: string;
+}
+
+/**
+ * Builds the posting index from the catalogue's search document (every visible sound), reading
+ * it in id order. `progress` is called after each batch with the sounds read so far.
+ */
+export async function loadPostingIndex(
+  db: Kysely<any>,
+  progress?: (read: number, total: number) => void,
+): Promise<PostingIndexData> {
+  return (await loadPostingIndexSince(db, progress)).index;
+}
+
+/**
+ * loadPostingIndex, with the snapshot taken before its first read: the batches read later states,
+ * so every change committed after it may or may not be in the index, and applying the changes that
+ * snapshot does not see (search-changes.ts) brings it up to date.
+ */
+export async function loadPostingIndexSince(
+  db: Kysely<any>,
+  progress?: (read: number, total: number) => void,
+): Promise<LoadedPostingIndex> {
+  const { snapshot, database } = (await catalogueSnapshot(db)) as { snapshot: string; database: string };
+  const bounds = (
+    await sql<{
+      max_id: number | null;
+      n: number;
+      max_pack: number | null;
+    }>`select max(id) as max_id, count(*)::int as n, max(pack_id) as max_pack from ${sql.table(SEARCH_TABLE)}`.execute(
+      db,
+    )
+  ).rows[0];
+  const size = (bounds.max_id ?? 0) + 1;
+  const columns = emptyColumns(size);
+  const hashes = new Uint32Array(size);
+  const keywords: string[] = [];
+  const keyword = keywordOf(keywords);
   const lexemes = new PostingsBuilder();
   const tags = new PostingsBuilder();
   // Id ranges, the next one read while this one is indexed (reading is most of the time).
-  const batch = (from: number) =>
-    sql<DocumentRow>`
-      select s.id, s.tsv::text as tsv, s.tags, s.duration,
-             extract(epoch from s.created)::float8 * 1000 as created,
-             s.num_downloads, s.avg_rating, s.num_ratings, lower(s.license) as license, lower(s.type) as type,
-             s.pack_id, d.bpm
-      from ${table} s left join sound_descriptors d on d.sound_id = s.id
-      where s.id >= ${from} and s.id < ${from + BATCH} order by s.id`
-      .execute(db)
-      .then((r) => r.rows);
+  const batch = (from: number) => readDocuments(db, { from, to: from + BATCH });
   let read = 0;
   let next = batch(0);
   for (let from = 0; from < size; from += BATCH) {
@@ -184,16 +248,8 @@ export async function loadPostingIndex(
     if (from + BATCH < size) next = batch(from + BATCH);
     for (const r of rows) {
       const id = r.id;
-      columns.present[id] = 1;
-      columns.duration[id] = r.duration;
-      columns.created[id] = r.created;
-      columns.downloads[id] = r.num_downloads;
-      columns.rating[id] = r.avg_rating;
-      columns.numRatings[id] = r.num_ratings;
-      columns.license[id] = keyword(r.license);
-      columns.type[id] = keyword(r.type);
-      columns.packId[id] = r.pack_id ?? 0;
-      if (r.bpm !== null) columns.bpm[id] = r.bpm;
+      writeColumns(columns, r, keyword);
+      hashes[id] = textHash(r);
       readTsvector(r.tsv, (lexeme, classes) => lexemes.add(lexeme, id, singleLexemeRank(classes)));
       for (const tag of new Set(r.tags)) tags.add(tag, id, 0);
     }
@@ -203,11 +259,40 @@ export async function loadPostingIndex(
   const tagLists = new Map<string, Uint32Array>();
   for (const [tag, list] of tags.build()) tagLists.set(tag, list.ids);
   return {
-    lexemes: lexemes.build(),
-    tags: tagLists,
-    columns,
-    keywords,
-    maxPackId: bounds.max_pack ?? 0,
+    index: { lexemes: lexemes.build(), tags: tagLists, columns, keywords, maxPackId: bounds.max_pack ?? 0 },
+    snapshot,
+    hashes,
+    database,
+  };
+}
+
+/**
+ * The catalogue's current snapshot and database oid; with `since`, only when that earlier snapshot
+ * can be caught up from here (the same database, and a snapshot not from the future of this one,
+ * as one from another cluster could be).
+ */
+export async function catalogueSnapshot(
+  db: Kysely<any>,
+  since?: { snapshot: string; database: string },
+): Promise<{ snapshot: string; database: string } | undefined> {
+  const { rows } = await sql<{ snapshot: string; database: string; follows: boolean }>`
+    select pg_current_snapshot()::text as snapshot,
+      (select oid::text from pg_database where datname = current_database()) as database,
+      ${since?.snapshot ?? null}::pg_snapshot is null
+        or pg_snapshot_xmax(${since?.snapshot ?? null}::pg_snapshot) <= pg_snapshot_xmax(pg_current_snapshot()) as follows`.execute(
+    db,
+  );
+  const r = rows[0];
+  if (since && (!r.follows || r.database !== since.database)) return undefined;
+  return { snapshot: r.snapshot, database: r.database };
+}
+
+/** Numbers lower-cased license and type values in `keywords` (appending new ones). */
+export function keywordOf(keywords: string[]): (v: string) => number {
+  return (v) => {
+    let k = keywords.indexOf(v);
+    if (k < 0) k = keywords.push(v) - 1;
+    return k;
   };
 }
 

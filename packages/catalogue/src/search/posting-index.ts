@@ -42,6 +42,54 @@ export interface PostingIndexData {
   /** Lower-cased license and type values; the columns hold their index. */
   readonly keywords: readonly string[];
   readonly maxPackId: number;
+  /** The documents changed since the lists were built (live-posting-index.ts); none when absent. */
+  readonly overlay?: PostingOverlay;
+}
+
+/**
+ * Documents changed after the base lists were built: their ids are masked in the base lists, and
+ * their current postings and tags are looked up here. An id masked and absent from the overlay
+ * has no document any more (deleted or hidden).
+ */
+export interface PostingOverlay {
+  /** 1 where the base lists' postings of the id no longer hold (indexed by id; shorter = unmasked). */
+  readonly masked: Uint8Array;
+  /** A lexeme's changed documents (ascending), or undefined when none holds it. */
+  lexeme(name: string): PostingList | undefined;
+  /** A tag's changed documents (ascending), or undefined when none holds it. */
+  tag(name: string): Uint32Array | undefined;
+}
+
+const NO_IDS = new Uint32Array(0);
+
+/** The ascending ids of the base list that the overlay has not masked. */
+function unmasked(ids: Uint32Array, overlay: PostingOverlay | undefined): Uint32Array {
+  if (!overlay) return ids;
+  const masked = overlay.masked;
+  let n = 0;
+  const out = new Uint32Array(ids.length);
+  for (const id of ids) if (masked[id] !== 1) out[n++] = id;
+  return n === ids.length ? ids : out.subarray(0, n);
+}
+
+/** Two ascending id lists with no id in common, merged. */
+function mergeDisjoint(a: Uint32Array, b: Uint32Array): Uint32Array {
+  if (!b.length) return a;
+  if (!a.length) return b;
+  const out = new Uint32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) out[n++] = a[i] < b[j] ? a[i++] : b[j++];
+  while (i < a.length) out[n++] = a[i++];
+  while (j < b.length) out[n++] = b[j++];
+  return out;
+}
+
+/** A tag's current documents: the base list minus the masked ids, plus the overlay's. */
+function tagIds(index: PostingIndexData, tag: string): Uint32Array {
+  const base = unmasked(index.tags.get(tag) ?? NO_IDS, index.overlay);
+  return mergeDisjoint(base, index.overlay?.tag(tag) ?? NO_IDS);
 }
 
 /** What the index found: the exact count and the page's ids, or the ranked candidates to rerank. */
@@ -203,7 +251,7 @@ function compileFilter(index: PostingIndexData, node: FilterNode): Predicate {
       const value = node.value.type === 'string' ? node.value.value.toLowerCase() : '';
       const name = node.field.kind === 'field' ? node.field.def.name : '';
       if (name === 'tag') {
-        const ids = index.tags.get(value) ?? new Uint32Array(0);
+        const ids = tagIds(index, value);
         const member = new Uint8Array(c.present.length);
         for (const id of ids) member[id] = 1;
         return (id) => member[id] === 1;
@@ -309,6 +357,7 @@ export function postingIndexAnswers(search: PreparedSearch): boolean {
   const clauses = search.query.clauses;
   return (
     defaults &&
+    !search.sortTarget &&
     clauses.length > 0 &&
     clauses.every((c) => c.occur === 'must' && !c.phrase && !/^\d+$/.test(c.text)) &&
     supportsFilter(search.filter)
@@ -326,10 +375,20 @@ export function searchPostingIndex(
   clauseLexemes: readonly (readonly string[])[],
 ): PostingAnswer {
   const lexemes = [...new Set(clauseLexemes.flat())];
-  const empty = clauseLexemes.some((l) => l.length === 0);
-  const lists = empty ? [] : lexemes.map((l) => index.lexemes.get(l));
-  let matches =
-    empty || lists.some((l) => !l) ? new Uint32Array(0) : intersect(lists.map((l) => (l as PostingList).ids));
+  const empty = clauseLexemes.some((l) => l.length === 0) || lexemes.length === 0;
+  const overlay = index.overlay;
+  const baseLists = lexemes.map((l) => index.lexemes.get(l));
+  const overlayLists = lexemes.map((l) => overlay?.lexeme(l));
+  // The base lists' matches (minus the changed documents) and the changed documents' matches.
+  const baseMatches =
+    empty || baseLists.some((l) => !l)
+      ? NO_IDS
+      : unmasked(intersect(baseLists.map((l) => (l as PostingList).ids)), overlay);
+  const overlayMatches =
+    empty || overlayLists.some((l) => !l)
+      ? NO_IDS
+      : intersect(overlayLists.map((l) => (l as PostingList).ids));
+  let matches = mergeDisjoint(baseMatches, overlayMatches);
   if (search.filter) {
     const keep = compileFilter(index, search.filter);
     let n = 0;
@@ -340,17 +399,24 @@ export function searchPostingIndex(
   const c = index.columns;
   const ranked = search.sort === 'score';
   const single = lexemes.length === 1 && !empty;
+  const lists: Scored = { base: baseLists, overlay: overlayLists, masked: overlay?.masked };
   // Scores: exact for one lexeme; for several, the sum of each one's own score (the rerank order).
   let score: Float64Array | null = null;
   if (ranked && !empty && matches.length) {
     score = scratchOf(index).score;
-    for (const list of lists as PostingList[]) {
+    const masked = overlay?.masked;
+    for (const [k, list] of baseLists.entries()) {
       // Both lists ascend: one merge pass adds the list's scores of the matches.
       let j = 0;
-      for (const id of matches) {
-        while (list.ids[j] < id) j++;
-        score[id] += list.scores[j];
-      }
+      if (list)
+        for (const id of matches) {
+          if (masked && masked[id] === 1) continue;
+          while (list.ids[j] < id) j++;
+          score[id] += list.scores[j];
+        }
+      const changed = overlayLists[k];
+      if (changed)
+        for (const id of matches) if (masked && masked[id] === 1) score[id] += scoreIn(changed, id);
     }
   }
   const order = orderOf(search.sort, c, score);
@@ -393,16 +459,29 @@ function scratchOf(index: PostingIndexData): Scratch {
   return s;
 }
 
+/** The lists of a search's lexemes, in the base and in the overlay (same order). */
+interface Scored {
+  readonly base: (PostingList | undefined)[];
+  readonly overlay: (PostingList | undefined)[];
+  readonly masked: Uint8Array | undefined;
+}
+
 /** The page's relevance: computed, one lexeme's own score, or left to PostgreSQL for several. */
 function pageScores(
   page: number[],
-  lists: (PostingList | undefined)[],
+  lists: Scored,
   score: Float64Array | null,
   single: boolean,
 ): { scores: number[]; scoresFromDatabase?: boolean } {
   if (score && single) return { scores: page.map((id) => score[id]) };
-  if (single) return { scores: page.map((id) => scoreIn(lists[0] as PostingList, id)) };
-  return { scores: page.map(() => 0), scoresFromDatabase: page.length > 0 && lists.length > 0 };
+  if (single) {
+    const scoreOf = (id: number) => {
+      const list = lists.masked?.[id] === 1 ? lists.overlay[0] : lists.base[0];
+      return list ? scoreIn(list, id) : 0;
+    };
+    return { scores: page.map(scoreOf) };
+  }
+  return { scores: page.map(() => 0), scoresFromDatabase: page.length > 0 && lists.base.length > 0 };
 }
 
 /** group_by_pack: one sound per pack (the best in the order), pack-less sounds alone. */
@@ -413,7 +492,7 @@ function grouped(
   order: Order,
   score: Float64Array | null,
   single: boolean,
-  lists: (PostingList | undefined)[],
+  lists: Scored,
 ): PostingAnswer {
   const c = index.columns;
   const { best, inPack } = scratchOf(index);

@@ -60,6 +60,11 @@ export interface PreparedSearch extends Readonly<PageRequest> {
 
 export const MAX_PAGE_SIZE = 150;
 
+/** Whether a search is already prepared (prepareSearch's result) or still the raw request. */
+export function isPrepared(r: SearchRequest | PreparedSearch): r is PreparedSearch {
+  return typeof (r as PreparedSearch).query === 'object' && (r as PreparedSearch).query !== null;
+}
+
 /** Parses and checks a v2 search request; every problem is a SearchSyntaxError naming its parameter. */
 export function prepareSearch(req: SearchRequest): PreparedSearch {
   const now = req.now ?? new Date();

@@ -1,4 +1,12 @@
-import { type Db, DEFAULT_SEARCH_BUDGET_MS, type SearchLimits, searchSounds } from '@earshot/catalogue';
+import {
+  type Db,
+  DEFAULT_SEARCH_BUDGET_MS,
+  type PreparedSearch,
+  prepareSearch,
+  type SearchLimits,
+  type SearchResult,
+  searchSounds,
+} from '@earshot/catalogue';
 import {
   DEFAULT_SIMILARITY_SPACE,
   DescriptorRowSet,
@@ -49,10 +57,21 @@ export interface SearchEngineOptions {
    * keeps each filter's ids until the catalogue changes). Without it every search reads its own.
    */
   cacheFilterSets?: (read: FilterSets) => FilterSets;
+  /**
+   * An in-process text index (the catalogue's LiveSearchIndex): the text searches it answers
+   * (undefined for the others, and while it builds) are not run in the database.
+   */
+  textIndex?: TextIndex;
+}
+
+/** What the engine asks of an in-process text index: an answer, or undefined to run the search in the catalogue. */
+export interface TextIndex {
+  search(search: PreparedSearch, limits: SearchLimits): Promise<SearchResult | undefined>;
 }
 
 /**
- * Text search runs in the catalogue (PostgreSQL full text); similarity and content search in the
+ * Text search runs in the in-process index where it answers, else in the catalogue (PostgreSQL
+ * full text); similarity and content search in the
  * in-memory similarity state, with text filters turned into an id set by the catalogue first.
  */
 export function searchEngine(
@@ -85,19 +104,18 @@ export function searchEngine(
 
   return {
     async text(req: TextSearchRequest): Promise<Hits> {
-      const result = await searchSounds(
-        catalogue,
-        {
-          query: req.query,
-          filter: req.filter,
-          sort: req.sort,
-          weights: req.weights,
-          groupByPack: req.groupByPack,
-          limit: req.limit,
-          offset: req.offset,
-        },
-        limitsOf(req),
-      );
+      const search = prepareSearch({
+        query: req.query,
+        filter: req.filter,
+        sort: req.sort,
+        weights: req.weights,
+        groupByPack: req.groupByPack,
+        limit: req.limit,
+        offset: req.offset,
+      });
+      const result =
+        (await options.textIndex?.search(search, limitsOf(req))) ??
+        (await searchSounds(catalogue, search, limitsOf(req)));
       return {
         count: result.count,
         items: result.ids.map((id, i) => {

@@ -1,0 +1,226 @@
+import type { Logger } from '@earshot/common';
+import type { Kysely } from 'kysely';
+import type { ChangeVersion } from '../connection/change-feed.ts';
+import { sharedRoundTrips } from '../connection/shared-round-trips.ts';
+import { LivePostingIndex } from './live-posting-index.ts';
+import type { SearchResult } from './page-statements.ts';
+import { postingIndexAnswers } from './posting-index.ts';
+import {
+  catalogueSnapshot,
+  type LoadedPostingIndex,
+  loadPostingIndexSince,
+  readDocuments,
+} from './posting-index-load.ts';
+import { decodePostingIndex, encodePostingIndex } from './posting-index-snapshot.ts';
+import { postingSearch } from './posting-search.ts';
+import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
+import { readSearchChanges } from './search-changes.ts';
+import { limitedSearch, type SearchLimits } from './statement.ts';
+
+export interface LiveSearchIndexOptions {
+  logger?: Logger;
+  /**
+   * Rebuild the lists in the background when the overlay holds more changed documents than this
+   * share of the sounds (default 0.02; at least `rebuildAtLeast`, default 5,000).
+   */
+  rebuildShare?: number;
+  rebuildAtLeast?: number;
+  /** Wait before a failed build is tried again (default 30 s). */
+  retryMs?: number;
+  /**
+   * Where the built lists are kept between starts: the first build reads them from here when it
+   * can (then catches up from search_changes), and every build from the catalogue writes them.
+   */
+  snapshots?: SnapshotStore;
+}
+
+/** A place for one snapshot of the index (a file, in the services' adapter). */
+export interface SnapshotStore {
+  /** The bytes last written, or undefined when there are none. */
+  read(): Promise<Uint8Array | undefined>;
+  /** Replaces the snapshot with these pieces, one after another. */
+  write(parts: Uint8Array[]): Promise<void>;
+}
+
+/** Changed sounds whose documents are read per statement while catching up. */
+const CATCH_UP_BATCH = 10_000;
+
+/**
+ * A process's posting index (issue 33), built in the background and kept current with the
+ * catalogue: before it answers, it applies every change the catalogue's change version says may
+ * have happened (on the server the notifications, on the embedded database its counter: the same
+ * bound as the answer caches), reading the changed sounds from `search_changes`. Until the first
+ * build is done, and for the searches the index does not answer (phrases, exclusions, custom
+ * weights, other filters: postingIndexAnswers), `search` answers undefined and the caller runs the
+ * search in PostgreSQL.
+ */
+export class LiveSearchIndex {
+  private live: LivePostingIndex | undefined;
+  private snapshot = '';
+  /** The change version every change before which is applied; undefined = catch up first. */
+  private appliedVersion: number | undefined;
+  private rebuilding = false;
+  private closed = false;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly lexemeMemo = new Map<string, string[]>();
+  private readonly catchUp = sharedRoundTrips(() => this.applyChanges());
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly changes: ChangeVersion,
+    private readonly options: LiveSearchIndexOptions = {},
+  ) {}
+
+  /** Starts the first build in the background (searches run in PostgreSQL until it is done). */
+  start(): this {
+    void this.rebuild();
+    return this;
+  }
+
+  isReady(): boolean {
+    return this.live !== undefined;
+  }
+
+  /** Sounds indexed and documents in the overlay (undefined before the first build). */
+  stats(): { sounds: number; overlay: number } | undefined {
+    return this.live && { sounds: this.live.size, overlay: this.live.overlaySize };
+  }
+
+  /**
+   * The search's answer from the index, current with every change committed before the call, or
+   * undefined when the index is not built yet or does not answer this search.
+   */
+  async search(
+    request: SearchRequest | PreparedSearch,
+    limits: SearchLimits = {},
+  ): Promise<SearchResult | undefined> {
+    if (!this.live) return undefined;
+    const search = isPrepared(request) ? request : prepareSearch(request);
+    if (!postingIndexAnswers(search)) return undefined;
+    return limitedSearch(limits, async () => {
+      await this.current();
+      const live = this.live as LivePostingIndex;
+      const result = await postingSearch(this.db, live.data, search, this.lexemeMemo);
+      if (!result) return undefined;
+      const { approximate: _, ...answer } = result;
+      return answer;
+    });
+  }
+
+  /** Applies the changes committed before this call, unless the change version says there are none. */
+  async current(): Promise<void> {
+    const version = await this.changes.current();
+    if (version !== undefined && version === this.appliedVersion) return;
+    const live = this.live;
+    await this.catchUp();
+    // An index swapped in meanwhile may have read the changes before this version: not vouched for.
+    if (version !== undefined && this.live === live) this.appliedVersion = version;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+  }
+
+  private async applyChanges(): Promise<void> {
+    const live = this.live;
+    if (!live) return;
+    const changed = await readSearchChanges(this.db, this.snapshot);
+    await applyTo(this.db, live, changed.ids);
+    if (this.live !== live) return; // rebuilt meanwhile: the new index caught up on its own
+    this.snapshot = changed.snapshot;
+    if (live.overlaySize > this.rebuildAbove(live)) void this.rebuild();
+  }
+
+  private rebuildAbove(live: LivePostingIndex): number {
+    const share = this.options.rebuildShare ?? 0.02;
+    return Math.max(this.options.rebuildAtLeast ?? 5_000, share * live.data.columns.present.length);
+  }
+
+  /** The lists of the last snapshot, when there is a readable one. */
+  private async fromSnapshot(): Promise<LoadedPostingIndex | undefined> {
+    const store = this.options.snapshots;
+    if (!store) return undefined;
+    try {
+      const bytes = await store.read();
+      const loaded = bytes && decodePostingIndex(bytes);
+      if (!loaded) return undefined;
+      if (!(await catalogueSnapshot(this.db, loaded))) {
+        this.options.logger?.warn(
+          'search index: the snapshot is of another catalogue; building from the catalogue',
+        );
+        return undefined;
+      }
+      this.options.logger?.info('search index: loaded from its snapshot');
+      return loaded;
+    } catch (err) {
+      this.options.logger?.warn({ err }, 'search index: snapshot unreadable; building from the catalogue');
+      return undefined;
+    }
+  }
+
+  /** The lists read from the catalogue, written as the next start's snapshot (before any change is applied). */
+  private async build(): Promise<LoadedPostingIndex> {
+    const logger = this.options.logger;
+    let logged = 0;
+    const loaded = await loadPostingIndexSince(this.db, (read, total) => {
+      if (read - logged >= 250_000) {
+        logged = read;
+        logger?.info({ read, total }, 'search index: building');
+      }
+    });
+    const store = this.options.snapshots;
+    if (store)
+      await store
+        .write(encodePostingIndex(loaded))
+        .catch((err) => logger?.warn({ err }, 'search index: snapshot not written'));
+    return loaded;
+  }
+
+  /** Builds the lists afresh, catches them up, and puts them in place of the current ones. */
+  private async rebuild(): Promise<void> {
+    if (this.rebuilding || this.closed) return;
+    this.rebuilding = true;
+    const logger = this.options.logger;
+    const started = performance.now();
+    try {
+      const loaded = (!this.live && (await this.fromSnapshot())) || (await this.build());
+      const live = new LivePostingIndex(loaded);
+      let snapshot = loaded.snapshot;
+      // Caught up twice: the first pass may take long after a long build; the second is short.
+      for (let pass = 0; pass < 2; pass++) {
+        const changed = await readSearchChanges(this.db, snapshot);
+        await applyTo(this.db, live, changed.ids);
+        snapshot = changed.snapshot;
+      }
+      if (this.closed) return;
+      this.live = live;
+      this.snapshot = snapshot;
+      // Changes the old index had applied may be newer than this one's last read.
+      this.appliedVersion = undefined;
+      logger?.info(
+        { sounds: live.size, seconds: Math.round((performance.now() - started) / 100) / 10 },
+        'search index: ready',
+      );
+    } catch (err) {
+      logger?.error({ err }, 'search index: build failed; searches run in PostgreSQL until a retry succeeds');
+      if (!this.closed) {
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          void this.rebuild();
+        }, this.options.retryMs ?? 30_000);
+        this.retry.unref();
+      }
+    } finally {
+      this.rebuilding = false;
+    }
+  }
+}
+
+/** Reads the current documents of the changed sounds and applies them, a batch at a time. */
+async function applyTo(db: Kysely<any>, live: LivePostingIndex, ids: readonly number[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += CATCH_UP_BATCH) {
+    const batch = ids.slice(i, i + CATCH_UP_BATCH);
+    live.apply(batch, await readDocuments(db, { ids: batch }));
+  }
+}

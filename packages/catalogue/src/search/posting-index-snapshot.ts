@@ -1,0 +1,173 @@
+import type { PostingList, SoundColumns } from './posting-index.ts';
+import type { LoadedPostingIndex } from './posting-index-load.ts';
+
+/**
+ * A loaded posting index as bytes and back (issue 33's start-up): the lists, the columns and the
+ * text hashes as they are in memory, with the catalogue snapshot the load started from, so that a
+ * process starting from it catches up from `search_changes` like one that built it. The names and
+ * the layout are a JSON header; the arrays follow, each at a multiple of 8 bytes, read back as
+ * views of the buffer (no copy).
+ */
+
+const MAGIC = 'ESPI';
+const FORMAT = 1;
+
+const COLUMN_TYPES = {
+  present: Uint8Array,
+  duration: Float64Array,
+  created: Float64Array,
+  downloads: Int32Array,
+  rating: Float64Array,
+  numRatings: Int32Array,
+  license: Uint16Array,
+  type: Uint16Array,
+  packId: Int32Array,
+  bpm: Float32Array,
+} as const;
+
+type Typed = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+
+interface Header {
+  format: number;
+  snapshot: string;
+  database: string;
+  size: number;
+  keywords: string[];
+  maxPackId: number;
+  lexemes: string[];
+  tags: string[];
+  postings: number;
+  tagPostings: number;
+}
+
+/** The pieces of a snapshot file, in order (written one after another: no copy of the arrays). */
+export function encodePostingIndex(loaded: LoadedPostingIndex): Uint8Array[] {
+  const { index } = loaded;
+  const lexemes = [...index.lexemes.keys()];
+  const tags = [...index.tags.keys()];
+  const lists = lexemes.map((l) => index.lexemes.get(l) as PostingList);
+  const tagLists = tags.map((t) => index.tags.get(t) as Uint32Array);
+  const postings = lists.reduce((n, l) => n + l.ids.length, 0);
+  const tagPostings = tagLists.reduce((n, l) => n + l.length, 0);
+  const header: Header = {
+    format: FORMAT,
+    snapshot: loaded.snapshot,
+    database: loaded.database,
+    size: index.columns.present.length,
+    keywords: [...index.keywords],
+    maxPackId: index.maxPackId,
+    lexemes,
+    tags,
+    postings,
+    tagPostings,
+  };
+  const json = Buffer.from(JSON.stringify(header));
+  const head = Buffer.alloc(8);
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(json.length, 4);
+  const parts: Uint8Array[] = [head, json, padding(8 + json.length)];
+  let at = 8 + json.length + padding(8 + json.length).length;
+  const push = (array: Typed) => {
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+    parts.push(bytes);
+    at += bytes.length;
+    const pad = padding(at);
+    parts.push(pad);
+    at += pad.length;
+  };
+  push(offsets(lists.map((l) => l.ids.length)));
+  push(
+    concat(
+      Uint32Array,
+      postings,
+      lists.map((l) => l.ids),
+    ),
+  );
+  push(
+    concat(
+      Float32Array,
+      postings,
+      lists.map((l) => l.scores),
+    ),
+  );
+  push(offsets(tagLists.map((l) => l.length)));
+  push(concat(Uint32Array, tagPostings, tagLists));
+  for (const key of Object.keys(COLUMN_TYPES) as (keyof SoundColumns)[]) push(index.columns[key]);
+  push(loaded.hashes);
+  return parts;
+}
+
+/** Reads what encodePostingIndex wrote; undefined when the bytes are not a snapshot of this format. */
+export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | undefined {
+  // Views need their element alignment: a buffer that does not start at a multiple of 8 is copied.
+  const data = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (view.length < 8 || view.toString('latin1', 0, 4) !== MAGIC) return undefined;
+  const jsonLength = view.readUInt32LE(4);
+  const header = JSON.parse(view.toString('utf8', 8, 8 + jsonLength)) as Header;
+  if (header.format !== FORMAT) return undefined;
+  let at = 8 + jsonLength;
+  at += padding(at).length;
+  type Constructor<T> = { new (b: ArrayBufferLike, o: number, n: number): T; BYTES_PER_ELEMENT: number };
+  const take = <T extends Typed>(Type: Constructor<T>, n: number): T => {
+    const array = new Type(data.buffer, data.byteOffset + at, n);
+    at += n * Type.BYTES_PER_ELEMENT;
+    at += padding(at).length;
+    return array;
+  };
+  const lexemeOffsets = take(Uint32Array, header.lexemes.length + 1);
+  const ids = take(Uint32Array, header.postings);
+  const scores = take(Float32Array, header.postings);
+  const tagOffsets = take(Uint32Array, header.tags.length + 1);
+  const tagIds = take(Uint32Array, header.tagPostings);
+  const lexemes = new Map<string, PostingList>();
+  for (const [i, name] of header.lexemes.entries())
+    lexemes.set(name, {
+      ids: ids.subarray(lexemeOffsets[i], lexemeOffsets[i + 1]),
+      scores: scores.subarray(lexemeOffsets[i], lexemeOffsets[i + 1]),
+    });
+  const tags = new Map<string, Uint32Array>();
+  for (const [i, name] of header.tags.entries())
+    tags.set(name, tagIds.subarray(tagOffsets[i], tagOffsets[i + 1]));
+  const columns = {} as Record<keyof SoundColumns, Typed>;
+  for (const [key, Type] of Object.entries(COLUMN_TYPES))
+    columns[key as keyof SoundColumns] = take(Type as Constructor<Typed>, header.size);
+  const hashes = take(Uint32Array, header.size);
+  if (at > data.byteLength) return undefined;
+  return {
+    index: {
+      lexemes,
+      tags,
+      columns: columns as unknown as SoundColumns,
+      keywords: header.keywords,
+      maxPackId: header.maxPackId,
+    },
+    snapshot: header.snapshot,
+    database: header.database,
+    hashes,
+  };
+}
+
+function padding(at: number): Uint8Array {
+  return new Uint8Array((8 - (at % 8)) % 8);
+}
+
+function offsets(lengths: number[]): Uint32Array {
+  const out = new Uint32Array(lengths.length + 1);
+  for (let i = 0; i < lengths.length; i++) out[i + 1] = out[i] + lengths[i];
+  return out;
+}
+
+function concat<T extends Uint32Array | Float32Array>(
+  Type: { new (n: number): T },
+  total: number,
+  parts: readonly T[],
+): T {
+  const out = new Type(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { SnapshotStore } from '@earshot/catalogue';
+
+/**
+ * The text search index's snapshot in a data folder (`<dataDir>/search-index/posting-index.bin`):
+ * read whole at start, written beside and renamed over the old one, so a reader never sees half a
+ * file and processes sharing the folder may write in turn.
+ */
+export function searchIndexSnapshotStore(dataDir: string): SnapshotStore {
+  const dir = path.join(dataDir, 'search-index');
+  const file = path.join(dir, 'posting-index.bin');
+  return {
+    async read() {
+      try {
+        return await fs.readFile(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+    async write(parts) {
+      await fs.mkdir(dir, { recursive: true });
+      const temporary = `${file}.${process.pid}.tmp`;
+      const handle = await fs.open(temporary, 'w');
+      try {
+        for (const part of parts) await handle.write(part);
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temporary, file);
+    },
+  };
+}
