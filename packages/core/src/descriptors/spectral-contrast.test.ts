@@ -1,6 +1,5 @@
-import { realSamples } from '@earshot/fixtures';
 import { describe, expect, it } from 'vitest';
-import { decodeMono } from '../media/decode.ts';
+import { columnMeans, referenceRecording } from '../testing/reference-recording.ts';
 import { lowLevelFrames } from './lowlevel.ts';
 import { contrastBands, spectralContrast } from './spectral-contrast.ts';
 
@@ -59,20 +58,14 @@ describe('spectral contrast on real recordings, against the reference extractor'
   it.each(['bd_808', 'loop_amen_full', 'ambi_glass_hum'])(
     '%s: the mean coefficient and valley of every band agree within 0.001',
     async (name) => {
-      const sample = realSamples().find((s) => s.name === name);
-      if (!sample) throw new Error(`no reference recording ${name}`);
-      const signal = await decodeMono(sample.file);
+      const { reference, samples, sampleRate } = await referenceRecording(name);
       const wanted = new Set(['spectral_contrast_coeffs', 'spectral_contrast_valleys']);
-      const { series } = lowLevelFrames(signal.samples, signal.sampleRate, wanted);
-      const reference = sample.reference.lowlevel as Record<string, { mean: number[] }>;
+      const { series } = lowLevelFrames(samples, sampleRate, wanted);
+      const lowlevel = reference.lowlevel as Record<string, { mean: number[] }>;
       for (const key of wanted) {
-        const values = series.vector(key, 6);
-        const frames = values.length / 6;
-        for (let b = 0; b < 6; b++) {
-          let sum = 0;
-          for (let i = 0; i < frames; i++) sum += values[i * 6 + b];
-          expect(Math.abs(sum / frames - reference[key].mean[b])).toBeLessThan(1e-3);
-        }
+        columnMeans(series.vector(key, 6), 6).forEach((m, b) => {
+          expect(Math.abs(m - lowlevel[key].mean[b])).toBeLessThan(1e-3);
+        });
       }
     },
     60_000,
