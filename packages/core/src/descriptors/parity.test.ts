@@ -40,6 +40,8 @@ const MATCHED = [
   'lowlevel.barkbands_flatness_db.mean',
   'sfx.duration',
   'sfx.logattacktime',
+  'tonal.hpcp_entropy.mean',
+  'tonal.hpcp_crest.mean',
 ];
 /** Close but not identical definitions (see docs/descriptors.md): ranks must still agree. */
 const RELATED = [
@@ -53,8 +55,6 @@ const RELATED = [
   'sfx.max_to_total',
   'sfx.effective_duration',
   'sfx.strongdecay',
-  'tonal.hpcp_entropy.mean',
-  'tonal.hpcp_crest.mean',
   'rhythm.bpm',
 ];
 

@@ -12,10 +12,11 @@ export function createPeaks(capacity: number): Peaks {
 
 /**
  * Local maxima of the magnitude spectrum above `threshold` within [minHz, maxHz], refined by parabolic
- * interpolation; keeps the `capacity` largest, returned sorted by frequency. With `lowerEdge`, the first
- * bin at or above minHz counts as a peak (uninterpolated) when the spectrum falls from it, as Essentia's
- * PeakDetection checks its lower boundary: a spectrum falling from below minHz (a kick drum's) gives a
- * peak there.
+ * interpolation; keeps the `capacity` largest, returned sorted by frequency. With `referenceEdges`, the
+ * edges are Essentia PeakDetection's: the first bin at or above minHz counts as a peak (uninterpolated)
+ * when the spectrum falls from it (a spectrum falling from below minHz, a kick drum's, gives a peak
+ * there), and the search ends at the first peak interpolated above maxHz (so it never takes the place of
+ * a smaller one below when `capacity` is reached).
  */
 export function findPeaks(
   magnitudes: Float32Array,
@@ -24,13 +25,13 @@ export function findPeaks(
   minHz: number,
   maxHz: number,
   out: Peaks,
-  lowerEdge = false,
+  referenceEdges = false,
 ): void {
   const capacity = out.frequencies.length;
   let count = 0;
   let from = Math.max(1, Math.floor(minHz / binHz));
   const to = Math.min(magnitudes.length - 2, Math.ceil(maxHz / binHz));
-  if (lowerEdge) {
+  if (referenceEdges) {
     const edge = Math.ceil(minHz / binHz);
     if (
       edge + 1 < magnitudes.length &&
@@ -51,6 +52,7 @@ export function findPeaks(
     const denom = a - 2 * m + c;
     const delta = denom !== 0 ? (0.5 * (a - c)) / denom : 0;
     const freq = (k + delta) * binHz;
+    if (referenceEdges && freq > maxHz) break;
     const mag = m - 0.25 * (a - c) * delta;
     if (count < capacity) {
       out.frequencies[count] = freq;

@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { columnMeans, referenceRecording } from '../testing/reference-recording.ts';
+import { lowLevelFrames } from './lowlevel.ts';
 import { contrastBands, spectralContrast } from './spectral-contrast.ts';
 
 describe('spectral contrast as the reference extractor computes it', () => {
-  it("uses the reference's bands: bins 1–15, 16–30, 31–56, 57–106, 107–219, 220–510 at 44.1 kHz / 2048 points", () => {
-    expect(contrastBands(44100, 2048)).toEqual({ start: 1, widths: [15, 15, 26, 50, 113, 291] });
-    // The same edges in Hz on a finer spectrum.
-    expect(contrastBands(44100, 4096)).toEqual({ start: 2, widths: [30, 30, 52, 100, 226, 582] });
+  it("lays the bands out as Essentia's SpectralContrast: bins 1–15, 16–32, 33–58, 59–107, 108–220, 221–511 at 44.1 kHz / 2048 points", () => {
+    expect(contrastBands(44100, 2048)).toEqual({ start: 1, widths: [15, 17, 26, 49, 113, 291] });
+    // The same rule on a finer spectrum: each edge rounded to its own bins, not the coarse edges doubled.
+    expect(contrastBands(44100, 4096)).toEqual({ start: 2, widths: [29, 35, 52, 98, 226, 583] });
+  });
+
+  it('rounds 40% of a band to the nearest bin: 7 of 17 bins at each end, not 6', () => {
+    const layout = { start: 0, widths: [17] };
+    // Ten bins at 1, seven at 100: the seven loudest are all 100 only if 7 neighbours are taken.
+    const mag = new Float32Array([...Array(10).fill(1), ...Array(7).fill(100)]);
+    const coeffs = new Float32Array(1);
+    const valleys = new Float32Array(1);
+    spectralContrast(mag, layout, new Float32Array(17), coeffs, valleys, 0);
+    const mean = (10 + 700) / 17;
+    expect(coeffs[0]).toBeCloseTo(-(100 ** (1 / Math.log(mean))), 4);
+    expect(valleys[0]).toBeCloseTo(0, 6);
   });
 
   it('gives −(peak/valley)^(1/ln mean) and ln(valley) per band', () => {
@@ -37,4 +51,23 @@ describe('spectral contrast as the reference extractor computes it', () => {
     expect(peaky).toBeGreaterThan(flat);
     expect(peaky).toBeLessThan(0);
   });
+});
+
+describe('spectral contrast on real recordings, against the reference extractor', () => {
+  // Golden values: the per-band means native Essentia wrote (a kick, a drum loop, a pitched hum).
+  it.each(['bd_808', 'loop_amen_full', 'ambi_glass_hum'])(
+    '%s: the mean coefficient and valley of every band agree within 0.001',
+    async (name) => {
+      const { reference, samples, sampleRate } = await referenceRecording(name);
+      const wanted = new Set(['spectral_contrast_coeffs', 'spectral_contrast_valleys']);
+      const { series } = lowLevelFrames(samples, sampleRate, wanted);
+      const lowlevel = reference.lowlevel as Record<string, { mean: number[] }>;
+      for (const key of wanted) {
+        columnMeans(series.vector(key, 6), 6).forEach((m, b) => {
+          expect(Math.abs(m - lowlevel[key].mean[b])).toBeLessThan(1e-3);
+        });
+      }
+    },
+    60_000,
+  );
 });

@@ -12,33 +12,34 @@ export interface ContrastBands {
   widths: number[];
 }
 
-/**
- * The reference's bands at 44.1 kHz and 2048 points: bins 1–15, 16–30, 31–56, 57–106, 107–219, 220–510
- * (21.5 Hz to 11 kHz). Read off the reference's own values: band 0 as bins 1–15 reproduces its mean
- * coefficient within 0.001 on the 17 mono calibration recordings, and each further width is the one
- * that fits its band best. Essentia's current source lays the bands out otherwise (from bin 0, 14, 17,
- * 25, 47, 112 and 290 bins, the top one ending near 9.3 kHz: coefficient ρ 0.96 and filter agreement
- * 0.30 against the reference's values, the layout below 0.99 and 0.65); the extractor build that wrote
- * the reference values is older.
- */
-const REFERENCE_BANDS: ContrastBands = { start: 1, widths: [15, 15, 26, 50, 113, 291] };
-const REFERENCE_BIN_HZ = 44100 / 2048;
+/** The extractor's settings: 6 bands from 20 Hz to 11 kHz, 15% of the bins shared out evenly. */
+const LOW_HZ = 20;
+const HIGH_HZ = 11000;
+const BANDS = 6;
+const STATIC_SHARE = 0.15;
 
-/** The reference's bands for a spectrum of `frameSize` points at `sampleRate` (same edges in Hz). */
+/**
+ * The bands as Essentia's SpectralContrast lays them out for a `frameSize`-point spectrum: from the bin
+ * nearest 20 Hz; each band gets an equal share of 15% of the bins up to 11 kHz, plus the bins up to its
+ * upper edge on a geometric ladder from 20 Hz to the frequency of 85% of those bins (edges rounded to
+ * bins). At 44.1 kHz and 2048 points: start 1, widths 15, 17, 26, 49, 113, 291 (bins 1–510, 21.5 Hz to
+ * 11 kHz); this reproduces the reference's per-band values to 4 decimals.
+ */
 export function contrastBands(sampleRate: number, frameSize: number): ContrastBands {
   const binHz = sampleRate / frameSize;
-  if (binHz === REFERENCE_BIN_HZ) return REFERENCE_BANDS;
-  const toBin = (referenceBin: number) => Math.max(0, Math.round((referenceBin * REFERENCE_BIN_HZ) / binHz));
-  let edge = REFERENCE_BANDS.start;
-  const start = toBin(edge);
-  let at = start;
-  const widths = REFERENCE_BANDS.widths.map((w) => {
-    edge += w;
-    const next = Math.max(at + 1, toBin(edge));
-    const width = next - at;
-    at = next;
-    return width;
-  });
+  const start = Math.round(LOW_HZ / binHz);
+  const totalBins = Math.round(HIGH_HZ / binHz);
+  const ladderTop = Math.round((1 - STATIC_SHARE) * totalBins) * binHz;
+  const staticBins = Math.round((STATIC_SHARE * totalBins) / BANDS);
+  const step = (ladderTop / LOW_HZ) ** (1 / BANDS);
+  const widths: number[] = [];
+  let previous = start;
+  let edgeHz = LOW_HZ;
+  for (let b = 0; b < BANDS; b++) {
+    edgeHz *= step;
+    widths.push(Math.round(edgeHz / binHz - previous + staticBins));
+    previous = Math.round(edgeHz / binHz);
+  }
   return { start, widths };
 }
 
@@ -47,7 +48,7 @@ const TINY = 1e-30;
 
 /**
  * One frame's contrast and valley per band, written at `offset`. Per band: the mean of the lowest 40% of
- * its bins (valley) and of the highest 40% (peak); contrast = −(peak/valley)^(1/ln(band mean)), valley =
+ * its bins (valley) and of the highest 40% (peak), 40% rounded to the nearest bin; contrast = −(peak/valley)^(1/ln(band mean)), valley =
  * ln(valley). `scratch` must hold the widest band.
  */
 export function spectralContrast(
@@ -68,7 +69,7 @@ export function spectralContrast(
     for (let i = 0; i < n; i++) mean += band[i];
     if (width !== 0) mean /= width;
     mean += TINY;
-    const neighbours = Math.max(1, Math.trunc(0.4 * width));
+    const neighbours = Math.max(1, Math.round(0.4 * width));
     // Only which bins are the lowest and the highest `neighbours` matters (the reference sorts the band):
     // two selections put them at the ends.
     if (n > 1) {

@@ -1,31 +1,73 @@
 import { describe, expect, it } from 'vitest';
 import { peaksAt } from '../testing/peaks.ts';
+import { columnMeans, referenceRecording } from '../testing/reference-recording.ts';
 import { createPeaks, findPeaks } from './peaks.ts';
-import { hpcpFromPeaks, tuningStep } from './tonal.ts';
+import { HPCP_SIZE, hpcpFromPeaks, tonalFrames, tuningStep } from './tonal.ts';
 
 describe('HPCP as the reference computes tonal.hpcp', () => {
-  it('spreads a peak over the bins within 2/3 semitone with cos² weights, bin 0 = A 440 Hz, max 1', () => {
+  it('spreads a peak over the bins within ½ semitone with cosine weights, bin 0 = A 440 Hz, max 1', () => {
     const hpcp = new Float32Array(36);
-    // A peak 1/6 semitone (half a bin) above C (bin 9): bins 8, 9, 10 and 11 lie within 2/3 semitone.
+    // A peak 1/6 semitone (half a bin) above C (bin 9): bins 9 and 10 share it, bins 8 and 11 sit on the
+    // window's edge (½ semitone away, weight cos(π/2) = 0).
     hpcpFromPeaks(peaksAt([440 * 2 ** ((3 + 1 / 6) / 12)]), hpcp);
-    const weight = (bins: number) => Math.cos((Math.PI * (bins / 3)) / (4 / 3)) ** 2;
     expect(hpcp[9]).toBeCloseTo(1, 5);
     expect(hpcp[10]).toBeCloseTo(1, 5);
-    expect(hpcp[8]).toBeCloseTo(weight(1.5) / weight(0.5), 5);
-    expect(hpcp[11]).toBeCloseTo(weight(1.5) / weight(0.5), 5);
+    expect(hpcp[8]).toBeCloseTo(0, 10);
+    expect(hpcp[11]).toBeCloseTo(0, 10);
     expect(hpcp[7] + hpcp[12] + hpcp[0]).toBe(0);
+    // A peak a tenth of a bin above A: weight cos(π·d) for the bins d semitones away, d < ½.
+    hpcpFromPeaks(peaksAt([440 * 2 ** (0.1 / 36)]), hpcp);
+    const w = (bins: number) => Math.cos((Math.PI * bins) / 3);
+    expect(hpcp[0]).toBeCloseTo(1, 6);
+    expect(hpcp[1]).toBeCloseTo(w(0.9) / w(0.1), 5);
+    expect(hpcp[35]).toBeCloseTo(w(1.1) / w(0.1), 5);
+    expect(hpcp[2] + hpcp[34]).toBe(0);
   });
-  it('weighs peaks by magnitude², folds octaves, ignores peaks outside 40 Hz – 5 kHz, and stays 0 without peaks', () => {
+  it('weighs peaks by magnitude², folds octaves, ignores peaks outside 20 Hz – 3.5 kHz, and stays 0 without peaks', () => {
     const hpcp = new Float32Array(36);
-    hpcpFromPeaks(peaksAt([110, 220 * 2 ** (7 / 12), 30, 6000], [1, 0.5, 9, 9]), hpcp);
+    hpcpFromPeaks(peaksAt([110, 220 * 2 ** (7 / 12), 19, 3600], [1, 0.5, 9, 9]), hpcp);
     expect(hpcp[0]).toBeCloseTo(1, 6);
     expect(hpcp[21]).toBeCloseTo(0.25, 6);
-    // A peak on a bin centre also reaches its neighbours, a third of a semitone away: cos²(π/4) = ½.
+    // A peak on a bin centre also reaches its neighbours, a third of a semitone away: cos(π/3) = ½.
     expect(hpcp[1]).toBeCloseTo(0.5, 6);
     expect(hpcp.reduce((a, b) => a + b, 0)).toBeCloseTo(2 + 0.5, 5);
     hpcpFromPeaks(peaksAt([]), hpcp);
     expect(hpcp.every((v) => v === 0)).toBe(true);
   });
+  it("keeps the key HPCP's squared-cosine window as a setting", () => {
+    const hpcp = new Float32Array(36);
+    const settings = { minHz: 40, maxHz: 5000, windowSemitones: 4 / 3, weight: 'squaredCosine' } as const;
+    hpcpFromPeaks(peaksAt([110]), hpcp, settings);
+    // A peak on a bin centre reaches the bins ⅓ semitone away with cos²(π·(1/3)/(4/3)) = ½.
+    expect(hpcp[1]).toBeCloseTo(0.5, 6);
+    expect(hpcp[35]).toBeCloseTo(0.5, 6);
+    expect(hpcp[2]).toBeCloseTo(0, 10);
+    expect(hpcp[3]).toBe(0);
+  });
+});
+
+describe('tonal.hpcp on real recordings, against the reference extractor', () => {
+  // Golden values: the per-bin mean, entropy and crest native Essentia wrote for these recordings. A
+  // kick (the lowest partial near the 20 Hz edge), a hi-hat (noise) and a pitched hum.
+  it.each(['bd_808', 'hat_cab', 'ambi_glass_hum'])(
+    '%s: every bin of the mean HPCP, hpcp_entropy and hpcp_crest agree to a thousandth of their value',
+    async (name) => {
+      const { reference, samples, sampleRate } = await referenceRecording(name);
+      const { series } = tonalFrames(samples, sampleRate);
+      const tonal = reference.tonal as Record<string, { mean: number[] | number }>;
+      const expected = tonal.hpcp.mean as number[];
+      const means = columnMeans(series.vector('hpcp', HPCP_SIZE), HPCP_SIZE);
+      means.forEach((m, b) => {
+        expect(Math.abs(m - expected[b])).toBeLessThanOrEqual(1e-3 * expected[b] + 1e-6);
+      });
+      for (const key of ['hpcp_entropy', 'hpcp_crest']) {
+        const want = tonal[key].mean as number;
+        const [got] = columnMeans(series.scalar(key), 1);
+        expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-3 * want);
+      }
+    },
+    60_000,
+  );
 });
 
 describe('tuning frequency as Essentia TuningFrequency tracks it', () => {
@@ -77,5 +119,17 @@ describe('spectral peaks with the lower edge as Essentia PeakDetection checks it
     expect(peaks.frequencies[0]).toBe(40);
     expect(peaks.magnitudes[0]).toBeCloseTo(1 / 5, 6);
     expect(peaks.frequencies[1]).toBeCloseTo(200, 0);
+  });
+  it('ends the search at the first peak above maxHz, so it never displaces a smaller one below', () => {
+    const mag = new Float32Array(64).fill(0.01);
+    mag[10] = 0.2; // 100 Hz
+    mag[30] = 0.5; // 300 Hz
+    mag[50] = 0.9; // 500 Hz, interpolated towards its louder right neighbour, above 500 Hz
+    mag[51] = 0.5;
+    const peaks = createPeaks(2);
+    findPeaks(mag, 10, 1e-5, 40, 500, peaks, true);
+    expect(Array.from(peaks.frequencies.subarray(0, peaks.count))).toEqual([100, 300]);
+    findPeaks(mag, 10, 1e-5, 40, 500, peaks);
+    expect(peaks.frequencies[1]).toBeGreaterThan(500);
   });
 });

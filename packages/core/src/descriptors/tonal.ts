@@ -8,28 +8,53 @@ export const TONAL_FRAME = 4096;
 export const TONAL_HOP = 2048;
 export const HPCP_SIZE = 36;
 
-/** Width (semitones) of the squared-cosine window each spectral peak spreads over the HPCP bins. */
-export const HPCP_WINDOW_SEMITONES = 4 / 3;
+/** How an HPCP spreads spectral peaks over its bins (Essentia's HPCP parameters of the same names). */
+export interface HpcpSettings {
+  /** Peaks outside [minHz, maxHz] add nothing. */
+  minHz: number;
+  maxHz: number;
+  /** Width (semitones) of the window each peak spreads over the bins around it. */
+  windowSemitones: number;
+  /** The window's shape: cos(π·d/w), or its square. */
+  weight: 'cosine' | 'squaredCosine';
+}
 
 /**
- * Harmonic pitch class profile (Gómez 2006) as Essentia's HPCP computes `tonal.hpcp` for the Freesound
- * extractor: `out.length` bins (36: ⅓ semitone), bin 0 = A at 440 Hz; each peak between 40 Hz and 5 kHz
- * adds magnitude² × cos²(π·d/w) to every bin whose centre lies within w/2 of it (d its distance in
- * semitones, w = 4/3 semitone); normalized to a maximum of 1 (all zeros stay zeros).
+ * `tonal.hpcp` as the reference extractor (Essentia's FreesoundExtractor, current master) sets it: its own
+ * peaks (the 60 largest between 20 Hz and 3.5 kHz), a 1-semitone cosine window, no harmonics.
  */
-export function hpcpFromPeaks(peaks: Peaks, out: Float32Array): void {
+export const TONAL_HPCP: HpcpSettings = {
+  minHz: 20,
+  maxHz: 3500,
+  windowSemitones: 1,
+  weight: 'cosine',
+};
+
+/** The peaks `tonal.hpcp` reads: at most this many, the largest first. */
+export const HPCP_MAX_PEAKS = 60;
+
+/**
+ * Harmonic pitch class profile (Gómez 2006) as Essentia's HPCP computes it with `harmonics` 0:
+ * `out.length` bins (36: ⅓ semitone), bin 0 = A at 440 Hz; each peak within [minHz, maxHz] adds
+ * magnitude² × weight(d) to every bin whose centre lies within w/2 of it (d its distance in semitones,
+ * w the window width, weight cos(π·d/w) or its square); normalized to a maximum of 1 (all zeros stay
+ * zeros).
+ */
+export function hpcpFromPeaks(peaks: Peaks, out: Float32Array, settings: HpcpSettings = TONAL_HPCP): void {
   out.fill(0);
   const size = out.length;
   const perSemitone = Math.floor(size / 12);
-  const half = (perSemitone * HPCP_WINDOW_SEMITONES) / 2;
+  const { minHz, maxHz, windowSemitones, weight } = settings;
+  const half = (perSemitone * windowSemitones) / 2;
+  const squared = weight === 'squaredCosine';
   for (let p = 0; p < peaks.count; p++) {
     const f = peaks.frequencies[p];
-    if (f < 40 || f > 5000) continue;
+    if (f < minHz || f > maxHz) continue;
     const energy = peaks.magnitudes[p] * peaks.magnitudes[p];
     const position = size * Math.log2(f / 440);
     for (let b = Math.ceil(position - half); b <= Math.floor(position + half); b++) {
-      const c = Math.cos((Math.PI * Math.abs(position - b)) / perSemitone / HPCP_WINDOW_SEMITONES);
-      out[((b % size) + size) % size] += energy * c * c;
+      const c = Math.cos((Math.PI * Math.abs(position - b)) / perSemitone / windowSemitones);
+      out[((b % size) + size) % size] += energy * (squared ? c * c : c);
     }
   }
   let max = 0;
@@ -90,8 +115,10 @@ export function tonalFrames(signal: Float32Array, sampleRate: number): TonalFram
   const spectrum = new MagnitudeSpectrum(TONAL_FRAME);
   const frame = new Float32Array(TONAL_FRAME);
   const mag = new Float32Array(spectrum.bins);
-  // The reference keeps every peak above 1e-5 (its maxPeaks is 10000; a 4096-point frame holds fewer).
+  // The tuning estimate reads every peak above 1e-5 in 40 Hz – 5 kHz (the reference's maxPeaks is 10000; a
+  // 4096-point frame holds fewer); the HPCP reads its own, fewer and lower.
   const peaks = createPeaks(TONAL_FRAME / 2);
+  const hpcpPeaks = createPeaks(HPCP_MAX_PEAKS);
   const binHz = sampleRate / TONAL_FRAME;
   const hpcpAll = series.vector('hpcp', HPCP_SIZE);
   const tuning = series.scalar('tuning_frequency');
@@ -109,10 +136,9 @@ export function tonalFrames(signal: Float32Array, sampleRate: number): TonalFram
     for (let p = 0; p < peaks.count; p++) e += peaks.magnitudes[p] * peaks.magnitudes[p];
     energy[i] = e;
     tuning[i] = tuningStep(peaks, tuningVotes, tuningFrame);
-    hpcpFromPeaks(peaks, hpcp);
+    findPeaks(mag, binHz, 1e-5, TONAL_HPCP.minHz, TONAL_HPCP.maxHz, hpcpPeaks, true);
+    hpcpFromPeaks(hpcpPeaks, hpcp);
     hpcpAll.set(hpcp, i * HPCP_SIZE);
-    // The reference version's hpcp_entropy and hpcp_crest read this HPCP (not its chord HPCP with
-    // harmonics and the non-linear step: those give entropies a third lower than its values).
     hpcpCrest[i] = crest(hpcp);
     hpcpEntropy[i] = entropy(hpcp);
   }

@@ -11,9 +11,11 @@ import type { VariantATree } from './types.ts';
 
 /**
  * Names the descriptor definitions a stored analysis was made with; 2 since issue 37 brought the whole
- * tree onto the reference's definitions (analyses made before read `earshot-descriptors 1`: reprocess them).
+ * tree onto the reference's definitions, 3 since `tonal.hpcp` (and its entropy, crest and peak count)
+ * reads the reference's own HPCP peaks and window (analyses made before read `earshot-descriptors 1` or
+ * `2`: reprocess them).
  */
-export const EXTRACTOR_VERSION = 'earshot-descriptors 2';
+export const EXTRACTOR_VERSION = 'earshot-descriptors 3';
 
 /** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
 export const CORE_ANALYZER = 'earshot-core';

@@ -14,6 +14,7 @@ export {
   parityRow,
 } from './parity-report.ts';
 export { filterAgreement, spearman } from './parity-stats.ts';
+export { columnMeans, referenceRecording } from './reference-recording.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';
 export { makeTwinSet, TWIN_BASES, TWIN_BASES_FIRST, type TwinBase, type TwinFiles } from './twin-set.ts';
 export {
