@@ -59,6 +59,8 @@ export interface TextSearch {
   sort?: string;
   groupByPack?: boolean;
   page?: number;
+  /** Absent: the API's default (15). */
+  pageSize?: number;
 }
 
 /**
