@@ -245,7 +245,8 @@ function render(results: ChildResult[], runs: number, cold?: ColdResult): string
     tonal: '4096 frames: HPCP (36), tuning, chords, key',
     loudness: 'EBU R128 K-weighting, momentary, short-term, integrated, range',
     sfx: 'envelope, temporal descriptors, sound bounds, single event, RT60',
-    onsets: 'onset peak picking and sample-accurate placement',
+    onsets:
+      "the reference's OnsetRate (a 1024 Hann FFT every 512 samples, HFC and complex-domain functions, peak picking) and our onset peaks for the tempo check",
     rhythm: 'tempo check and refit, beat loudness, loop fit',
     statistics: 'variant-A tree: mean/var/…/dvar2 for every frame series',
     timbral_and_variant_b: 'timbral models and the variant-B dictionary',

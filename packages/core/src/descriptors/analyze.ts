@@ -10,6 +10,7 @@ import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './event
 import { type FramesFile, framesGroup } from './frames-file.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
+import { onsetRate } from './onset-rate.ts';
 import { detectOnsets } from './onsets.ts';
 import { frequencyToMidi } from './pitch.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
@@ -140,9 +141,12 @@ export async function analyzeSignal(
     rt60: estimateRt60(samples, sampleRate),
   }));
   const frameEnergy = series.scalar('frame_energy');
-  const onsets = timed(timings, 'onsets', () =>
+  // Our own detector's onsets only check the tracker's tempo; the onsets the tree reports are the
+  // reference's OnsetRate's.
+  const tempoOnsets = timed(timings, 'onsets', () =>
     detectOnsets(series.scalar('onset_strength'), frameEnergy, samples, sampleRate, LOWLEVEL_HOP),
   );
+  const onsets = timed(timings, 'onsets', () => onsetRate(samples, sampleRate));
   const pitch = timed(timings, 'pitch_summary', () =>
     voicedPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
   );
@@ -154,7 +158,7 @@ export async function analyzeSignal(
         const beats = trackBeats(samples, sampleRate);
         return { bpm: beats.bpm, bpmConfidence: beats.confidence, ticks: beats.ticks, bpmIntervals: [] };
       });
-  const tempo = timed(timings, 'rhythm', () => refineTempo(tracked.bpm, tracked.ticks, onsets));
+  const tempo = timed(timings, 'rhythm', () => refineTempo(tracked.bpm, tracked.ticks, tempoOnsets));
   // The grid stays the tracker's (beats on its frame grid, as the reference's): the bpm histogram reads its
   // intervals. Only the tempo goes through the octave check and the fit on the onsets.
   const beatGrid = {

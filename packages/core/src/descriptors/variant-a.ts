@@ -4,6 +4,7 @@ import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
 import { estimateKey } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
+import type { OnsetRate } from './onset-rate.ts';
 import type { PitchEnvelope } from './pitch-envelope.ts';
 import { bpmHistogram } from './rhythm.ts';
 import { finite, scalarStats, vectorStats } from './statistics.ts';
@@ -12,10 +13,11 @@ import type { VariantATree } from './types.ts';
 /**
  * Names the descriptor definitions a stored analysis was made with; 2 since issue 37 brought the whole
  * tree onto the reference's definitions, 3 since `tonal.hpcp` (and its entropy, crest and peak count)
- * reads the reference's own HPCP peaks and window (analyses made before read `earshot-descriptors 1` or
- * `2`: reprocess them).
+ * reads the reference's own HPCP peaks and window, 4 since the onsets (`rhythm.onset_*`) are the
+ * reference's OnsetRate's (analyses made before read `earshot-descriptors 1`, `2` or `3`: reprocess
+ * them).
  */
-export const EXTRACTOR_VERSION = 'earshot-descriptors 3';
+export const EXTRACTOR_VERSION = 'earshot-descriptors 4';
 
 /** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
 export const CORE_ANALYZER = 'earshot-core';
@@ -32,7 +34,8 @@ export interface AnalysisParts {
   loudness: LoudnessResult;
   envelope: EnvelopeDescriptors;
   beatGrid: BeatGrid;
-  onsets: number[];
+  /** Onsets as the reference's OnsetRate finds them (onset-rate.ts). */
+  onsets: OnsetRate;
   beatsLoudness: number[];
   beatsBandRatios: number[][];
   bpmLoop: number;
@@ -232,9 +235,9 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
     bpm_intervals: beatGrid.bpmIntervals.map(finite),
     bpm_loop: finite(parts.bpmLoop),
     bpm_loop_confidence: finite(parts.bpmLoopConfidence),
-    onset_count: parts.onsets.length,
-    onset_rate: parts.duration > 0 ? parts.onsets.length / parts.duration : 0,
-    onset_times: parts.onsets.map(finite),
+    onset_count: parts.onsets.times.length,
+    onset_rate: finite(parts.onsets.rate),
+    onset_times: parts.onsets.times.map(finite),
   };
 
   const hpcp = vstats(tonal, 'hpcp');
