@@ -4,13 +4,22 @@
 // typed arrays, built from the search document), on the realistic query log of record
 // (realistic-workload.ts), one client, on the same requests in alternating order.
 //   npx earshot bench search-structures [--sounds 1000000] [--requests 600] [--relevance 200] [--no-seed]
-// Prints: the index's build time and memory, latency per engine (p50 / p95 / p99, and by kind of
+//     [--start-only]   (only the API's index start: from the catalogue, then from its snapshot)
+//     [--embedded [--rounds 2]]   (only the embedded (PGlite) API's start and memory, with the index and without)
+// Prints: how long the API's live index takes to be ready in a fresh process, built from the
+// catalogue and started from the snapshot that build wrote, with that process's memory; the index's build time and memory, latency per engine (p50 / p95 / p99, and by kind of
 // request), whether every count agrees, and the ranking of the first page of the most frequent
 // queries against the exact weighted ranking (ts_rank over every match).
 
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { buildAppDeps } from '@earshot/api';
 import {
+  LiveSearchIndex,
   loadPostingIndex,
+  NO_CHANGE_FEED,
   openCatalogue,
   type PostingIndexData,
   postingIndexAnswers,
@@ -18,7 +27,10 @@ import {
   prepareSearch,
   searchSounds,
 } from '@earshot/catalogue';
+import { loadSyntheticCatalogue } from '@earshot/catalogue/testing';
 import { createLogger, loadConfig } from '@earshot/common';
+import { searchIndexSnapshotStore } from '@earshot/services';
+import { sql } from 'kysely';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import {
@@ -78,7 +90,190 @@ function agreement(page: number[], exact: number[]): { overlap: number; rho: num
   return { overlap, rho: 1 - (6 * d2) / (n * (n * n - 1)) };
 }
 
+/**
+ * Child mode (`--live-start <dataDir>`): the API's index as a server starts it, in a process of its
+ * own so its memory is the index's and the runtime's only; prints one JSON line.
+ */
+async function liveStart(dataDir: string): Promise<void> {
+  const config = loadConfig({ DATABASE_URL: dbUrl });
+  const catalogue = await openCatalogue({
+    config,
+    logger: createLogger('warn'),
+    role: 'command',
+    migrate: false,
+  });
+  const store = searchIndexSnapshotStore(dataDir);
+  const fromSnapshot = (await store.read()) !== undefined;
+  const started = performance.now();
+  const index = new LiveSearchIndex(catalogue.db, NO_CHANGE_FEED, { snapshots: store }).start();
+  while (!index.isReady()) await new Promise((resolve) => setTimeout(resolve, 20));
+  const seconds = (performance.now() - started) / 1000;
+  globalThis.gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  index.close();
+  await catalogue.close();
+  console.log(JSON.stringify({ fromSnapshot, seconds, rss, heapUsed, sounds: index.stats()?.sounds }));
+}
+
+/** The API's index start, twice in fresh processes: built from the catalogue (writing its snapshot), then from the snapshot. */
+function liveStartRows(): void {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-search-start-'));
+  try {
+    const child = () =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            ...process.execArgv,
+            '--expose-gc',
+            process.argv[1],
+            '--sounds',
+            String(sounds),
+            '--live-start',
+            dataDir,
+          ],
+          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+        )
+          .trim()
+          .split('\n')
+          .at(-1) as string,
+      ) as { fromSnapshot: boolean; seconds: number; rss: number; heapUsed: number; sounds: number };
+    const loadBefore = load();
+    const built = child();
+    const snapshotBytes = fs.statSync(path.join(dataDir, 'search-index', 'posting-index.bin')).size;
+    const loaded = child();
+    const mib = (x: number) => (x / 2 ** 20).toFixed(0);
+    console.log(
+      `\nThe API's live index in a fresh process (LiveSearchIndex, as \`buildAppDeps\` starts it; load ${loadBefore} → ${load()}); snapshot ${mib(snapshotBytes)} MiB:\n`,
+    );
+    console.log('| start | sounds | ready in s | process rss MiB | heap MiB | target |');
+    console.log('|---|---:|---:|---:|---:|---|');
+    for (const [name, r] of [
+      ['built from the catalogue (and its snapshot written)', built],
+      ['from its snapshot, caught up from search_changes', loaded],
+    ] as const)
+      console.log(
+        `| ${name} | ${r.sounds} | ${r.seconds.toFixed(1)} | ${mib(r.rss)} | ${mib(r.heapUsed)} | ≤ 60 s at 1M |`,
+      );
+    if (built.fromSnapshot || !loaded.fromSnapshot)
+      throw new Error('the two starts did not take the two paths');
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const embeddedDir = path.join(os.tmpdir(), 'earshot-bench', `search-pglite-${sounds}`);
+interface EmbeddedStart {
+  depsSeconds: number;
+  readySeconds: number;
+  rss: number;
+  heapUsed: number;
+  fromSnapshot: boolean;
+}
+
+/**
+ * Child mode (`--embedded-start on|off`): an embedded (PGlite) API process as `earshot serve` wires
+ * it, with its text search index or without (the tree before the index); prints one JSON line.
+ */
+async function embeddedStart(index: boolean): Promise<void> {
+  const logger = createLogger('warn');
+  const config = loadConfig({ DATA_DIR: embeddedDir });
+  const fromSnapshot = fs.existsSync(path.join(embeddedDir, 'search-index', 'posting-index.bin'));
+  const started = performance.now();
+  const catalogue = await openCatalogue({ config, logger, role: 'server', migrate: false });
+  const deps = await buildAppDeps({ config, logger, catalogue, searchIndex: index, similarityRefreshMs: 0 });
+  const depsSeconds = (performance.now() - started) / 1000;
+  const ready = deps.readiness?.searchIndex ?? (() => true);
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20));
+  const readySeconds = (performance.now() - started) / 1000;
+  globalThis.gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  await deps.dispose();
+  await catalogue.close();
+  console.log(
+    JSON.stringify({ depsSeconds, readySeconds, rss, heapUsed, fromSnapshot } satisfies EmbeddedStart),
+  );
+}
+
+/** The embedded API's start-up and memory with the index and without, alternated, in fresh processes. */
+async function embeddedRows(): Promise<void> {
+  fs.mkdirSync(embeddedDir, { recursive: true });
+  const seed = await openCatalogue({
+    config: loadConfig({ DATA_DIR: embeddedDir }),
+    logger: createLogger('warn'),
+    role: 'command',
+    // The synthetic loader rebuilds the search document of every sound in one statement.
+    answerMs: 3_600_000,
+  });
+  try {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from sound_search`.execute(seed.db);
+    if (rows[0].n !== sounds) {
+      if (rows[0].n !== 0) throw new Error(`${embeddedDir} holds ${rows[0].n} sounds, not ${sounds}`);
+      await loadSyntheticCatalogue(seed.db, {
+        sounds,
+        progress: (n) => process.stdout.write(`\r  seeding the embedded catalogue ${n}/${sounds}`),
+      });
+      await sql`vacuum analyze`.execute(seed.db);
+    }
+  } finally {
+    await seed.close();
+  }
+  fs.rmSync(path.join(embeddedDir, 'search-index'), { recursive: true, force: true });
+  const child = (index: boolean) =>
+    JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          ...process.execArgv,
+          '--expose-gc',
+          process.argv[1],
+          '--sounds',
+          String(sounds),
+          '--embedded-start',
+          index ? 'on' : 'off',
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      )
+        .trim()
+        .split('\n')
+        .at(-1) as string,
+    ) as EmbeddedStart;
+  const rounds = Number(arg('rounds', '2'));
+  const loadBefore = load();
+  const runs: { name: string; r: EmbeddedStart }[] = [];
+  for (let round = 0; round < rounds; round++) {
+    runs.push({ name: 'without the index (before issue 33)', r: child(false) });
+    const r = child(true);
+    runs.push({
+      name: r.fromSnapshot ? 'with the index, from its snapshot' : 'with the index, built from the catalogue',
+      r,
+    });
+    process.stdout.write(`\r  round ${round + 1}/${rounds}`);
+  }
+  const mib = (x: number) => (x / 2 ** 20).toFixed(0);
+  console.log(
+    `\n\nThe embedded (PGlite) API process in a data folder of ${sounds} sounds, fresh processes in alternation (load ${loadBefore} → ${load()}): wired = \`buildAppDeps\` done (the server would listen), ready = the text index answers; rss after a collection at ready.\n`,
+  );
+  console.log('| process | wired s | ready s | rss MiB | heap MiB |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const { name, r } of runs)
+    console.log(
+      `| ${name} | ${r.depsSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${mib(r.rss)} | ${mib(r.heapUsed)} |`,
+    );
+}
+
 async function main() {
+  if (process.argv.includes('--embedded-start')) return embeddedStart(arg('embedded-start', 'on') === 'on');
+  if (process.argv.includes('--embedded')) {
+    console.log(`\n## The embedded API's start and memory, ${sounds} sounds (${new Date().toISOString()})`);
+    return embeddedRows();
+  }
+  const liveStartDir = process.argv.includes('--live-start') ? arg('live-start', '') : undefined;
+  if (liveStartDir) return liveStart(liveStartDir);
+  if (process.argv.includes('--start-only')) {
+    console.log(`\n## The API's search index start, ${sounds} sounds (${new Date().toISOString()})`);
+    return liveStartRows();
+  }
   // --no-seed: use the catalogue as it is (while another run is still seeding its descriptors).
   if (!process.argv.includes('--no-seed')) await ensureApiBenchCatalogue(sounds, false);
   const config = loadConfig({ DATABASE_URL: dbUrl });
@@ -100,6 +295,7 @@ async function main() {
     for (const q of stream) if (!timed.includes(q) && timed.push(q) >= requests) break;
 
     console.log(`\n## Search structures, ${sounds} sounds (${new Date().toISOString()}, load ${load()})\n`);
+    liveStartRows();
     globalThis.gc?.();
     const before = process.memoryUsage();
     const started = performance.now();

@@ -20,4 +20,9 @@ export interface OpenCatalogueOptions {
   waitMs?: number;
   /** How long a hosting process waits on close for other processes to disconnect (default 60 s). */
   drainMs?: number;
+  /**
+   * How long a statement to the embedded database may go unanswered before its connection is closed
+   * (default 120 s): maintenance that rewrites a large catalogue in one statement passes more.
+   */
+  answerMs?: number;
 }

@@ -56,7 +56,11 @@ export async function acquireEmbedded(options: OpenCatalogueOptions): Promise<Em
       await sleep(100);
       continue;
     }
-    const pool = hostedPool(owner.address, { max: 4, idleTimeoutMillis: 1000 }, logger);
+    const pool = hostedPool(
+      owner.address,
+      { max: 4, idleTimeoutMillis: 1000, answerMs: options.answerMs },
+      logger,
+    );
     try {
       await pool.query('select 1');
       logger.debug({ dataDir, owner: owner.pid }, 'catalogue: using the database hosted by another process');
@@ -95,7 +99,11 @@ async function host(lock: DataFolderLock, options: OpenCatalogueOptions): Promis
     throw err;
   }
   lock.publish(pgliteHost.address);
-  const pool = hostedPool(pgliteHost.address, { max: 10, idleTimeoutMillis: 10_000 }, options.logger);
+  const pool = hostedPool(
+    pgliteHost.address,
+    { max: 10, idleTimeoutMillis: 10_000, answerMs: options.answerMs },
+    options.logger,
+  );
   return {
     pool,
     kind: 'pglite',
