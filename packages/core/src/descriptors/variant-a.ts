@@ -2,7 +2,7 @@ import type { BeatGrid } from './beat-tracker.ts';
 import { PITCH_CLASSES_FROM_A } from './chroma.ts';
 import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
-import { estimateKey } from './key.ts';
+import type { KeyEstimate } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
 import type { OnsetRate } from './onset-rate.ts';
 import type { PitchEnvelope } from './pitch-envelope.ts';
@@ -31,6 +31,8 @@ export interface AnalysisParts {
   tonal: FrameSeries;
   chords: string[];
   chordStrength: Float32Array;
+  /** The reference's KeyExtractor run (key.ts). */
+  key: KeyEstimate;
   loudness: LoudnessResult;
   envelope: EnvelopeDescriptors;
   beatGrid: BeatGrid;
@@ -241,8 +243,7 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
   };
 
   const hpcp = vstats(tonal, 'hpcp');
-  // The key reads the mean HPCP the tree holds anyway (its statistics are the costly part).
-  const key = estimateKey(hpcp.mean);
+  const { key } = parts;
   const tonalTree: VariantATree = {
     hpcp,
     hpcp_crest: stats(tonal, 'hpcp_crest'),
