@@ -14,10 +14,11 @@ import type { VariantATree } from './types.ts';
  * Names the descriptor definitions a stored analysis was made with; 2 since issue 37 brought the whole
  * tree onto the reference's definitions, 3 since `tonal.hpcp` (and its entropy, crest and peak count)
  * reads the reference's own HPCP peaks and window, 4 since the onsets (`rhythm.onset_*`) are the
- * reference's OnsetRate's (analyses made before read `earshot-descriptors 1`, `2` or `3`: reprocess
- * them).
+ * reference's OnsetRate's, 5 since the key (`tonal.key_*`, variant B `tonality` and
+ * `tonality_confidence`) is the reference's KeyExtractor's (analyses made before read
+ * `earshot-descriptors 1` to `4`: reprocess them).
  */
-export const EXTRACTOR_VERSION = 'earshot-descriptors 4';
+export const EXTRACTOR_VERSION = 'earshot-descriptors 5';
 
 /** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
 export const CORE_ANALYZER = 'earshot-core';
