@@ -242,7 +242,8 @@ function render(results: ChildResult[], runs: number, cold?: ColdResult): string
       'our beat tracker: three onset functions every 1024 samples and the information gain every 512 (a Hann FFT every 512), Degara tracker on each, max-agreement choice',
     lowlevel:
       'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, YIN pitch, peaks, dissonance',
-    tonal: '4096 frames: HPCP (36), tuning, chords, key',
+    tonal: '4096 frames every 2048: HPCP (36), tuning, chords',
+    key: "the reference's KeyExtractor: a Hann 4096 FFT every 4096 samples, whitened peaks, 12-bin HPCP, bgate profiles",
     loudness: 'EBU R128 K-weighting, momentary, short-term, integrated, range',
     sfx: 'envelope, temporal descriptors, sound bounds, single event, RT60',
     onsets:

@@ -8,6 +8,7 @@ import { defaultEssentiaBeatTracker } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
+import { extractKey } from './key.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { onsetRate } from './onset-rate.ts';
@@ -132,6 +133,7 @@ export async function analyzeSignal(
   const series = lowlevel.series;
   await letOthersRun();
   const tonal = timed(timings, 'tonal', () => tonalFrames(samples, sampleRate));
+  const key = timed(timings, 'key', () => extractKey(samples, sampleRate));
   await letOthersRun();
   const loudness = options.loudness ?? timed(timings, 'loudness', () => ebuR128(samples, sampleRate));
   const { envelope, bounds, singleEvent, rt60 } = timed(timings, 'sfx', () => ({
@@ -180,6 +182,7 @@ export async function analyzeSignal(
     tonal: tonal.series,
     chords: tonal.chords,
     chordStrength: tonal.chordStrength,
+    key,
     loudness,
     envelope,
     beatGrid,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { peaksAt } from '../testing/peaks.ts';
 import { columnMeans, referenceRecording } from '../testing/reference-recording.ts';
 import { createPeaks, findPeaks } from './peaks.ts';
-import { HPCP_SIZE, hpcpFromPeaks, tonalFrames, tuningStep } from './tonal.ts';
+import { HPCP_SIZE, harmonicContributions, hpcpFromPeaks, tonalFrames, tuningStep } from './tonal.ts';
 
 describe('HPCP as the reference computes tonal.hpcp', () => {
   it('spreads a peak over the bins within ½ semitone with cosine weights, bin 0 = A 440 Hz, max 1', () => {
@@ -43,6 +43,42 @@ describe('HPCP as the reference computes tonal.hpcp', () => {
     expect(hpcp[35]).toBeCloseTo(0.5, 6);
     expect(hpcp[2]).toBeCloseTo(0, 10);
     expect(hpcp[3]).toBe(0);
+  });
+});
+
+describe("HPCP harmonics as Essentia's HPCP counts them (the key extractor's four)", () => {
+  it('folds partials 1–5 onto three pitch classes: the octaves add up, the fifth and the major third stay', () => {
+    const table = harmonicContributions(4);
+    expect(table.map((c) => c.semitone)).toHaveLength(3);
+    expect(table[0]).toEqual({ semitone: 0, weight: 3 });
+    expect(table[1].semitone).toBeCloseTo(12 * Math.log2(3) - 12, 9);
+    expect(table[1].weight).toBe(1);
+    // The fifth partial, 27.9 semitones up, is weighted 1 / (27.9 / 24).
+    expect(table[2].semitone).toBeCloseTo(12 * Math.log2(5) - 24, 9);
+    expect(table[2].weight).toBeCloseTo(24 / (12 * Math.log2(5)), 9);
+  });
+  it('adds a peak to its own bin and, weighted, to the fundamentals it may be a partial of; no scaling', () => {
+    const hpcp = new Float32Array(12);
+    // E (bin 7) at 2 × 330 Hz, magnitude 2: its own class E gets 4 × 3² (no neighbour: a 1-semitone window
+    // on a bin centre reaches the next bins with cos(π/2) = 0); as a third partial, A gets 4 × 1² (on
+    // bin 0 within a cent); as a fifth, the class 3.86 semitones under E (bin 3.14) gets
+    // 4 × w² × cos(π × 0.14).
+    const settings = {
+      minHz: 25,
+      maxHz: 3500,
+      windowSemitones: 1,
+      weight: 'cosine',
+      harmonics: 4,
+      normalize: false,
+    } as const;
+    hpcpFromPeaks(peaksAt([440 * 2 ** (7 / 12)], [2]), hpcp, settings);
+    expect(hpcp[7]).toBeCloseTo(36, 4);
+    const thirdPartialOffset = 12 * Math.log2(3) - 12 - 7; // the third partial sits 0.02 semitone above E
+    expect(hpcp[0]).toBeCloseTo(4 * Math.cos(Math.PI * Math.abs(thirdPartialOffset)), 4);
+    const third = 7 - (12 * Math.log2(5) - 24);
+    const w = 24 / (12 * Math.log2(5));
+    expect(hpcp[3]).toBeCloseTo(4 * w * w * Math.cos(Math.PI * (third - 3)), 4);
+    expect(hpcp.reduce((a, b) => a + b, 0)).toBeCloseTo(hpcp[0] + hpcp[3] + hpcp[7], 6);
   });
 });
 

@@ -17,6 +17,33 @@ export interface HpcpSettings {
   windowSemitones: number;
   /** The window's shape: cos(π·d/w), or its square. */
   weight: 'cosine' | 'squaredCosine';
+  /**
+   * Essentia's `harmonics`: each peak also counts for the pitch classes whose first `harmonics` + 1
+   * partials it could be (0: only its own; see `harmonicContributions`).
+   */
+  harmonics?: number;
+  /** Scale each frame's profile to a maximum of 1 (Essentia's unitMax), or leave it in energy units. */
+  normalize?: boolean;
+}
+
+/**
+ * Essentia HPCP's table of harmonic contributions: partial h (1 … harmonics + 1) sits 12·log2 h semitones
+ * over its fundamental, folded into one octave; partials on the same pitch class add their weights
+ * (1 / max(1, semitones / 24) each). A peak adds to the bins of each fundamental it may belong to with
+ * that weight squared.
+ */
+export function harmonicContributions(harmonics: number): { semitone: number; weight: number }[] {
+  const precision = 1e-5;
+  const out: { semitone: number; weight: number }[] = [];
+  for (let h = 1; h <= harmonics + 1; h++) {
+    let semitone = 12 * Math.log2(h);
+    const weight = 1 / Math.max(1, (semitone / 12) * 0.5);
+    while (semitone >= 12 - precision) semitone -= 12;
+    const same = out.find((c) => Math.abs(c.semitone - semitone) < precision);
+    if (same) same.weight += weight;
+    else out.push({ semitone, weight });
+  }
+  return out;
 }
 
 /**
@@ -34,32 +61,52 @@ export const TONAL_HPCP: HpcpSettings = {
 export const HPCP_MAX_PEAKS = 60;
 
 /**
- * Harmonic pitch class profile (Gómez 2006) as Essentia's HPCP computes it with `harmonics` 0:
- * `out.length` bins (36: ⅓ semitone), bin 0 = A at 440 Hz; each peak within [minHz, maxHz] adds
- * magnitude² × weight(d) to every bin whose centre lies within w/2 of it (d its distance in semitones,
- * w the window width, weight cos(π·d/w) or its square); normalized to a maximum of 1 (all zeros stay
- * zeros).
+ * Harmonic pitch class profile (Gómez 2006) as Essentia's HPCP computes it: `out.length` bins (36: ⅓
+ * semitone), bin 0 = A at 440 Hz; each peak within [minHz, maxHz] adds magnitude² × weight(d) to every
+ * bin whose centre lies within w/2 of it (d its distance in semitones, w the window width, weight
+ * cos(π·d/w) or its square), and as much again, times its harmonic weight², around each fundamental it may
+ * be a partial of (`harmonics`, default 0); normalized to a maximum of 1 unless `normalize` is false (all
+ * zeros stay zeros).
  */
 export function hpcpFromPeaks(peaks: Peaks, out: Float32Array, settings: HpcpSettings = TONAL_HPCP): void {
   out.fill(0);
   const size = out.length;
   const perSemitone = Math.floor(size / 12);
   const { minHz, maxHz, windowSemitones, weight } = settings;
+  const contributions = contributionTable(settings.harmonics ?? 0);
   const half = (perSemitone * windowSemitones) / 2;
   const squared = weight === 'squaredCosine';
+  const radiansPerBin = Math.PI / perSemitone / windowSemitones;
   for (let p = 0; p < peaks.count; p++) {
-    const f = peaks.frequencies[p];
-    if (f < minHz || f > maxHz) continue;
+    const peakHz = peaks.frequencies[p];
+    if (peakHz < minHz || peakHz > maxHz) continue;
     const energy = peaks.magnitudes[p] * peaks.magnitudes[p];
-    const position = size * Math.log2(f / 440);
-    for (let b = Math.ceil(position - half); b <= Math.floor(position + half); b++) {
-      const c = Math.cos((Math.PI * Math.abs(position - b)) / perSemitone / windowSemitones);
-      out[((b % size) + size) % size] += energy * (squared ? c * c : c);
+    const peakPosition = size * Math.log2(peakHz / 440);
+    for (const contribution of contributions) {
+      // The fundamental this peak would be the partial of, `semitone` lower.
+      const position = peakPosition - (size * contribution.semitone) / 12;
+      const gain = energy * contribution.weight * contribution.weight;
+      for (let b = Math.ceil(position - half); b <= Math.floor(position + half); b++) {
+        const c = Math.cos(radiansPerBin * Math.abs(position - b));
+        out[((b % size) + size) % size] += gain * (squared ? c * c : c);
+      }
     }
   }
+  if (settings.normalize === false) return;
   let max = 0;
   for (let i = 0; i < size; i++) if (out[i] > max) max = out[i];
   if (max > 0) for (let i = 0; i < size; i++) out[i] /= max;
+}
+
+const contributionTables = new Map<number, { semitone: number; weight: number }[]>();
+
+function contributionTable(harmonics: number): { semitone: number; weight: number }[] {
+  let table = contributionTables.get(harmonics);
+  if (!table) {
+    table = harmonicContributions(harmonics);
+    contributionTables.set(harmonics, table);
+  }
+  return table;
 }
 
 /**

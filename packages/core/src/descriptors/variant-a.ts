@@ -2,7 +2,7 @@ import type { BeatGrid } from './beat-tracker.ts';
 import { PITCH_CLASSES_FROM_A } from './chroma.ts';
 import type { EnvelopeDescriptors } from './envelope.ts';
 import type { FrameSeries } from './frame-series.ts';
-import { estimateKey } from './key.ts';
+import type { KeyEstimate } from './key.ts';
 import type { LoudnessResult } from './loudness.ts';
 import type { OnsetRate } from './onset-rate.ts';
 import type { PitchEnvelope } from './pitch-envelope.ts';
@@ -14,10 +14,11 @@ import type { VariantATree } from './types.ts';
  * Names the descriptor definitions a stored analysis was made with; 2 since issue 37 brought the whole
  * tree onto the reference's definitions, 3 since `tonal.hpcp` (and its entropy, crest and peak count)
  * reads the reference's own HPCP peaks and window, 4 since the onsets (`rhythm.onset_*`) are the
- * reference's OnsetRate's (analyses made before read `earshot-descriptors 1`, `2` or `3`: reprocess
- * them).
+ * reference's OnsetRate's, 5 since the key (`tonal.key_*`, variant B `tonality` and
+ * `tonality_confidence`) is the reference's KeyExtractor's (analyses made before read
+ * `earshot-descriptors 1` to `4`: reprocess them).
  */
-export const EXTRACTOR_VERSION = 'earshot-descriptors 4';
+export const EXTRACTOR_VERSION = 'earshot-descriptors 5';
 
 /** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
 export const CORE_ANALYZER = 'earshot-core';
@@ -31,6 +32,8 @@ export interface AnalysisParts {
   tonal: FrameSeries;
   chords: string[];
   chordStrength: Float32Array;
+  /** The reference's KeyExtractor run (key.ts). */
+  key: KeyEstimate;
   loudness: LoudnessResult;
   envelope: EnvelopeDescriptors;
   beatGrid: BeatGrid;
@@ -241,8 +244,7 @@ export function buildVariantA(parts: AnalysisParts): VariantATree {
   };
 
   const hpcp = vstats(tonal, 'hpcp');
-  // The key reads the mean HPCP the tree holds anyway (its statistics are the costly part).
-  const key = estimateKey(hpcp.mean);
+  const { key } = parts;
   const tonalTree: VariantATree = {
     hpcp,
     hpcp_crest: stats(tonal, 'hpcp_crest'),
