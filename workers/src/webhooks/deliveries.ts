@@ -47,7 +47,9 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE ?? false,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS ?? 5_000,
     disableAfterMs:
-      config.WEBHOOK_DISABLE_AFTER_HOURS === undefined ? undefined : config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+      config.WEBHOOK_DISABLE_AFTER_HOURS === undefined
+        ? undefined
+        : config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     ...options.delivery,
   };
   const deliver = (id: number) => deliverWebhook(catalogue.db, id, delivery);

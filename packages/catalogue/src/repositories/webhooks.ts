@@ -280,7 +280,9 @@ export async function recordWebhookAttempt(
               last_error: attempt.error ?? `HTTP ${attempt.status}`,
               next_attempt_at: failure.retryAt ?? new Date(),
               disabled_at: sql<Date | null>`case when ${disable} then now() end`,
-              disabled_reason: sql<string | null>`case when ${disable} then ${failure.disabledReason ?? null}::text end`,
+              disabled_reason: sql<
+                string | null
+              >`case when ${disable} then ${failure.disabledReason ?? null}::text end`,
             },
       )
       .where('id', '=', lease.webhook.id)
