@@ -19,6 +19,7 @@ import type {
   PendingUploadsRecord,
   RawDescription,
   ReceivedFile,
+  Suggestions,
   UploadOutcome,
   WebhookOwner,
 } from '@earshot/services';
@@ -74,6 +75,11 @@ export interface WebhookStore {
   remove(scope: WebhookScope, id: number): Promise<void>;
   enable(scope: WebhookScope, id: number): Promise<Webhook>;
   deliveries(scope: WebhookScope, id: number, limit: number): Promise<WebhookDelivery[]>;
+}
+
+/** Autocomplete: tags and names of public sounds completing a prefix (the services' suggestCompletions). */
+export interface SuggestionReader {
+  suggest(request: { q?: string; limit?: number }): Promise<Suggestions>;
 }
 
 /** The latest bulk export of the public catalogue (`earshot export`), or undefined when none was made. */

@@ -132,6 +132,7 @@ export {
   type TextIndex,
 } from './search/search-engine.ts';
 export { searchIndexSnapshotStore } from './search/search-index-snapshot.ts';
+export { SUGGESTION_LIMITS, type Suggestions, suggestCompletions } from './search/suggestions.ts';
 export type {
   ContentSearchRequest,
   Hit,
