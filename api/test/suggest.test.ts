@@ -82,10 +82,10 @@ describe.each(backends)('search suggestions on %s', (backend) => {
   it('follows a sound leaving the public catalogue and coming back', async () => {
     const before = await publicSounds();
     const kick = before.find((sound) => sound.tags.includes('kick')) as Listed;
-    await setModerationState(s.catalogue.db, kick.id, 'rejected');
+    await setModerationState(s.catalogue.db, kick.id, 'rejected', null);
     const after = before.filter((sound) => sound.id !== kick.id);
     expect((await get('/apiv2/search/suggest/?q=k')).body).toEqual(expected(after, 'k'));
-    await setModerationState(s.catalogue.db, kick.id, 'ok');
+    await setModerationState(s.catalogue.db, kick.id, 'ok', null);
     expect((await get('/apiv2/search/suggest/?q=k')).body).toEqual(expected(before, 'k'));
   });
 
