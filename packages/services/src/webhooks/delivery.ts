@@ -93,14 +93,24 @@ export async function deliverWebhook(
   }
 }
 
+/** A length of time in the largest whole unit that says it: 72 hours, 30 minutes, 400 ms. */
+function spoken(ms: number): string {
+  for (const [unit, size] of [
+    ['hours', 3_600_000],
+    ['minutes', 60_000],
+    ['seconds', 1_000],
+  ] as const)
+    if (ms >= size) return `${Math.round((ms / size) * 10) / 10} ${unit}`;
+  return `${ms} ms`;
+}
+
 /** When the next attempt comes after a failure, and whether this one switches the subscription off. */
 function failureRule(attempt: number, options: DeliveryOptions) {
   const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
-  const hours = Math.round((disableAfterMs / 3_600_000) * 10) / 10;
   return {
     retryAt: new Date(Date.now() + (options.backoffMs ?? exponentialBackoff(1_000, 60_000))(attempt)),
     disableIfFailingSince: new Date(Date.now() - disableAfterMs),
-    disabledReason: `every delivery attempt failed for ${hours} hours`,
+    disabledReason: `every delivery attempt failed for ${spoken(disableAfterMs)}`,
   };
 }
 
