@@ -132,7 +132,6 @@ export {
   type TextIndex,
 } from './search/search-engine.ts';
 export { searchIndexSnapshotStore } from './search/search-index-snapshot.ts';
-export { SUGGESTION_LIMITS, type Suggestions, suggestCompletions } from './search/suggestions.ts';
 export type {
   ContentSearchRequest,
   Hit,
@@ -148,6 +147,7 @@ export {
   type SimilarityStateOptions,
   similaritySnapshotDir,
 } from './search/similarity-state.ts';
+export { SUGGESTION_LIMITS, type Suggestions, suggestCompletions } from './search/suggestions.ts';
 export { BookmarkCategories } from './social/bookmark-categories.ts';
 export {
   BOOKMARK_NAME_MAX,
