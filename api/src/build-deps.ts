@@ -34,6 +34,7 @@ import { servedSearchEngine } from './adapters/search-engine.ts';
 import { soundChangesReader } from './adapters/sound-changes.ts';
 import { soundFiles } from './adapters/sound-files.ts';
 import { soundWrites } from './adapters/sound-writes.ts';
+import { suggestionReader } from './adapters/suggestions.ts';
 import { userEventsReader, webhookStore } from './adapters/user-events.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
 import { cachedBearerCheck } from './caches/bearer-cache.ts';
@@ -197,6 +198,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       soundChanges: soundChangesReader(db, DEFAULT_SIMILARITY_SPACE),
       exports: { latest: () => latestExport(config.dataDir) },
       events: { reader: userEventsReader(db), webhooks: webhookStore(db, config.WEBHOOK_ALLOW_PRIVATE) },
+      suggestions: suggestionReader(db),
       responseCacheMs: options.recordCacheMs,
       changes,
       stateVersion,

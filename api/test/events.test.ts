@@ -161,6 +161,7 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
           allowPrivate: true,
           timeoutMs: 2_000,
           backoffMs: () => 150,
+          disableAfterMs,
         }),
       logger,
     );
@@ -172,6 +173,9 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     await receiver.stop();
     await stop?.();
   });
+
+  /** The switching-off rule of the deliveries (the default, 72 h, unless a test shortens it). */
+  let disableAfterMs: number | undefined;
 
   const comment = (text: string, soundId = bobSound) =>
     addComment(s.catalogue.db, { soundId, userId: alice, comment: text });
@@ -283,6 +287,43 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     await expect
       .poll(async () => (await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/`)).body.failures)
       .toBe(0);
+  });
+
+  it('switches off a webhook that kept failing, shows it, and its credential switches it on', async () => {
+    const [hook] = (await call(s, 'GET', '/apiv2/me/webhooks/')).body.webhooks;
+    expect(hook).toMatchObject({ active: true, disabled_at: null, disabled_reason: null });
+    disableAfterMs = 400;
+    receiver.failWith = 500;
+    const before = receiver.accepted.length;
+    await comment('into the void');
+    const read = async () => (await call(s, 'GET', `/apiv2/me/webhooks/${hook.id}/`)).body;
+    await expect.poll(async () => (await read()).active, { timeout: 15_000 }).toBe(false);
+    const off = await read();
+    expect(off.disabled_at).toEqual(expect.any(String));
+    expect(off.disabled_reason).toMatch(/every delivery attempt failed for/);
+    expect(off.failures).toBeGreaterThanOrEqual(2);
+    // Off: no more attempts.
+    const refused = receiver.refused;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.refused).toBe(refused);
+
+    disableAfterMs = undefined;
+    receiver.failWith = undefined;
+    const other = await createApiCredential(s.catalogue.db, {
+      username: 'bob',
+      name: 'Third app',
+      redirectUri: 'http://127.0.0.1/cb',
+      level: 'unlimited',
+    });
+    const foreign = await call(s, 'POST', `/apiv2/me/webhooks/${hook.id}/enable/`, {
+      key: other.client_secret,
+    });
+    expect(foreign.status).toBe(404);
+    const on = await call(s, 'POST', `/apiv2/me/webhooks/${hook.id}/enable/`);
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ id: hook.id, active: true, disabled_at: null, failures: 0 });
+    const got = await receiver.waitFor(before + 1);
+    expect(got[before].json.data).toMatchObject({ comment: 'into the void' });
   });
 
   it('streams the same events as server-sent events, resumable with Last-Event-ID', async () => {

@@ -3,10 +3,15 @@ import type { Config, Logger } from '@earshot/common';
 import { Ffmpeg } from '@earshot/core';
 import { SoundStorage } from '@earshot/services';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
-import { CatalogueStore } from './pipeline/catalogue-store.ts';
+import { CatalogueStore, DEFAULT_EVENT_RETENTION } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
-import { CATEGORY_MODEL_JOB, pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
+import {
+  CATEGORY_MODEL_JOB,
+  EVENTS_UPKEEP_JOB,
+  pipelineRegistry,
+  type StagePolicy,
+} from './pipeline/definitions.ts';
 import type { StageDeps } from './pipeline/handlers.ts';
 import { type LeaseOptions, soundLeaseGuard } from './pipeline/lease.ts';
 import { pipelineHooks } from './pipeline/lifecycle.ts';
@@ -25,7 +30,14 @@ export interface JobRunnerServiceOptions {
     Partial<
       Pick<
         Config,
-        'UPLOAD_MAX_SECONDS' | 'FFMPEG_PATH' | 'FFPROBE_PATH' | 'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_TIMEOUT_MS'
+        | 'UPLOAD_MAX_SECONDS'
+        | 'FFMPEG_PATH'
+        | 'FFPROBE_PATH'
+        | 'WEBHOOK_ALLOW_PRIVATE'
+        | 'WEBHOOK_TIMEOUT_MS'
+        | 'WEBHOOK_DISABLE_AFTER_HOURS'
+        | 'EVENTS_RETENTION_DAYS'
+        | 'WEBHOOK_LOG_RETENTION_DAYS'
       >
     >;
   logger: Logger;
@@ -68,6 +80,8 @@ export interface JobRunnerServiceOptions {
   onSimilarityVectors?: StageDeps['onSimilarityVectors'];
   /** How often the reconciler queues the category model's retraining (default 30 s; it trains only when due). */
   categoryModelEveryMs?: number;
+  /** How often the reconciler queues the events' upkeep (default hourly; the retention is in `config`). */
+  eventUpkeepEveryMs?: number;
 }
 
 export interface JobRunnerService {
@@ -90,7 +104,10 @@ export interface JobRunnerService {
 export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerService {
   const { config, logger, catalogue } = options;
   const storage = new SoundStorage(config.dataDir);
-  const store = new CatalogueStore(catalogue.db, storage, logger);
+  const store = new CatalogueStore(catalogue.db, storage, logger, {
+    eventsDays: config.EVENTS_RETENTION_DAYS ?? DEFAULT_EVENT_RETENTION.eventsDays,
+    deliveriesDays: config.WEBHOOK_LOG_RETENTION_DAYS ?? DEFAULT_EVENT_RETENTION.deliveriesDays,
+  });
   const corePerJob = options.corePerJob ?? Boolean(config.REDIS_URL);
   const tools =
     options.tools ??
@@ -131,6 +148,7 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   // then: labels may have arrived while no process ran (an upgrade, an import), or during a run.
   const pipeline = new Pipeline(store, runner, logger, [
     { name: CATEGORY_MODEL_JOB, everyMs: options.categoryModelEveryMs ?? 30_000 },
+    { name: EVENTS_UPKEEP_JOB, everyMs: options.eventUpkeepEveryMs ?? 3_600_000 },
   ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;

@@ -1,5 +1,6 @@
 import { type Db, latestUserEventPosition, readUserEvents } from '@earshot/catalogue';
 import {
+  enableMyWebhook,
   myWebhook,
   myWebhookDeliveries,
   myWebhooks,
@@ -23,6 +24,7 @@ export function webhookStore(db: Db, allowPrivate: boolean): WebhookStore {
     list: (owner) => myWebhooks(db, owner),
     get: (owner, id) => myWebhook(db, owner, id),
     remove: (owner, id) => removeMyWebhook(db, owner, id),
+    enable: (owner, id) => enableMyWebhook(db, owner, id),
     deliveries: (owner, id, limit) => myWebhookDeliveries(db, owner, id, limit),
   };
 }

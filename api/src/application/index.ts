@@ -14,6 +14,7 @@ import type {
   SoundChangesReader,
   SoundFiles,
   SoundWrites,
+  SuggestionReader,
   UserEventsReader,
   WebhookStore,
 } from './ports.ts';
@@ -51,6 +52,8 @@ export interface ApiPorts {
   exports?: CatalogueExports;
   /** Events about users' sounds; without them `/apiv2/me/events/` and the webhooks are not served. */
   events?: { reader: UserEventsReader; webhooks: WebhookStore };
+  /** Autocomplete; without it `/apiv2/search/suggest/` is not served. */
+  suggestions?: SuggestionReader;
 }
 
 export interface ApiServices {
@@ -76,6 +79,8 @@ export interface ApiServices {
   credits: CreditsService;
   /** Webhooks and the event stream (`/apiv2/me/webhooks/`, `/apiv2/me/events/`). */
   events?: { hub: EventHub; webhooks: WebhookStore };
+  /** Autocomplete (`/apiv2/search/suggest/`, the web search box). */
+  suggestions?: SuggestionReader;
 }
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
@@ -99,5 +104,6 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     exports: ports.exports,
     credits: new CreditsService(ports.catalogue, ports.social?.bookmarks),
     events: ports.events && { hub: new EventHub(ports.events.reader), webhooks: ports.events.webhooks },
+    suggestions: ports.suggestions,
   };
 }

@@ -12,12 +12,14 @@ import type {
   UserRecord,
   Webhook,
   WebhookDelivery,
+  WebhookScope,
 } from '@earshot/catalogue';
 import type { AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
 import type {
   PendingUploadsRecord,
   RawDescription,
   ReceivedFile,
+  Suggestions,
   UploadOutcome,
   WebhookOwner,
 } from '@earshot/services';
@@ -59,13 +61,25 @@ export interface UserEventsReader {
   latest(): Promise<UserEventPosition>;
 }
 
-/** A credential's webhooks (the use cases of @earshot/services, bound to the catalogue and the SSRF switch). */
+/**
+ * A user's webhooks (the use cases of @earshot/services, bound to the catalogue and the SSRF
+ * switch): the API's scope is one credential's, the account pages' the whole account's.
+ */
 export interface WebhookStore {
-  register(owner: WebhookOwner, request: { url: string; events?: string }): Promise<Webhook>;
-  list(owner: WebhookOwner): Promise<Webhook[]>;
-  get(owner: WebhookOwner, id: number): Promise<Webhook>;
-  remove(owner: WebhookOwner, id: number): Promise<void>;
-  deliveries(owner: WebhookOwner, id: number, limit: number): Promise<WebhookDelivery[]>;
+  register(
+    owner: WebhookOwner,
+    request: { url: string; events?: string | readonly string[] },
+  ): Promise<Webhook>;
+  list(scope: WebhookScope): Promise<Webhook[]>;
+  get(scope: WebhookScope, id: number): Promise<Webhook>;
+  remove(scope: WebhookScope, id: number): Promise<void>;
+  enable(scope: WebhookScope, id: number): Promise<Webhook>;
+  deliveries(scope: WebhookScope, id: number, limit: number): Promise<WebhookDelivery[]>;
+}
+
+/** Autocomplete: tags and names of public sounds completing a prefix (the services' suggestCompletions). */
+export interface SuggestionReader {
+  suggest(request: { q?: string; limit?: number }): Promise<Suggestions>;
 }
 
 /** The latest bulk export of the public catalogue (`earshot export`), or undefined when none was made. */

@@ -17,6 +17,7 @@ import { rootRoute } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
 import { socialRoutes } from './routes/social.ts';
 import { soundRoutes } from './routes/sounds.ts';
+import { suggestRoutes } from './routes/suggest.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 
 /** Every route of the version 2 API, in one list: the router and the OpenAPI document share it. */
@@ -33,6 +34,7 @@ export function v2Routes(
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...searchRoutes(services),
+    ...(services.suggestions ? suggestRoutes(services.suggestions) : []),
     // Before the sound routes: `upload`, `describe` and `pending_uploads` are no sound ids.
     ...(services.writes ? uploadRoutes(services.writes) : []),
     ...soundRoutes(services),

@@ -25,6 +25,7 @@ const ASSETS = [
   asset('sound-page.js', 'text/javascript; charset=utf-8'),
   asset('upload.js', 'text/javascript; charset=utf-8'),
   asset('pending.js', 'text/javascript; charset=utf-8'),
+  asset('suggest.js', 'text/javascript; charset=utf-8'),
 ];
 const BY_PATH = new Map(ASSETS.map((a) => [a.path, a]));
 
@@ -38,6 +39,8 @@ export const soundScriptUrl = versioned(ASSETS[1]);
 export const uploadScriptUrl = versioned(ASSETS[2]);
 /** Polls the pending uploads record on the processing page. */
 export const pendingScriptUrl = versioned(ASSETS[3]);
+/** Completions in the search boxes (home and search pages). */
+export const suggestScriptUrl = versioned(ASSETS[4]);
 
 /** Bytes of each asset, for the page-weight budget (docs/web.md). */
 export const assetSizes: Readonly<Record<string, number>> = Object.fromEntries(

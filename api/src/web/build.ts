@@ -37,6 +37,7 @@ export function webDeps(
       throttle: signInThrottle(redis, throttleKeyPrefix),
       signupEnabled: config.SIGNUP_ENABLED,
       credentialsPerUser: config.CREDENTIALS_PER_USER,
+      webhookDisableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
       files,
       publicUrl: config.PUBLIC_URL,
       allowedHosts: allowedLinkHosts(config),

@@ -10,6 +10,8 @@ export interface WebDeps {
   throttle: SignInThrottle;
   /** CREDENTIALS_PER_USER: the most live API credentials the credentials page lets one account have. */
   credentialsPerUser: number;
+  /** WEBHOOK_DISABLE_AFTER_HOURS: the webhooks page says after how long a failing webhook is switched off (default 72). */
+  webhookDisableAfterHours?: number;
   /** SIGNUP_ENABLED: the sign-up page exists (else it is a 404). */
   signupEnabled: boolean;
   /** The sounds' stored files, for the moderation page's previews and images. */

@@ -20,6 +20,7 @@ import { showSignIn, submitSignIn } from './pages/sign-in.ts';
 import { showSignOut, submitSignOut } from './pages/sign-out.ts';
 import { showSignUp, submitSignUp } from './pages/sign-up.ts';
 import { downloadSound, submitSoundAction } from './pages/sound-actions.ts';
+import { suggestJson } from './pages/suggest.ts';
 import {
   pendingJson,
   showDescribe,
@@ -28,6 +29,7 @@ import {
   submitDescribe,
   submitUpload,
 } from './pages/upload.ts';
+import { webhookPages } from './pages/webhooks.ts';
 import { renderError } from './render.ts';
 import { requireModerator } from './require-moderator.ts';
 import { requireSignedIn } from './require-signed-in.ts';
@@ -54,6 +56,8 @@ export function webRoutes(deps: WebDeps): Router {
     router.get('/', ...common, showHome(deps.api));
     page('get', '/search/', showSearch(deps.api));
     page('get', '/people/:username/sounds/:id/', showSound(deps.api));
+    if (deps.api.suggestions)
+      router.get('/search/suggest.json', ...common, suggestJson(deps.api.suggestions));
   }
   // Checked before the session is read, so no cookie is set over a connection that is refused.
   const passwords = requireHttpsForPasswords(deps.oauth2HttpsOnly ?? true, deps.trustProxy ?? 0);
@@ -77,6 +81,16 @@ export function webRoutes(deps: WebDeps): Router {
   // Not behind requireSignedIn: a visitor gets the same 404 as a non-moderator.
   router.get('/apiv2/moderation/sounds/:id/:file', ...common, moderationFile(deps));
   if (deps.api) peoplePages(router, deps, deps.api);
+  const webhooks = deps.api?.events?.webhooks;
+  if (webhooks) {
+    // The account's webhooks (pages/webhooks.ts): the same use cases as /apiv2/me/webhooks/.
+    const hooks = webhookPages(webhooks);
+    page('get', '/apiv2/account/webhooks/', requireSignedIn(), hooks.show(deps));
+    page('post', '/apiv2/account/webhooks/', requireSignedIn(), hooks.add(deps));
+    page('get', '/apiv2/account/webhooks/:id/', requireSignedIn(), hooks.log(deps));
+    page('post', '/apiv2/account/webhooks/:id/delete/', requireSignedIn(), hooks.remove(deps));
+    page('post', '/apiv2/account/webhooks/:id/enable/', requireSignedIn(), hooks.enable(deps));
+  }
   if (deps.oauth2) {
     const https = requireHttps(deps.oauth2HttpsOnly ?? true);
     oauth2Pages(router, deps.oauth2, [

@@ -78,6 +78,13 @@ export const configSchema = z.object({
   SIGNUP_ENABLED: bool.default(false),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 365)
+    .default(72),
+  EVENTS_RETENTION_DAYS: z.coerce.number().min(0.01).max(3650).default(30),
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().min(0.01).max(3650).default(14),
   CREDENTIALS_PER_USER: z.coerce.number().int().min(1).default(20),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -164,6 +171,11 @@ export const configDocs: Record<keyof RawConfig, string> = {
   WEBHOOK_ALLOW_PRIVATE:
     'let webhooks deliver to loopback, private and link-local addresses (default false; for tests and a local receiver)',
   WEBHOOK_TIMEOUT_MS: 'how long a webhook receiver gets to answer one delivery, in ms (default 5000)',
+  WEBHOOK_DISABLE_AFTER_HOURS:
+    'a webhook whose every delivery attempt failed for this many hours is switched off until its owner switches it on (default 72)',
+  EVENTS_RETENTION_DAYS:
+    "events about users' sounds older than this are removed once every switched-on webhook delivered them; an event stream resumes within it (default 30)",
+  WEBHOOK_LOG_RETENTION_DAYS: 'webhook delivery attempts older than this leave the delivery log (default 14)',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   CREDENTIALS_PER_USER:

@@ -147,6 +147,7 @@ export {
   type SimilarityStateOptions,
   similaritySnapshotDir,
 } from './search/similarity-state.ts';
+export { SUGGESTION_LIMITS, type Suggestions, suggestCompletions } from './search/suggestions.ts';
 export { BookmarkCategories } from './social/bookmark-categories.ts';
 export {
   BOOKMARK_NAME_MAX,

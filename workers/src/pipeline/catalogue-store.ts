@@ -21,7 +21,13 @@ import {
 } from '@earshot/catalogue';
 import type { Logger } from '@earshot/common';
 import type { ProbeResult, StoredFileKind, VariantATree } from '@earshot/core';
-import { estimateSoundCategory, retrainCategoryModel, type SoundStorage } from '@earshot/services';
+import {
+  type EventRetention,
+  estimateSoundCategory,
+  pruneEvents,
+  retrainCategoryModel,
+  type SoundStorage,
+} from '@earshot/services';
 import { PermanentJobError } from '../jobs/errors.ts';
 import { leaseInScope } from './lease.ts';
 import { asStage, STAGES, type StageName } from './stages.ts';
@@ -29,12 +35,16 @@ import type { AnalysisToSave, MediaFiles, PipelineStore, SoundToProcess } from '
 
 const LAST_STAGE: StageName = STAGES[STAGES.length - 1].name;
 
+/** EVENTS_RETENTION_DAYS and WEBHOOK_LOG_RETENTION_DAYS's defaults. */
+export const DEFAULT_EVENT_RETENTION: EventRetention = { eventsDays: 30, deliveriesDays: 14 };
+
 /** PipelineStore on the catalogue's repositories. */
 export class CatalogueStore implements PipelineStore {
   constructor(
     private readonly db: Db,
     private readonly storage: SoundStorage,
     private readonly logger?: Logger,
+    private readonly retention: EventRetention = DEFAULT_EVENT_RETENTION,
   ) {}
 
   async soundToProcess(soundId: number): Promise<SoundToProcess | undefined> {
@@ -131,6 +141,13 @@ export class CatalogueStore implements PipelineStore {
 
   async retrainCategoryModel(signal: AbortSignal): Promise<void> {
     await retrainCategoryModel(this.db, { signal, logger: this.logger });
+  }
+
+  async pruneEvents(): Promise<{ events: number; deliveries: number }> {
+    const removed = await pruneEvents(this.db, this.retention);
+    if (removed.events || removed.deliveries)
+      this.logger?.info(removed, 'events: removed events and delivery attempts past their retention');
+    return removed;
   }
 
   finishProcessing(soundId: number): Promise<'pending_moderation' | 'approved'> {

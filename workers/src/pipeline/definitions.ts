@@ -1,6 +1,6 @@
 import type { BackoffPolicy, JobDefinition } from '../jobs/registry.ts';
 import { JobRegistry } from '../jobs/registry.ts';
-import { retrainCategories, STAGE_HANDLERS, type StageDeps } from './handlers.ts';
+import { pruneEventsJob, retrainCategories, STAGE_HANDLERS, type StageDeps } from './handlers.ts';
 import { STAGES, type StageName } from './stages.ts';
 
 export interface StagePolicy {
@@ -26,6 +26,14 @@ export const CATEGORY_MODEL_JOB = 'category_model';
 const CATEGORY_MODEL_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 3, backoff: RETRY };
 
 /**
+ * The catalogue-wide job that removes the events and webhook delivery attempts past their
+ * retention (queued by the reconciler every `eventUpkeepEveryMs`, default hourly).
+ */
+export const EVENTS_UPKEEP_JOB = 'events_upkeep';
+
+const EVENTS_UPKEEP_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 2, backoff: RETRY };
+
+/**
  * The pipeline's job registry: one job per stage, and the category model's retraining, all bound
  * to the same dependencies.
  */
@@ -44,6 +52,12 @@ export function pipelineRegistry(
     ...CATEGORY_MODEL_POLICY,
     keepFinished: false,
     handler: (ctx) => retrainCategories(ctx, deps),
+  });
+  definitions.push({
+    name: EVENTS_UPKEEP_JOB,
+    ...EVENTS_UPKEEP_POLICY,
+    keepFinished: false,
+    handler: (ctx) => pruneEventsJob(ctx, deps),
   });
   return new JobRegistry(definitions);
 }

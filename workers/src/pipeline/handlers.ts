@@ -196,6 +196,10 @@ const handover: StageHandler = async (ctx, deps) => {
 export const retrainCategories = (ctx: JobContext, deps: StageDeps): Promise<void> =>
   deps.store.retrainCategoryModel(ctx.signal);
 
+export const pruneEventsJob = async (_ctx: JobContext, deps: StageDeps): Promise<void> => {
+  await deps.store.pruneEvents();
+};
+
 export const STAGE_HANDLERS: Record<StageName, StageHandler> = {
   probe,
   media,

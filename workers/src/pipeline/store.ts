@@ -57,6 +57,8 @@ export interface PipelineStore {
   estimateCategory(soundId: number, vector: Float32Array): Promise<void>;
   /** Retrains the category model when enough new labels arrived, and estimates again (retrainCategoryModel). */
   retrainCategoryModel(signal: AbortSignal): Promise<void>;
+  /** Removes the events and webhook delivery attempts past their retention (the services' pruneEvents). */
+  pruneEvents(): Promise<{ events: number; deliveries: number }>;
   /**
    * `finish`: marks the sound Processed and hands it to moderation; a trusted uploader's sound is
    * approved at once. Returns where it went.

@@ -15,7 +15,8 @@ import { DEFAULT_QUEUE_PREFIX } from '../runners/bullmq.ts';
 export const WEBHOOK_QUEUE = 'webhooks';
 
 export interface WebhookDeliveriesOptions {
-  config: Pick<Config, 'REDIS_URL'> & Partial<Pick<Config, 'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_TIMEOUT_MS'>>;
+  config: Pick<Config, 'REDIS_URL'> &
+    Partial<Pick<Config, 'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_DISABLE_AFTER_HOURS'>>;
   logger: Logger;
   catalogue: Catalogue;
   /** BullMQ key prefix (tests and benchmarks use their own). */
@@ -45,6 +46,10 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     sender: httpWebhookSender,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE ?? false,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS ?? 5_000,
+    disableAfterMs:
+      config.WEBHOOK_DISABLE_AFTER_HOURS === undefined
+        ? undefined
+        : config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     ...options.delivery,
   };
   const deliver = (id: number) => deliverWebhook(catalogue.db, id, delivery);

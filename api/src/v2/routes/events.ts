@@ -30,6 +30,13 @@ const webhookSchema = z.object({
     .describe('failed attempts in a row at the next event (0: caught up or delivering)'),
   next_attempt: z.string().nullable().describe('when the next event is tried again after a failure'),
   last_error: z.string().nullable(),
+  active: z
+    .boolean()
+    .describe(
+      'false once it was switched off for failing continuously (WEBHOOK_DISABLE_AFTER_HOURS, default 72 h); POST to `enable/` switches it on',
+    ),
+  disabled_at: z.string().nullable().describe('when it was switched off (null while active)'),
+  disabled_reason: z.string().nullable(),
   deliveries: z.string().describe('its delivery log'),
 });
 const createdWebhookSchema = webhookSchema.extend({
@@ -65,6 +72,9 @@ function presentWebhook(w: Webhook, origin: string): z.input<typeof webhookSchem
     failures: w.failures,
     next_attempt: w.failures > 0 ? w.nextAttemptAt.toISOString() : null,
     last_error: w.lastError,
+    active: w.disabledAt === null,
+    disabled_at: w.disabledAt?.toISOString() ?? null,
+    disabled_reason: w.disabledReason,
     deliveries: `${origin}/apiv2/me/webhooks/${w.id}/deliveries/`,
   };
 }
@@ -153,6 +163,20 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
         ctx.status = 204;
         return { handled: true };
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/apiv2/me/webhooks/{webhook_id}/enable/',
+      operationId: 'enableWebhook',
+      summary:
+        'earshot: switch on a webhook that was switched off for failing; it delivers from where it stopped',
+      tags: ['users'],
+      auth: 'read',
+      scope: 'read',
+      params: idParams,
+      response: webhookSchema,
+      handler: async ({ params, principal, origin }) =>
+        presentWebhook(await webhooks.enable(ownerOf(principal), Number(params.webhook_id)), origin),
     }),
     defineRoute({
       method: 'GET',

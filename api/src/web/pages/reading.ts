@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { fileUrl } from '../../application/file-names.ts';
 import type { ApiServices } from '../../application/index.ts';
 import { parseId } from '../../framework/http/params.ts';
-import { soundScriptUrl } from '../assets.ts';
+import { soundScriptUrl, suggestScriptUrl } from '../assets.ts';
 import { renderPage } from '../render.ts';
 import { webState } from '../state.ts';
 import {
@@ -50,6 +50,7 @@ export function showHome(api: ApiServices) {
       popular: toCards(popular.items),
       count: recent.count,
       script: soundScriptUrl,
+      suggestScript: api.suggestions ? suggestScriptUrl : undefined,
     });
   };
 }
@@ -64,6 +65,7 @@ export function showSearch(api: ApiServices) {
       options: { licenses: LICENSES, types: FILE_TYPES, durations: DURATIONS, keys: KEYS, sorts: SORTS },
       href: (change: Parameters<typeof searchHref>[1]) => searchHref(params, change),
       script: soundScriptUrl,
+      suggestScript: api.suggestions ? suggestScriptUrl : undefined,
       results: [] as SoundCard[],
       count: 0,
     };

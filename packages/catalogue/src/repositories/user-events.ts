@@ -98,3 +98,27 @@ export function isBeforeEvent(a: UserEventPosition, b: UserEventPosition): boole
   const [as, bs] = [BigInt(a.seq), BigInt(b.seq)];
   return as < bs || (as === bs && BigInt(a.id) < BigInt(b.id));
 }
+
+/**
+ * Removes, oldest first and `batch` rows per statement, the events committed before `before` that
+ * no switched-on webhook still has to deliver (one switched off holds nothing back). Returns how
+ * many went. An event stream resuming before the oldest kept event continues from there.
+ */
+export async function pruneUserEvents(db: Db, before: Date, batch = 5_000): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const result = await sql`
+      delete from user_events where id in (
+        select e.id from user_events e
+        where e.created < ${before} and e.seq is not null
+          and not exists (
+            select 1 from webhooks w
+            where w.user_id = e.user_id and w.disabled_at is null and e.kind = any(w.kinds)
+              and (e.seq, e.id) > (w.after_seq, w.after_event))
+        order by e.seq, e.id
+        limit ${batch})`.execute(db);
+    const n = Number(result.numAffectedRows ?? 0);
+    removed += n;
+    if (n < batch) return removed;
+  }
+}

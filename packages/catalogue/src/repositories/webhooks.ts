@@ -20,6 +20,20 @@ export interface Webhook {
   failures: number;
   nextAttemptAt: Date;
   lastError: string | null;
+  /** When the current run of failures began (null while it delivers). */
+  failingSince: Date | null;
+  /** When it was switched off for failing too long (null: on); its owner switches it on again. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+/**
+ * Whose webhooks: one user's, made with one credential (`clientId`, as the API sees them), or with
+ * any (no `clientId`: the account's own pages, where the person owns every credential).
+ */
+export interface WebhookScope {
+  userId: number;
+  clientId?: string;
 }
 
 /** One attempt to deliver one event. */
@@ -46,6 +60,9 @@ interface WebhookRow {
   failures: number;
   next_attempt_at: Date;
   last_error: string | null;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
 }
 
 const WEBHOOK_COLUMNS = [
@@ -61,6 +78,9 @@ const WEBHOOK_COLUMNS = [
   'failures',
   'next_attempt_at',
   'last_error',
+  'failing_since',
+  'disabled_at',
+  'disabled_reason',
 ] as const;
 
 function toWebhook(r: WebhookRow): Webhook {
@@ -76,6 +96,9 @@ function toWebhook(r: WebhookRow): Webhook {
     failures: r.failures,
     nextAttemptAt: new Date(r.next_attempt_at),
     lastError: r.last_error,
+    failingSince: r.failing_since ? new Date(r.failing_since) : null,
+    disabledAt: r.disabled_at ? new Date(r.disabled_at) : null,
+    disabledReason: r.disabled_reason,
   };
 }
 
@@ -103,15 +126,11 @@ export async function createWebhook(
   });
 }
 
-/** The subscriptions one credential of one user made, oldest first. */
-export async function listWebhooks(db: Db, userId: number, clientId: string): Promise<Webhook[]> {
-  const rows = await db
-    .selectFrom('webhooks')
-    .select(WEBHOOK_COLUMNS)
-    .where('user_id', '=', userId)
-    .where('client_id', '=', clientId)
-    .orderBy('id')
-    .execute();
+/** The subscriptions in `scope`, oldest first. */
+export async function listWebhooks(db: Db, scope: WebhookScope): Promise<Webhook[]> {
+  let query = db.selectFrom('webhooks').select(WEBHOOK_COLUMNS).where('user_id', '=', scope.userId);
+  if (scope.clientId !== undefined) query = query.where('client_id', '=', scope.clientId);
+  const rows = await query.orderBy('id').execute();
   return rows.map((r) => toWebhook(r as WebhookRow));
 }
 
@@ -125,31 +144,45 @@ export async function countWebhooks(db: Db, userId: number, clientId: string): P
   return Number(row.n);
 }
 
-/** One subscription, when `userId`'s credential `clientId` made it (else undefined, as for none). */
-export async function findWebhook(
-  db: Db,
-  id: number,
-  owner?: { userId: number; clientId: string },
-): Promise<Webhook | undefined> {
+/** One subscription, when it is in `scope` (else undefined, as for none). */
+export async function findWebhook(db: Db, id: number, scope?: WebhookScope): Promise<Webhook | undefined> {
   let query = db.selectFrom('webhooks').select(WEBHOOK_COLUMNS).where('id', '=', id);
-  if (owner) query = query.where('user_id', '=', owner.userId).where('client_id', '=', owner.clientId);
+  if (scope) {
+    query = query.where('user_id', '=', scope.userId);
+    if (scope.clientId !== undefined) query = query.where('client_id', '=', scope.clientId);
+  }
   const row = await query.executeTakeFirst();
   return row ? toWebhook(row as WebhookRow) : undefined;
 }
 
-/** Removes a subscription and its log; false when `owner` made none with this id. */
-export async function deleteWebhook(
-  db: Db,
-  id: number,
-  owner: { userId: number; clientId: string },
-): Promise<boolean> {
-  const result = await db
-    .deleteFrom('webhooks')
-    .where('id', '=', id)
-    .where('user_id', '=', owner.userId)
-    .where('client_id', '=', owner.clientId)
-    .executeTakeFirst();
+/** Removes a subscription and its log; false when there is none with this id in `scope`. */
+export async function deleteWebhook(db: Db, id: number, scope: WebhookScope): Promise<boolean> {
+  let query = db.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', scope.userId);
+  if (scope.clientId !== undefined) query = query.where('client_id', '=', scope.clientId);
+  const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Switches a subscription on again: it is due at once and delivers, in order, the events after
+ * where it stopped that are still kept. The subscription, or undefined when none is in `scope`.
+ */
+export async function enableWebhook(db: Db, id: number, scope: WebhookScope): Promise<Webhook | undefined> {
+  let query = db
+    .updateTable('webhooks')
+    .set({
+      disabled_at: null,
+      disabled_reason: null,
+      failures: 0,
+      failing_since: null,
+      last_error: null,
+      next_attempt_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .where('user_id', '=', scope.userId);
+  if (scope.clientId !== undefined) query = query.where('client_id', '=', scope.clientId);
+  const row = await query.returning(WEBHOOK_COLUMNS).executeTakeFirst();
+  return row ? toWebhook(row as WebhookRow) : undefined;
 }
 
 /**
@@ -159,7 +192,7 @@ export async function deleteWebhook(
 export async function dueWebhookIds(db: Db, limit: number): Promise<number[]> {
   const { rows } = await sql<{ id: number }>`
     select w.id from webhooks w
-    where w.next_attempt_at <= now()
+    where w.disabled_at is null and w.next_attempt_at <= now()
       and (w.leased_until is null or w.leased_until < now())
       and exists (
         select 1 from user_events e
@@ -189,6 +222,7 @@ export async function claimWebhook(db: Db, id: number, ttlMs: number): Promise<W
       leased_until: sql<Date>`now() + ${`${Math.ceil(ttlMs)} milliseconds`}::interval`,
     })
     .where('id', '=', id)
+    .where('disabled_at', 'is', null)
     .where('next_attempt_at', '<=', sql<Date>`now()`)
     .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', sql<Date>`now()`)]))
     .returning(WEBHOOK_COLUMNS)
@@ -208,17 +242,27 @@ export async function releaseWebhook(db: Db, lease: WebhookLease): Promise<void>
 
 type Attempt = Omit<WebhookDelivery, 'at'>;
 
+/** What recording an attempt did: kept it, switched the subscription off, or lost the lease. */
+export type RecordedAttempt = 'recorded' | 'disabled' | 'lost';
+
 /**
  * Records an attempt: a success moves the subscription past the event; a failure keeps it there
- * until `retryAt`. False when the lease was lost (another deliverer took over; nothing recorded).
+ * until `retryAt`, and switches it off when its failures began at or before `disableIfFailingSince`
+ * (with `disabledReason`). 'lost' when the lease was lost (another deliverer took over; nothing
+ * recorded).
  */
 export async function recordWebhookAttempt(
   db: Db,
   lease: WebhookLease,
   attempt: Attempt & { position: UserEventPosition },
-  retryAt?: Date,
-): Promise<boolean> {
+  failure: { retryAt?: Date; disableIfFailingSince?: Date; disabledReason?: string } = {},
+): Promise<RecordedAttempt> {
   return inTransaction(db, async (trx) => {
+    const since = sql<Date>`coalesce(failing_since, now())`;
+    const disable =
+      failure.disableIfFailingSince === undefined
+        ? sql<boolean>`false`
+        : sql<boolean>`${since} <= ${failure.disableIfFailingSince}`;
     const moved = await trx
       .updateTable('webhooks')
       .set(
@@ -227,18 +271,25 @@ export async function recordWebhookAttempt(
               after_seq: attempt.position.seq,
               after_event: attempt.position.id,
               failures: 0,
+              failing_since: null,
               last_error: null,
             }
           : {
               failures: attempt.attempt,
+              failing_since: since,
               last_error: attempt.error ?? `HTTP ${attempt.status}`,
-              next_attempt_at: retryAt ?? new Date(),
+              next_attempt_at: failure.retryAt ?? new Date(),
+              disabled_at: sql<Date | null>`case when ${disable} then now() end`,
+              disabled_reason: sql<
+                string | null
+              >`case when ${disable} then ${failure.disabledReason ?? null}::text end`,
             },
       )
       .where('id', '=', lease.webhook.id)
       .where('lease_token', '=', lease.token)
+      .returning(['disabled_at'])
       .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) === 0) return false;
+    if (!moved) return 'lost';
     await trx
       .insertInto('webhook_deliveries')
       .values({
@@ -251,7 +302,7 @@ export async function recordWebhookAttempt(
         duration_ms: Math.round(attempt.durationMs),
       })
       .execute();
-    return true;
+    return moved.disabled_at ? 'disabled' : 'recorded';
   });
 }
 
@@ -277,4 +328,20 @@ export async function listWebhookDeliveries(
     durationMs: r.duration_ms,
     at: new Date(r.at),
   }));
+}
+
+/**
+ * Removes, oldest first and `batch` rows per statement, the delivery attempts logged before
+ * `before`. Returns how many went.
+ */
+export async function pruneWebhookDeliveries(db: Db, before: Date, batch = 5_000): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const result = await sql`
+      delete from webhook_deliveries where id in (
+        select id from webhook_deliveries where at < ${before} order by id limit ${batch})`.execute(db);
+    const n = Number(result.numAffectedRows ?? 0);
+    removed += n;
+    if (n < batch) return removed;
+  }
 }

@@ -345,6 +345,11 @@ export interface WebhooksTable {
   last_error: string | null;
   leased_until: NullableTimestamp;
   lease_token: string | null;
+  /** When the current run of failures began (null while it delivers). */
+  failing_since: NullableTimestamp;
+  /** When it was switched off for failing too long (null: on). */
+  disabled_at: NullableTimestamp;
+  disabled_reason: string | null;
 }
 
 /** One attempt to deliver one event (the delivery log its owner reads). */

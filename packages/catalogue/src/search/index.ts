@@ -56,3 +56,10 @@ export {
   sortTargetFieldNames,
 } from './sort-target.ts';
 export { DEFAULT_SEARCH_BUDGET_MS, type SearchLimits } from './statement.ts';
+export {
+  type NameSuggestion,
+  prefixEnd,
+  suggestSoundNames,
+  suggestTags,
+  type TagSuggestion,
+} from './suggest.ts';

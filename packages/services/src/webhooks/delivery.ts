@@ -22,10 +22,17 @@ export interface DeliveryOptions {
   leaseMs?: number;
   /** The wait before the retry after the n-th failure in a row (default: 1 s doubling up to 60 s, ±20 %). */
   backoffMs?: (failures: number) => number;
+  /**
+   * A subscription whose every attempt failed for this long is switched off (WEBHOOK_DISABLE_AFTER_HOURS,
+   * default 72 h); its owner switches it on again.
+   */
+  disableAfterMs?: number;
 }
 
 /** What one turn at a subscription came to. */
-export type DeliveryTurn = 'busy' | 'caught-up' | 'retrying' | 'yielded' | 'lost';
+export type DeliveryTurn = 'busy' | 'caught-up' | 'retrying' | 'disabled' | 'yielded' | 'lost';
+
+export const DEFAULT_DISABLE_AFTER_MS = 72 * 3_600_000;
 
 const EVENTS_PER_READ = 50;
 
@@ -68,16 +75,14 @@ export async function deliverWebhook(
         if (Date.now() > stopBy) return 'yielded';
         const attempt = failures + 1;
         const outcome = await attemptDelivery(lease, event, attempt, options);
-        const retryAt = outcome.ok
-          ? undefined
-          : new Date(Date.now() + (options.backoffMs ?? exponentialBackoff(1_000, 60_000))(attempt));
         const recorded = await recordWebhookAttempt(
           db,
           lease,
           { ...outcome, eventId: event.id, attempt, position: event.position },
-          retryAt,
+          outcome.ok ? {} : failureRule(attempt, options),
         );
-        if (!recorded) return 'lost';
+        if (recorded === 'lost') return 'lost';
+        if (recorded === 'disabled') return 'disabled';
         if (!outcome.ok) return 'retrying';
         position = event.position;
         failures = 0;
@@ -86,6 +91,27 @@ export async function deliverWebhook(
   } finally {
     await releaseWebhook(db, lease);
   }
+}
+
+/** A length of time in the largest whole unit that says it: 72 hours, 30 minutes, 400 ms. */
+function spoken(ms: number): string {
+  for (const [unit, size] of [
+    ['hours', 3_600_000],
+    ['minutes', 60_000],
+    ['seconds', 1_000],
+  ] as const)
+    if (ms >= size) return `${Math.round((ms / size) * 10) / 10} ${unit}`;
+  return `${ms} ms`;
+}
+
+/** When the next attempt comes after a failure, and whether this one switches the subscription off. */
+function failureRule(attempt: number, options: DeliveryOptions) {
+  const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+  return {
+    retryAt: new Date(Date.now() + (options.backoffMs ?? exponentialBackoff(1_000, 60_000))(attempt)),
+    disableIfFailingSince: new Date(Date.now() - disableAfterMs),
+    disabledReason: `every delivery attempt failed for ${spoken(disableAfterMs)}`,
+  };
 }
 
 async function attemptDelivery(

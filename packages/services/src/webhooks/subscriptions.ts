@@ -5,6 +5,7 @@ import {
   createWebhook,
   type Db,
   deleteWebhook,
+  enableWebhook,
   findWebhook,
   listWebhookDeliveries,
   listWebhooks,
@@ -12,6 +13,7 @@ import {
   type UserEventKind,
   type Webhook,
   type WebhookDelivery,
+  type WebhookScope,
 } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import { resolveWebhookTarget } from './targets.ts';
@@ -21,6 +23,14 @@ export interface WebhookOwner {
   userId: number;
   clientId: string;
 }
+
+/**
+ * The credential the account's own web pages register webhooks with: the web has a session, no
+ * credential, so its webhooks form one more set beside each credential's (no credential's client id
+ * has a colon). The pages show and change all of the account's webhooks (a scope without
+ * `clientId`); the API shows a credential only its own.
+ */
+export const WEB_CLIENT_ID = 'web:account';
 
 export const WEBHOOKS_PER_CREDENTIAL = 20;
 
@@ -62,28 +72,45 @@ export async function registerWebhook(
   return createWebhook(db, { ...owner, url: request.url, secret, kinds });
 }
 
-export function myWebhooks(db: Db, owner: WebhookOwner): Promise<Webhook[]> {
-  return listWebhooks(db, owner.userId, owner.clientId);
+export function myWebhooks(db: Db, scope: WebhookScope): Promise<Webhook[]> {
+  return listWebhooks(db, scope);
 }
 
-export async function myWebhook(db: Db, owner: WebhookOwner, id: number): Promise<Webhook> {
-  const webhook = await findWebhook(db, id, owner);
-  if (!webhook) throw new NotFoundError('No webhook with this id was made with this credential.');
+function notFound(scope: WebhookScope): NotFoundError {
+  return new NotFoundError(
+    scope.clientId === undefined
+      ? 'You have no webhook with this id.'
+      : 'No webhook with this id was made with this credential.',
+  );
+}
+
+export async function myWebhook(db: Db, scope: WebhookScope, id: number): Promise<Webhook> {
+  const webhook = await findWebhook(db, id, scope);
+  if (!webhook) throw notFound(scope);
   return webhook;
 }
 
-export async function removeMyWebhook(db: Db, owner: WebhookOwner, id: number): Promise<void> {
-  if (!(await deleteWebhook(db, id, owner)))
-    throw new NotFoundError('No webhook with this id was made with this credential.');
+export async function removeMyWebhook(db: Db, scope: WebhookScope, id: number): Promise<void> {
+  if (!(await deleteWebhook(db, id, scope))) throw notFound(scope);
+}
+
+/**
+ * Switches one of the owner's webhooks on again after it was switched off for failing (upkeep.ts):
+ * it delivers at once, from where it stopped, the events still kept. Harmless on one that is on.
+ */
+export async function enableMyWebhook(db: Db, scope: WebhookScope, id: number): Promise<Webhook> {
+  const webhook = await enableWebhook(db, id, scope);
+  if (!webhook) throw notFound(scope);
+  return webhook;
 }
 
 /** The latest attempts of one of the owner's webhooks, newest first (at most `limit`). */
 export async function myWebhookDeliveries(
   db: Db,
-  owner: WebhookOwner,
+  scope: WebhookScope,
   id: number,
   limit: number,
 ): Promise<WebhookDelivery[]> {
-  await myWebhook(db, owner, id);
+  await myWebhook(db, scope, id);
   return listWebhookDeliveries(db, id, limit);
 }
