@@ -10,6 +10,7 @@ export * from './descriptor-ranges.ts';
 export * from './downloads.ts';
 export * from './exclusive-task.ts';
 export * from './legacy-reads.ts';
+export * from './list-walks.ts';
 export * from './lifecycle/sound-lifecycle.ts';
 export * from './lifecycle/transitions.ts';
 export * from './oauth.ts';
