@@ -1,4 +1,5 @@
 import type { Page as CataloguePage, SoundRecord as CatalogueSound, UserRecord } from '@earshot/catalogue';
+import type { WalkCursors } from './list-walks.ts';
 
 /**
  * What the API's use cases return: typed records, never JSON and never links. Versions 2 and 1
@@ -14,9 +15,11 @@ export type Variant = 'A' | 'B';
 
 /** One page of a list: the items of the page asked for and the count of the whole list. */
 export interface Page<T> extends CataloguePage<T> {
-  /** The 1-based page these items are (`last` resolved). */
+  /** The 1-based page these items are (`last` resolved); 1 for a page of a cursor walk. */
   page: number;
   pageSize: number;
+  /** A page of a cursor walk: the cursors of its neighbours (the answer links them instead of pages). */
+  cursors?: WalkCursors;
 }
 
 /** A grouped search's pack: the sound stands for `count` matches of its pack, itself included. */

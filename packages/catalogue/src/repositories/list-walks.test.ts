@@ -46,11 +46,15 @@ describe.each(testBackends(postgresUrl))('list walks on %s', (backend) => {
     const walk = await startListWalk(db(), 'pack:9', { ids: [1, 2, 3] }, LIMITS);
     expect(await readListWalk(db(), walk, 'pack:8', { offset: 0, limit: 2 }, LIMITS)).toBe('other-list');
     expect(await readListWalk(db(), '999999999', 'pack:9', { offset: 0, limit: 2 }, LIMITS)).toBe('unknown');
-    await sql`update list_walks set expires_at = now() - interval '1 second' where id = ${walk}::bigint`.execute(db());
+    await sql`update list_walks set expires_at = now() - interval '1 second' where id = ${walk}::bigint`.execute(
+      db(),
+    );
     expect(await readListWalk(db(), walk, 'pack:9', { offset: 0, limit: 2 }, LIMITS)).toBe('unknown');
     // The next walk to start prunes it, chunks and all.
     await startListWalk(db(), 'pack:9', { ids: [1] }, LIMITS);
-    const left = await sql<{ n: number }>`select count(*)::int as n from list_walk_chunks where walk_id = ${walk}::bigint`.execute(db());
+    const left = await sql<{
+      n: number;
+    }>`select count(*)::int as n from list_walk_chunks where walk_id = ${walk}::bigint`.execute(db());
     expect(left.rows[0].n).toBe(0);
   });
 
@@ -61,7 +65,9 @@ describe.each(testBackends(postgresUrl))('list walks on %s', (backend) => {
     const a = await startListWalk(db(), 'k', list, limits);
     const b = await startListWalk(db(), 'k', list, limits);
     // Reading `a` when its expiry is near keeps it longer than `b`.
-    await sql`update list_walks set expires_at = now() + interval '1 minute' where id = ${a}::bigint`.execute(db());
+    await sql`update list_walks set expires_at = now() + interval '1 minute' where id = ${a}::bigint`.execute(
+      db(),
+    );
     await readListWalk(db(), a, 'k', { offset: 0, limit: 1 }, limits);
     await startListWalk(db(), 'k', list, limits);
     expect(await readListWalk(db(), b, 'k', { offset: 0, limit: 1 }, limits)).toBe('unknown');

@@ -51,7 +51,9 @@ export async function startListWalk(
     await sql`delete from list_walks where id in (
         select w.id from (
           select id, expires_at, sum(total) over (order by expires_at desc, id desc) as kept from list_walks
-        ) w where w.expires_at <= now() or w.kept > ${Math.max(0, limits.maxStoredIds - total)})`.execute(trx);
+        ) w where w.expires_at <= now() or w.kept > ${Math.max(0, limits.maxStoredIds - total)})`.execute(
+      trx,
+    );
     const { rows } = await sql<{ id: string }>`
       insert into list_walks (list_key, total, expires_at)
       values (${listKey}, ${total}, now() + make_interval(secs => ${limits.idleSeconds}))
