@@ -3,7 +3,7 @@ import { decodeWalkCursor, encodeWalkCursor } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
 import type { Hit, Hits, ListWalkStore } from './ports.ts';
-import type { Page, SoundRecord } from './records.ts';
+import type { Page, SoundRecord, WalkCursors } from './records.ts';
 import type { SoundRecords } from './sound-records.ts';
 
 /**
@@ -27,12 +27,6 @@ export const WALK_MAX_SOUNDS = 1_000_000;
  * nearest-neighbour graph costs a search as wide as the catalogue.
  */
 export const SIMILARITY_WALK_MAX_SOUNDS = 10_000;
-
-/** The cursors of the pages beside this one (null: none in that direction). */
-export interface WalkCursors {
-  next: string | null;
-  previous: string | null;
-}
 
 /** One page of a walk: its hits (`count` is the walk's length) and the cursors around it. */
 export interface WalkPage {

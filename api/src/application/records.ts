@@ -1,5 +1,4 @@
 import type { Page as CataloguePage, SoundRecord as CatalogueSound, UserRecord } from '@earshot/catalogue';
-import type { WalkCursors } from './list-walks.ts';
 
 /**
  * What the API's use cases return: typed records, never JSON and never links. Versions 2 and 1
@@ -12,6 +11,12 @@ import type { WalkCursors } from './list-walks.ts';
 
 /** API_VARIANT: the contract's two flavours, which differ in how a sound's analysis is shown and asked for. */
 export type Variant = 'A' | 'B';
+
+/** A page of a cursor walk: the cursors of the pages beside it (null: none in that direction). */
+export interface WalkCursors {
+  next: string | null;
+  previous: string | null;
+}
 
 /** One page of a list: the items of the page asked for and the count of the whole list. */
 export interface Page<T> extends CataloguePage<T> {

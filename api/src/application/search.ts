@@ -1,15 +1,10 @@
 import { type PageRequest, parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
-import {
-  type ListWalks,
-  SIMILARITY_WALK_MAX_SOUNDS,
-  WALK_MAX_SOUNDS,
-  type WalkCursors,
-} from './list-walks.ts';
+import { type ListWalks, SIMILARITY_WALK_MAX_SOUNDS, WALK_MAX_SOUNDS } from './list-walks.ts';
 import { pageWindow, resolvePage } from './paging.ts';
 import type { ClipAnalyzer, Hits, SearchEngine } from './ports.ts';
-import type { ExampleNote, Page, SoundRecord } from './records.ts';
+import type { ExampleNote, Page, SoundRecord, WalkCursors } from './records.ts';
 import { type ResolvedExample, resolveExample, type SearchExampleInput } from './search-example.ts';
 import type { SoundRecords } from './sound-records.ts';
 

@@ -1,8 +1,7 @@
 import type { Page as CataloguePage, SoundRecord as CatalogueSound } from '@earshot/catalogue';
-import type { WalkPage } from './list-walks.ts';
 import { normalizeAnalyses } from './normalized-analysis.ts';
-import type { CatalogueReader, DescriptorReader, Hit } from './ports.ts';
-import type { Page, SoundReads, SoundRecord } from './records.ts';
+import type { CatalogueReader, DescriptorReader, Hit, Hits } from './ports.ts';
+import type { Page, SoundReads, SoundRecord, WalkCursors } from './records.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
 /**
@@ -67,7 +66,7 @@ export class SoundRecords {
    * sound that stopped being public since the walk began is left out of its page only.
    */
   async walkPage(
-    walk: WalkPage,
+    walk: { hits: Hits; cursors: WalkCursors },
     pageSize: number,
     reads?: SoundReads,
     rows?: readonly CatalogueSound[],

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { WalkCursors } from '../../application/list-walks.ts';
 import { PageNotFound, type PageQuery, type PagingStyle } from '../../application/paging.ts';
-import type { Page } from '../../application/records.ts';
+import type { Page, WalkCursors } from '../../application/records.ts';
 import { MAX_ID } from '../../framework/http/params.ts';
 
 /**

@@ -1,5 +1,4 @@
-import type { WalkCursors } from '../../application/list-walks.ts';
-import type { ExampleNote, Page, SoundRecord } from '../../application/records.ts';
+import type { ExampleNote, Page, SoundRecord, WalkCursors } from '../../application/records.ts';
 import type { CombinedResults } from '../../application/search.ts';
 import {
   cursorLink,
