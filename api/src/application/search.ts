@@ -81,12 +81,13 @@ export class SearchService {
   /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
   async text(params: TextSearchParams, req: ListRequest): Promise<Page<SoundRecord>> {
     const filter = checkFilter(params.filter, 'filter');
-    let run: (window: PageRequest) => Promise<Hits>;
+    // `maxLimit`: a walk's first page reads every hit at once.
+    let run: (window: PageRequest & { maxLimit?: number }) => Promise<Hits>;
     if (params.similar_to !== undefined) {
       const space = this.space(params.similarity_space);
       const target = parseSimilarTo(params.similar_to);
-      run = async (window) => {
-        const found = await this.engine.similar({ space, target, filter, ...window });
+      run = async ({ limit, offset }) => {
+        const found = await this.engine.similar({ space, target, filter, limit, offset });
         if (!found)
           throw new NotFoundError('The sound given in similar_to does not exist or is not analyzed yet.');
         return found;
@@ -101,14 +102,13 @@ export class SearchService {
           weights: params.weights || undefined,
           groupByPack: params.group_by_pack === '1',
           ...window,
-          maxLimit: window.limit,
         });
     }
     if (req.cursor !== undefined) {
       const list = {
         key: listKey('text', params, TEXT_KEYS),
         max: params.similar_to !== undefined ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
-        all: (limit: number) => run({ limit, offset: 0 }),
+        all: (limit: number) => run({ limit, offset: 0, maxLimit: limit }),
       };
       const walk = await this.walks.page(req.cursor, req.page.pageSize, list);
       return this.records.walkPage(walk, req.page.pageSize, req.reads);
