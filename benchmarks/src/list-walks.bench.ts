@@ -1,11 +1,15 @@
 // What a cursor walk costs the catalogue (docs/api.md "Cursor paging"): freezing a result of n
 // sounds (`startListWalk`, with and without per-hit details such as scores) and reading one page of
 // it (`readListWalk`) at random positions, on the PostgreSQL server, beside the floor measured in the
-// same run: the bare insert of the same n integers in one statement (`unnest` into a table).
+// same run: the ids' 4 bytes each written as one bytea value (one row, one parameter: the least
+// the database can be sent and store for them).
 //   npx earshot bench list-walks [--sizes 100000,1000000] [--reads 200]
 // Runs in a database of its own, created and dropped by the run; writes nothing else.
 
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LIST_WALK_CHUNK, openCatalogue, readListWalk, startListWalk } from '@earshot/catalogue';
 import { createTestDatabase } from '@earshot/catalogue/testing';
 import { createLogger, loadConfig } from '@earshot/common';
@@ -15,6 +19,7 @@ import { arg } from './args.ts';
 const sizes = arg('sizes', '100000,1000000').split(',').map(Number);
 const reads = Number(arg('reads', '200'));
 const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const resultsFile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results', 'list-walks.md');
 const LIMITS = { idleSeconds: 3600, maxStoredIds: 50_000_000 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -29,13 +34,13 @@ const catalogue = await openCatalogue({
 const db = catalogue.db;
 const rows: string[] = [];
 try {
-  await sql`create table floor_ids (id integer)`.execute(db);
+  await sql`create table floor_ids (ids bytea)`.execute(db);
   for (const n of sizes) {
     const ids = Array.from({ length: n }, (_, i) => n - i);
     const details = ids.map((id) => ({ score: id / 3 }));
     process.stdout.write(`  ${n} sounds: floor`);
     let t = performance.now();
-    await sql`insert into floor_ids select unnest(${ids}::int[])`.execute(db);
+    await sql`insert into floor_ids values (${Buffer.from(new Int32Array(ids).buffer)})`.execute(db);
     const floor = ms(t);
     await sql`truncate floor_ids`.execute(db);
     process.stdout.write(', freeze ids');
@@ -67,17 +72,20 @@ try {
     );
     await sql`delete from list_walks`.execute(db);
   }
-  console.log(
-    [
-      '',
-      `List walks, PostgreSQL server, ${LIST_WALK_CHUNK} ids a chunk, ${reads} page reads (150) at random positions; ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}.`,
-      '',
-      '| sounds | floor: insert n ints, ms | freeze ids, ms (× floor) | freeze ids + scores, ms | stored (ids / + scores) | page read p50, ms | page read + scores p50, ms |',
-      '|---:|---:|---:|---:|---|---:|---:|',
-      ...rows,
-      '',
-    ].join('\n'),
-  );
+  const text = [
+    '# List walks benchmark',
+    '',
+    `\`npx earshot bench list-walks --sizes ${sizes.join(',')} --reads ${reads}\``,
+    '',
+    `Run ${new Date().toISOString()}: PostgreSQL server, ${LIST_WALK_CHUNK} ids a chunk, ${reads} page reads (150) at random positions; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} (shared machine).`,
+    '',
+    '| sounds | floor: n × 4 bytes as one bytea, ms | freeze ids, ms (× floor) | freeze ids + scores, ms | stored (ids / + scores) | page read p50, ms | page read + scores p50, ms |',
+    '|---:|---:|---:|---:|---|---:|---:|',
+    ...rows,
+    '',
+  ].join('\n');
+  console.log(`\n${text}`);
+  fs.writeFileSync(resultsFile, text);
 } finally {
   await catalogue.close();
   await database.drop();

@@ -6,7 +6,9 @@ import { type Kysely, sql } from 'kysely';
  * many sounds, until when it is kept) and `list_walk_chunks` holds its ids, CHUNK at a time, with
  * what each hit carried besides its id (score, pack group, distance) when it carried anything. A
  * page reads the one or two chunks it spans, in whichever API process the client reaches.
- * Deleting a walk deletes its chunks; expired walks are pruned when a walk starts.
+ * Deleting a walk deletes its chunks; expired walks are pruned when a walk starts. Details are
+ * JSON kept as text: nothing queries inside them, and jsonb's parse made freezing a million scored
+ * hits three times slower (benchmarks/results/list-walks.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE TABLE list_walks (
@@ -20,7 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     walk_id bigint NOT NULL REFERENCES list_walks(id) ON DELETE CASCADE,
     chunk integer NOT NULL,
     ids integer[] NOT NULL,
-    details jsonb,
+    details text,
     PRIMARY KEY (walk_id, chunk)
   )`.execute(db);
 }

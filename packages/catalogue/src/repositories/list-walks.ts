@@ -64,7 +64,7 @@ export async function startListWalk(
       const end = start + LIST_WALK_CHUNK;
       const details = list.details ? JSON.stringify(list.details.slice(start, end)) : null;
       chunks.push(
-        sql`(${walkId}::bigint, ${start / LIST_WALK_CHUNK}::int, ${list.ids.slice(start, end)}::int[], ${details}::jsonb)`,
+        sql`(${walkId}::bigint, ${start / LIST_WALK_CHUNK}::int, ${list.ids.slice(start, end)}::int[], ${details}::text)`,
       );
     }
     for (let i = 0; i < chunks.length; i += CHUNKS_PER_STATEMENT) {
@@ -93,7 +93,7 @@ export async function readListWalk(
     total: number;
     stale: boolean;
     ids: number[] | null;
-    details: unknown[] | null;
+    details: string | null;
   }>`
     select w.list_key, w.total,
       w.expires_at < now() + make_interval(secs => ${limits.idleSeconds / 2}) as stale, c.ids, c.details
@@ -112,7 +112,7 @@ export async function readListWalk(
   const skip = window.offset - first * LIST_WALK_CHUNK;
   const slice: ListWalkSlice = { total: rows[0].total, ids: ids.slice(skip, skip + window.limit) };
   if (rows.some((r) => r.details)) {
-    const details = rows.flatMap((r) => r.details ?? []);
+    const details = rows.flatMap((r) => (r.details ? (JSON.parse(r.details) as unknown[]) : []));
     slice.details = details.slice(skip, skip + window.limit);
   }
   return slice;
