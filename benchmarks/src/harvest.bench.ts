@@ -1,9 +1,10 @@
 // Harvesting the public catalogue while a writer edits and adds sounds (issue 36's target): the
 // changes feed (`/apiv2/changes/`, walked from the beginning, then followed until caught up) against
 // paging the same set with `page` (`/apiv2/search/text/?sort=created_desc`, the contract's way), in
-// the same run, on the same server, with the same writer going. The bare SQL keyset scan of the
-// visible set is the floor. After the writer stops, the feed's harvest is followed to the end and
-// compared with the catalogue: it must hold exactly the visible sounds with their current names.
+// the same run, on the same server, with the same writer going; and the same search walked by
+// cursor (`cursor=*`, then `next`). The bare SQL keyset scan of the visible set is the floor. After
+// the writer stops, the feed's harvest is followed to the end and compared with the catalogue: it
+// must hold exactly the visible sounds with their current names.
 //   npx earshot bench harvest [--sounds 100000] [--feed-page 1000] [--write-every 50] [--reseed]
 // The API server runs in a child process on a database of its own (earshot_harvest_bench_<n>: the
 // feed's migration must not reach the databases other benchmarks share).
@@ -202,6 +203,28 @@ async function main(): Promise<void> {
     }
     process.stdout.write('\n');
     const pageSeconds = (performance.now() - t) / 1000;
+
+    // The same search walked by cursor (`cursor=*`, then `next`): each sound visible when the walk
+    // began, and never removed (this writer removes none), must be seen exactly once.
+    const before = await sql<{ id: number }>`select id from sounds
+      where moderation_state = 'ok' and processing_state = 'Processed'`.execute(db);
+    t = performance.now();
+    const walked = new Map<number, number>();
+    let walkRequests = 0;
+    let firstPageMs = 0;
+    let walkUrl: string | null =
+      `${origin}/apiv2/search/text/?query=&sort=created_desc&page_size=150&fields=${FIELDS}&cursor=*`;
+    while (walkUrl) {
+      const page = await getJson(walkUrl, apiKey);
+      if (walkRequests++ === 0) firstPageMs = performance.now() - t;
+      for (const sound of page.results as Json[]) walked.set(sound.id, (walked.get(sound.id) ?? 0) + 1);
+      process.stdout.write(`\r  walking by cursor: ${walked.size} sounds, ${walkRequests} requests`);
+      walkUrl = page.next;
+    }
+    process.stdout.write('\n');
+    const walkSeconds = (performance.now() - t) / 1000;
+    const missedByWalk = before.rows.filter((r) => !walked.has(r.id)).length;
+    const twiceByWalk = [...walked.values()].filter((n) => n > 1).length;
     const writes = await writer.stop();
 
     // Caught up after the writer stopped: the feed's harvest against the catalogue, exactly.
@@ -220,6 +243,13 @@ async function main(): Promise<void> {
       seen: paged.size,
       seconds: pageSeconds,
       note: `missed ${missedByPaging} visible sounds, ${twiceByPaging} seen twice`,
+    });
+    rows.push({
+      name: 'walking by cursor (text search, created_desc, page_size 150, `cursor=*`), writer going',
+      requests: walkRequests,
+      seen: walked.size,
+      seconds: walkSeconds,
+      note: `first page (freezes the order) ${Math.round(firstPageMs)} ms; of ${before.rows.length} visible at its start missed ${missedByWalk}, ${twiceByWalk} seen twice`,
     });
     const feedRow = rows[1];
     const ratio = pageSeconds / feedRow.seconds;

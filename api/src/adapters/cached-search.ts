@@ -1,4 +1,4 @@
-import type { ChangeVersion } from '@earshot/catalogue';
+import { type ChangeVersion, MAX_PAGE_SIZE } from '@earshot/catalogue';
 import type {
   ContentSearchRequest,
   Hits,
@@ -13,7 +13,8 @@ import { changeVersionNow, VersionedCache } from '../caches/answer-cache.ts';
  * scores, count of one page) is kept by its normalized request until the catalogue changes (and,
  * for similarity and content search, until the in-memory similarity state changes). Identical
  * concurrent requests share one computation. Without a change version (no notifications) every
- * request goes to the engine.
+ * request goes to the engine. A request for more than a page (a cursor walk reading a whole result
+ * once) is not kept: it would hold up to a million hits.
  */
 export function cachedSearchEngine(
   engine: SearchEngine,
@@ -38,6 +39,7 @@ export function cachedSearchEngine(
   return {
     ...engine,
     async text(req: TextSearchRequest): Promise<Hits> {
+      if (req.limit > MAX_PAGE_SIZE) return engine.text(req);
       const key = JSON.stringify([
         't',
         req.query,
@@ -51,6 +53,7 @@ export function cachedSearchEngine(
       return (await cached(key, false, () => engine.text(req))) as Hits;
     },
     similar(req: SimilarityRequest): Promise<Hits | undefined> {
+      if (req.limit > MAX_PAGE_SIZE) return engine.similar(req);
       const key = JSON.stringify([
         's',
         req.space,
@@ -63,7 +66,7 @@ export function cachedSearchEngine(
     },
     async content(req: ContentSearchRequest): Promise<Hits> {
       // An example (an uploaded analysis or clip) is rarely sent twice: not worth a key of its size.
-      if (req.example) return engine.content(req);
+      if (req.example || req.limit > MAX_PAGE_SIZE) return engine.content(req);
       const key = JSON.stringify([
         'c',
         req.target ?? null,

@@ -4,12 +4,14 @@ import { SearchPageCache } from '../caches/search-pages.ts';
 import { ChangesService } from './changes.ts';
 import { CreditsService } from './credits.ts';
 import { EventHub } from './event-hub.ts';
+import { ListWalks } from './list-walks.ts';
 import { PeopleService } from './people.ts';
 import type {
   CatalogueExports,
   CatalogueReader,
   ClipAnalyzer,
   DescriptorReader,
+  ListWalkStore,
   SearchEngine,
   SoundChangesReader,
   SoundFiles,
@@ -50,6 +52,8 @@ export interface ApiPorts {
   soundChanges?: SoundChangesReader;
   /** The bulk export's file; without it `/apiv2/export/` is not served. */
   exports?: CatalogueExports;
+  /** The frozen lists of cursor walks; without them a `cursor` parameter is a 400. */
+  walks?: ListWalkStore;
   /** Events about users' sounds; without them `/apiv2/me/events/` and the webhooks are not served. */
   events?: { reader: UserEventsReader; webhooks: WebhookStore };
   /** Autocomplete; without it `/apiv2/search/suggest/` is not served. */
@@ -85,20 +89,21 @@ export interface ApiServices {
 
 export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
   const records = new SoundRecords(ports.catalogue, ports.descriptors);
+  const walks = new ListWalks(ports.walks);
   const renderedSounds = new RenderedCache(ports.responseCacheMs ?? 5_000);
   // A changed sound is shown changed by the next request, not after the time-based reuse ends.
   ports.changes?.onChange(() => renderedSounds.clear());
   return {
     variant,
-    sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, records, variant),
-    search: new SearchService(ports.search, records, ports.clips),
-    people: new PeopleService(ports.catalogue, records),
+    sounds: new SoundService(ports.catalogue, ports.descriptors, ports.search, records, variant, walks),
+    search: new SearchService(ports.search, records, walks, ports.clips),
+    people: new PeopleService(ports.catalogue, records, walks),
     engine: ports.search,
     files: ports.files,
     writes: ports.writes,
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
-    social: ports.social && new SocialService(ports.social, records, ports.changes),
+    social: ports.social && new SocialService(ports.social, records, ports.changes, walks),
     v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
     changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
     exports: ports.exports,

@@ -16,6 +16,7 @@ import type {
 } from '@earshot/catalogue';
 import type { AnalyzeClipOptions, ClipAnalysis, ServedFileKind } from '@earshot/core';
 import type {
+  Hit,
   PendingUploadsRecord,
   RawDescription,
   ReceivedFile,
@@ -53,6 +54,20 @@ export interface SoundChangesReader {
   after(position: SoundChangePosition, limit: number): Promise<SoundChange[]>;
   /** Public sounds by id, in the order asked; missing or hidden ids are left out. */
   soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
+}
+
+/**
+ * The frozen lists of cursor walks (`list-walks.ts`), kept where every API process reads them.
+ * Hits go in and come out with everything they carried (score, pack group, distance).
+ */
+export interface ListWalkStore {
+  /** Stores a list; returns its walk's id. */
+  start(listKey: string, hits: readonly Hit[]): Promise<string>;
+  read(
+    walkId: string,
+    listKey: string,
+    window: PageRequest,
+  ): Promise<{ total: number; hits: Hit[] } | 'unknown' | 'other-list'>;
 }
 
 /** The events about users' sounds, in commit order (the outbox webhooks and the event stream read). */

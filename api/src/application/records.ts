@@ -12,11 +12,19 @@ import type { Page as CataloguePage, SoundRecord as CatalogueSound, UserRecord }
 /** API_VARIANT: the contract's two flavours, which differ in how a sound's analysis is shown and asked for. */
 export type Variant = 'A' | 'B';
 
+/** A page of a cursor walk: the cursors of the pages beside it (null: none in that direction). */
+export interface WalkCursors {
+  next: string | null;
+  previous: string | null;
+}
+
 /** One page of a list: the items of the page asked for and the count of the whole list. */
 export interface Page<T> extends CataloguePage<T> {
-  /** The 1-based page these items are (`last` resolved). */
+  /** The 1-based page these items are (`last` resolved); 1 for a page of a cursor walk. */
   page: number;
   pageSize: number;
+  /** A page of a cursor walk: the cursors of its neighbours (the answer links them instead of pages). */
+  cursors?: WalkCursors;
 }
 
 /** A grouped search's pack: the sound stands for `count` matches of its pack, itself included. */

@@ -1,9 +1,10 @@
-import { parseFilter } from '@earshot/catalogue';
+import { type PageRequest, parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
+import { type ListWalks, SIMILARITY_WALK_MAX_SOUNDS, WALK_MAX_SOUNDS } from './list-walks.ts';
 import { pageWindow, resolvePage } from './paging.ts';
 import type { ClipAnalyzer, Hits, SearchEngine } from './ports.ts';
-import type { ExampleNote, Page, SoundRecord } from './records.ts';
+import type { ExampleNote, Page, SoundRecord, WalkCursors } from './records.ts';
 import { type ResolvedExample, resolveExample, type SearchExampleInput } from './search-example.ts';
 import type { SoundRecords } from './sound-records.ts';
 
@@ -16,6 +17,8 @@ export interface CombinedResults extends ExampleNote {
   page: number;
   pageSize: number;
   more: boolean;
+  /** A page of a cursor walk: the cursors of its neighbours. */
+  cursors?: WalkCursors;
 }
 
 export interface TextSearchParams {
@@ -35,6 +38,35 @@ export interface ContentSearchParams {
 
 export type CombinedSearchParams = ContentSearchParams & Pick<TextSearchParams, 'query' | 'filter' | 'sort'>;
 
+/** The parameters that name each search's list: a cursor continues only a walk of the same ones. */
+const TEXT_KEYS = [
+  'query',
+  'filter',
+  'sort',
+  'weights',
+  'group_by_pack',
+  'similar_to',
+  'similarity_space',
+] as const;
+const CONTENT_KEYS = ['target', 'descriptors_filter', 'similarity_space'] as const;
+const COMBINED_KEYS = [
+  'query',
+  'filter',
+  'sort',
+  'target',
+  'descriptors_filter',
+  'similarity_space',
+] as const;
+
+function listKey<T extends object>(kind: string, params: T, names: readonly string[]): string {
+  const values = params as Record<string, unknown>;
+  return JSON.stringify([kind, ...names.map((name) => values[name] ?? null)]);
+}
+
+function exampleGiven(input: SearchExampleInput | undefined): boolean {
+  return input?.analysisFile !== undefined || input?.audioFile !== undefined;
+}
+
 /** Queries the contract treats as "no query": they return every sound. */
 const EMPTY_QUERIES = new Set(['', '""', '" "', "''", "' '"]);
 
@@ -42,35 +74,47 @@ export class SearchService {
   constructor(
     private readonly engine: SearchEngine,
     private readonly records: SoundRecords,
+    private readonly walks: ListWalks,
     private readonly clips?: ClipAnalyzer,
   ) {}
 
   /** Text search, or similarity search when `similar_to` is given (then `query` is ignored). */
   async text(params: TextSearchParams, req: ListRequest): Promise<Page<SoundRecord>> {
     const filter = checkFilter(params.filter, 'filter');
-    const { page, window } = requestedPage(req);
-    let hits: Hits;
+    // `maxLimit`: a walk's first page reads every hit at once.
+    let run: (window: PageRequest & { maxLimit?: number }) => Promise<Hits>;
     if (params.similar_to !== undefined) {
-      const found = await this.engine.similar({
-        space: this.space(params.similarity_space),
-        target: parseSimilarTo(params.similar_to),
-        filter,
-        ...window,
-      });
-      if (!found)
-        throw new NotFoundError('The sound given in similar_to does not exist or is not analyzed yet.');
-      hits = found;
+      const space = this.space(params.similarity_space);
+      const target = parseSimilarTo(params.similar_to);
+      run = async ({ limit, offset }) => {
+        const found = await this.engine.similar({ space, target, filter, limit, offset });
+        if (!found)
+          throw new NotFoundError('The sound given in similar_to does not exist or is not analyzed yet.');
+        return found;
+      };
     } else {
       const query = (params.query ?? '').trim();
-      hits = await this.engine.text({
-        query: EMPTY_QUERIES.has(query) ? '' : query,
-        filter,
-        sort: params.sort || undefined,
-        weights: params.weights || undefined,
-        groupByPack: params.group_by_pack === '1',
-        ...window,
-      });
+      run = (window) =>
+        this.engine.text({
+          query: EMPTY_QUERIES.has(query) ? '' : query,
+          filter,
+          sort: params.sort || undefined,
+          weights: params.weights || undefined,
+          groupByPack: params.group_by_pack === '1',
+          ...window,
+        });
     }
+    if (req.cursor !== undefined) {
+      const list = {
+        key: listKey('text', params, TEXT_KEYS),
+        max: params.similar_to !== undefined ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
+        all: (limit: number) => run({ limit, offset: 0, maxLimit: limit }),
+      };
+      const walk = await this.walks.page(req.cursor, req.page.pageSize, list);
+      return this.records.walkPage(walk, req.page.pageSize, req.reads);
+    }
+    const { page, window } = requestedPage(req);
+    const hits = await run(window);
     resolvePage(req.page, hits.count);
     return this.records.page(hits, page, req.page.pageSize, req.reads);
   }
@@ -81,6 +125,31 @@ export class SearchService {
     req: ListRequest,
     exampleInput?: SearchExampleInput,
   ): Promise<Page<SoundRecord> & ExampleNote> {
+    if (req.cursor !== undefined) {
+      // The walk's first page takes the example; the pages after it read the frozen list only.
+      const list = {
+        key: listKey('content', params, CONTENT_KEYS),
+        max: exampleGiven(exampleInput) ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
+        all: async (limit: number) =>
+          (await this.contentHits(params, exampleInput, { limit, offset: 0 })).hits,
+      };
+      const walk = await this.walks.page(req.cursor, req.page.pageSize, list);
+      return this.records.walkPage(walk, req.page.pageSize, req.reads);
+    }
+    const { page, window } = requestedPage(req);
+    const { hits, example } = await this.contentHits(params, exampleInput, window);
+    resolvePage(req.page, hits.count);
+    return {
+      ...(await this.records.page(hits, page, req.page.pageSize, req.reads)),
+      ...exampleNote(example),
+    };
+  }
+
+  private async contentHits(
+    params: ContentSearchParams,
+    exampleInput: SearchExampleInput | undefined,
+    window: PageRequest,
+  ): Promise<{ hits: Hits; example?: ResolvedExample }> {
     const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
     const example = await this.example(exampleInput);
     // The contract: an analysis file overrides the target (so a blank target is no error then).
@@ -90,18 +159,13 @@ export class SearchService {
         "At least one parameter from Content Search ('target', 'analysis_file' or 'descriptors_filter') should be included in the request.",
       );
     }
-    const { page, window } = requestedPage(req);
     const hits = await this.engine.content({
       target,
       example: example?.example,
       descriptorsFilter,
       ...window,
     });
-    resolvePage(req.page, hits.count);
-    return {
-      ...(await this.records.page(hits, page, req.page.pageSize, req.reads)),
-      ...exampleNote(example),
-    };
+    return { hits, example };
   }
 
   /** Combined search with the contract's rules 1–4; the answer tells whether more follow, never a count. */
@@ -112,7 +176,7 @@ export class SearchService {
   ): Promise<CombinedResults> {
     const query = params.query === undefined ? undefined : params.query.trim();
     const filter = checkFilter(params.filter, 'filter');
-    const hasExample = exampleInput?.analysisFile !== undefined || exampleInput?.audioFile !== undefined;
+    const hasExample = exampleGiven(exampleInput);
     // An example stands for the target in the contract's rules (and overrides a target sent with it).
     const target = hasExample ? 'example' : checkFilter(params.target, 'target');
     const descriptorsFilter = checkDescriptorsFilter(params.descriptors_filter, this.engine);
@@ -132,17 +196,36 @@ export class SearchService {
         'A combined search needs at least one text parameter (query, filter) and one content parameter (target, descriptors_filter).',
       );
     }
-    // Checked after the rules: a request breaking them is refused before any clip is analyzed.
-    const example = await this.example(exampleInput);
+    const run = async (window: PageRequest) => {
+      // Checked after the rules: a request breaking them is refused before any clip is analyzed.
+      const example = await this.example(exampleInput);
+      const hits = await this.engine.content({
+        query: query === undefined || EMPTY_QUERIES.has(query) ? undefined : query,
+        filter,
+        target: example ? undefined : target,
+        example: example?.example,
+        descriptorsFilter,
+        ...window,
+      });
+      return { hits, example };
+    };
+    if (req.cursor !== undefined) {
+      const list = {
+        key: listKey('combined', params, COMBINED_KEYS),
+        max: hasExample ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
+        all: async (limit: number) => (await run({ limit, offset: 0 })).hits,
+      };
+      const walk = await this.walks.page(req.cursor, req.page.pageSize, list);
+      return {
+        items: await this.records.read(walk.hits.items, req.reads),
+        page: 1,
+        pageSize: req.page.pageSize,
+        more: walk.cursors.next !== null,
+        cursors: walk.cursors,
+      };
+    }
     const { page, window } = requestedPage(req);
-    const hits = await this.engine.content({
-      query: query === undefined || EMPTY_QUERIES.has(query) ? undefined : query,
-      filter,
-      target: example ? undefined : target,
-      example: example?.example,
-      descriptorsFilter,
-      ...window,
-    });
+    const { hits, example } = await run(window);
     return {
       items: await this.records.read(hits.items, req.reads),
       page,

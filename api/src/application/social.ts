@@ -1,6 +1,7 @@
 import type { BookmarkCategoryView, ChangeVersion } from '@earshot/catalogue';
 import type { BookmarkCategories, Downloads, FeedbackInput, SoundFeedback } from '@earshot/services';
 import type { ListRequest } from './api-context.ts';
+import { type ListWalks, walkIdList } from './list-walks.ts';
 import { pageWindow, resolvePage } from './paging.ts';
 import type { Page, SoundRecord } from './records.ts';
 import type { SoundRecords } from './sound-records.ts';
@@ -23,6 +24,7 @@ export class SocialService {
     readonly ports: SocialPorts,
     private readonly records: SoundRecords,
     private readonly changes: ChangeVersion | undefined,
+    private readonly walks: ListWalks,
   ) {}
 
   rate(userId: number, soundId: number, input: FeedbackInput) {
@@ -56,6 +58,16 @@ export class SocialService {
   }
 
   async categorySounds(userId: number, categoryId: number, req: ListRequest): Promise<Page<SoundRecord>> {
+    if (req.cursor !== undefined) {
+      return walkIdList(
+        this.walks,
+        this.records,
+        req.cursor,
+        req,
+        `bookmarks:${userId}:${categoryId}`,
+        (window) => this.ports.bookmarks.soundIds(userId, categoryId, window),
+      );
+    }
     const wanted = req.page.page === 'last' ? undefined : req.page.page;
     const count =
       wanted === undefined

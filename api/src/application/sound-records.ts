@@ -1,7 +1,7 @@
 import type { Page as CataloguePage, SoundRecord as CatalogueSound } from '@earshot/catalogue';
 import { normalizeAnalyses } from './normalized-analysis.ts';
-import type { CatalogueReader, DescriptorReader, Hit } from './ports.ts';
-import type { Page, SoundReads, SoundRecord } from './records.ts';
+import type { CatalogueReader, DescriptorReader, Hit, Hits } from './ports.ts';
+import type { Page, SoundReads, SoundRecord, WalkCursors } from './records.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
 /**
@@ -59,6 +59,20 @@ export class SoundRecords {
   ): Promise<Page<SoundRecord>> {
     const items = await this.read(hits.items, reads, rows);
     return { items, count: hits.count - (hits.items.length - items.length), page, pageSize };
+  }
+
+  /**
+   * A page of a cursor walk as records. Its count is the walk's length, the same on every page: a
+   * sound that stopped being public since the walk began is left out of its page only.
+   */
+  async walkPage(
+    walk: { hits: Hits; cursors: WalkCursors },
+    pageSize: number,
+    reads?: SoundReads,
+    rows?: readonly CatalogueSound[],
+  ): Promise<Page<SoundRecord>> {
+    const items = await this.read(walk.hits.items, reads, rows);
+    return { items, count: walk.hits.count, page: 1, pageSize, cursors: walk.cursors };
   }
 
   /** `normalized=1`: the page's analyses scaled with one read of the ranges they need. */

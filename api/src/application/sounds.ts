@@ -1,6 +1,7 @@
-import type { CommentView } from '@earshot/catalogue';
+import type { CommentView, PageRequest } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
+import { type ListWalks, SIMILARITY_WALK_MAX_SOUNDS } from './list-walks.ts';
 import { normalizeAnalyses } from './normalized-analysis.ts';
 import { pageWindow, resolvePage } from './paging.ts';
 import type { CatalogueReader, DescriptorReader, SearchEngine } from './ports.ts';
@@ -23,6 +24,7 @@ export class SoundService {
     private readonly search: SearchEngine,
     private readonly records: SoundRecords,
     private readonly variant: Variant,
+    private readonly walks: ListWalks,
   ) {}
 
   async instance(id: number, reads?: SoundReads): Promise<SoundRecord> {
@@ -77,18 +79,33 @@ export class SoundService {
         `Invalid similarity_space "${spaceName}"; available spaces: ${names.join(', ')}.`,
       );
     }
-    const page = req.page.page === 'last' ? 1 : req.page.page;
-    const hits = await this.search.similar({
-      space: spaceName,
-      target: { soundId: id },
-      descriptorsFilter,
-      ...pageWindow(page, req.page.pageSize),
-    });
-    if (!hits) {
-      // Not in the index: a sound not (yet) analyzed, or none at all.
-      if ((await this.catalogue.soundsByIds([id])).length === 0) throw new SoundNotFound();
-      throw new NotFoundError('This sound is not analyzed for similarity yet.');
+    const run = async (window: PageRequest) => {
+      const hits = await this.search.similar({
+        space: spaceName,
+        target: { soundId: id },
+        descriptorsFilter,
+        ...window,
+      });
+      if (!hits) {
+        // Not in the index: a sound not (yet) analyzed, or none at all.
+        if ((await this.catalogue.soundsByIds([id])).length === 0) throw new SoundNotFound();
+        throw new NotFoundError('This sound is not analyzed for similarity yet.');
+      }
+      return hits;
+    };
+    if (req.cursor !== undefined) {
+      const walk = await this.walks.page(req.cursor, req.page.pageSize, {
+        key: JSON.stringify(['similar', id, spaceName, descriptorsFilter ?? null]),
+        max: SIMILARITY_WALK_MAX_SOUNDS,
+        all: (limit) => run({ limit, offset: 0 }),
+      });
+      // The target is read with the page: a sound no longer public has no similar sounds to show.
+      const rows = await this.catalogue.soundsByIds([id, ...walk.hits.items.map((h) => h.id)]);
+      if (rows[0]?.id !== id) throw new SoundNotFound();
+      return this.records.walkPage(walk, req.page.pageSize, req.reads, rows);
     }
+    const page = req.page.page === 'last' ? 1 : req.page.page;
+    const hits = await run(pageWindow(page, req.page.pageSize));
     // One read for the target (the index may still hold a sound the catalogue no longer shows)
     // and the page's neighbours.
     const rows = await this.catalogue.soundsByIds([id, ...hits.items.map((h) => h.id)]);

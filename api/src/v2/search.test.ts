@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryCatalogue, memoryDescriptors, recordingSearchEngine } from '../../test/support/ports.ts';
+import { ListWalks } from '../application/list-walks.ts';
 import type { PagingStyle } from '../application/paging.ts';
 import {
   type CombinedSearchParams,
@@ -23,7 +24,11 @@ import type { SoundListRequest } from './routes/list-request.ts';
 const ids = Array.from({ length: 30 }, (_, i) => i + 1);
 
 function service(engine = recordingSearchEngine(ids)) {
-  const search = new SearchService(engine, new SoundRecords(memoryCatalogue(), memoryDescriptors()));
+  const search = new SearchService(
+    engine,
+    new SoundRecords(memoryCatalogue(), memoryDescriptors()),
+    new ListWalks(undefined),
+  );
   return {
     engine,
     search: {

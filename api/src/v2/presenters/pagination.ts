@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PageNotFound, type PageQuery, type PagingStyle } from '../../application/paging.ts';
-import type { Page } from '../../application/records.ts';
+import type { Page, WalkCursors } from '../../application/records.ts';
 import { MAX_ID } from '../../framework/http/params.ts';
 
 /**
@@ -62,6 +62,14 @@ export function pageLink(base: LinkBase, page: number): string {
   return `${base.origin}${base.path}${encodeQuery(entries)}`;
 }
 
+/** An absolute link to another page of a cursor walk: the request's query with `cursor` replaced. */
+export function cursorLink(base: LinkBase, cursor: string): string {
+  const query = { ...base.query };
+  delete query.page;
+  delete query.cursor;
+  return `${base.origin}${base.path}${encodeQuery([...Object.entries(query), ['cursor', cursor]])}`;
+}
+
 export function encodeQuery(entries: Array<[string, string]>): string {
   if (entries.length === 0) return '';
   return `?${entries.map(([k, v]) => `${encodePart(k)}=${encodePart(v)}`).join('&')}`;
@@ -90,7 +98,16 @@ export function pageEnvelope<T>(
   pageSize: number,
   count: number,
   results: T[],
+  cursors?: WalkCursors,
 ): PageEnvelope<T> {
+  if (cursors) {
+    return {
+      count,
+      next: cursors.next === null ? null : cursorLink(base, cursors.next),
+      previous: cursors.previous === null ? null : cursorLink(base, cursors.previous),
+      results,
+    };
+  }
   const pages = Math.ceil(count / pageSize);
   return {
     count,
@@ -115,7 +132,10 @@ export function presentPage<T, U>(base: LinkBase, page: Page<T>, present: (item:
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
     count: z.number().int().describe('total number of items'),
-    next: z.string().nullable().describe('absolute link to the next page, null on the last'),
+    next: z
+      .string()
+      .nullable()
+      .describe('absolute link to the next page (with `cursor`: carrying the next cursor), null on the last'),
     previous: z.string().nullable().describe('absolute link to the previous page, null on the first'),
     results: z.array(item),
   });

@@ -1,6 +1,13 @@
-import type { ExampleNote, Page, SoundRecord } from '../../application/records.ts';
+import type { ExampleNote, Page, SoundRecord, WalkCursors } from '../../application/records.ts';
 import type { CombinedResults } from '../../application/search.ts';
-import { encodeQuery, type LinkBase, type PageEnvelope, pageEnvelope, pageLink } from './pagination.ts';
+import {
+  cursorLink,
+  encodeQuery,
+  type LinkBase,
+  type PageEnvelope,
+  pageEnvelope,
+  pageLink,
+} from './pagination.ts';
 import type { SoundJson } from './schemas.ts';
 import { type SoundContext, serializeSound } from './sound.ts';
 
@@ -23,7 +30,7 @@ export function presentSoundPage(
   ctx: SoundContext,
 ): PageEnvelope<SoundJson> {
   const results = page.items.map((record) => presentSound(record, ctx));
-  return soundsPage(links, page.page, page.pageSize, page.count, results);
+  return soundsPage(links, page.page, page.pageSize, page.count, results, page.cursors);
 }
 
 /** Text search's page: a grouped sound also links to all the matches of its pack. */
@@ -37,7 +44,7 @@ export function presentTextSearch(
     if (record.samePack?.grouping) sound.more_from_same_pack = morePackLink(links, record.samePack.grouping);
     return sound;
   });
-  return soundsPage(links, page.page, page.pageSize, page.count, results);
+  return soundsPage(links, page.page, page.pageSize, page.count, results, page.cursors);
 }
 
 /** Content search's page, with what a search by example adds. */
@@ -53,7 +60,13 @@ export function presentContentSearch(
 export function presentCombinedSearch(links: LinkBase, answer: CombinedResults, ctx: SoundContext) {
   return {
     results: answer.items.map((record) => presentSound(record, ctx)),
-    more: answer.more ? pageLink(links, answer.page + 1) : null,
+    more: answer.cursors
+      ? answer.cursors.next === null
+        ? null
+        : cursorLink(links, answer.cursors.next)
+      : answer.more
+        ? pageLink(links, answer.page + 1)
+        : null,
     ...exampleJson(answer),
   };
 }
@@ -86,9 +99,12 @@ export function soundsPage(
   pageSize: number,
   count: number,
   results: ReadonlyArray<SoundJson | null>,
+  cursors?: WalkCursors,
 ): PageEnvelope<SoundJson> {
   const readable = readableSounds(results);
-  return pageEnvelope(base, page, pageSize, count - (results.length - readable.length), readable);
+  // A walk's count is its length on every page (SoundRecords.walkPage).
+  const shown = cursors ? count : count - (results.length - readable.length);
+  return pageEnvelope(base, page, pageSize, shown, readable, cursors);
 }
 
 /** Grouped results link to all matches of their pack: same search, the pack as the only filter. */

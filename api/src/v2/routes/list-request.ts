@@ -1,3 +1,4 @@
+import { ValidationError } from '@earshot/common';
 import type { ListRequest } from '../../application/api-context.ts';
 import type { PagingStyle } from '../../application/paging.ts';
 import type { Variant } from '../../application/records.ts';
@@ -8,6 +9,7 @@ import { selectFields, soundReads } from '../presenters/sound-fields.ts';
 
 interface ListQuery {
   page?: string;
+  cursor?: string;
   page_size?: string;
   fields?: string;
   descriptors?: string;
@@ -33,9 +35,13 @@ export function listRequest(
   allowScore: boolean,
 ): SoundListRequest {
   const selection = selectFields(input.query.fields, { variant, kind: 'list', allowScore });
+  const { cursor } = input.query;
+  if (cursor !== undefined && input.query.page !== undefined)
+    throw new ValidationError('cursor: a walk goes by cursor alone; leave out page');
   return {
     links: linkBase(input),
     page: readPageQuery(input.query, style),
+    ...(cursor !== undefined ? { cursor } : {}),
     reads: soundReads(selection, {
       descriptors: input.query.descriptors,
       normalized: input.query.normalized === '1',
@@ -44,7 +50,7 @@ export function listRequest(
   };
 }
 
-/** Links of a list answer echo the request's path and query (only `page` replaced). */
+/** Links of a list answer echo the request's path and query (only `page`, or `cursor`, replaced). */
 export function linkBase(input: Pick<RequestInput, 'rawQuery' | 'origin' | 'path'>): LinkBase {
   return { origin: input.origin, path: input.path, query: input.rawQuery };
 }

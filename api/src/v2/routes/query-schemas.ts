@@ -6,8 +6,17 @@ const variantA = {
   normalized: z.string().optional().describe('variant A: 1 returns normalized descriptor values'),
 };
 
+/** Cursor paging (docs/api.md "Cursor paging"), on every sound list and search. */
+const cursorParam = z
+  .string()
+  .optional()
+  .describe(
+    'earshot: cursor paging instead of `page`. `*` starts a walk that lists each sound public for its whole length exactly once, in any sort, while sounds are added, edited or removed; `next` and `previous` then carry the cursor of the page beside. 400 when expired (an hour unused) or given with `page`',
+  );
+
 export const soundListQuery = z.object({
   page: pageParam,
+  cursor: cursorParam,
   page_size: pageSizeParam,
   fields: fieldsParam,
   ...variantA,

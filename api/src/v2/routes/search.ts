@@ -60,9 +60,12 @@ function exampleInput(input: HandlerInput<{ similarity_space?: string }, unknown
   };
 }
 
-/** A search carrying a file is computed afresh: the page cache keys on the query alone. */
-function hasFiles(input: HandlerInput<unknown, unknown>): boolean {
-  return Object.keys(input.files).length > 0;
+/**
+ * A search carrying a file is computed afresh: the page cache keys on the query alone. So is a page
+ * of a cursor walk: a walk starts anew each time, and a later page reads its stored list.
+ */
+function pageCacheable(input: HandlerInput<{ cursor?: string }, unknown>): boolean {
+  return Object.keys(input.files).length === 0 && input.query.cursor === undefined;
 }
 
 export function searchRoutes(s: ApiServices): AnyRoute[] {
@@ -85,11 +88,13 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           query: textSearchQuery,
           bodyParams: method === 'POST',
           response: pageSchema(soundListItem),
-          handler: (input) =>
-            s.searchPages.answer(input, async () => {
+          handler: (input) => {
+            const run = async () => {
               const req = listRequest(input, s.variant, 'search', true);
               return presentTextSearch(req.links, await s.search.text(input.query, req), req.sounds);
-            }),
+            };
+            return pageCacheable(input) ? s.searchPages.answer(input, run) : run();
+          },
         }),
       );
     }
@@ -112,7 +117,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
             const page = await s.search.content(input.query, req, exampleInput(input));
             return presentContentSearch(req.links, page, req.sounds);
           };
-          return hasFiles(input) ? run() : s.searchPages.answer(input, run);
+          return pageCacheable(input) ? s.searchPages.answer(input, run) : run();
         },
       }),
       defineRoute({
@@ -133,7 +138,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
             const answer = await s.search.combined(input.query, req, exampleInput(input));
             return presentCombinedSearch(req.links, answer, req.sounds);
           };
-          return hasFiles(input) ? run() : s.searchPages.answer(input, run);
+          return pageCacheable(input) ? s.searchPages.answer(input, run) : run();
         },
       }),
     );

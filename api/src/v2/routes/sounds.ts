@@ -62,7 +62,7 @@ export async function similarSoundsBody(
   id: number,
   input: SimilarInput,
 ): Promise<RenderedJson | PageEnvelope<SoundJson>> {
-  return s.searchPages.answer(input, async () => {
+  const run = async () => {
     const req = listRequest(input, s.variant, 'search', true);
     const page = await s.sounds.similar(
       id,
@@ -70,7 +70,9 @@ export async function similarSoundsBody(
       req,
     );
     return presentSoundPage(req.links, page, req.sounds);
-  });
+  };
+  // A page of a cursor walk is not kept (see the search routes).
+  return input.query.cursor === undefined ? s.searchPages.answer(input, run) : run();
 }
 
 export function soundRoutes(s: ApiServices): AnyRoute[] {

@@ -12,6 +12,7 @@ export * from './exclusive-task.ts';
 export * from './legacy-reads.ts';
 export * from './lifecycle/sound-lifecycle.ts';
 export * from './lifecycle/transitions.ts';
+export * from './list-walks.ts';
 export * from './oauth.ts';
 export * from './packs.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';

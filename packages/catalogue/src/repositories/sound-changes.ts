@@ -1,6 +1,6 @@
-import { ValidationError } from '@earshot/common';
 import { sql } from 'kysely';
 import type { SoundChangeKind } from '../schema/database.ts';
+import { decodePositionCursor, encodePositionCursor } from './position-cursor.ts';
 import type { Db } from './shared.ts';
 
 /**
@@ -59,19 +59,13 @@ export async function rebuildSoundChanges(db: Db): Promise<void> {
 
 /** The opaque text of a position, as the feed hands it out (`since`, `cursor`). */
 export function encodeChangeCursor(position: SoundChangePosition): string {
-  return Buffer.from(`${position.seq}.${position.soundId}`).toString('base64url');
+  return encodePositionCursor('', { major: position.seq, minor: position.soundId });
 }
-
-const CURSOR_TEXT = /^(\d{1,19})\.(\d{1,10})$/;
 
 /** Reads a cursor `encodeChangeCursor` made; anything else is a 400 naming the parameter. */
 export function decodeChangeCursor(cursor: string, parameter = 'since'): SoundChangePosition {
-  const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  const seq = match ? BigInt(match[1]) : -1n;
-  const soundId = match ? Number(match[2]) : -1;
-  if (!match || seq >= 2n ** 63n || soundId > 2 ** 31 - 1)
-    throw new ValidationError(`${parameter}: not a cursor this server handed out`);
-  return { seq: seq.toString(), soundId };
+  const { major, minor } = decodePositionCursor('', cursor, parameter);
+  return { seq: major, soundId: minor };
 }
 
 /** The position after the latest committed change: a reader starting there sees only later ones. */

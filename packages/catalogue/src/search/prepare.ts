@@ -23,8 +23,13 @@ export interface SearchRequest extends Partial<PageRequest> {
   weights?: string;
   /** The raw `group_by_pack` value ("1" = on), or a boolean. */
   groupByPack?: string | boolean;
-  /** Results per page (default 15, at most MAX_PAGE_SIZE). */
+  /** Results per page (default 15, at most `maxLimit`). */
   limit?: number;
+  /**
+   * The most `limit` may be (default MAX_PAGE_SIZE): a caller that reads a whole result at once (a
+   * cursor walk's first page) raises it.
+   */
+  maxLimit?: number;
   /** Results skipped before the page (default 0). */
   offset?: number;
   /** The instant `NOW` means in date math (default: the current time). */
@@ -97,7 +102,7 @@ export function prepareSearch(req: SearchRequest): PreparedSearch {
     ...(sortTarget ? { sortTarget } : {}),
     weights: parseWeights(req.weights),
     groupByPack,
-    limit: checkCount(req.limit ?? 15, 'page_size', MAX_PAGE_SIZE),
+    limit: checkCount(req.limit ?? 15, 'page_size', Math.max(MAX_PAGE_SIZE, req.maxLimit ?? 0)),
     offset: checkOffset(req.offset ?? 0),
   };
 }

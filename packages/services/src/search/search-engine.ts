@@ -111,6 +111,7 @@ export function searchEngine(
         weights: req.weights,
         groupByPack: req.groupByPack,
         limit: req.limit,
+        maxLimit: req.maxLimit,
         offset: req.offset,
       });
       const result =

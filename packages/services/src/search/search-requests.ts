@@ -27,6 +27,8 @@ export interface TextSearchRequest extends PageRequest {
   sort?: string;
   weights?: string;
   groupByPack: boolean;
+  /** The most `limit` may be (default the page size cap): a caller reading a whole result raises it. */
+  maxLimit?: number;
   signal?: AbortSignal;
 }
 

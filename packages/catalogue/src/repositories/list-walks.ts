@@ -1,0 +1,136 @@
+import { sql } from 'kysely';
+import { type CursorPosition, decodePositionCursor, encodePositionCursor } from './position-cursor.ts';
+import { type Db, inTransaction } from './shared.ts';
+
+/**
+ * Frozen results of cursor walks (migration `*-list-walks`, docs/api.md "Cursor paging"): a list's
+ * whole order taken once, then read a page at a time by any process. The catalogue keeps the ids
+ * and each hit's details (opaque JSON: what the search said of the hit besides its id) and knows
+ * nothing of what the list was; `listKey` is the caller's name for it, checked on every read so a
+ * cursor never continues another list.
+ */
+
+/** Ids per stored chunk: a page (at most 150) spans one or two. */
+export const LIST_WALK_CHUNK = 1000;
+
+export interface ListWalkLimits {
+  /** Seconds a walk is kept after its latest page. */
+  idleSeconds: number;
+  /** Most ids all walks together keep: starting a walk drops the least recently read ones beyond it. */
+  maxStoredIds: number;
+}
+
+/** A result in its order; `details[i]`, when given, belongs to `ids[i]`. */
+export interface FrozenList {
+  ids: readonly number[];
+  details?: readonly unknown[];
+}
+
+/** A stretch of a walk's list and its length. */
+export interface ListWalkSlice {
+  total: number;
+  ids: number[];
+  details?: unknown[];
+}
+
+/** Rows per insert statement: 50 chunks, 50,000 ids. */
+const CHUNKS_PER_STATEMENT = 50;
+
+/**
+ * Stores a list and returns its walk's id (a bigint as text). Expired walks, and the least recently
+ * read ones beyond `maxStoredIds` with this one counted, are deleted first.
+ */
+export async function startListWalk(
+  db: Db,
+  listKey: string,
+  list: FrozenList,
+  limits: ListWalkLimits,
+): Promise<string> {
+  const total = list.ids.length;
+  return inTransaction(db, async (trx) => {
+    await sql`delete from list_walks where id in (
+        select w.id from (
+          select id, expires_at, sum(total) over (order by expires_at desc, id desc) as kept from list_walks
+        ) w where w.expires_at <= now() or w.kept > ${Math.max(0, limits.maxStoredIds - total)})`.execute(
+      trx,
+    );
+    const { rows } = await sql<{ id: string }>`
+      insert into list_walks (list_key, total, expires_at)
+      values (${listKey}, ${total}, now() + make_interval(secs => ${limits.idleSeconds}))
+      returning id::text as id`.execute(trx);
+    const walkId = rows[0].id;
+    const chunks = [];
+    for (let start = 0; start < total; start += LIST_WALK_CHUNK) {
+      const end = start + LIST_WALK_CHUNK;
+      const details = list.details ? JSON.stringify(list.details.slice(start, end)) : null;
+      chunks.push(
+        sql`(${walkId}::bigint, ${start / LIST_WALK_CHUNK}::int, ${list.ids.slice(start, end)}::int[], ${details}::text)`,
+      );
+    }
+    for (let i = 0; i < chunks.length; i += CHUNKS_PER_STATEMENT) {
+      await sql`insert into list_walk_chunks (walk_id, chunk, ids, details)
+        values ${sql.join(chunks.slice(i, i + CHUNKS_PER_STATEMENT))}`.execute(trx);
+    }
+    return walkId;
+  });
+}
+
+/**
+ * `limit` entries of a walk from `offset`, keeping the walk another `idleSeconds`; `unknown` when
+ * it expired, was dropped or never existed, `other-list` when it is not the walk of `listKey`.
+ */
+export async function readListWalk(
+  db: Db,
+  walkId: string,
+  listKey: string,
+  window: { offset: number; limit: number },
+  limits: Pick<ListWalkLimits, 'idleSeconds'>,
+): Promise<ListWalkSlice | 'unknown' | 'other-list'> {
+  const first = Math.floor(window.offset / LIST_WALK_CHUNK);
+  const last = Math.floor((window.offset + Math.max(1, window.limit) - 1) / LIST_WALK_CHUNK);
+  const { rows } = await sql<{
+    list_key: string;
+    total: number;
+    stale: boolean;
+    ids: number[] | null;
+    details: string | null;
+  }>`
+    select w.list_key, w.total,
+      w.expires_at < now() + make_interval(secs => ${limits.idleSeconds / 2}) as stale, c.ids, c.details
+    from list_walks w
+    left join list_walk_chunks c on c.walk_id = w.id and c.chunk between ${first} and ${last}
+    where w.id = ${walkId}::bigint and w.expires_at > now()
+    order by c.chunk`.execute(db);
+  if (rows.length === 0) return 'unknown';
+  if (rows[0].list_key !== listKey) return 'other-list';
+  // Kept alive by use; written at most twice per idle period, not on every page.
+  if (rows[0].stale) {
+    await sql`update list_walks set expires_at = now() + make_interval(secs => ${limits.idleSeconds})
+      where id = ${walkId}::bigint`.execute(db);
+  }
+  const ids = rows.flatMap((r) => r.ids ?? []);
+  const skip = window.offset - first * LIST_WALK_CHUNK;
+  const slice: ListWalkSlice = { total: rows[0].total, ids: ids.slice(skip, skip + window.limit) };
+  if (rows.some((r) => r.details)) {
+    const details = rows.flatMap((r) => (r.details ? (JSON.parse(r.details) as unknown[]) : []));
+    slice.details = details.slice(skip, skip + window.limit);
+  }
+  return slice;
+}
+
+/** Where a walk's reader stands: the walk and the position of the next entry. */
+export interface ListWalkPosition {
+  walkId: string;
+  offset: number;
+}
+
+/** A walk position as the API's opaque `cursor` (the changes feed's encoding, kind `w`). */
+export function encodeWalkCursor(position: ListWalkPosition): string {
+  return encodePositionCursor('w', { major: position.walkId, minor: position.offset });
+}
+
+/** Reads a cursor `encodeWalkCursor` made; anything else is a 400 naming the parameter. */
+export function decodeWalkCursor(cursor: string, parameter = 'cursor'): ListWalkPosition {
+  const position: CursorPosition = decodePositionCursor('w', cursor, parameter);
+  return { walkId: position.major, offset: position.minor };
+}
