@@ -3,7 +3,8 @@ import { GENERIC_PLAN_MARK } from '../connection/prepared-statements.ts';
 import type { Sound, User } from '../schema/database.ts';
 import type { GenAiPreference } from '../schema/gen-ai-preference.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
-import { PUBLIC_SOUND, wherePublic } from './sounds.ts';
+import { ALL_SOUND_RECORD_COLUMNS, PUBLIC_SOUND_SQL, soundRecordSelect } from './sound-record-select.ts';
+import { wherePublic } from './sounds.ts';
 import { type UserCounts, userCountColumns } from './users.ts';
 
 /**
@@ -61,6 +62,9 @@ export interface UserRecord
   extends Pick<User, 'id' | 'username' | 'about' | 'homepage' | 'avatar_path' | 'date_joined'>,
     UserCounts {}
 
+/** A column of a sound record. */
+export type SoundRecordColumn = keyof SoundRecord;
+
 /**
  * The statement behind `soundRecordsByIds`, written out once: the API's hottest read (every sound
  * instance, every page of results) runs from a plan each connection keeps (GENERIC_PLAN_MARK), and
@@ -69,20 +73,12 @@ export interface UserRecord
  * facts the serializer's links need (a vector in the default space, analysis results).
  */
 const SOUND_RECORDS_SQL = `${GENERIC_PLAN_MARK}
-select s.id, s.user_id, u.username, s.name, s.tags, s.description, s.category, s.subcategory,
-  s.category_code, s.category_is_user_provided, s.geotag_lat, s.geotag_lon, s.created, s.license,
-  s.type, s.channels, s.filesize, s.bitrate, s.bitdepth, s.duration, s.samplerate, s.md5, s.is_remix,
-  s.was_remixed, s.is_explicit, s.pack_id, p.name as pack_name, s.num_downloads, s.avg_rating,
-  s.num_ratings, s.num_comments,
-  sound_gen_ai_preference(u.gen_ai_preference, u.gen_ai_speech_opt_out, s.category_code) as gen_ai_preference,
-  exists (select 1 from sound_similarity_vectors v where v.sound_id = s.id and v.space = $2) as similarity_ready,
-  exists (select 1 from sound_descriptors d where d.sound_id = s.id) as analyzed
+select ${soundRecordSelect(ALL_SOUND_RECORD_COLUMNS, '$2').select}
 from sounds s
   join users u on u.id = s.user_id
   left join packs p on p.id = s.pack_id
 where s.id = any($1::int[])
-  and s.moderation_state = '${PUBLIC_SOUND.moderation_state}'
-  and s.processing_state = '${PUBLIC_SOUND.processing_state}'`;
+  and ${PUBLIC_SOUND_SQL}`;
 
 /** Public sounds by id, in the order asked; ids that are missing or not public are left out. */
 export async function soundRecordsByIds(

@@ -1,7 +1,10 @@
 import { ValidationError } from '@earshot/common';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { PREPARED_MARK } from '../connection/prepared-statements.ts';
 import type { SoundChangeKind } from '../schema/database.ts';
+import type { SoundRecord, SoundRecordColumn } from './records.ts';
 import type { Db } from './shared.ts';
+import { PUBLIC_SOUND_SQL, soundRecordSelect } from './sound-record-select.ts';
 
 /**
  * Where a reader of the changes feed stands: after the change of `soundId` numbered `seq` (the
@@ -50,6 +53,60 @@ export async function readSoundChanges(
     changedAt: new Date(r.changed_at),
     position: { seq: r.position_seq, soundId: r.sound_id },
   }));
+}
+
+/** A change with the sound as the public sees it now; no sound: removed, or not public any more. */
+export interface SoundChangeWithRecord extends SoundChange {
+  /** Holds `id` and the columns asked, nothing else. */
+  sound?: SoundRecord;
+}
+
+/**
+ * `readSoundChanges` with each changed sound's record read in the same statement: only `columns`
+ * (and `id`), so a harvester asking for a few fields costs no join or probe it does not need. The
+ * record holds exactly what `soundRecordsByIds` holds in those columns. A change that is not a
+ * removal carries no sound when the sound is not public now (it was hidden or deleted after the
+ * change; that later change follows in the feed).
+ */
+export async function readSoundChangesWithRecords(
+  db: Db,
+  after: SoundChangePosition,
+  limit: number,
+  columns: Iterable<SoundRecordColumn>,
+  defaultSpace: string,
+): Promise<SoundChangeWithRecord[]> {
+  const record = soundRecordSelect(columns, '$4');
+  const text = `${PREPARED_MARK}
+select c.sound_id as change_sound_id, c.seq::text as change_seq, c.kind as change_kind,
+  c.changed_at as change_at, ${record.select}
+from (
+  select c.sound_id, c.seq, c.kind, c.changed_at from sound_changes c
+  where (c.seq, c.sound_id) > ($1::bigint, $2::int)
+  order by c.seq, c.sound_id
+  limit $3
+) c
+  left join sounds s on s.id = c.sound_id and c.kind <> 'removed' and ${PUBLIC_SOUND_SQL}
+  ${record.users ? 'left join users u on u.id = s.user_id' : ''}
+  ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
+order by c.seq, c.sound_id`;
+  const { rows } = await db.executeQuery<
+    SoundRecord & {
+      change_sound_id: number;
+      change_seq: string;
+      change_kind: SoundChangeKind;
+      change_at: Date;
+    }
+  >(CompiledQuery.raw(text, [after.seq, after.soundId, limit, ...(record.space ? [defaultSpace] : [])]));
+  return rows.map(({ change_sound_id, change_seq, change_kind, change_at, ...sound }) => {
+    const change: SoundChangeWithRecord = {
+      soundId: change_sound_id,
+      kind: change_kind,
+      changedAt: new Date(change_at),
+      position: { seq: change_seq, soundId: change_sound_id },
+    };
+    if (sound.id !== null) change.sound = sound;
+    return change;
+  });
 }
 
 /** Numbers every public sound without a change as created: after a bulk load with triggers off. */
