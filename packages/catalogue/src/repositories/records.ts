@@ -1,9 +1,13 @@
 import { CompiledQuery, sql } from 'kysely';
 import { GENERIC_PLAN_MARK } from '../connection/prepared-statements.ts';
-import type { Sound, User } from '../schema/database.ts';
-import type { GenAiPreference } from '../schema/gen-ai-preference.ts';
+import type { User } from '../schema/database.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
-import { ALL_SOUND_RECORD_COLUMNS, PUBLIC_SOUND_SQL, soundRecordSelect } from './sound-record-select.ts';
+import {
+  ALL_SOUND_RECORD_COLUMNS,
+  PUBLIC_SOUND_SQL,
+  type SoundRecord,
+  soundRecordSelect,
+} from './sound-record-select.ts';
 import { wherePublic } from './sounds.ts';
 import { type UserCounts, userCountColumns } from './users.ts';
 
@@ -13,57 +17,12 @@ import { type UserCounts, userCountColumns } from './users.ts';
  * These are the API's hot reads: keep their statements as they are (docs/api.md).
  */
 
-/** A public sound with what every field of the contract needs, as one row. */
-export interface SoundRecord
-  extends Pick<
-    Sound,
-    | 'id'
-    | 'user_id'
-    | 'name'
-    | 'tags'
-    | 'description'
-    | 'category'
-    | 'subcategory'
-    | 'category_code'
-    | 'category_is_user_provided'
-    | 'geotag_lat'
-    | 'geotag_lon'
-    | 'created'
-    | 'license'
-    | 'type'
-    | 'channels'
-    | 'filesize'
-    | 'bitrate'
-    | 'bitdepth'
-    | 'duration'
-    | 'samplerate'
-    | 'md5'
-    | 'is_remix'
-    | 'was_remixed'
-    | 'is_explicit'
-    | 'pack_id'
-    | 'num_downloads'
-    | 'avg_rating'
-    | 'num_ratings'
-    | 'num_comments'
-  > {
-  username: string;
-  pack_name: string | null;
-  /** The uploader's generative-AI preference as it applies to this sound (speech opt-out included). */
-  gen_ai_preference: GenAiPreference;
-  /** The sound has a vector in the default similarity space. */
-  similarity_ready: boolean;
-  /** Analysis results exist. */
-  analyzed: boolean;
-}
+export type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
 
 /** A user as the API shows one: the row's public columns and the counts. */
 export interface UserRecord
   extends Pick<User, 'id' | 'username' | 'about' | 'homepage' | 'avatar_path' | 'date_joined'>,
     UserCounts {}
-
-/** A column of a sound record. */
-export type SoundRecordColumn = keyof SoundRecord;
 
 /**
  * The statement behind `soundRecordsByIds`, written out once: the API's hottest read (every sound

@@ -2,8 +2,8 @@ import { ValidationError } from '@earshot/common';
 import { CompiledQuery, sql } from 'kysely';
 import { PREPARED_MARK } from '../connection/prepared-statements.ts';
 import type { SoundChangeKind } from '../schema/database.ts';
-import type { SoundRecord, SoundRecordColumn } from './records.ts';
 import type { Db } from './shared.ts';
+import type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
 import { PUBLIC_SOUND_SQL, soundRecordSelect } from './sound-record-select.ts';
 
 /**

@@ -1,8 +1,57 @@
-import type { SoundRecordColumn } from './records.ts';
+import type { Sound } from '../schema/database.ts';
+import type { GenAiPreference } from '../schema/gen-ai-preference.ts';
 import { PUBLIC_SOUND } from './sounds.ts';
 
-// The select lists of the statements that read sound records, written out once (records.ts,
-// sound-changes.ts). Not part of the catalogue's exports: statements are the repositories' own.
+// The sound record and the select lists of the statements that read it, written out once
+// (records.ts, sound-changes.ts). Only the types are the catalogue's exports (through records.ts):
+// statements are the repositories' own.
+
+/** A public sound with what every field of the contract needs, as one row. */
+export interface SoundRecord
+  extends Pick<
+    Sound,
+    | 'id'
+    | 'user_id'
+    | 'name'
+    | 'tags'
+    | 'description'
+    | 'category'
+    | 'subcategory'
+    | 'category_code'
+    | 'category_is_user_provided'
+    | 'geotag_lat'
+    | 'geotag_lon'
+    | 'created'
+    | 'license'
+    | 'type'
+    | 'channels'
+    | 'filesize'
+    | 'bitrate'
+    | 'bitdepth'
+    | 'duration'
+    | 'samplerate'
+    | 'md5'
+    | 'is_remix'
+    | 'was_remixed'
+    | 'is_explicit'
+    | 'pack_id'
+    | 'num_downloads'
+    | 'avg_rating'
+    | 'num_ratings'
+    | 'num_comments'
+  > {
+  username: string;
+  pack_name: string | null;
+  /** The uploader's generative-AI preference as it applies to this sound (speech opt-out included). */
+  gen_ai_preference: GenAiPreference;
+  /** The sound has a vector in the default similarity space. */
+  similarity_ready: boolean;
+  /** Analysis results exist. */
+  analyzed: boolean;
+}
+
+/** A column of a sound record. */
+export type SoundRecordColumn = keyof SoundRecord;
 
 /**
  * Each column of a sound record and the expression that reads it, in the statement's order. The
