@@ -1,12 +1,17 @@
 import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { Ffmpeg } from '@earshot/core';
-import { SoundStorage } from '@earshot/services';
+import { type ExportSchedule, refreshCatalogueExport, SoundStorage } from '@earshot/services';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
-import { CATEGORY_MODEL_JOB, pipelineRegistry, type StagePolicy } from './pipeline/definitions.ts';
+import {
+  CATALOGUE_EXPORT_JOB,
+  CATEGORY_MODEL_JOB,
+  pipelineRegistry,
+  type StagePolicy,
+} from './pipeline/definitions.ts';
 import type { StageDeps } from './pipeline/handlers.ts';
 import { type LeaseOptions, soundLeaseGuard } from './pipeline/lease.ts';
 import { pipelineHooks } from './pipeline/lifecycle.ts';
@@ -25,7 +30,14 @@ export interface JobRunnerServiceOptions {
     Partial<
       Pick<
         Config,
-        'UPLOAD_MAX_SECONDS' | 'FFMPEG_PATH' | 'FFPROBE_PATH' | 'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_TIMEOUT_MS'
+        | 'UPLOAD_MAX_SECONDS'
+        | 'FFMPEG_PATH'
+        | 'FFPROBE_PATH'
+        | 'WEBHOOK_ALLOW_PRIVATE'
+        | 'WEBHOOK_TIMEOUT_MS'
+        | 'PUBLIC_URL'
+        | 'EXPORT_SETTLE_MINUTES'
+        | 'EXPORT_MAX_AGE_HOURS'
       >
     >;
   logger: Logger;
@@ -68,6 +80,13 @@ export interface JobRunnerServiceOptions {
   onSimilarityVectors?: StageDeps['onSimilarityVectors'];
   /** How often the reconciler queues the category model's retraining (default 30 s; it trains only when due). */
   categoryModelEveryMs?: number;
+  /**
+   * The bulk export made by itself (`catalogue_export`): the links' origin (default PUBLIC_URL;
+   * none: no such job), when it is due (default from EXPORT_SETTLE_MINUTES and
+   * EXPORT_MAX_AGE_HOURS; a max age of 0: no such job), how often the reconciler queues the check
+   * (default 60 s) and the writer's lease (default 60 s).
+   */
+  catalogueExport?: { origin?: string; schedule?: ExportSchedule; checkEveryMs?: number; leaseMs?: number };
 }
 
 export interface JobRunnerService {
@@ -101,8 +120,15 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
         options.ffmpeg ??
         new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger }),
     });
+  const exporting = exportJob(options);
   const registry = pipelineRegistry(
-    { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },
+    {
+      store,
+      storage,
+      tools,
+      onSimilarityVectors: options.onSimilarityVectors,
+      exportCatalogue: exporting?.run,
+    },
     options.policies,
   );
   const hooks = pipelineHooks(store);
@@ -131,6 +157,7 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   // then: labels may have arrived while no process ran (an upgrade, an import), or during a run.
   const pipeline = new Pipeline(store, runner, logger, [
     { name: CATEGORY_MODEL_JOB, everyMs: options.categoryModelEveryMs ?? 30_000 },
+    ...(exporting ? [{ name: CATALOGUE_EXPORT_JOB, everyMs: exporting.checkEveryMs }] : []),
   ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
@@ -154,5 +181,33 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
     close: async (graceMs) => {
       await Promise.all([pipeline.close(graceMs), webhooks.close()]);
     },
+  };
+}
+
+/**
+ * The export job's work, when this runner makes exports: a fixed job id keeps one check queued or
+ * running at a time on the queue, the catalogue's export lease one writer across every host, and
+ * the writer's temp file and renames leave the previous export served if it dies.
+ */
+function exportJob(
+  options: JobRunnerServiceOptions,
+): { run: (signal: AbortSignal) => Promise<void>; checkEveryMs: number } | undefined {
+  const { config, catalogue, logger } = options;
+  const origin = (options.catalogueExport?.origin ?? config.PUBLIC_URL)?.replace(/\/+$/, '');
+  const schedule = options.catalogueExport?.schedule ?? {
+    settleMs: (config.EXPORT_SETTLE_MINUTES ?? 10) * 60_000,
+    maxAgeMs: (config.EXPORT_MAX_AGE_HOURS ?? 6) * 3_600_000,
+  };
+  if (!origin || schedule.maxAgeMs === 0) return undefined;
+  return {
+    run: async (signal) => {
+      await refreshCatalogueExport(catalogue.db, config.dataDir, origin, {
+        schedule,
+        signal,
+        logger,
+        leaseMs: options.catalogueExport?.leaseMs,
+      });
+    },
+    checkEveryMs: options.catalogueExport?.checkEveryMs ?? 60_000,
   };
 }

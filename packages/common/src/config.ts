@@ -78,6 +78,8 @@ export const configSchema = z.object({
   SIGNUP_ENABLED: bool.default(false),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  EXPORT_SETTLE_MINUTES: z.coerce.number().min(0).default(10),
+  EXPORT_MAX_AGE_HOURS: z.coerce.number().min(0).default(6),
   CREDENTIALS_PER_USER: z.coerce.number().int().min(1).default(20),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -164,6 +166,10 @@ export const configDocs: Record<keyof RawConfig, string> = {
   WEBHOOK_ALLOW_PRIVATE:
     'let webhooks deliver to loopback, private and link-local addresses (default false; for tests and a local receiver)',
   WEBHOOK_TIMEOUT_MS: 'how long a webhook receiver gets to answer one delivery, in ms (default 5000)',
+  EXPORT_SETTLE_MINUTES:
+    'the bulk export (/apiv2/export/) is made again once the public catalogue changed and then had no change for this many minutes (default 10); needs PUBLIC_URL',
+  EXPORT_MAX_AGE_HOURS:
+    'while changes never settle, the export is made again once it is this many hours old (default 6); 0 turns the automatic export off',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   CREDENTIALS_PER_USER:

@@ -138,3 +138,24 @@ export async function latestSoundChange(db: Db): Promise<SoundChangePosition> {
     where c.seq is not null order by c.seq desc, c.sound_id desc limit 1`.execute(db);
   return rows.length ? { seq: rows[0].position_seq, soundId: rows[0].sound_id } : FEED_START;
 }
+
+/** The latest committed change (its position and time), or undefined before any. */
+export async function lastSoundChange(
+  db: Db,
+): Promise<{ position: SoundChangePosition; changedAt: Date } | undefined> {
+  const { rows } = await sql<{ position_seq: string; sound_id: number; changed_at: Date }>`
+    select c.seq::text as position_seq, c.sound_id, c.changed_at from sound_changes c
+    where c.seq is not null order by c.seq desc, c.sound_id desc limit 1`.execute(db);
+  if (!rows.length) return undefined;
+  return {
+    position: { seq: rows[0].position_seq, soundId: rows[0].sound_id },
+    changedAt: new Date(rows[0].changed_at),
+  };
+}
+
+/** Whether position `a` is after `b` in the feed's order. */
+export function isAfterChange(a: SoundChangePosition, b: SoundChangePosition): boolean {
+  const seqA = BigInt(a.seq);
+  const seqB = BigInt(b.seq);
+  return seqA > seqB || (seqA === seqB && a.soundId > b.soundId);
+}
