@@ -81,8 +81,9 @@ export interface JobRunnerServiceOptions {
   /** How often the reconciler queues the category model's retraining (default 30 s; it trains only when due). */
   categoryModelEveryMs?: number;
   /**
-   * The bulk export made by itself (`catalogue_export`): the links' origin (default PUBLIC_URL;
-   * none: no such job), when it is due (default from EXPORT_SETTLE_MINUTES and
+   * The bulk export made by itself (`catalogue_export`), for long-running consumers (`earshot
+   * worker`, `earshot serve`; absent: no such job, as in a CLI command's runner): the links' origin
+   * (default PUBLIC_URL; none: no such job), when it is due (default from EXPORT_SETTLE_MINUTES and
    * EXPORT_MAX_AGE_HOURS; a max age of 0: no such job), how often the reconciler queues the check
    * (default 60 s) and the writer's lease (default 60 s).
    */
@@ -193,6 +194,7 @@ function exportJob(
   options: JobRunnerServiceOptions,
 ): { run: (signal: AbortSignal) => Promise<void>; checkEveryMs: number } | undefined {
   const { config, catalogue, logger } = options;
+  if (!options.catalogueExport) return undefined;
   const origin = (options.catalogueExport?.origin ?? config.PUBLIC_URL)?.replace(/\/+$/, '');
   const schedule = options.catalogueExport?.schedule ?? {
     settleMs: (config.EXPORT_SETTLE_MINUTES ?? 10) * 60_000,

@@ -6,6 +6,7 @@ import {
   ALL_SOUND_RECORD_COLUMNS,
   PUBLIC_SOUND_SQL,
   type SoundRecord,
+  type SoundRecordColumn,
   soundRecordSelect,
 } from './sound-record-select.ts';
 import { wherePublic } from './sounds.ts';
@@ -31,23 +32,36 @@ export interface UserRecord
  * One statement for the whole page: the sound with its user's name, its pack's name and the two
  * facts the serializer's links need (a vector in the default space, analysis results).
  */
-const SOUND_RECORDS_SQL = `${GENERIC_PLAN_MARK}
-select ${soundRecordSelect(ALL_SOUND_RECORD_COLUMNS, '$2').select}
+function soundRecordsSql(columns: Iterable<SoundRecordColumn>): { text: string; space: boolean } {
+  const record = soundRecordSelect(columns, '$2');
+  const text = `${GENERIC_PLAN_MARK}
+select ${record.select}
 from sounds s
-  join users u on u.id = s.user_id
-  left join packs p on p.id = s.pack_id
+  ${record.users ? 'join users u on u.id = s.user_id' : ''}
+  ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
 where s.id = any($1::int[])
   and ${PUBLIC_SOUND_SQL}`;
+  return { text, space: record.space };
+}
 
-/** Public sounds by id, in the order asked; ids that are missing or not public are left out. */
+const SOUND_RECORDS_SQL = soundRecordsSql(ALL_SOUND_RECORD_COLUMNS);
+
+/**
+ * Public sounds by id, in the order asked; ids that are missing or not public are left out. With
+ * `columns`, the rows hold only those (and `id`): what a few fields need, without the joins and
+ * probes of the others.
+ */
 export async function soundRecordsByIds(
   db: Db,
   ids: readonly number[],
   defaultSpace: string,
+  columns?: Iterable<SoundRecordColumn>,
 ): Promise<SoundRecord[]> {
   if (ids.length === 0) return [];
+  const { text, space } = columns ? soundRecordsSql(columns) : SOUND_RECORDS_SQL;
+  const unique = ids.length === 1 ? ids : [...new Set(ids)];
   const { rows } = await db.executeQuery<SoundRecord>(
-    CompiledQuery.raw(SOUND_RECORDS_SQL, [ids.length === 1 ? ids : [...new Set(ids)], defaultSpace]),
+    CompiledQuery.raw(text, space ? [unique, defaultSpace] : [unique]),
   );
   if (ids.length === 1) return rows;
   const byId = new Map(rows.map((r) => [r.id, r]));

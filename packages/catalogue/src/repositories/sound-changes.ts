@@ -1,10 +1,9 @@
 import { ValidationError } from '@earshot/common';
-import { CompiledQuery, sql } from 'kysely';
-import { PREPARED_MARK } from '../connection/prepared-statements.ts';
+import { sql } from 'kysely';
 import type { SoundChangeKind } from '../schema/database.ts';
+import { soundRecordsByIds } from './records.ts';
 import type { Db } from './shared.ts';
 import type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
-import { PUBLIC_SOUND_SQL, soundRecordSelect } from './sound-record-select.ts';
 
 /**
  * Where a reader of the changes feed stands: after the change of `soundId` numbered `seq` (the
@@ -62,11 +61,13 @@ export interface SoundChangeWithRecord extends SoundChange {
 }
 
 /**
- * `readSoundChanges` with each changed sound's record read in the same statement: only `columns`
- * (and `id`), so a harvester asking for a few fields costs no join or probe it does not need. The
- * record holds exactly what `soundRecordsByIds` holds in those columns. A change that is not a
- * removal carries no sound when the sound is not public now (it was hidden or deleted after the
- * change; that later change follows in the feed).
+ * `readSoundChanges` with each changed sound's record: only `columns` of it (and `id`), so a
+ * harvester asking for a few fields costs no join or probe it does not need. The record holds
+ * exactly what `soundRecordsByIds` holds in those columns. A change that is not a removal carries
+ * no sound when the sound is not public now (it was hidden or deleted after the change; that later
+ * change follows in the feed). Two statements, each from a plan its connection keeps: joined in
+ * one, the planner hashed the whole sounds table or, looking up each sound, estimated a cost that
+ * had the page JIT-compiled, either way several times the cost of the two.
  */
 export async function readSoundChangesWithRecords(
   db: Db,
@@ -75,38 +76,15 @@ export async function readSoundChangesWithRecords(
   columns: Iterable<SoundRecordColumn>,
   defaultSpace: string,
 ): Promise<SoundChangeWithRecord[]> {
-  const record = soundRecordSelect(columns, '$4');
-  const text = `${PREPARED_MARK}
-select c.sound_id as change_sound_id, c.seq::text as change_seq, c.kind as change_kind,
-  c.changed_at as change_at, ${record.select}
-from (
-  select c.sound_id, c.seq, c.kind, c.changed_at from sound_changes c
-  where (c.seq, c.sound_id) > ($1::bigint, $2::int)
-  order by c.seq, c.sound_id
-  limit $3
-) c
-  left join sounds s on s.id = c.sound_id and c.kind <> 'removed' and ${PUBLIC_SOUND_SQL}
-  ${record.users ? 'left join users u on u.id = s.user_id' : ''}
-  ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
-order by c.seq, c.sound_id`;
-  const { rows } = await db.executeQuery<
-    SoundRecord & {
-      change_sound_id: number;
-      change_seq: string;
-      change_kind: SoundChangeKind;
-      change_at: Date;
-    }
-  >(CompiledQuery.raw(text, [after.seq, after.soundId, limit, ...(record.space ? [defaultSpace] : [])]));
-  return rows.map(({ change_sound_id, change_seq, change_kind, change_at, ...sound }) => {
-    const change: SoundChangeWithRecord = {
-      soundId: change_sound_id,
-      kind: change_kind,
-      changedAt: new Date(change_at),
-      position: { seq: change_seq, soundId: change_sound_id },
-    };
-    if (sound.id !== null) change.sound = sound;
-    return change;
-  });
+  const changes: SoundChangeWithRecord[] = await readSoundChanges(db, after, limit);
+  const shown = changes.flatMap((c) => (c.kind === 'removed' ? [] : [c.soundId]));
+  const rows = await soundRecordsByIds(db, shown, defaultSpace, columns);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  for (const change of changes) {
+    const sound = byId.get(change.soundId);
+    if (sound) change.sound = sound;
+  }
+  return changes;
 }
 
 /** Numbers every public sound without a change as created: after a bulk load with triggers off. */
