@@ -78,5 +78,5 @@ describe('earshot export', () => {
     expect(files).toHaveLength(2);
     const latest = JSON.parse(fs.readFileSync(path.join(dir, 'catalogue.json'), 'utf8'));
     expect(files.sort().at(-1)).toBe(latest.file);
-  });
+  }, 240_000); // five CLI processes, each starting Node and the catalogue
 });
