@@ -5,6 +5,7 @@ import { createTestDatabase, setProcessingState } from '@earshot/catalogue/testi
 import { testService } from '@earshot/common/testing';
 import { writeCatalogueExport } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { B_FIELDS } from '../src/v2/presenters/sound-fields.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
@@ -78,6 +79,55 @@ describe.each(backends)('GET /apiv2/changes/ on %s', (backend) => {
     // Caught up: the same cursor again, nothing new.
     const again = await get(`/apiv2/changes/?since=${last.cursor}`);
     expect(again.body).toMatchObject({ changes: [], cursor: last.cursor, more: false });
+  });
+
+  it('shows each field as the full record shows it, whatever fields are asked (the feed reads only what they need)', async () => {
+    // The reference: text search's page, whose rows are the full records every list reads.
+    const full = await get('/apiv2/search/text/?query=&page_size=150&fields=*,pack_name,attribution');
+    expect(full.status).toBe(200);
+    const byId = new Map<number, Json>(full.body.results.map((r: Json) => [r.id, r]));
+    expect([...byId.keys()].sort((a, b) => a - b)).toEqual(visible().sort((a, b) => a - b));
+    // Sounds with and without a pack, a geotag, analysis and a similarity vector are among them.
+    const sounds = [...byId.values()];
+    for (const field of ['pack', 'geotag', 'similar_sounds'])
+      expect(new Set(sounds.map((r) => r[field] === null))).toEqual(new Set([true, false]));
+    expect(new Set(sounds.map((r) => r.analysis_files.length > 0))).toEqual(new Set([true, false]));
+
+    const selections = [
+      ...B_FIELDS.filter((f) => f !== 'score' && f !== 'distance_to_target'),
+      'id,name',
+      'url,attribution,similar_sounds,analysis_files,username,pack_name',
+      'geotag,is_geotagged,category,gen_ai_preference,spectral_centroid',
+    ];
+    for (const fields of selections) {
+      const { changes } = await harvest(`/apiv2/changes/?page_size=100&fields=${fields}`);
+      expect(
+        changes.map((c) => c.id).sort((a, b) => a - b),
+        fields,
+      ).toEqual(visible().sort((a, b) => a - b));
+      const names = fields.split(',');
+      for (const change of changes) {
+        const record = byId.get(change.id) as Json;
+        const expected = Object.fromEntries(names.map((name) => [name, record[name] ?? null]));
+        expect(change.sound, `${fields} of sound ${change.id}`).toEqual(expected);
+      }
+    }
+    // Without `fields`, the list defaults; with `*`, every field a list shows (not score).
+    const defaults = await harvest('/apiv2/changes/?page_size=100');
+    const star = await harvest('/apiv2/changes/?page_size=100&fields=*');
+    for (const [answer, names] of [
+      [defaults, ['id', 'name', 'tags', 'username', 'license']],
+      [
+        star,
+        Object.keys(full.body.results[0]).filter(
+          (f) => !['score', 'distance_to_target', 'attribution'].includes(f),
+        ),
+      ],
+    ] as const)
+      for (const change of answer.changes) {
+        const record = byId.get(change.id) as Json;
+        expect(change.sound).toEqual(Object.fromEntries(names.map((name) => [name, record[name]])));
+      }
   });
 
   it('lists later edits, approvals, removals and deletions after the cursor, in the order they committed', async () => {

@@ -111,6 +111,24 @@ async function followFeed(first: string, key: string, harvest: Map<number, strin
   }
 }
 
+/**
+ * Waits until the server is ready and answers text search from its index: both walks then meet the
+ * server in its steady state (the index builds in the server's process at start, and a walk run
+ * beside that build would pay for it).
+ */
+async function untilSteady(origin: string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const ready = (await (await fetch(`${origin}/ready`)).json()) as Json;
+    if (ready.status === 'ready' && (ready.text_search === undefined || ready.text_search === 'index')) break;
+    process.stdout.write(
+      `\r  waiting for the server's search index: ${Math.round((Date.now() - started) / 1000)} s`,
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  process.stdout.write(`\r  server steady after ${Math.round((Date.now() - started) / 1000)} s\n`);
+}
+
 /** The bench database exists and holds its sounds already (a later run: no seeding, no vectors). */
 async function catalogueHolds(n: number): Promise<boolean> {
   if (process.argv.includes('--reseed')) return false;
@@ -151,6 +169,7 @@ async function main(): Promise<void> {
   const user = await sql<{ id: number }>`select id from users order by id limit 1`.execute(db);
   const server = spawnServer();
   const origin = await server.origin;
+  await untilSteady(origin);
   const rows: Array<{ name: string; requests: number; seen: number; seconds: number; note: string }> = [];
   try {
     // Floor: the visible set straight from the database, by id in batches as large as the feed's.

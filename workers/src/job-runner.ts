@@ -1,12 +1,13 @@
 import type { Catalogue } from '@earshot/catalogue';
 import type { Config, Logger } from '@earshot/common';
 import { Ffmpeg } from '@earshot/core';
-import { SoundStorage } from '@earshot/services';
+import { type ExportSchedule, refreshCatalogueExport, SoundStorage } from '@earshot/services';
 import { type PipelineMetrics, pipelineMetrics } from './metrics.ts';
 import { CatalogueStore, DEFAULT_EVENT_RETENTION } from './pipeline/catalogue-store.ts';
 import { coreAnalyzer } from './pipeline/core-analyzer.ts';
 import { CoreMediaTools, type SoundAnalyzer } from './pipeline/core-tools.ts';
 import {
+  CATALOGUE_EXPORT_JOB,
   CATEGORY_MODEL_JOB,
   EVENTS_UPKEEP_JOB,
   pipelineRegistry,
@@ -38,6 +39,9 @@ export interface JobRunnerServiceOptions {
         | 'WEBHOOK_DISABLE_AFTER_HOURS'
         | 'EVENTS_RETENTION_DAYS'
         | 'WEBHOOK_LOG_RETENTION_DAYS'
+        | 'PUBLIC_URL'
+        | 'EXPORT_SETTLE_MINUTES'
+        | 'EXPORT_MAX_AGE_HOURS'
       >
     >;
   logger: Logger;
@@ -82,6 +86,14 @@ export interface JobRunnerServiceOptions {
   categoryModelEveryMs?: number;
   /** How often the reconciler queues the events' upkeep (default hourly; the retention is in `config`). */
   eventUpkeepEveryMs?: number;
+  /**
+   * The bulk export made by itself (`catalogue_export`), for long-running consumers (`earshot
+   * worker`, `earshot serve`; absent: no such job, as in a CLI command's runner): the links' origin
+   * (default PUBLIC_URL; none: no such job), when it is due (default from EXPORT_SETTLE_MINUTES and
+   * EXPORT_MAX_AGE_HOURS; a max age of 0: no such job), how often the reconciler queues the check
+   * (default 60 s) and the writer's lease (default 60 s).
+   */
+  catalogueExport?: { origin?: string; schedule?: ExportSchedule; checkEveryMs?: number; leaseMs?: number };
 }
 
 export interface JobRunnerService {
@@ -118,8 +130,15 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
         options.ffmpeg ??
         new Ffmpeg({ ffmpegPath: config.FFMPEG_PATH, ffprobePath: config.FFPROBE_PATH, logger }),
     });
+  const exporting = exportJob(options);
   const registry = pipelineRegistry(
-    { store, storage, tools, onSimilarityVectors: options.onSimilarityVectors },
+    {
+      store,
+      storage,
+      tools,
+      onSimilarityVectors: options.onSimilarityVectors,
+      exportCatalogue: exporting?.run,
+    },
     options.policies,
   );
   const hooks = pipelineHooks(store);
@@ -149,6 +168,7 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   const pipeline = new Pipeline(store, runner, logger, [
     { name: CATEGORY_MODEL_JOB, everyMs: options.categoryModelEveryMs ?? 30_000 },
     { name: EVENTS_UPKEEP_JOB, everyMs: options.eventUpkeepEveryMs ?? 3_600_000 },
+    ...(exporting ? [{ name: CATALOGUE_EXPORT_JOB, everyMs: exporting.checkEveryMs }] : []),
   ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
@@ -172,5 +192,34 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
     close: async (graceMs) => {
       await Promise.all([pipeline.close(graceMs), webhooks.close()]);
     },
+  };
+}
+
+/**
+ * The export job's work, when this runner makes exports: a fixed job id keeps one check queued or
+ * running at a time on the queue, the catalogue's export lease one writer across every host, and
+ * the writer's temp file and renames leave the previous export served if it dies.
+ */
+function exportJob(
+  options: JobRunnerServiceOptions,
+): { run: (signal: AbortSignal) => Promise<void>; checkEveryMs: number } | undefined {
+  const { config, catalogue, logger } = options;
+  if (!options.catalogueExport) return undefined;
+  const origin = (options.catalogueExport?.origin ?? config.PUBLIC_URL)?.replace(/\/+$/, '');
+  const schedule = options.catalogueExport?.schedule ?? {
+    settleMs: (config.EXPORT_SETTLE_MINUTES ?? 10) * 60_000,
+    maxAgeMs: (config.EXPORT_MAX_AGE_HOURS ?? 6) * 3_600_000,
+  };
+  if (!origin || schedule.maxAgeMs === 0) return undefined;
+  return {
+    run: async (signal) => {
+      await refreshCatalogueExport(catalogue.db, config.dataDir, origin, {
+        schedule,
+        signal,
+        logger,
+        leaseMs: options.catalogueExport?.leaseMs,
+      });
+    },
+    checkEveryMs: options.catalogueExport?.checkEveryMs ?? 60_000,
   };
 }

@@ -59,6 +59,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions = {}): Prom
     lockDurationMs: options.lockMs,
     stalledIntervalMs: options.lockMs ? Math.max(250, options.lockMs / 2) : undefined,
     reconcileIntervalMs: options.reconcileMs,
+    catalogueExport: {},
   });
   // Listen before starting: a signal that arrives while the queue connects still stops cleanly.
   const stopped = stopRequest(options.stop);

@@ -1,4 +1,4 @@
-import type { SoundChangeKind, SoundChangePosition } from '@earshot/catalogue';
+import type { SoundChangeKind, SoundChangePosition, SoundRecordColumn } from '@earshot/catalogue';
 import type { DescriptorReader, SoundChangesReader } from './ports.ts';
 import type { SoundReads, SoundRecord } from './records.ts';
 import { SoundRecords } from './sound-records.ts';
@@ -35,15 +35,25 @@ export class ChangesService {
     this.records = new SoundRecords(reader, descriptors);
   }
 
-  async after(position: SoundChangePosition, limit: number, reads: SoundReads = {}): Promise<ChangesPage> {
-    const changes = await this.reader.after(position, limit);
-    const shown = changes.filter((c) => c.kind !== 'removed').map((c) => ({ id: c.soundId }));
-    const records = new Map((await this.records.read(shown, reads)).map((r) => [r.sound.id, r]));
+  /**
+   * The changes after `position`, at most `limit`, each shown sound read with `columns` of its row
+   * (what the answer's fields need; the others are left out of the read) and what `reads` asks.
+   */
+  async after(
+    position: SoundChangePosition,
+    limit: number,
+    columns: Iterable<SoundRecordColumn>,
+    reads: SoundReads = {},
+  ): Promise<ChangesPage> {
+    const changes = await this.reader.after(position, limit, columns);
+    const rows = changes.flatMap((c) => (c.kind !== 'removed' && c.sound ? [c.sound] : []));
+    const hits = rows.map((row) => ({ id: row.id }));
+    const records = new Map((await this.records.read(hits, reads, rows)).map((r) => [r.sound.id, r]));
     return {
       changes: changes.map((change) => {
         const sound = records.get(change.soundId);
-        // Not readable any more: it was hidden or deleted after this page was read, and that
-        // change follows later in the feed. Until then it is shown as what it has become.
+        // Not readable any more: it was hidden or deleted after it changed, and that change
+        // follows later in the feed. Until then it is shown as what it has become.
         if (!sound) return { id: change.soundId, kind: 'removed', changedAt: change.changedAt };
         return { id: change.soundId, kind: change.kind, changedAt: change.changedAt, sound };
       }),

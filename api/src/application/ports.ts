@@ -4,9 +4,10 @@ import type {
   PackView,
   Page,
   PageRequest,
-  SoundChange,
   SoundChangePosition,
+  SoundChangeWithRecord,
   SoundRecord,
+  SoundRecordColumn,
   UserEvent,
   UserEventPosition,
   UserRecord,
@@ -51,7 +52,12 @@ export interface CatalogueReader {
  * afresh (never from a cache: a sound the feed lists as edited must show the edit).
  */
 export interface SoundChangesReader {
-  after(position: SoundChangePosition, limit: number): Promise<SoundChange[]>;
+  /** The changes with each sound's row as it is now (only `columns` of it), none when not public. */
+  after(
+    position: SoundChangePosition,
+    limit: number,
+    columns: Iterable<SoundRecordColumn>,
+  ): Promise<SoundChangeWithRecord[]>;
   /** Public sounds by id, in the order asked; missing or hidden ids are left out. */
   soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
 }

@@ -70,8 +70,13 @@ describe('earshot export', () => {
         attribution: `"Rain" by ann (https://sounds.example.org/people/ann/sounds/${shown}/) is licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)`,
       }),
     ]);
-    // A second export replaces the first: one file in the folder besides its info.
-    expect((await earshot('export', '--origin', 'https://sounds.example.org')).status).toBe(0);
-    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz'))).toHaveLength(1);
-  });
+    // A later export replaces the first: the previous one stays (a download of it may be under
+    // way), older ones go; the info names the latest.
+    for (let i = 0; i < 2; i++)
+      expect((await earshot('export', '--origin', 'https://sounds.example.org')).status).toBe(0);
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz'));
+    expect(files).toHaveLength(2);
+    const latest = JSON.parse(fs.readFileSync(path.join(dir, 'catalogue.json'), 'utf8'));
+    expect(files.sort().at(-1)).toBe(latest.file);
+  }, 240_000); // five CLI processes, each starting Node and the catalogue
 });

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 /**
  * `earshot export [--origin URL]`: writes the public catalogue as gzipped JSON Lines (one sound a
  * line, with its page, licence deed and credit line) into DATA_DIR/exports and makes it the export
- * `/apiv2/export/` serves. Links are absolute: `--origin`, else PUBLIC_URL.
+ * `/apiv2/export/` serves. Links are absolute: `--origin`, else PUBLIC_URL. The workers also make
+ * it by themselves once changes settle (EXPORT_SETTLE_MINUTES, EXPORT_MAX_AGE_HOURS); one writer at
+ * a time, this command included.
  */
 export function register(program: Command): void {
   program
@@ -11,7 +13,7 @@ export function register(program: Command): void {
     .description('write the public catalogue as gzipped JSON Lines (the export /apiv2/export/ serves)')
     .option('--origin <url>', 'the base of the links in the export (default: PUBLIC_URL)')
     .action(async (options: { origin?: string }) => {
-      const [{ withCatalogue }, { writeCatalogueExport }, { ValidationError }] = await Promise.all([
+      const [{ withCatalogue }, { runCatalogueExport }, { ValidationError }] = await Promise.all([
         import('./context.ts'),
         import('@earshot/services'),
         import('@earshot/common'),
@@ -20,9 +22,10 @@ export function register(program: Command): void {
         const origin = (options.origin ?? config.PUBLIC_URL)?.replace(/\/+$/, '');
         if (!origin || !/^https?:\/\/[^/]+$/.test(origin))
           throw new ValidationError('give the base of the links: --origin https://host (or set PUBLIC_URL).');
-        const info = await writeCatalogueExport(db, config.dataDir, origin, (n) =>
-          process.stderr.write(`\rexported ${n} sounds`),
-        );
+        // Under the export's lease: refused (409) while a worker's export job is writing one.
+        const info = await runCatalogueExport(db, config.dataDir, origin, {
+          onProgress: (n) => process.stderr.write(`\rexported ${n} sounds`),
+        });
         process.stderr.write('\n');
         process.stdout.write(
           `${info.sounds} sounds written to ${info.file} (${info.created}); changes since: ${info.cursor}\n`,

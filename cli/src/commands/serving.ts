@@ -82,6 +82,7 @@ async function serveOne(config: Config, logger: Logger): Promise<void> {
     catalogue,
     ffmpeg,
     onSimilarityVectors: () => refreshSoon(),
+    catalogueExport: {}, // the export job runs where the jobs run: here without Redis
   });
   const deps = await apiDeps(config, logger, catalogue, jobs, ffmpeg);
   const refreshSoon = debounce(() => {

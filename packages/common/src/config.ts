@@ -85,6 +85,8 @@ export const configSchema = z.object({
     .default(72),
   EVENTS_RETENTION_DAYS: z.coerce.number().min(0.01).max(3650).default(30),
   WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().min(0.01).max(3650).default(14),
+  EXPORT_SETTLE_MINUTES: z.coerce.number().min(0).default(10),
+  EXPORT_MAX_AGE_HOURS: z.coerce.number().min(0).default(6),
   CREDENTIALS_PER_USER: z.coerce.number().int().min(1).default(20),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -176,6 +178,10 @@ export const configDocs: Record<keyof RawConfig, string> = {
   EVENTS_RETENTION_DAYS:
     "events about users' sounds older than this are removed once every switched-on webhook delivered them; an event stream resumes within it (default 30)",
   WEBHOOK_LOG_RETENTION_DAYS: 'webhook delivery attempts older than this leave the delivery log (default 14)',
+  EXPORT_SETTLE_MINUTES:
+    'the bulk export (/apiv2/export/) is made again once the public catalogue changed and then had no change for this many minutes (default 10); needs PUBLIC_URL',
+  EXPORT_MAX_AGE_HOURS:
+    'while changes never settle, the export is made again once it is this many hours old (default 6); 0 turns the automatic export off',
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   CREDENTIALS_PER_USER:

@@ -66,6 +66,16 @@ export {
   writeCatalogueExport,
 } from './export/catalogue-export.ts';
 export {
+  DEFAULT_EXPORT_SCHEDULE,
+  EXPORT_TASK,
+  ExportBusyError,
+  type ExportDue,
+  type ExportSchedule,
+  exportDue,
+  refreshCatalogueExport,
+  runCatalogueExport,
+} from './export/export-schedule.ts';
+export {
   collectFiles,
   type ImportOptions,
   type ImportOutcome,

@@ -34,8 +34,16 @@ export const EVENTS_UPKEEP_JOB = 'events_upkeep';
 const EVENTS_UPKEEP_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 2, backoff: RETRY };
 
 /**
- * The pipeline's job registry: one job per stage, and the category model's retraining, all bound
- * to the same dependencies.
+ * The catalogue-wide job that makes the bulk export again when it is due (queued by the reconciler
+ * now and then; the job decides). Only processes that can export (PUBLIC_URL) queue it.
+ */
+export const CATALOGUE_EXPORT_JOB = 'catalogue_export';
+
+const CATALOGUE_EXPORT_POLICY: StagePolicy = { timeoutMs: 60 * 60_000, attempts: 2, backoff: RETRY };
+
+/**
+ * The pipeline's job registry: one job per stage, the category model's retraining, the events'
+ * upkeep and the bulk export, all bound to the same dependencies.
  */
 export function pipelineRegistry(
   deps: StageDeps,
@@ -58,6 +66,13 @@ export function pipelineRegistry(
     ...EVENTS_UPKEEP_POLICY,
     keepFinished: false,
     handler: (ctx) => pruneEventsJob(ctx, deps),
+  });
+  definitions.push({
+    name: CATALOGUE_EXPORT_JOB,
+    ...CATALOGUE_EXPORT_POLICY,
+    keepFinished: false,
+    // A process not set up to export (no PUBLIC_URL) leaves the job to the next check elsewhere.
+    handler: async (ctx) => deps.exportCatalogue?.(ctx.signal),
   });
   return new JobRegistry(definitions);
 }

@@ -25,6 +25,8 @@ export interface StageDeps {
   tools: MediaTools;
   /** Told about new similarity vectors, e.g. an in-process index; the catalogue already has them. */
   onSimilarityVectors?: (soundId: number, vectors: Array<{ space: string; vector: Float32Array }>) => void;
+  /** Makes the bulk export again when it is due (the catalogue-wide export job); absent: no such job. */
+  exportCatalogue?: (signal: AbortSignal) => Promise<void>;
 }
 
 export type StageHandler = (ctx: JobContext, deps: StageDeps) => Promise<void>;

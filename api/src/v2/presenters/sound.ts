@@ -1,4 +1,4 @@
-import { type SoundRecord as CatalogueSound, creditLine } from '@earshot/catalogue';
+import { type SoundRecord as CatalogueSound, creditLine, type SoundRecordColumn } from '@earshot/catalogue';
 import { soundPageUrl } from '@earshot/services';
 import { fileUrl } from '../../application/file-names.ts';
 import type { SoundRecord, Variant } from '../../application/records.ts';
@@ -26,7 +26,7 @@ const soundPage = (s: CatalogueSound, c: SoundContext) => soundPageUrl(c.origin,
 
 const isGeotagged = (s: CatalogueSound) => s.geotag_lat !== null && s.geotag_lon !== null;
 
-const GETTERS: Record<string, Getter> = {
+const GETTERS = {
   id: (s) => s.id,
   url: (s, c) => soundPage(s, c),
   name: (s) => s.name,
@@ -88,13 +88,78 @@ const GETTERS: Record<string, Getter> = {
   ac_analysis: (_s, _c, r) => r.acAnalysis ?? null,
   attribution: (s, c) =>
     creditLine({ name: s.name, username: s.username, url: soundPage(s, c), license: s.license }),
+} satisfies Record<string, Getter>;
+
+type Field = keyof typeof GETTERS;
+
+const analyzed: readonly SoundRecordColumn[] = ['analyzed'];
+
+/**
+ * The catalogue columns each field's getter reads besides `id` (which every read has); the record's
+ * additions (score, descriptors, analysis) are read apart. A read for a few fields reads only
+ * theirs (`soundColumns`). `analysis` and `ac_analysis` are read only for analyzed sounds.
+ */
+const FIELD_COLUMNS: Record<Field, readonly SoundRecordColumn[]> = {
+  id: [],
+  url: ['username'],
+  name: ['name'],
+  tags: ['tags'],
+  description: ['description'],
+  category: ['category', 'subcategory'],
+  subcategory: ['subcategory'],
+  category_code: ['category_code'],
+  category_is_user_provided: ['category_is_user_provided'],
+  geotag: ['geotag_lat', 'geotag_lon'],
+  is_geotagged: ['geotag_lat', 'geotag_lon'],
+  created: ['created'],
+  license: ['license'],
+  gen_ai_preference: ['gen_ai_preference'],
+  type: ['type'],
+  channels: ['channels'],
+  filesize: ['filesize'],
+  bitrate: ['bitrate'],
+  bitdepth: ['bitdepth'],
+  duration: ['duration'],
+  samplerate: ['samplerate'],
+  username: ['username'],
+  pack: ['pack_id'],
+  pack_name: ['pack_name'],
+  download: [],
+  bookmark: [],
+  previews: [],
+  images: [],
+  num_downloads: ['num_downloads'],
+  avg_rating: ['avg_rating'],
+  num_ratings: ['num_ratings'],
+  rate: [],
+  comments: [],
+  num_comments: ['num_comments'],
+  comment: [],
+  similar_sounds: ['similarity_ready'],
+  analysis_files: analyzed,
+  is_explicit: ['is_explicit'],
+  score: [],
+  distance_to_target: [],
+  is_remix: ['is_remix'],
+  was_remixed: ['was_remixed'],
+  md5: ['md5'],
+  analysis: analyzed,
+  analysis_stats: analyzed,
+  analysis_frames: analyzed,
+  ac_analysis: analyzed,
+  attribution: ['name', 'username', 'license'],
 };
+
+/** The catalogue columns a sound's row needs for the selected fields (`id` always comes). */
+export function soundColumns(selection: FieldSelection): Set<SoundRecordColumn> {
+  return new Set(selection.fields.flatMap((field) => FIELD_COLUMNS[field as Field]));
+}
 
 /** Shapes one sound for a response: exactly the selected fields, descriptors after them. */
 export function serializeSound(record: SoundRecord, ctx: SoundContext): SoundJson {
   const out: Record<string, unknown> = {};
   const { sound } = record;
-  for (const field of ctx.selection.fields) out[field] = GETTERS[field](sound, ctx, record);
+  for (const field of ctx.selection.fields) out[field] = GETTERS[field as Field](sound, ctx, record);
   for (const name of ctx.selection.descriptors) out[name] = record.descriptors?.[name] ?? null;
   for (const space of ctx.selection.vectors ?? []) out[vectorField(space)] = record.vectors?.[space] ?? null;
   return out;

@@ -7,7 +7,7 @@ import { fieldsParam } from '../../framework/http/params.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
 import { encodeQuery, type LinkBase } from '../presenters/pagination.ts';
 import { soundSchema } from '../presenters/schemas.ts';
-import type { SoundContext } from '../presenters/sound.ts';
+import { type SoundContext, soundColumns } from '../presenters/sound.ts';
 import { selectFields, soundReads } from '../presenters/sound-fields.ts';
 import { presentSound } from '../presenters/sound-presenter.ts';
 import { v2Timestamp } from '../presenters/timestamps.ts';
@@ -68,7 +68,7 @@ export function changesRoutes(changes: ChangesService, variant: Variant): AnyRou
           descriptors: query.descriptors,
           normalized: query.normalized === '1',
         });
-        const page = await changes.after(position, limit, reads);
+        const page = await changes.after(position, limit, soundColumns(selection), reads);
         return presentChanges(linkBase(input), page, { origin: input.origin, variant, selection });
       },
     }),

@@ -25,6 +25,7 @@ export * from './sound-changes.ts';
 export * from './sound-leases.ts';
 export * from './sounds.ts';
 export { normalizeTags } from './tags.ts';
+export * from './task-leases.ts';
 export * from './uploads.ts';
 export * from './user-events.ts';
 export * from './users.ts';

@@ -1,9 +1,15 @@
 import { CompiledQuery, sql } from 'kysely';
 import { GENERIC_PLAN_MARK } from '../connection/prepared-statements.ts';
-import type { Sound, User } from '../schema/database.ts';
-import type { GenAiPreference } from '../schema/gen-ai-preference.ts';
+import type { User } from '../schema/database.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
-import { PUBLIC_SOUND, wherePublic } from './sounds.ts';
+import {
+  ALL_SOUND_RECORD_COLUMNS,
+  PUBLIC_SOUND_SQL,
+  type SoundRecord,
+  type SoundRecordColumn,
+  soundRecordSelect,
+} from './sound-record-select.ts';
+import { wherePublic } from './sounds.ts';
 import { type UserCounts, userCountColumns } from './users.ts';
 
 /**
@@ -12,49 +18,7 @@ import { type UserCounts, userCountColumns } from './users.ts';
  * These are the API's hot reads: keep their statements as they are (docs/api.md).
  */
 
-/** A public sound with what every field of the contract needs, as one row. */
-export interface SoundRecord
-  extends Pick<
-    Sound,
-    | 'id'
-    | 'user_id'
-    | 'name'
-    | 'tags'
-    | 'description'
-    | 'category'
-    | 'subcategory'
-    | 'category_code'
-    | 'category_is_user_provided'
-    | 'geotag_lat'
-    | 'geotag_lon'
-    | 'created'
-    | 'license'
-    | 'type'
-    | 'channels'
-    | 'filesize'
-    | 'bitrate'
-    | 'bitdepth'
-    | 'duration'
-    | 'samplerate'
-    | 'md5'
-    | 'is_remix'
-    | 'was_remixed'
-    | 'is_explicit'
-    | 'pack_id'
-    | 'num_downloads'
-    | 'avg_rating'
-    | 'num_ratings'
-    | 'num_comments'
-  > {
-  username: string;
-  pack_name: string | null;
-  /** The uploader's generative-AI preference as it applies to this sound (speech opt-out included). */
-  gen_ai_preference: GenAiPreference;
-  /** The sound has a vector in the default similarity space. */
-  similarity_ready: boolean;
-  /** Analysis results exist. */
-  analyzed: boolean;
-}
+export type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
 
 /** A user as the API shows one: the row's public columns and the counts. */
 export interface UserRecord
@@ -68,31 +32,36 @@ export interface UserRecord
  * One statement for the whole page: the sound with its user's name, its pack's name and the two
  * facts the serializer's links need (a vector in the default space, analysis results).
  */
-const SOUND_RECORDS_SQL = `${GENERIC_PLAN_MARK}
-select s.id, s.user_id, u.username, s.name, s.tags, s.description, s.category, s.subcategory,
-  s.category_code, s.category_is_user_provided, s.geotag_lat, s.geotag_lon, s.created, s.license,
-  s.type, s.channels, s.filesize, s.bitrate, s.bitdepth, s.duration, s.samplerate, s.md5, s.is_remix,
-  s.was_remixed, s.is_explicit, s.pack_id, p.name as pack_name, s.num_downloads, s.avg_rating,
-  s.num_ratings, s.num_comments,
-  sound_gen_ai_preference(u.gen_ai_preference, u.gen_ai_speech_opt_out, s.category_code) as gen_ai_preference,
-  exists (select 1 from sound_similarity_vectors v where v.sound_id = s.id and v.space = $2) as similarity_ready,
-  exists (select 1 from sound_descriptors d where d.sound_id = s.id) as analyzed
+function soundRecordsSql(columns: Iterable<SoundRecordColumn>): { text: string; space: boolean } {
+  const record = soundRecordSelect(columns, '$2');
+  const text = `${GENERIC_PLAN_MARK}
+select ${record.select}
 from sounds s
-  join users u on u.id = s.user_id
-  left join packs p on p.id = s.pack_id
+  ${record.users ? 'join users u on u.id = s.user_id' : ''}
+  ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
 where s.id = any($1::int[])
-  and s.moderation_state = '${PUBLIC_SOUND.moderation_state}'
-  and s.processing_state = '${PUBLIC_SOUND.processing_state}'`;
+  and ${PUBLIC_SOUND_SQL}`;
+  return { text, space: record.space };
+}
 
-/** Public sounds by id, in the order asked; ids that are missing or not public are left out. */
+const SOUND_RECORDS_SQL = soundRecordsSql(ALL_SOUND_RECORD_COLUMNS);
+
+/**
+ * Public sounds by id, in the order asked; ids that are missing or not public are left out. With
+ * `columns`, the rows hold only those (and `id`): what a few fields need, without the joins and
+ * probes of the others.
+ */
 export async function soundRecordsByIds(
   db: Db,
   ids: readonly number[],
   defaultSpace: string,
+  columns?: Iterable<SoundRecordColumn>,
 ): Promise<SoundRecord[]> {
   if (ids.length === 0) return [];
+  const { text, space } = columns ? soundRecordsSql(columns) : SOUND_RECORDS_SQL;
+  const unique = ids.length === 1 ? ids : [...new Set(ids)];
   const { rows } = await db.executeQuery<SoundRecord>(
-    CompiledQuery.raw(SOUND_RECORDS_SQL, [ids.length === 1 ? ids : [...new Set(ids)], defaultSpace]),
+    CompiledQuery.raw(text, space ? [unique, defaultSpace] : [unique]),
   );
   if (ids.length === 1) return rows;
   const byId = new Map(rows.map((r) => [r.id, r]));

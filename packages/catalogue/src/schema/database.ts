@@ -285,6 +285,14 @@ export interface SoundLeasesTable {
   expires_at: Date;
 }
 
+/** Who runs a catalogue-wide task now (see the task-leases migration). */
+export interface TaskLeasesTable {
+  name: string;
+  owner: string;
+  epoch: number;
+  expires_at: Date;
+}
+
 /** The current category model of a similarity space (see the category-models migration). */
 export interface CategoryModelsTable {
   space: string;
@@ -388,6 +396,7 @@ export interface Database {
   descriptor_ranges: DescriptorRangesTable;
   web_sessions: WebSessionsTable;
   sound_leases: SoundLeasesTable;
+  task_leases: TaskLeasesTable;
   category_models: CategoryModelsTable;
   sound_changes: SoundChangesTable;
   user_events: UserEventsTable;

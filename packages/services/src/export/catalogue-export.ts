@@ -67,16 +67,23 @@ export function exportLine(sound: SoundRecord, origin: string): Record<string, u
  * the feed after the cursor the export names, so a client loads the file and then follows the feed
  * from there (a change seen in both is applied twice, harmlessly). The file is written beside its
  * final name and renamed; the info file, renamed last, is what readers go by, so a reader never
- * sees a half-written export; older exports are removed after.
+ * sees a half-written export, and a writer that dies leaves the previous export served. One writer
+ * at a time (`runCatalogueExport` holds the export's lease): what a dead writer left half-written is
+ * removed here, and so are the exports before the previous one (kept for a download that began
+ * just before this one was published). `signal` stops the writer before it publishes anything.
  */
 export async function writeCatalogueExport(
   db: Db,
   dataDir: string,
   origin: string,
   onProgress?: (sounds: number) => void,
+  signal?: AbortSignal,
 ): Promise<ExportInfo> {
   const dir = exportsDir(dataDir);
   await fs.promises.mkdir(dir, { recursive: true });
+  for (const name of await fs.promises.readdir(dir))
+    if (name.startsWith('.catalogue-') && name.endsWith('.partial'))
+      await fs.promises.rm(path.join(dir, name), { force: true });
   const cursor = encodeChangeCursor(await latestSoundChange(db));
   const created = new Date();
   const file = `catalogue-${created.toISOString().replace(/[:.]/g, '-')}.jsonl.gz`;
@@ -84,6 +91,7 @@ export async function writeCatalogueExport(
   let sounds = 0;
   async function* lines(): AsyncGenerator<string> {
     for (let after = 0; ; ) {
+      signal?.throwIfAborted();
       const batch = await publicSoundRecordsAfter(db, after, BATCH, DEFAULT_SIMILARITY_SPACE);
       if (batch.length === 0) return;
       yield `${batch.map((sound) => JSON.stringify(exportLine(sound, origin))).join('\n')}\n`;
@@ -94,11 +102,13 @@ export async function writeCatalogueExport(
   }
   try {
     await pipeline(lines(), createGzip(), fs.createWriteStream(partial));
+    signal?.throwIfAborted();
     await fs.promises.rename(partial, path.join(dir, file));
   } catch (err) {
     await fs.promises.rm(partial, { force: true });
     throw err;
   }
+  const previous = await latestExport(dataDir);
   const info: ExportInfo = { file, created: created.toISOString(), sounds, cursor };
   const infoPartial = path.join(dir, `.${INFO_NAME}.partial`);
   const out = fs.createWriteStream(infoPartial);
@@ -106,7 +116,7 @@ export async function writeCatalogueExport(
   await once(out, 'close');
   await fs.promises.rename(infoPartial, path.join(dir, INFO_NAME));
   for (const old of await fs.promises.readdir(dir))
-    if (old.startsWith('catalogue-') && old !== file)
+    if (old.startsWith('catalogue-') && old !== file && old !== previous?.file)
       await fs.promises.rm(path.join(dir, old), { force: true });
   return info;
 }
