@@ -58,5 +58,6 @@ export async function postingSearch(
     ids: rows.map((r) => r.id),
     scores: rows.map((r) => Number(r.score)),
     ...(rerank.length < answer.count ? { approximate: true } : {}),
+    ...(answer.facets ? { facets: answer.facets } : {}),
   };
 }
