@@ -1,4 +1,4 @@
-import { parseFilter } from '@earshot/catalogue';
+import { DEFAULT_FACET_LIMIT, type FacetName, parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
 import { pageWindow, resolvePage } from './paging.ts';
@@ -26,6 +26,10 @@ export interface TextSearchParams {
   group_by_pack?: string;
   similar_to?: string;
   similarity_space?: string;
+  /** Facet names, checked by the route (issue 36); absent = no facets. */
+  facets?: FacetName[];
+  /** Values per facet (default DEFAULT_FACET_LIMIT). */
+  facet_limit?: number;
 }
 
 export interface ContentSearchParams {
@@ -51,6 +55,10 @@ export class SearchService {
     const { page, window } = requestedPage(req);
     let hits: Hits;
     if (params.similar_to !== undefined) {
+      if (params.facets)
+        throw new ValidationError(
+          "Facets count the matches of a text search: 'facets' does not combine with 'similar_to'.",
+        );
       const found = await this.engine.similar({
         space: this.space(params.similarity_space),
         target: parseSimilarTo(params.similar_to),
@@ -68,11 +76,15 @@ export class SearchService {
         sort: params.sort || undefined,
         weights: params.weights || undefined,
         groupByPack: params.group_by_pack === '1',
+        ...(params.facets
+          ? { facets: { names: params.facets, limit: params.facet_limit ?? DEFAULT_FACET_LIMIT } }
+          : {}),
         ...window,
       });
     }
     resolvePage(req.page, hits.count);
-    return this.records.page(hits, page, req.page.pageSize, req.reads);
+    const found = await this.records.page(hits, page, req.page.pageSize, req.reads);
+    return hits.facets ? { ...found, facets: hits.facets } : found;
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */

@@ -112,6 +112,7 @@ export function searchEngine(
         groupByPack: req.groupByPack,
         limit: req.limit,
         offset: req.offset,
+        ...(req.facets ? { facets: req.facets } : {}),
       });
       const result =
         (await options.textIndex?.search(search, limitsOf(req))) ??
@@ -129,6 +130,7 @@ export function searchEngine(
               : {}),
           };
         }),
+        ...(result.facets ? { facets: result.facets } : {}),
       };
     },
 
