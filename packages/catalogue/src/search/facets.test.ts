@@ -13,8 +13,11 @@ import {
   facetFilter,
   MAX_FACET_LIMIT,
 } from './facets.ts';
+import { LivePostingIndex } from './live-posting-index.ts';
 import { LiveSearchIndex } from './live-search-index.ts';
-import { postingIndexAnswers } from './posting-index.ts';
+import { byFrequency, perSound } from './posting-facets.ts';
+import { type PostingIndexData, postingIndexAnswers } from './posting-index.ts';
+import { loadPostingIndexSince, readDocuments } from './posting-index-load.ts';
 import { prepareSearch, type SearchRequest } from './prepare.ts';
 
 const postgresUrl = await testService('postgres');
@@ -146,7 +149,9 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
     await sql`update users set username = 'zz_renamed' where id = (select user_id from sounds order by id limit 1)`.execute(
       db,
     );
-    await sql`update sounds set moderation_state = 'pending_moderation' where id = (select max(id) from sounds)`.execute(db);
+    await sql`update sounds set moderation_state = 'pending_moderation' where id = (select max(id) from sounds)`.execute(
+      db,
+    );
     await sql`update sounds set bitdepth = 8 where id % 50 = 1`.execute(db);
     await compare();
     const changed = await index.search(prepareSearch({ query: words[0], facets: ALL }));
@@ -157,10 +162,48 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
     index.close();
   }, 120_000);
 
+  it('finds the top tags from the most frequent down as counting the tags of every match', async () => {
+    const db = t.catalogue.db;
+    const live = new LivePostingIndex(await loadPostingIndexSince(db));
+    const present = (index: PostingIndexData) =>
+      Uint32Array.from([...index.columns.present.keys()].filter((id) => index.columns.present[id] === 1));
+    const check = async () => {
+      const index = live.data;
+      const every = present(index);
+      const matchSets = [every, every.filter((id) => id % 3 !== 0), every.filter((id) => id % 2 === 0)];
+      for (const word of words.slice(0, 3)) {
+        const list = index.lexemes.get(word);
+        if (list)
+          matchSets.push(
+            list.ids.filter((id) => index.overlay?.masked[id] !== 1 && index.columns.present[id]),
+          );
+      }
+      for (const matches of matchSets)
+        for (const limit of [1, 3, 10, 100]) {
+          const walked = byFrequency(index, matches, limit, Number.POSITIVE_INFINITY);
+          expect(walked, `${matches.length} matches, limit ${limit}`).toEqual(
+            perSound(index, matches, limit),
+          );
+        }
+      // A walk over its budget gives up (the caller then counts every match's tags).
+      expect(byFrequency(index, every, 10, 5)).toBeUndefined();
+    };
+    await check();
+    // Changed documents: their tags come from the overlay.
+    const some = (
+      await sql<{ id: number }>`select id from sounds order by id limit 300`.execute(db)
+    ).rows.map((r) => r.id);
+    await sql`update sounds set tags = array['zzover', 'zzover2'] || tags where id = any(${some}::int[])`.execute(
+      db,
+    );
+    live.apply(some, await readDocuments(db, { ids: some }));
+    await check();
+  });
+
   it('refuses unknown facets and limits out of range', () => {
-    expect(() =>
-      prepareSearch({ query: 'a', facets: { names: ['colour' as FacetName], limit: 5 } }),
-    ).toThrow(/facet "colour".*tags, license/);
+    expect(() => prepareSearch({ query: 'a', facets: { names: ['colour' as FacetName], limit: 5 } })).toThrow(
+      /facet "colour".*tags, license/,
+    );
     expect(() => prepareSearch({ query: 'a', facets: { names: ['tags'], limit: 0 } })).toThrow(/facet_limit/);
     expect(() =>
       prepareSearch({ query: 'a', facets: { names: ['tags'], limit: MAX_FACET_LIMIT + 1 } }),

@@ -81,7 +81,94 @@ function tagCodeOf(names: readonly string[]): Map<string, number> {
   return codes;
 }
 
+/**
+ * A search's tags: a match has several, so counting every match's (`perSound`) costs several times
+ * the search itself when it matches many sounds. Then the tags are taken instead from the most
+ * frequent down (`byFrequency`), each one's count the size of its list's intersection with the
+ * matches, until no tag left can reach the `limit`-th count found: with many matches the top
+ * tags are found among the first few dozen. That walk stops and falls back to `perSound` once it
+ * has read half the postings `perSound` would.
+ */
 function tagCounts(index: PostingIndexData, matches: Uint32Array, limit: number): FacetCount[] {
+  const { starts } = index.tagsBySound;
+  const perSoundCost = (starts[starts.length - 1] / Math.max(1, starts.length - 1)) * matches.length;
+  if (matches.length < 2000) return perSound(index, matches, limit);
+  return byFrequency(index, matches, limit, perSoundCost / 2) ?? perSound(index, matches, limit);
+}
+
+/** Tag codes by their base list's length, longest first (per index). */
+const tagsByLength = new WeakMap<readonly string[], Uint32Array>();
+
+function tagOrder(index: PostingIndexData): Uint32Array {
+  let order = tagsByLength.get(index.tagNames);
+  if (!order) {
+    const lengths = index.tagNames.map((t) => index.tags.get(t)?.length ?? 0);
+    order = Uint32Array.from(index.tagNames.keys()).sort((a, b) => lengths[b] - lengths[a] || a - b);
+    tagsByLength.set(index.tagNames, order);
+  }
+  return order;
+}
+
+export function byFrequency(
+  index: PostingIndexData,
+  matches: Uint32Array,
+  limit: number,
+  budget: number,
+): FacetCount[] | undefined {
+  const masked = index.overlay?.masked;
+  const member = new Uint8Array(index.columns.present.length);
+  // The changed documents among the matches count by their own tags; the base lists by the rest.
+  const changed = new Map<string, number>();
+  let changedMatches = 0;
+  for (let i = 0; i < matches.length; i++) {
+    const id = matches[i];
+    if (masked && masked[id] === 1) {
+      changedMatches++;
+      for (const tag of index.overlay?.tagsOf(id) ?? []) changed.set(tag, (changed.get(tag) ?? 0) + 1);
+    } else member[id] = 1;
+  }
+  const found = new Map<string, number>();
+  const inBase = (name: string): number => {
+    let n = 0;
+    const ids = index.tags.get(name);
+    if (ids) for (let i = 0; i < ids.length; i++) n += member[ids[i]];
+    return n;
+  };
+  let read = 0;
+  // The tags of changed documents first: the bound below holds for every other tag.
+  for (const [tag, n] of changed) {
+    found.set(tag, inBase(tag) + n);
+    read += index.tags.get(tag)?.length ?? 0;
+  }
+  const kth = () => {
+    if (found.size < limit) return 0;
+    return [...found.values()].sort((a, b) => b - a)[limit - 1];
+  };
+  let floor = kth();
+  const order = tagOrder(index);
+  for (let r = 0; r < order.length; r++) {
+    const name = index.tagNames[order[r]];
+    const size = index.tags.get(name)?.length ?? 0;
+    // No tag from here on holds more of the matches than its list's length (plus a changed document's).
+    if (found.size >= limit && size + changedMatches < floor) break;
+    // A tie at the limit is broken by name: a tag that can reach the floor is counted.
+    if (found.has(name)) continue;
+    read += size;
+    if (read > budget) return undefined;
+    const n = inBase(name);
+    if (n > 0) found.set(name, n);
+    if (found.size >= limit && n >= floor) floor = kth();
+  }
+  const all: FacetCount[] = [...found].filter(([, n]) => n > 0);
+  return topK(
+    all.map((_, i) => i),
+    limit,
+    (a, b) => all[b][1] - all[a][1] || (all[a][0] < all[b][0] ? -1 : all[a][0] > all[b][0] ? 1 : 0),
+  ).map((i) => all[i]);
+}
+
+/** Every match's tags counted. */
+export function perSound(index: PostingIndexData, matches: Uint32Array, limit: number): FacetCount[] {
   const { starts, tags } = index.tagsBySound;
   const counts = new Uint32Array(index.tagNames.length);
   const overlay = index.overlay;
