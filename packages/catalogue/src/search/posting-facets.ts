@@ -33,40 +33,90 @@ function countFacet(
     case 'tags':
       return tagCounts(index, matches, limit);
     case 'license':
-    case 'type': {
-      const counts = codeCounts(c[name], index.keywords.length, matches);
-      return top(counts, index.keywords, limit, false).map(([v, n]) => [
+    case 'type':
+      return countCodes(index, name, c[name], index.keywords, matches, limit, false).map(([v, n]) => [
         name === 'license' ? licenseValue(v as string) : v,
         n,
       ]);
-    }
     default: {
       const column = name as FacetColumn;
       const values = index.facetValues[column];
-      return top(codeCounts(c[column], values.length, matches), values, limit, isNumericFacet(name));
+      return countCodes(index, name, c[column], values, matches, limit, isNumericFacet(name));
     }
   }
 }
 
-/** Matches per code of `column` (code 0 and `''` stand for no value: never counted). */
-function codeCounts(column: ArrayLike<number>, codes: number, matches: Uint32Array): Uint32Array {
-  const counts = new Uint32Array(codes);
-  for (let i = 0; i < matches.length; i++) counts[column[matches[i]]]++;
-  return counts;
+/**
+ * Counts by code, reused from search to search (a search runs to its end without awaiting): the
+ * codes a search touched are listed, so that it reads and resets those only, not every value the
+ * facet has (tens of thousands of users, packs or tags) when it matched a handful of sounds.
+ */
+class CodeCounts {
+  counts = new Uint32Array(0);
+  touched = new Uint32Array(0);
+  n = 0;
+
+  /** Room for `codes` codes, every count 0. */
+  ready(codes: number): this {
+    if (this.counts.length < codes) {
+      this.counts = new Uint32Array(Math.ceil(codes * 1.25));
+      this.touched = new Uint32Array(this.counts.length);
+    }
+    return this;
+  }
+
+  /** The `limit` most frequent codes as `[value, count]` (count descending, then value), and every count back to 0. */
+  top(values: readonly string[], limit: number, numeric: boolean): FacetCount[] {
+    const { counts } = this;
+    const present: number[] = [];
+    for (let i = 0; i < this.n; i++) if (values[this.touched[i]] !== '') present.push(this.touched[i]);
+    const byValue = numeric
+      ? (a: number, b: number) => Number(values[a]) - Number(values[b])
+      : (a: number, b: number) => (values[a] < values[b] ? -1 : values[a] > values[b] ? 1 : 0);
+    const kept = topK(present, limit, (a, b) => counts[b] - counts[a] || byValue(a, b)).map(
+      (code): FacetCount => [numeric ? Number(values[code]) : values[code], counts[code]],
+    );
+    for (let i = 0; i < this.n; i++) counts[this.touched[i]] = 0;
+    this.n = 0;
+    return kept;
+  }
 }
 
-/** The `limit` most frequent codes as `[value, count]`, count descending then value ascending. */
-function top(counts: Uint32Array, values: readonly string[], limit: number, numeric: boolean): FacetCount[] {
-  const present: number[] = [];
-  for (let code = 0; code < counts.length; code++)
-    if (counts[code] > 0 && values[code] !== '') present.push(code);
-  const byValue = numeric
-    ? (a: number, b: number) => Number(values[a]) - Number(values[b])
-    : (a: number, b: number) => (values[a] < values[b] ? -1 : values[a] > values[b] ? 1 : 0);
-  return topK(present, limit, (a, b) => counts[b] - counts[a] || byValue(a, b)).map((code) => [
-    numeric ? Number(values[code]) : values[code],
-    counts[code],
-  ]);
+const scratch = new WeakMap<PostingIndexData, Map<FacetName, CodeCounts>>();
+
+function countsOf(index: PostingIndexData, name: FacetName, codes: number): CodeCounts {
+  let byName = scratch.get(index);
+  if (!byName) {
+    byName = new Map();
+    scratch.set(index, byName);
+  }
+  let counts = byName.get(name);
+  if (!counts) {
+    counts = new CodeCounts();
+    byName.set(name, counts);
+  }
+  return counts.ready(codes);
+}
+
+/** A column facet's top values over the matches (code 0 and `''` stand for no value: never listed). */
+function countCodes(
+  index: PostingIndexData,
+  name: FacetName,
+  column: ArrayLike<number>,
+  values: readonly string[],
+  matches: Uint32Array,
+  limit: number,
+  numeric: boolean,
+): FacetCount[] {
+  const scratchCounts = countsOf(index, name, values.length);
+  const { counts, touched } = scratchCounts;
+  let n = 0;
+  for (let i = 0; i < matches.length; i++) {
+    const code = column[matches[i]];
+    if (counts[code]++ === 0) touched[n++] = code;
+  }
+  scratchCounts.n = n;
+  return scratchCounts.top(values, limit, numeric);
 }
 
 /** Tag names by their index in `tagNames`, per index. */
@@ -170,7 +220,9 @@ export function byFrequency(
 /** Every match's tags counted. */
 export function perSound(index: PostingIndexData, matches: Uint32Array, limit: number): FacetCount[] {
   const { starts, tags } = index.tagsBySound;
-  const counts = new Uint32Array(index.tagNames.length);
+  const scratchCounts = countsOf(index, 'tags', index.tagNames.length);
+  const { counts, touched } = scratchCounts;
+  let n = 0;
   const overlay = index.overlay;
   const masked = overlay?.masked;
   // Tags of changed documents that the base lists do not know.
@@ -182,14 +234,16 @@ export function perSound(index: PostingIndexData, matches: Uint32Array, limit: n
       codes ??= tagCodeOf(index.tagNames);
       for (const tag of overlay?.tagsOf(id) ?? []) {
         const code = codes.get(tag);
-        if (code !== undefined) counts[code]++;
-        else newTags.set(tag, (newTags.get(tag) ?? 0) + 1);
+        if (code !== undefined) {
+          if (counts[code]++ === 0) touched[n++] = code;
+        } else newTags.set(tag, (newTags.get(tag) ?? 0) + 1);
       }
       continue;
     }
-    for (let k = starts[id]; k < starts[id + 1]; k++) counts[tags[k]]++;
+    for (let k = starts[id]; k < starts[id + 1]; k++) if (counts[tags[k]]++ === 0) touched[n++] = tags[k];
   }
-  const known = top(counts, index.tagNames, limit, false);
+  scratchCounts.n = n;
+  const known = scratchCounts.top(index.tagNames, limit, false);
   if (!newTags.size) return known;
   const all: FacetCount[] = [...known, ...newTags];
   const order = (a: number, b: number) =>
