@@ -1,6 +1,4 @@
-import type { Facets } from './facets.ts';
 import type { FilterNode } from './filter-ast.ts';
-import { postingFacets } from './posting-facets.ts';
 import type { PreparedSearch } from './prepare.ts';
 
 /**
@@ -146,8 +144,8 @@ export interface PostingAnswer {
   readonly approximate?: boolean;
   /** The page's `scores` are to be read from PostgreSQL (ts_rank of several lexemes). */
   readonly scoresFromDatabase?: boolean;
-  /** The requested facets over every match. */
-  readonly facets?: Facets;
+  /** Every match, ascending, when the search asks for facets (posting-facets.ts counts them). */
+  readonly matches?: Uint32Array;
 }
 
 /** A lexeme's score in one document of its list (0 when absent). */
@@ -435,7 +433,7 @@ export function searchPostingIndex(
     for (const id of matches) if (keep(id)) out[n++] = id;
     matches = out.subarray(0, n);
   }
-  const facets = search.facets ? { facets: postingFacets(index, matches, search.facets) } : {};
+  const facets = search.facets ? { matches } : {};
   const c = index.columns;
   const ranked = search.sort === 'score';
   const single = lexemes.length === 1 && !empty;
