@@ -49,6 +49,8 @@ export function cachedSearchEngine(
         req.groupByPack,
         req.offset,
         req.limit,
+        // The same search with facets is another answer (it carries them).
+        ...(req.facets ? [req.facets] : []),
       ]);
       return (await cached(key, false, () => engine.text(req))) as Hits;
     },

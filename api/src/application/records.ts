@@ -1,4 +1,9 @@
-import type { Page as CataloguePage, SoundRecord as CatalogueSound, UserRecord } from '@earshot/catalogue';
+import type {
+  Page as CataloguePage,
+  SoundRecord as CatalogueSound,
+  Facets,
+  UserRecord,
+} from '@earshot/catalogue';
 
 /**
  * What the API's use cases return: typed records, never JSON and never links. Versions 2 and 1
@@ -25,6 +30,8 @@ export interface Page<T> extends CataloguePage<T> {
   pageSize: number;
   /** A page of a cursor walk: the cursors of its neighbours (the answer links them instead of pages). */
   cursors?: WalkCursors;
+  /** A text search's facets over all its matches, when the request asked for them (issue 36). */
+  facets?: Facets;
 }
 
 /** A grouped search's pack: the sound stands for `count` matches of its pack, itself included. */

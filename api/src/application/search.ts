@@ -1,4 +1,4 @@
-import { type PageRequest, parseFilter } from '@earshot/catalogue';
+import { DEFAULT_FACET_LIMIT, type FacetName, type PageRequest, parseFilter } from '@earshot/catalogue';
 import { NotFoundError, ValidationError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
 import { type ListWalks, SIMILARITY_WALK_MAX_SOUNDS, WALK_MAX_SOUNDS } from './list-walks.ts';
@@ -29,6 +29,10 @@ export interface TextSearchParams {
   group_by_pack?: string;
   similar_to?: string;
   similarity_space?: string;
+  /** Facet names, checked by the route (issue 36); absent = no facets. */
+  facets?: FacetName[];
+  /** Values per facet (default DEFAULT_FACET_LIMIT). */
+  facet_limit?: number;
 }
 
 export interface ContentSearchParams {
@@ -84,6 +88,10 @@ export class SearchService {
     // `maxLimit`: a walk's first page reads every hit at once.
     let run: (window: PageRequest & { maxLimit?: number }) => Promise<Hits>;
     if (params.similar_to !== undefined) {
+      if (params.facets)
+        throw new ValidationError(
+          "Facets count the matches of a text search: 'facets' does not combine with 'similar_to'.",
+        );
       const space = this.space(params.similarity_space);
       const target = parseSimilarTo(params.similar_to);
       run = async ({ limit, offset }) => {
@@ -94,6 +102,10 @@ export class SearchService {
       };
     } else {
       const query = (params.query ?? '').trim();
+      const facets = params.facets && {
+        names: params.facets,
+        limit: params.facet_limit ?? DEFAULT_FACET_LIMIT,
+      };
       run = (window) =>
         this.engine.text({
           query: EMPTY_QUERIES.has(query) ? '' : query,
@@ -101,10 +113,15 @@ export class SearchService {
           sort: params.sort || undefined,
           weights: params.weights || undefined,
           groupByPack: params.group_by_pack === '1',
+          ...(facets ? { facets } : {}),
           ...window,
         });
     }
     if (req.cursor !== undefined) {
+      if (params.facets)
+        throw new ValidationError(
+          "Facets are counted on a search's pages: 'facets' does not combine with 'cursor' (ask for them with 'page').",
+        );
       const list = {
         key: listKey('text', params, TEXT_KEYS),
         max: params.similar_to !== undefined ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
@@ -116,7 +133,8 @@ export class SearchService {
     const { page, window } = requestedPage(req);
     const hits = await run(window);
     resolvePage(req.page, hits.count);
-    return this.records.page(hits, page, req.page.pageSize, req.reads);
+    const found = await this.records.page(hits, page, req.page.pageSize, req.reads);
+    return hits.facets ? { ...found, facets: hits.facets } : found;
   }
 
   /** Content search: sounds sorted by closeness to a descriptor target and/or filtered by descriptors. */

@@ -1,4 +1,4 @@
-import { GEN_AI_PREFERENCES } from '@earshot/catalogue';
+import { FACET_NAMES, type FacetName, GEN_AI_PREFERENCES } from '@earshot/catalogue';
 import { z } from 'zod';
 
 /**
@@ -113,6 +113,26 @@ export type CommentJson = z.infer<typeof commentSchema>;
 
 /** A list entry is null when the index names a sound the catalogue no longer has. */
 export const soundListItem = soundSchema.nullable();
+
+/**
+ * A text search's `facets` (issue 36, beyond the contract): per facet asked for, its most
+ * frequent values over every match as `[value, count]`, count descending, then value ascending.
+ */
+export const facetsSchema = z
+  .object(
+    Object.fromEntries(
+      FACET_NAMES.map((name) => [
+        name,
+        z.array(z.tuple([z.union([z.string(), z.number()]), z.number().int()])).optional(),
+      ]),
+    ) as Record<
+      FacetName,
+      z.ZodOptional<z.ZodArray<z.ZodTuple<[z.ZodUnion<[z.ZodString, z.ZodNumber]>, z.ZodNumber]>>>
+    >,
+  )
+  .describe(
+    "earshot: only when 'facets' is given; per facet, [value, count] of its most frequent values over all matches (a value's count is the count of the same search with that value as a filter)",
+  );
 
 export const combinedSchema = z.object({
   results: z.array(soundListItem),

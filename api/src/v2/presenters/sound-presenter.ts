@@ -1,3 +1,4 @@
+import type { Facets } from '@earshot/catalogue';
 import type { ExampleNote, Page, SoundRecord, WalkCursors } from '../../application/records.ts';
 import type { CombinedResults } from '../../application/search.ts';
 import {
@@ -38,13 +39,15 @@ export function presentTextSearch(
   links: LinkBase,
   page: Page<SoundRecord>,
   ctx: SoundContext,
-): PageEnvelope<SoundJson> {
+): PageEnvelope<SoundJson> & { facets?: Facets } {
   const results = page.items.map((record) => {
     const sound = presentSound(record, ctx);
     if (record.samePack?.grouping) sound.more_from_same_pack = morePackLink(links, record.samePack.grouping);
     return sound;
   });
-  return soundsPage(links, page.page, page.pageSize, page.count, results, page.cursors);
+  const envelope = soundsPage(links, page.page, page.pageSize, page.count, results, page.cursors);
+  // Only when asked for: without `facets` the answer is the contract's envelope, unchanged.
+  return page.facets ? { ...envelope, facets: page.facets } : envelope;
 }
 
 /** Content search's page, with what a search by example adds. */

@@ -1,3 +1,10 @@
+import {
+  DEFAULT_FACET_LIMIT,
+  FACET_NAMES,
+  type FacetName,
+  isFacetName,
+  MAX_FACET_LIMIT,
+} from '@earshot/catalogue';
 import { z } from 'zod';
 import { commaList, fieldsParam, pageParam, pageSizeParam } from '../../framework/http/params.ts';
 
@@ -28,6 +35,45 @@ export const soundInstanceQuery = z.object({ fields: fieldsParam, ...variantA })
 
 const text = (description: string) => z.string().optional().describe(description);
 
+/** `facets`: comma-separated facet names, each known (issue 36). */
+const facetsParam = z
+  .string()
+  .optional()
+  .transform((value, ctx): FacetName[] | undefined => {
+    if (value === undefined) return undefined;
+    const names = value
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== '');
+    const unknown = names.filter((n) => !isFacetName(n));
+    if (!names.length || unknown.length) {
+      const what = names.length
+        ? `unknown facet ${unknown.map((n) => `"${n}"`).join(', ')}`
+        : 'no facet named';
+      ctx.addIssue({ code: 'custom', message: `${what}; the facets are ${FACET_NAMES.join(', ')}` });
+      return z.NEVER;
+    }
+    return [...new Set(names)] as FacetName[];
+  })
+  .describe(
+    `earshot: comma-separated facets to count over every match, beside the page (${FACET_NAMES.join(', ')}); the answer's \`facets\` holds, per facet, its most frequent values as [value, count], count descending`,
+  );
+
+/** `facet_limit`: values per facet. */
+const facetLimitParam = z
+  .string()
+  .optional()
+  .transform((value, ctx): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = /^\s*\d{1,4}\s*$/.test(value) ? Number(value) : Number.NaN;
+    if (!(n >= 1 && n <= MAX_FACET_LIMIT)) {
+      ctx.addIssue({ code: 'custom', message: `must be an integer from 1 to ${MAX_FACET_LIMIT}` });
+      return z.NEVER;
+    }
+    return n;
+  })
+  .describe(`earshot: values per facet (default ${DEFAULT_FACET_LIMIT}, at most ${MAX_FACET_LIMIT})`);
+
 export const textSearchQuery = soundListQuery.extend({
   query: text('words to search for; `+` and `-` prefixes, "quoted phrases"; empty matches everything'),
   filter: text('field:value terms, ranges [a TO b], AND/OR/NOT and parentheses'),
@@ -38,6 +84,8 @@ export const textSearchQuery = soundListQuery.extend({
   group_by_pack: text('1 returns one sound per pack'),
   similar_to: text('a sound id or a JSON vector: sort by similarity to it instead of the query'),
   similarity_space: text('similarity space of similar_to (default: the default space)'),
+  facets: facetsParam,
+  facet_limit: facetLimitParam,
 });
 
 const exampleSpace = text(

@@ -8,7 +8,7 @@ import {
   type RouteFileField,
 } from '../../framework/http/route.ts';
 import { pageSchema } from '../presenters/pagination.ts';
-import { combinedSchema, soundListItem } from '../presenters/schemas.ts';
+import { combinedSchema, facetsSchema, soundListItem } from '../presenters/schemas.ts';
 import {
   presentCombinedSearch,
   presentContentSearch,
@@ -87,7 +87,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           scope: 'read', // POST too: a search changes nothing
           query: textSearchQuery,
           bodyParams: method === 'POST',
-          response: pageSchema(soundListItem),
+          response: pageSchema(soundListItem).extend({ facets: facetsSchema.optional() }),
           handler: (input) => {
             const run = async () => {
               const req = listRequest(input, s.variant, 'search', true);

@@ -1,3 +1,4 @@
+import type { FacetCount, Facets } from '@earshot/catalogue';
 import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import { fileUrl } from '../../application/file-names.ts';
@@ -12,6 +13,7 @@ import {
   KEYS,
   LICENSES,
   readSearchPage,
+  type SearchPageParams,
   SORTS,
   searchFilter,
   searchHref,
@@ -72,7 +74,13 @@ export function showSearch(api: ApiServices) {
     let status = 200;
     try {
       const found = await api.search.text(
-        { query: params.q, filter: searchFilter(params), sort: params.sort || undefined },
+        {
+          query: params.q,
+          filter: searchFilter(params),
+          sort: params.sort || undefined,
+          facets: [...PAGE_FACETS],
+          facet_limit: PAGE_FACET_LIMIT,
+        },
         webListRequest(params.page, SEARCH_PAGE_SIZE),
       );
       const results = toCards(found.items);
@@ -80,7 +88,7 @@ export function showSearch(api: ApiServices) {
         results,
         count: found.count,
         pages: Math.max(1, Math.ceil(found.count / SEARCH_PAGE_SIZE)),
-        tagFacet: commonTags(results, params.tags),
+        facets: pageFacets(found.facets ?? {}, params),
       });
     } catch (err) {
       // A page past the end or a range the engine refuses: the form again, with the reason.
@@ -93,15 +101,64 @@ export function showSearch(api: ApiServices) {
   };
 }
 
-/** The tags most shown in these results (those already chosen left out), as links that narrow. */
-function commonTags(results: SoundCard[], chosen: string[]): Array<{ tag: string; count: number }> {
-  const counts = new Map<string, number>();
-  for (const r of results)
-    for (const t of r.tags) if (!chosen.includes(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return [...counts]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, 15)
-    .map(([tag, count]) => ({ tag, count }));
+/** The facets the search page shows (the API's, over every match), and how many values of each. */
+const PAGE_FACETS = ['tags', 'license', 'type', 'username'] as const;
+const PAGE_FACET_LIMIT = 15;
+
+interface FacetLink {
+  label: string;
+  count: number;
+  href: string;
+}
+
+/**
+ * Each facet's values as links that add the value as a filter (values already chosen left out):
+ * a tag, a license or a type joins the page's own choices, a username narrows to that uploader.
+ */
+function pageFacets(facets: Facets, p: SearchPageParams): Array<{ legend: string; links: FacetLink[] }> {
+  const links = (
+    values: FacetCount[] | undefined,
+    chosen: (v: string) => boolean,
+    change: (v: string) => Parameters<typeof searchHref>[1],
+  ): FacetLink[] =>
+    (values ?? [])
+      .map(([v, count]) => ({ value: String(v), count }))
+      .filter(({ value }) => !chosen(value))
+      .map(({ value, count }) => ({ label: value, count, href: searchHref(p, change(value)) }));
+  return [
+    {
+      legend: 'Tags in these results',
+      links: links(
+        facets.tags,
+        (v) => p.tags.includes(v),
+        (v) => ({ tags: [...p.tags, v] }),
+      ),
+    },
+    {
+      legend: 'Licenses',
+      links: links(
+        facets.license,
+        (v) => p.licenses.includes(v),
+        (v) => ({ licenses: [...p.licenses, v] }),
+      ),
+    },
+    {
+      legend: 'File types',
+      links: links(
+        facets.type,
+        (v) => p.types.includes(v),
+        (v) => ({ types: [...p.types, v] }),
+      ),
+    },
+    {
+      legend: 'Uploaders',
+      links: links(
+        facets.username,
+        (v) => p.username === v,
+        (v) => ({ username: v }),
+      ),
+    },
+  ].filter((f) => f.links.length > 0);
 }
 
 /**

@@ -13,6 +13,8 @@ export interface SearchPageParams {
   licenses: string[];
   types: string[];
   pack: string;
+  /** One uploader's sounds only (a link of the username facet). */
+  username: string;
   duration: string;
   key: string;
   bpmMin: string;
@@ -80,6 +82,7 @@ export function readSearchPage(query: Record<string, unknown>): SearchPageParams
     licenses: list(query.license).filter((l) => (LICENSES as readonly string[]).includes(l)),
     types: list(query.type).filter((t) => (FILE_TYPES as readonly string[]).includes(t)),
     pack: clean(one(query.pack)).slice(0, 200),
+    username: clean(one(query.username)).slice(0, 150),
     duration: DURATIONS.some((d) => d.value === duration) ? duration : '',
     key: KEYS.includes(key) ? key : '',
     bpmMin: numberText(query.bpm_min),
@@ -114,6 +117,7 @@ export function searchFilter(p: SearchPageParams): string | undefined {
   anyOf('license', p.licenses);
   anyOf('type', p.types);
   if (p.pack) clauses.push(`pack:${quoted(p.pack)}`);
+  if (p.username) clauses.push(`username:${quoted(p.username)}`);
   const duration = DURATIONS.find((d) => d.value === p.duration);
   if (duration) clauses.push(`duration:${duration.range}`);
   if (p.key) clauses.push(`tonality:${quoted(p.key)}`);
@@ -136,6 +140,7 @@ export function searchHref(p: SearchPageParams, change: Partial<SearchPageParams
   for (const l of v.licenses) add('license', l);
   for (const t of v.types) add('type', t);
   add('pack', v.pack);
+  add('username', v.username);
   add('duration', v.duration);
   add('key', v.key);
   add('bpm_min', v.bpmMin);

@@ -13,7 +13,9 @@ export type SearchParameter =
   | 's'
   | 'g'
   | 'page'
-  | 'page_size';
+  | 'page_size'
+  | 'facets'
+  | 'facet_limit';
 
 /**
  * A malformed search parameter. `position` is the 0-based character offset in the parameter's

@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { compileFilter } from './compile-filter.ts';
 import { compileTextQuery } from './compile-query.ts';
+import { databaseFacets } from './facet-statement.ts';
 import { exactPage, orderBy, type SearchResult } from './page-statements.ts';
 import { phrasePrefilter } from './phrase-prefilter.ts';
 import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
@@ -45,82 +46,99 @@ export async function searchSounds(
 ): Promise<SearchResult> {
   const search = isPrepared(request) ? request : prepareSearch(request);
   const where = searchCondition(search);
+  const db = catalogue.db;
+  return limitedSearch(options, async () => {
+    if (!search.facets) return pageAndCount(catalogue, search, where, options);
+    // The facets' statement on a connection of its own, beside the page and the count.
+    const [result, facets] = await Promise.all([
+      pageAndCount(catalogue, search, where, options),
+      databaseFacets(db, where, search.facets),
+    ]);
+    return { ...result, facets };
+  });
+}
+
+/** searchSounds' page and exact count, by the plans above. */
+async function pageAndCount(
+  catalogue: SearchCatalogue,
+  search: PreparedSearch,
+  where: RawBuilder<boolean>,
+  options: SearchOptions,
+): Promise<SearchResult> {
   const rank = compileTextQuery(search.query, search.weights).rank;
   const { offset } = search;
   const db = catalogue.db;
-  return limitedSearch(options, async () => {
-    if (search.sortTarget) {
-      const matchesAll = !search.query.clauses.length && !search.filter;
-      const page =
-        (matchesAll && targetIndexPage(search.sortTarget, search.limit, offset)) ||
-        targetPage(search.sortTarget, where, search.query.clauses.length ? rank : null, search.limit, offset);
-      // Page and count on two connections at once, as below.
-      const [rows, total] = await Promise.all([
-        prepared(page).execute(db),
-        prepared(plainCount(where)).execute(db),
-      ]);
-      return {
-        count: total.rows[0].n,
-        ids: rows.rows.map((r) => r.id),
-        scores: rows.rows.map((r) => Number(r.score)),
-        distances: rows.rows.map((r) => (r.distance === null ? null : Number(r.distance))),
-      };
-    }
-    // A one-word query without filters: its exact count (and group count) is in search_term_df.
-    const clause = search.filter ? null : singleTermClause(search);
-    if (clause && search.sort === 'score') {
-      const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
-      const memo = termMemoOf(catalogue.db);
-      return termSearch(db, { search, where, rank, offset, clause, capAbove, memo });
-    }
-    // Several clauses (or one that is not a single word), ungrouped and unfiltered: the same cap,
-    // counted by a statement.
-    if (
-      !search.filter &&
-      !search.groupByPack &&
-      search.sort === 'score' &&
-      search.query.clauses.some((c) => c.occur === 'must')
-    ) {
-      const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
-      const memo = termMemoOf(catalogue.db);
-      return clausesSearch(db, { search, where, rank, offset, capAbove, memo });
-    }
-    if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
-      return exactPage(db, search, where, rank, offset);
-    }
-    // A text query whose count no df row or side table answers: page and count from one scan
-    // when the df rows of its words bound its matches under SORTED_SCAN; else the order's B-tree
-    // gives the page while a count statement counts, in parallel.
-    const upTo = options.sortedScanUpTo ?? SORTED_SCAN;
-    const bound = search.query.clauses.length && !clause ? await requiredTermsBound(db, search) : null;
-    if (bound !== null && bound <= upTo) {
-      const scan = sortedScan(search, where, rank, offset, upTo + 1);
-      const { rows } = await prepared(scan).execute(db);
-      if (rows.length && Number(rows[0].matches) <= upTo) {
-        return {
-          count: Number(rows[0].matches),
-          ids: rows.map((r) => r.id),
-          scores: rows.map((r) => Number(r.score)),
-        };
-      }
-      if (!rows.length && offset === 0) return { count: 0, ids: [], scores: [] };
-    }
-    const page = prepared(sortedPage(search, where, rank, offset));
-    const count = async (): Promise<number> => {
-      if (clause) {
-        const stats = await termStats(db, clause);
-        if (stats) return stats.ndoc;
-      }
-      return (await prepared(sideCount(search) ?? plainCount(where)).execute(db)).rows[0].n;
-    };
-    // Page and count on two connections at once: on the server they run in parallel.
-    const [rows, total] = await Promise.all([page.execute(db), count()]);
+  if (search.sortTarget) {
+    const matchesAll = !search.query.clauses.length && !search.filter;
+    const page =
+      (matchesAll && targetIndexPage(search.sortTarget, search.limit, offset)) ||
+      targetPage(search.sortTarget, where, search.query.clauses.length ? rank : null, search.limit, offset);
+    // Page and count on two connections at once, as below.
+    const [rows, total] = await Promise.all([
+      prepared(page).execute(db),
+      prepared(plainCount(where)).execute(db),
+    ]);
     return {
-      count: total,
+      count: total.rows[0].n,
       ids: rows.rows.map((r) => r.id),
       scores: rows.rows.map((r) => Number(r.score)),
+      distances: rows.rows.map((r) => (r.distance === null ? null : Number(r.distance))),
     };
-  });
+  }
+  // A one-word query without filters: its exact count (and group count) is in search_term_df.
+  const clause = search.filter ? null : singleTermClause(search);
+  if (clause && search.sort === 'score') {
+    const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
+    const memo = termMemoOf(catalogue.db);
+    return termSearch(db, { search, where, rank, offset, clause, capAbove, memo });
+  }
+  // Several clauses (or one that is not a single word), ungrouped and unfiltered: the same cap,
+  // counted by a statement.
+  if (
+    !search.filter &&
+    !search.groupByPack &&
+    search.sort === 'score' &&
+    search.query.clauses.some((c) => c.occur === 'must')
+  ) {
+    const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
+    const memo = termMemoOf(catalogue.db);
+    return clausesSearch(db, { search, where, rank, offset, capAbove, memo });
+  }
+  if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
+    return exactPage(db, search, where, rank, offset);
+  }
+  // A text query whose count no df row or side table answers: page and count from one scan
+  // when the df rows of its words bound its matches under SORTED_SCAN; else the order's B-tree
+  // gives the page while a count statement counts, in parallel.
+  const upTo = options.sortedScanUpTo ?? SORTED_SCAN;
+  const bound = search.query.clauses.length && !clause ? await requiredTermsBound(db, search) : null;
+  if (bound !== null && bound <= upTo) {
+    const scan = sortedScan(search, where, rank, offset, upTo + 1);
+    const { rows } = await prepared(scan).execute(db);
+    if (rows.length && Number(rows[0].matches) <= upTo) {
+      return {
+        count: Number(rows[0].matches),
+        ids: rows.map((r) => r.id),
+        scores: rows.map((r) => Number(r.score)),
+      };
+    }
+    if (!rows.length && offset === 0) return { count: 0, ids: [], scores: [] };
+  }
+  const page = prepared(sortedPage(search, where, rank, offset));
+  const count = async (): Promise<number> => {
+    if (clause) {
+      const stats = await termStats(db, clause);
+      if (stats) return stats.ndoc;
+    }
+    return (await prepared(sideCount(search) ?? plainCount(where)).execute(db)).rows[0].n;
+  };
+  // Page and count on two connections at once: on the server they run in parallel.
+  const [rows, total] = await Promise.all([page.execute(db), count()]);
+  return {
+    count: total,
+    ids: rows.rows.map((r) => r.id),
+    scores: rows.rows.map((r) => Number(r.score)),
+  };
 }
 
 /**

@@ -12,6 +12,17 @@ export {
   searchCondition,
   searchSounds,
 } from './execute.ts';
+export {
+  DEFAULT_FACET_LIMIT,
+  FACET_NAMES,
+  type FacetCount,
+  type FacetName,
+  type FacetRequest,
+  type Facets,
+  facetFilter,
+  isFacetName,
+  MAX_FACET_LIMIT,
+} from './facets.ts';
 export { type FieldDef, type FieldType, filterFieldNames, lookupFilterField } from './fields.ts';
 export type { FieldRef, FilterNode, FilterValue, RangeBound } from './filter-ast.ts';
 export { FILTER_LIMITS, type FilterParseOptions, parseFilter } from './filter-parser.ts';

@@ -8,6 +8,7 @@ import {
 import {
   type DocumentRow,
   emptyColumns,
+  FacetCodes,
   keywordOf,
   type LoadedPostingIndex,
   readTsvector,
@@ -35,6 +36,7 @@ export class LivePostingIndex {
   private maxPackId: number;
   private readonly keyword: (v: string) => number;
   private readonly keywords: string[];
+  private readonly facets: FacetCodes;
   private readonly docs = new Map<number, OverlayDocument>();
   private readonly lexemes = new Map<string, Map<number, number>>();
   private readonly tags = new Map<string, Set<number>>();
@@ -50,6 +52,7 @@ export class LivePostingIndex {
     this.maxPackId = base.index.maxPackId;
     this.keywords = [...base.index.keywords];
     this.keyword = keywordOf(this.keywords);
+    this.facets = new FacetCodes(base.index.facetValues);
     this.current = this.view();
   }
 
@@ -90,7 +93,7 @@ export class LivePostingIndex {
       }
       const hash = textHash(row);
       const same = this.columns.present[id] === 1 && this.hashes[id] === hash;
-      writeColumns(this.columns, row, this.keyword);
+      writeColumns(this.columns, row, this.keyword, this.facets);
       if ((row.pack_id ?? 0) > this.maxPackId) {
         this.maxPackId = row.pack_id as number;
         packsGrew = true;
@@ -109,6 +112,7 @@ export class LivePostingIndex {
       masked: this.masked,
       lexeme: (name) => this.sortedLexeme(name),
       tag: (name) => this.sortedTag(name),
+      tagsOf: (id) => this.docs.get(id)?.tags,
     };
     return {
       lexemes: this.base.index.lexemes,
@@ -116,6 +120,9 @@ export class LivePostingIndex {
       columns: this.columns,
       keywords: this.keywords,
       maxPackId: this.maxPackId,
+      facetValues: this.facets.values,
+      tagNames: this.base.index.tagNames,
+      tagsBySound: this.base.index.tagsBySound,
       overlay,
     };
   }

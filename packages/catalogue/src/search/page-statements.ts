@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Facets } from './facets.ts';
 import type { SortOption } from './params.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
@@ -21,6 +22,8 @@ export interface SearchResult {
   readonly packGroups?: (PackGroup | null)[];
   /** Per id, its distance to the sort target (null without one of its values); only when sorting by target values. */
   readonly distances?: (number | null)[];
+  /** The requested facets' top values over every match (not only the page); only when asked for. */
+  readonly facets?: Facets;
 }
 
 interface PageRow {

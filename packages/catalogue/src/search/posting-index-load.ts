@@ -1,5 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import {
+  FACET_COLUMNS,
+  type FacetColumn,
   type PostingIndexData,
   type PostingList,
   type SoundColumns,
@@ -18,7 +20,8 @@ class PostingsBuilder {
   private n = 0;
   readonly names = new Map<string, number>();
 
-  add(name: string, id: number, score: number): void {
+  /** Adds a posting; returns the name's key (its place in the built map). */
+  add(name: string, id: number, score: number): number {
     let key = this.names.get(name);
     if (key === undefined) {
       key = this.names.size;
@@ -29,6 +32,7 @@ class PostingsBuilder {
     this.ids[this.n] = id;
     this.scores[this.n] = score;
     this.n++;
+    return key;
   }
 
   private grow(): void {
@@ -68,6 +72,26 @@ class PostingsBuilder {
 
   get size(): number {
     return this.n;
+  }
+}
+
+/** A growing list of ids. */
+class GrowingIds {
+  private ids = new Uint32Array(1 << 16);
+  length = 0;
+
+  push(id: number): void {
+    if (this.length === this.ids.length) {
+      const ids = new Uint32Array(this.ids.length * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+    }
+    this.ids[this.length++] = id;
+  }
+
+  /** The ids pushed, in an array of their own size. */
+  array(): Uint32Array {
+    return this.ids.slice(0, this.length);
   }
 }
 
@@ -128,6 +152,13 @@ export interface DocumentRow {
   type: string;
   pack_id: number | null;
   bpm: number | null;
+  category: string | null;
+  subcategory: string | null;
+  username: string;
+  pack_name: string | null;
+  samplerate: number | null;
+  channels: number | null;
+  bitdepth: number | null;
 }
 
 /** The documents of the visible sounds in an id range, or of the listed ids, in id order. */
@@ -143,7 +174,8 @@ export async function readDocuments(
       select s.id, s.tsv::text as tsv, s.tags, s.duration,
              extract(epoch from s.created)::float8 * 1000 as created,
              s.num_downloads, s.avg_rating, s.num_ratings, lower(s.license) as license, lower(s.type) as type,
-             s.pack_id, d.bpm
+             s.pack_id, d.bpm, s.category, s.subcategory, s.username, s.pack_name, s.samplerate, s.channels,
+             s.bitdepth
       from ${sql.table(SEARCH_TABLE)} s left join sound_descriptors d on d.sound_id = s.id
       where ${where} order by s.id`.execute(db);
   return rows;
@@ -162,11 +194,61 @@ export function emptyColumns(size: number): SoundColumns {
     type: new Uint16Array(size),
     packId: new Int32Array(size),
     bpm: new Float32Array(size).fill(Number.NaN),
+    category: new Uint16Array(size),
+    subcategory: new Uint16Array(size),
+    username: new Uint32Array(size),
+    pack: new Uint32Array(size),
+    samplerate: new Uint32Array(size),
+    channels: new Uint16Array(size),
+    bitdepth: new Uint16Array(size),
   };
 }
 
-/** Writes a document's filter and sort values into the columns (`keyword` numbers license and type). */
-export function writeColumns(columns: SoundColumns, r: DocumentRow, keyword: (v: string) => number): void {
+/**
+ * The facet columns' values by code, and their codes: a value seen for the first time gets the
+ * next code. Code 0 is no value.
+ */
+export class FacetCodes {
+  readonly values: Record<FacetColumn, string[]>;
+  private readonly codes = new Map<FacetColumn, Map<string, number>>();
+
+  constructor(values?: Readonly<Record<FacetColumn, readonly string[]>>) {
+    this.values = Object.fromEntries(
+      FACET_COLUMNS.map((column) => [column, values ? [...values[column]] : ['']]),
+    ) as Record<FacetColumn, string[]>;
+    for (const column of FACET_COLUMNS)
+      this.codes.set(column, new Map(this.values[column].map((v, i) => [v, i])));
+  }
+
+  code(column: FacetColumn, value: string | number | null): number {
+    if (value === null || value === '') return 0;
+    const text = String(value);
+    const codes = this.codes.get(column) as Map<string, number>;
+    let code = codes.get(text);
+    if (code === undefined) {
+      code = this.values[column].push(text) - 1;
+      codes.set(text, code);
+    }
+    return code;
+  }
+}
+
+/** A code in a 16-bit column: a column with more distinct values than it holds fails the build, never miscounts. */
+function code16(code: number, column: FacetColumn): number {
+  if (code > 0xffff) throw new Error(`search index: more than 65535 distinct values of ${column}`);
+  return code;
+}
+
+/**
+ * Writes a document's filter, sort and facet values into the columns (`keyword` numbers license
+ * and type, `facets` the facet values).
+ */
+export function writeColumns(
+  columns: SoundColumns,
+  r: DocumentRow,
+  keyword: (v: string) => number,
+  facets: FacetCodes,
+): void {
   const id = r.id;
   columns.present[id] = 1;
   columns.duration[id] = r.duration;
@@ -178,6 +260,13 @@ export function writeColumns(columns: SoundColumns, r: DocumentRow, keyword: (v:
   columns.type[id] = keyword(r.type);
   columns.packId[id] = r.pack_id ?? 0;
   columns.bpm[id] = r.bpm ?? Number.NaN;
+  columns.category[id] = code16(facets.code('category', r.category), 'category');
+  columns.subcategory[id] = code16(facets.code('subcategory', r.subcategory), 'subcategory');
+  columns.username[id] = facets.code('username', r.username);
+  columns.pack[id] = r.pack_id === null ? 0 : facets.code('pack', `${r.pack_id}_${r.pack_name ?? ''}`);
+  columns.samplerate[id] = facets.code('samplerate', r.samplerate);
+  columns.channels[id] = code16(facets.code('channels', r.channels), 'channels');
+  columns.bitdepth[id] = code16(facets.code('bitdepth', r.bitdepth), 'bitdepth');
 }
 
 /** A hash of what a document's postings come from (its tsvector and tags): equal = same postings. */
@@ -237,8 +326,13 @@ export async function loadPostingIndexSince(
   const hashes = new Uint32Array(size);
   const keywords: string[] = [];
   const keyword = keywordOf(keywords);
+  const facets = new FacetCodes();
   const lexemes = new PostingsBuilder();
   const tags = new PostingsBuilder();
+  // Each sound's tags (as the tag builder's keys), appended in id order.
+  const tagStarts = new Uint32Array(size + 1);
+  const soundTags = new GrowingIds();
+  let filled = 0;
   // Id ranges, the next one read while this one is indexed (reading is most of the time).
   const batch = (from: number) => readDocuments(db, { from, to: from + BATCH });
   let read = 0;
@@ -248,18 +342,29 @@ export async function loadPostingIndexSince(
     if (from + BATCH < size) next = batch(from + BATCH);
     for (const r of rows) {
       const id = r.id;
-      writeColumns(columns, r, keyword);
+      writeColumns(columns, r, keyword, facets);
       hashes[id] = textHash(r);
       readTsvector(r.tsv, (lexeme, classes) => lexemes.add(lexeme, id, singleLexemeRank(classes)));
-      for (const tag of new Set(r.tags)) tags.add(tag, id, 0);
+      while (filled <= id) tagStarts[filled++] = soundTags.length;
+      for (const tag of new Set(r.tags)) soundTags.push(tags.add(tag, id, 0));
     }
     read += rows.length;
     progress?.(read, bounds.n);
   }
+  while (filled <= size) tagStarts[filled++] = soundTags.length;
   const tagLists = new Map<string, Uint32Array>();
   for (const [tag, list] of tags.build()) tagLists.set(tag, list.ids);
   return {
-    index: { lexemes: lexemes.build(), tags: tagLists, columns, keywords, maxPackId: bounds.max_pack ?? 0 },
+    index: {
+      lexemes: lexemes.build(),
+      tags: tagLists,
+      columns,
+      keywords,
+      maxPackId: bounds.max_pack ?? 0,
+      facetValues: facets.values,
+      tagNames: [...tagLists.keys()],
+      tagsBySound: { starts: tagStarts, tags: soundTags.array() },
+    },
     snapshot,
     hashes,
     database,

@@ -1,4 +1,4 @@
-import type { PostingList, SoundColumns } from './posting-index.ts';
+import type { FacetColumn, PostingList, SoundColumns } from './posting-index.ts';
 import type { LoadedPostingIndex } from './posting-index-load.ts';
 
 /**
@@ -10,7 +10,8 @@ import type { LoadedPostingIndex } from './posting-index-load.ts';
  */
 
 const MAGIC = 'ESPI';
-const FORMAT = 1;
+/** 2: the facet columns and each sound's tags (issue 36); a snapshot of format 1 means a build. */
+const FORMAT = 2;
 
 const COLUMN_TYPES = {
   present: Uint8Array,
@@ -23,6 +24,13 @@ const COLUMN_TYPES = {
   type: Uint16Array,
   packId: Int32Array,
   bpm: Float32Array,
+  category: Uint16Array,
+  subcategory: Uint16Array,
+  username: Uint32Array,
+  pack: Uint32Array,
+  samplerate: Uint32Array,
+  channels: Uint16Array,
+  bitdepth: Uint16Array,
 } as const;
 
 type Typed = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
@@ -38,6 +46,8 @@ interface Header {
   tags: string[];
   postings: number;
   tagPostings: number;
+  facetValues: Record<FacetColumn, readonly string[]>;
+  soundTags: number;
 }
 
 /** The pieces of a snapshot file, in order (written one after another: no copy of the arrays). */
@@ -60,6 +70,8 @@ export function encodePostingIndex(loaded: LoadedPostingIndex): Uint8Array[] {
     tags,
     postings,
     tagPostings,
+    facetValues: index.facetValues,
+    soundTags: index.tagsBySound.tags.length,
   };
   const json = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(8);
@@ -94,6 +106,8 @@ export function encodePostingIndex(loaded: LoadedPostingIndex): Uint8Array[] {
   push(concat(Uint32Array, tagPostings, tagLists));
   for (const key of Object.keys(COLUMN_TYPES) as (keyof SoundColumns)[]) push(index.columns[key]);
   push(loaded.hashes);
+  push(index.tagsBySound.starts);
+  push(index.tagsBySound.tags);
   return parts;
 }
 
@@ -133,6 +147,8 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
   for (const [key, Type] of Object.entries(COLUMN_TYPES))
     columns[key as keyof SoundColumns] = take(Type as Constructor<Typed>, header.size);
   const hashes = take(Uint32Array, header.size);
+  const tagStarts = take(Uint32Array, header.size + 1);
+  const soundTags = take(Uint32Array, header.soundTags);
   if (at > data.byteLength) return undefined;
   return {
     index: {
@@ -141,6 +157,9 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
       columns: columns as unknown as SoundColumns,
       keywords: header.keywords,
       maxPackId: header.maxPackId,
+      facetValues: header.facetValues,
+      tagNames: header.tags,
+      tagsBySound: { starts: tagStarts, tags: soundTags },
     },
     snapshot: header.snapshot,
     database: header.database,

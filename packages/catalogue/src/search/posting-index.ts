@@ -33,6 +33,33 @@ export interface SoundColumns {
   readonly packId: Int32Array;
   /** NaN = no tempo. */
   readonly bpm: Float32Array;
+  /** Facet columns: each a code into its list of `PostingIndexData.facetValues` (0 = no value). */
+  readonly category: Uint16Array;
+  readonly subcategory: Uint16Array;
+  readonly username: Uint32Array;
+  /** The pack as its `pack_grouping` value (`<id>_<name>`). */
+  readonly pack: Uint32Array;
+  readonly samplerate: Uint32Array;
+  readonly channels: Uint16Array;
+  readonly bitdepth: Uint16Array;
+}
+
+/** The per-sound columns that hold facet values by code. */
+export const FACET_COLUMNS = [
+  'category',
+  'subcategory',
+  'username',
+  'pack',
+  'samplerate',
+  'channels',
+  'bitdepth',
+] as const;
+export type FacetColumn = (typeof FACET_COLUMNS)[number];
+
+/** Each sound's tags, as indexes into `tagNames`: those of sound `id` are `tags[starts[id]] … tags[starts[id + 1] - 1]`. */
+export interface TagsBySound {
+  readonly starts: Uint32Array;
+  readonly tags: Uint32Array;
 }
 
 export interface PostingIndexData {
@@ -42,6 +69,12 @@ export interface PostingIndexData {
   /** Lower-cased license and type values; the columns hold their index. */
   readonly keywords: readonly string[];
   readonly maxPackId: number;
+  /** Per facet column, its values by code (`''` at code 0, no value); numbers in their decimal form. */
+  readonly facetValues: Readonly<Record<FacetColumn, readonly string[]>>;
+  /** The tags of the base lists, in `tags`' order: what `tagsBySound` indexes. */
+  readonly tagNames: readonly string[];
+  /** The tags of each sound of the base lists (a sound in the overlay: `overlay.tagsOf`). */
+  readonly tagsBySound: TagsBySound;
   /** The documents changed since the lists were built (live-posting-index.ts); none when absent. */
   readonly overlay?: PostingOverlay;
 }
@@ -58,6 +91,8 @@ export interface PostingOverlay {
   lexeme(name: string): PostingList | undefined;
   /** A tag's changed documents (ascending), or undefined when none holds it. */
   tag(name: string): Uint32Array | undefined;
+  /** The tags of a changed document (a masked id), or undefined when it has no document any more. */
+  tagsOf(id: number): readonly string[] | undefined;
 }
 
 const NO_IDS = new Uint32Array(0);
@@ -109,6 +144,8 @@ export interface PostingAnswer {
   readonly approximate?: boolean;
   /** The page's `scores` are to be read from PostgreSQL (ts_rank of several lexemes). */
   readonly scoresFromDatabase?: boolean;
+  /** Every match, ascending, when the search asks for facets (posting-facets.ts counts them). */
+  readonly matches?: Uint32Array;
 }
 
 /** A lexeme's score in one document of its list (0 when absent). */
@@ -396,6 +433,7 @@ export function searchPostingIndex(
     for (const id of matches) if (keep(id)) out[n++] = id;
     matches = out.subarray(0, n);
   }
+  const facets = search.facets ? { matches } : {};
   const c = index.columns;
   const ranked = search.sort === 'score';
   const single = lexemes.length === 1 && !empty;
@@ -422,16 +460,17 @@ export function searchPostingIndex(
   const order = orderOf(search.sort, c, score);
   const end = search.offset + search.limit;
   try {
-    if (search.groupByPack) return grouped(index, search, matches, order, score, single, lists);
+    if (search.groupByPack)
+      return { ...grouped(index, search, matches, order, score, single, lists), ...facets };
     if (ranked && !single && matches.length) {
       const rerank =
         matches.length <= RERANK_ALL
           ? matches
           : Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order));
-      return { count: matches.length, ids: [], scores: [], rerank };
+      return { count: matches.length, ids: [], scores: [], rerank, ...facets };
     }
     const page = topK(matches, end, order).slice(search.offset);
-    return { count: matches.length, ids: page, ...pageScores(page, lists, score, single) };
+    return { count: matches.length, ids: page, ...pageScores(page, lists, score, single), ...facets };
   } finally {
     // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
     if (score) for (const id of matches) score[id] = 0;

@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { compileTextQuery } from './compile-query.ts';
+import type { Facets } from './facets.ts';
 import type { SearchResult } from './page-statements.ts';
+import { postingFacets } from './posting-facets.ts';
 import { type PostingIndexData, postingIndexAnswers, searchPostingIndex } from './posting-index.ts';
 import { clauseLexemes } from './posting-index-load.ts';
 import type { PreparedSearch } from './prepare.ts';
@@ -35,7 +37,11 @@ export async function postingSearch(
     search,
     texts.map((t) => lexemeMemo.get(t) ?? []),
   );
-  const { rerank, scoresFromDatabase, ...result } = answer;
+  const { rerank, scoresFromDatabase, matches, ...counted } = answer;
+  // Counted now, from the index as it is before any statement below awaits (a catch-up may follow).
+  const facets: Facets | undefined =
+    matches && search.facets ? postingFacets(index, matches, search.facets) : undefined;
+  const result = facets ? { ...counted, facets } : counted;
   const rank = compileTextQuery(search.query, search.weights).rank;
   if (scoresFromDatabase) {
     const rows = (
@@ -58,5 +64,6 @@ export async function postingSearch(
     ids: rows.map((r) => r.id),
     scores: rows.map((r) => Number(r.score)),
     ...(rerank.length < answer.count ? { approximate: true } : {}),
+    ...(facets ? { facets } : {}),
   };
 }

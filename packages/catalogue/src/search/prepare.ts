@@ -1,5 +1,6 @@
 import type { PageRequest } from '../repositories/shared.ts';
 import { type SearchParameter, SearchSyntaxError } from './errors.ts';
+import { checkFacetRequest, type FacetRequest } from './facets.ts';
 import type { FilterNode } from './filter-ast.ts';
 import { parseFilter } from './filter-parser.ts';
 import {
@@ -36,6 +37,8 @@ export interface SearchRequest extends Partial<PageRequest> {
   now?: Date;
   /** Fixed-length descriptor names allowed in `descriptorsFilter`; unset = any well-formed name. */
   descriptorNames?: ReadonlySet<string>;
+  /** Facets to count over every match (issue 36); absent = none, and the answer carries none. */
+  facets?: FacetRequest;
 }
 
 /** The v1 `/api/sounds/search` parameters. */
@@ -61,6 +64,8 @@ export interface PreparedSearch extends Readonly<PageRequest> {
   readonly sortTarget?: SortTarget;
   readonly weights: FieldWeights;
   readonly groupByPack: boolean;
+  /** Facets to count over every match, beside the page. */
+  readonly facets?: FacetRequest;
 }
 
 export const MAX_PAGE_SIZE = 150;
@@ -104,6 +109,7 @@ export function prepareSearch(req: SearchRequest): PreparedSearch {
     groupByPack,
     limit: checkCount(req.limit ?? 15, 'page_size', Math.max(MAX_PAGE_SIZE, req.maxLimit ?? 0)),
     offset: checkOffset(req.offset ?? 0),
+    ...(req.facets ? { facets: checkFacetRequest(req.facets) } : {}),
   };
 }
 

@@ -113,6 +113,7 @@ export function searchEngine(
         limit: req.limit,
         maxLimit: req.maxLimit,
         offset: req.offset,
+        ...(req.facets ? { facets: req.facets } : {}),
       });
       const result =
         (await options.textIndex?.search(search, limitsOf(req))) ??
@@ -130,6 +131,7 @@ export function searchEngine(
               : {}),
           };
         }),
+        ...(result.facets ? { facets: result.facets } : {}),
       };
     },
 

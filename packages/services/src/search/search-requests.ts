@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '@earshot/catalogue';
+import type { FacetRequest, Facets, Page, PageRequest } from '@earshot/catalogue';
 import type { AnalysisTree } from '@earshot/core';
 
 /**
@@ -18,8 +18,8 @@ export interface Hit {
   distanceToTarget?: number | null;
 }
 
-/** One page of hits with the count of all of them. */
-export type Hits = Page<Hit>;
+/** One page of hits with the count of all of them (and the facets of all of them, when asked for). */
+export type Hits = Page<Hit> & { facets?: Facets };
 
 export interface TextSearchRequest extends PageRequest {
   query: string;
@@ -29,6 +29,8 @@ export interface TextSearchRequest extends PageRequest {
   groupByPack: boolean;
   /** The most `limit` may be (default the page size cap): a caller reading a whole result raises it. */
   maxLimit?: number;
+  /** Facets to count over every match (issue 36). */
+  facets?: FacetRequest;
   signal?: AbortSignal;
 }
 
