@@ -115,29 +115,25 @@ async function liveStart(dataDir: string): Promise<void> {
   console.log(JSON.stringify({ fromSnapshot, seconds, rss, heapUsed, sounds: index.stats()?.sounds }));
 }
 
+/** Runs this benchmark again in a child mode, in a fresh process, and reads the JSON line it ends with. */
+function childResult<T>(mode: string, value: string): T {
+  const out = execFileSync(
+    process.execPath,
+    [...process.execArgv, '--expose-gc', process.argv[1], '--sounds', String(sounds), mode, value],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return JSON.parse(out.trim().split('\n').at(-1) as string) as T;
+}
+
 /** The API's index start, twice in fresh processes: built from the catalogue (writing its snapshot), then from the snapshot. */
 function liveStartRows(): void {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-search-start-'));
   try {
     const child = () =>
-      JSON.parse(
-        execFileSync(
-          process.execPath,
-          [
-            ...process.execArgv,
-            '--expose-gc',
-            process.argv[1],
-            '--sounds',
-            String(sounds),
-            '--live-start',
-            dataDir,
-          ],
-          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-        )
-          .trim()
-          .split('\n')
-          .at(-1) as string,
-      ) as { fromSnapshot: boolean; seconds: number; rss: number; heapUsed: number; sounds: number };
+      childResult<{ fromSnapshot: boolean; seconds: number; rss: number; heapUsed: number; sounds: number }>(
+        '--live-start',
+        dataDir,
+      );
     const loadBefore = load();
     const built = child();
     const snapshotBytes = fs.statSync(path.join(dataDir, 'search-index', 'posting-index.bin')).size;
@@ -219,25 +215,7 @@ async function embeddedRows(): Promise<void> {
     await seed.close();
   }
   fs.rmSync(path.join(embeddedDir, 'search-index'), { recursive: true, force: true });
-  const child = (index: boolean) =>
-    JSON.parse(
-      execFileSync(
-        process.execPath,
-        [
-          ...process.execArgv,
-          '--expose-gc',
-          process.argv[1],
-          '--sounds',
-          String(sounds),
-          '--embedded-start',
-          index ? 'on' : 'off',
-        ],
-        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-      )
-        .trim()
-        .split('\n')
-        .at(-1) as string,
-    ) as EmbeddedStart;
+  const child = (index: boolean) => childResult<EmbeddedStart>('--embedded-start', index ? 'on' : 'off');
   const rounds = Number(arg('rounds', '2'));
   const loadBefore = load();
   const runs: { name: string; r: EmbeddedStart }[] = [];
