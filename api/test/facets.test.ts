@@ -108,7 +108,7 @@ describe.each(backends)('facets of /apiv2/search/text/ on %s', (backend) => {
     });
   });
 
-  it('refuses unknown facets, bad limits and facets on a similarity search with a 400 that says why', async () => {
+  it('refuses unknown facets, bad limits and facets on a similarity search or a cursor walk with a 400 that says why', async () => {
     const unknown = await search({ query: 'drum', facets: 'tags,colour' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.detail).toMatch(/facets.*unknown facet "colour".*tags, license, type, category/);
@@ -121,6 +121,9 @@ describe.each(backends)('facets of /apiv2/search/text/ on %s', (backend) => {
     const similar = await search({ similar_to: String(s.seeded.ids.bd_808), facets: 'tags' });
     expect(similar.status).toBe(400);
     expect(similar.body.detail).toMatch(/similar_to/);
+    const walk = await search({ query: 'drum', facets: 'tags', cursor: '*' });
+    expect(walk.status).toBe(400);
+    expect(walk.body.detail).toMatch(/cursor/);
   });
 
   it('describes facets and facet_limit in the OpenAPI document', async () => {
