@@ -46,18 +46,67 @@ export async function suggestTags(db: Db, prefix: string, limit: number): Promis
 }
 
 /**
- * Names of public sounds starting with `prefix` (case-insensitive), the most downloaded first, each
- * name once (in the spelling of its most downloaded sound), at most `limit`. The planner walks the
- * downloads index for a common prefix (the first matches are soon met) and the name index for a rare
- * one (few matches to sort): both a few milliseconds at 1M sounds. Twice `limit` sounds are read,
- * so a name shared by many popular sounds can leave fewer than `limit` names.
+ * How much the name completions read: `range`, sounds in name order from the start of a prefix's
+ * range (all of a rarer prefix's); `popular`, the most downloaded sounds, among which a common
+ * prefix's completions are looked for.
  */
-export async function suggestSoundNames(db: Db, prefix: string, limit: number): Promise<NameSuggestion[]> {
-  const { rows } = await sql<{ name: string; num_downloads: number }>`
-    select name, num_downloads from sound_search
-    where ${range(sql`(lower(name) collate "C")`, prefix)}
+export interface NameReads {
+  range: number;
+  popular: number;
+}
+
+const NAME_READS: NameReads = { range: 5_000, popular: 20_000 };
+
+interface NameRow {
+  name: string;
+  num_downloads: number;
+  id: number;
+}
+
+/**
+ * Names of public sounds starting with `prefix` (case-insensitive), the most downloaded first, each
+ * name once (in the spelling of its most downloaded sound), at most `limit`. Two bounded reads, each
+ * an index-only scan (migration `*-suggest-covering`), so no prefix costs more than a few ms at 1M:
+ * - the prefix's range in name order, at most `reads.range` sounds: when the range holds no more,
+ *   that is every sound with the prefix, and the ranking is exact;
+ * - else the prefix's sounds among the `reads.popular` most downloaded: when they are 2 × `limit`,
+ *   the ranking is exact too (every other sound with the prefix has no more downloads).
+ * A prefix with more than `reads.range` sounds but fewer than 2 × `limit` among the most
+ * downloaded gets the best of both reads: its most downloaded sounds among those first in name
+ * order may be missed. Twice `limit` sounds are kept, so a name shared by many popular sounds can
+ * leave fewer than `limit` names.
+ */
+export async function suggestSoundNames(
+  db: Db,
+  prefix: string,
+  limit: number,
+  reads: NameReads = NAME_READS,
+): Promise<NameSuggestion[]> {
+  const wanted = limit * 2;
+  const inRange = range(sql`(lower(name) collate "C")`, prefix);
+  const ranged = await sql<NameRow & { read: number }>`
+    select name, num_downloads, id, count(*) over ()::int as read from (
+      select name, num_downloads, id from sound_search where ${inRange}
+      order by (lower(name) collate "C") limit ${reads.range}
+    ) r
     order by num_downloads desc, id
-    limit ${limit * 2}`.execute(db);
+    limit ${wanted}`.execute(db);
+  let rows: NameRow[] = ranged.rows;
+  if ((ranged.rows[0]?.read ?? 0) >= reads.range) {
+    const popular = await sql<NameRow>`
+      select name, num_downloads, id from (
+        select name, num_downloads, id from sound_search order by num_downloads desc, id limit ${reads.popular}
+      ) p
+      where ${inRange}
+      order by num_downloads desc, id
+      limit ${wanted}`.execute(db);
+    rows =
+      popular.rows.length >= wanted
+        ? popular.rows
+        : [...new Map([...popular.rows, ...ranged.rows].map((r) => [r.id, r])).values()]
+            .sort((a, b) => Number(b.num_downloads) - Number(a.num_downloads) || Number(a.id) - Number(b.id))
+            .slice(0, wanted);
+  }
   const seen = new Set<string>();
   const names: NameSuggestion[] = [];
   for (const r of rows) {
