@@ -9,7 +9,6 @@
 // (p50 / p99, and their ratios: target ≤ 2×), and whether the index's facets equal PostgreSQL's.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import {
   FACET_NAMES,
   type FacetName,
@@ -25,6 +24,7 @@ import {
 import { createLogger, loadConfig } from '@earshot/common';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
+import { loadAverage as load, quantile } from './load-and-quantiles.ts';
 import {
   realisticSearches,
   searchRequest,
@@ -42,16 +42,7 @@ const reps = Number(arg('reps', '3'));
 const { dbUrl } = apiBenchDatabase(sounds);
 
 const unbounded = { budgetMs: Number.POSITIVE_INFINITY };
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' / ');
 
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-}
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 
 /** Bytes the facets add to the index: the facet columns and each sound's tag list. */

@@ -33,6 +33,7 @@ import { searchIndexSnapshotStore } from '@earshot/services';
 import { sql } from 'kysely';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
+import { loadAverage as load, quantile } from './load-and-quantiles.ts';
 import {
   realisticSearches,
   searchRequest,
@@ -48,18 +49,9 @@ const { dbUrl } = apiBenchDatabase(sounds);
 
 // Searches take what the database needs (the API stops them at its budget, a 409).
 const unbounded = { budgetMs: Number.POSITIVE_INFINITY };
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' / ');
 const kindOf = (q: TextSearch) =>
   q.query.startsWith('"') ? 'phrase' : q.filter ? 'filtered + sorted' : q.groupByPack ? 'grouped' : 'plain';
 
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-}
 const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 
 /** The bytes of the index's typed arrays (each buffer once: posting lists share theirs). */
