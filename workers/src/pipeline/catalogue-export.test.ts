@@ -1,21 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import {
-  acquireTaskLease,
-  type Catalogue,
-  editSound,
-  lastSoundChange,
-  releaseTaskLease,
-} from '@earshot/catalogue';
+import { acquireTaskLease, editSound, lastSoundChange, releaseTaskLease } from '@earshot/catalogue';
 import { insertSeedSound } from '@earshot/catalogue/testing';
-import type { Logger } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import { EXPORT_TASK, exportsDir, latestExport, runCatalogueExport } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
-import { pipelineTestEnv } from '../testing/pipeline-env.ts';
-import { ServerDatabase } from '../testing/server-database.ts';
+import { type RunnerBackend, runnerBackends } from '../testing/runner-backends.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 
 /**
@@ -28,29 +20,13 @@ import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 const redisUrl = await testService('redis');
 const postgresUrl = await testService('postgres');
 
-interface Backend {
-  dataDir: string;
-  catalogue: Catalogue;
-  logger: Logger;
-  user(name: string): Promise<number>;
-  dispose(): Promise<void>;
-}
-
-const setups: Array<[string, string | undefined, () => Promise<Backend>, boolean]> = [
-  ['in-process runner, embedded PGlite', undefined, () => pipelineTestEnv('export'), true],
-  [
-    'BullMQ runner, PostgreSQL server',
-    redisUrl,
-    async () => ServerDatabase.create(postgresUrl ?? '', 'export_job'),
-    !!redisUrl && !!postgresUrl,
-  ],
-];
+const setups = runnerBackends('export_job', redisUrl, postgresUrl);
 
 const ORIGIN = 'https://sounds.example.org';
 const SETTLE_MS = 400;
 
 describe.each(setups)('the automatic bulk export with the %s', (_, redis, open, available) => {
-  let backend: Backend;
+  let backend: RunnerBackend;
   const services: JobRunnerService[] = [];
   const prefix = uniquePrefix('export');
   const ids: number[] = [];

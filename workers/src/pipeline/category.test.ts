@@ -1,37 +1,17 @@
-import { type Catalogue, getSimilarityVector } from '@earshot/catalogue';
-import type { Logger } from '@earshot/common';
+import { getSimilarityVector } from '@earshot/catalogue';
 import { testService } from '@earshot/common/testing';
 import { CATEGORY_SPACE, estimateCategory, parseCategoryModel } from '@earshot/core';
 import { realSampleFile } from '@earshot/fixtures';
 import { SoundIntake } from '@earshot/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobRunner, type JobRunnerService } from '../job-runner.ts';
-import { pipelineTestEnv } from '../testing/pipeline-env.ts';
-import { ServerDatabase } from '../testing/server-database.ts';
+import { type RunnerBackend, runnerBackends } from '../testing/runner-backends.ts';
 import { dropQueue, uniquePrefix, waitFor } from '../testing/wait.ts';
 
 const redisUrl = await testService('redis');
 const postgresUrl = await testService('postgres');
 
-interface Backend {
-  dataDir: string;
-  catalogue: Catalogue;
-  logger: Logger;
-  user(name: string): Promise<number>;
-  dispose(): Promise<void>;
-}
-
-// Both runners, and both database backends: the embedded one with the in-process runner (`earshot
-// serve` alone), the PostgreSQL server with BullMQ workers (a deployment).
-const setups: Array<[string, string | undefined, () => Promise<Backend>, boolean]> = [
-  ['in-process runner, embedded PGlite', undefined, () => pipelineTestEnv('category'), true],
-  [
-    'BullMQ runner, PostgreSQL server',
-    redisUrl,
-    async () => ServerDatabase.create(postgresUrl ?? '', 'category'),
-    !!redisUrl && !!postgresUrl,
-  ],
-];
+const setups = runnerBackends('category', redisUrl, postgresUrl);
 
 // Real CC0 recordings (fixtures/src/sample-categories.ts): kicks and ambient drones labelled by
 // their uploaders, then sounds uploaded without a category.
@@ -45,7 +25,7 @@ const LABELLED: Array<[string, { category: string; subcategory: string }]> = [
 ];
 
 describe.each(setups)('the automatic category with the %s', (_, redis, open, available) => {
-  let backend: Backend;
+  let backend: RunnerBackend;
   let service: JobRunnerService;
   let intake: SoundIntake;
   let uploader: number;
