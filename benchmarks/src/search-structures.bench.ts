@@ -57,7 +57,12 @@ const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 /** The bytes of the index's typed arrays (each buffer once: posting lists share theirs). */
 function indexBytes(index: PostingIndexData): number {
   const buffers = new Set<ArrayBufferLike>();
-  for (const list of index.lexemes.values()) buffers.add(list.ids.buffer).add(list.scores.buffer);
+  for (const list of index.lexemes.values())
+    buffers
+      .add(list.ids.buffer)
+      .add(list.scores.buffer)
+      .add(list.positions.first.buffer)
+      .add(list.positions.more.buffer);
   for (const ids of index.tags.values()) buffers.add(ids.buffer);
   for (const column of Object.values(index.columns)) buffers.add((column as Uint8Array).buffer);
   let bytes = 0;

@@ -1,3 +1,4 @@
+import { encodePositions } from './multi-lexeme-rank.ts';
 import {
   type PostingIndexData,
   type PostingList,
@@ -9,12 +10,20 @@ import {
   type DocumentRow,
   emptyColumns,
   FacetCodes,
+  GrowingUint16,
   keywordOf,
   type LoadedPostingIndex,
   readTsvector,
   textHash,
   writeColumns,
 } from './posting-index-load.ts';
+
+/** A changed document's posting of one lexeme: its own score and its positions. */
+interface OverlayPosting {
+  readonly score: number;
+  readonly positions: readonly number[];
+  readonly bare: boolean;
+}
 
 /** What a changed document contributed to the overlay, to take it out when it changes again. */
 interface OverlayDocument {
@@ -38,7 +47,7 @@ export class LivePostingIndex {
   private readonly keywords: string[];
   private readonly facets: FacetCodes;
   private readonly docs = new Map<number, OverlayDocument>();
-  private readonly lexemes = new Map<string, Map<number, number>>();
+  private readonly lexemes = new Map<string, Map<number, OverlayPosting>>();
   private readonly tags = new Map<string, Set<number>>();
   /** Sorted lists of the overlay, made when a search asks, dropped when the lexeme or tag changes. */
   private readonly sortedLexemes = new Map<string, PostingList>();
@@ -149,14 +158,14 @@ export class LivePostingIndex {
 
   private add(row: DocumentRow): void {
     const lexemes: string[] = [];
-    readTsvector(row.tsv, (lexeme, classes) => {
+    readTsvector(row.tsv, (lexeme, positions, bare) => {
       lexemes.push(lexeme);
       let postings = this.lexemes.get(lexeme);
       if (!postings) {
         postings = new Map();
         this.lexemes.set(lexeme, postings);
       }
-      postings.set(row.id, singleLexemeRank(classes));
+      postings.set(row.id, { score: singleLexemeRank(positions), positions: [...positions], bare });
       this.sortedLexemes.delete(lexeme);
     });
     const tags = [...new Set(row.tags)];
@@ -178,8 +187,15 @@ export class LivePostingIndex {
     const postings = this.lexemes.get(name);
     if (!postings) return undefined;
     const ids = Uint32Array.from(postings.keys()).sort();
-    const scores = Float32Array.from(ids, (id) => postings.get(id) as number);
-    list = { ids, scores };
+    const scores = new Float32Array(ids.length);
+    const first = new Uint32Array(ids.length);
+    const more = new GrowingUint16(16);
+    for (const [i, id] of ids.entries()) {
+      const posting = postings.get(id) as OverlayPosting;
+      scores[i] = posting.score;
+      first[i] = encodePositions(posting.positions, posting.bare, more);
+    }
+    list = { ids, scores, positions: { first, more: more.array() } };
     this.sortedLexemes.set(name, list);
     return list;
   }

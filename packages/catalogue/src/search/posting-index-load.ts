@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { encodePositions } from './multi-lexeme-rank.ts';
 import {
   FACET_COLUMNS,
   type FacetColumn,
@@ -12,16 +13,18 @@ import { SEARCH_TABLE } from './search-schema.ts';
 /** Sounds read per statement while loading. */
 const BATCH = 25_000;
 
-/** Appends (key, id, score) triples into growing typed arrays, then groups them by key. */
+/** Appends (key, id, score, positions) postings into growing typed arrays, then groups them by key. */
 class PostingsBuilder {
   private keys = new Uint32Array(1 << 20);
   private ids = new Uint32Array(1 << 20);
   private scores = new Float32Array(1 << 20);
+  private firsts = new Uint32Array(1 << 20);
+  private readonly more = new GrowingUint16();
   private n = 0;
   readonly names = new Map<string, number>();
 
-  /** Adds a posting; returns the name's key (its place in the built map). */
-  add(name: string, id: number, score: number): number {
+  /** Adds a posting (its positions as readTsvector gives them); returns the name's key (its place in the built map). */
+  add(name: string, id: number, score: number, positions: readonly number[], bare: boolean): number {
     let key = this.names.get(name);
     if (key === undefined) {
       key = this.names.size;
@@ -31,47 +34,76 @@ class PostingsBuilder {
     this.keys[this.n] = key;
     this.ids[this.n] = id;
     this.scores[this.n] = score;
+    this.firsts[this.n] = encodePositions(positions, bare, this.more);
     this.n++;
     return key;
   }
 
   private grow(): void {
     const size = this.keys.length * 2;
-    const keys = new Uint32Array(size);
-    keys.set(this.keys);
-    const ids = new Uint32Array(size);
-    ids.set(this.ids);
-    const scores = new Float32Array(size);
-    scores.set(this.scores);
-    this.keys = keys;
-    this.ids = ids;
-    this.scores = scores;
+    const grown = <T extends Uint32Array | Float32Array>(a: T, Type: { new (n: number): T }): T => {
+      const b = new Type(size);
+      b.set(a);
+      return b;
+    };
+    this.keys = grown(this.keys, Uint32Array);
+    this.ids = grown(this.ids, Uint32Array);
+    this.scores = grown(this.scores, Float32Array);
+    this.firsts = grown(this.firsts, Uint32Array);
   }
 
-  /** Each name's ids in the order they were added (ascending when added by ascending id). */
+  /** Each name's postings in the order they were added (ascending when added by ascending id). */
   build(): Map<string, PostingList> {
     const counts = new Uint32Array(this.names.size + 1);
     for (let i = 0; i < this.n; i++) counts[this.keys[i] + 1]++;
     for (let k = 1; k < counts.length; k++) counts[k] += counts[k - 1];
     const ids = new Uint32Array(this.n);
     const scores = new Float32Array(this.n);
+    const firsts = new Uint32Array(this.n);
     const next = counts.slice(0, this.names.size);
     for (let i = 0; i < this.n; i++) {
       const at = next[this.keys[i]]++;
       ids[at] = this.ids[i];
       scores[at] = this.scores[i];
+      firsts[at] = this.firsts[i];
     }
+    const more = this.more.array();
     const out = new Map<string, PostingList>();
     for (const [name, key] of this.names)
       out.set(name, {
         ids: ids.subarray(counts[key], counts[key + 1]),
         scores: scores.subarray(counts[key], counts[key + 1]),
+        positions: { first: firsts.subarray(counts[key], counts[key + 1]), more },
       });
     return out;
   }
 
   get size(): number {
     return this.n;
+  }
+}
+
+/** A growing array of 16-bit values: `push` returns the value's index. */
+export class GrowingUint16 {
+  private values: Uint16Array;
+  length = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.values = new Uint16Array(capacity);
+  }
+
+  push(v: number): number {
+    if (this.length === this.values.length) {
+      const values = new Uint16Array(this.values.length * 2);
+      values.set(this.values);
+      this.values = values;
+    }
+    this.values[this.length] = v;
+    return this.length++;
+  }
+
+  array(): Uint16Array {
+    return this.values.slice(0, this.length);
   }
 }
 
@@ -97,10 +129,15 @@ class GrowingIds {
 
 /**
  * Reads a tsvector's text form (`'lexeme':1A,4 'other':2B`) and calls `each` with every lexeme and
- * its positions' weight class codes, in position order (the array is reused between calls).
+ * its positions as PostgreSQL's WordEntryPos (position | weight class code << 14, A = 3 … D = 0),
+ * in position order; a lexeme stored without positions (`bare`) gets PostgreSQL's stand-in, the
+ * last position with class D. The array is reused between calls.
  */
-export function readTsvector(text: string, each: (lexeme: string, classes: number[]) => void): void {
-  const classes: number[] = [];
+export function readTsvector(
+  text: string,
+  each: (lexeme: string, positions: number[], bare: boolean) => void,
+): void {
+  const positions: number[] = [];
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -116,27 +153,37 @@ export function readTsvector(text: string, each: (lexeme: string, classes: numbe
     if (lexeme.includes("'") || lexeme.includes('\\'))
       lexeme = lexeme.replace(/''/g, "'").replace(/\\(.)/g, '$1');
     i = close + 1;
-    classes.length = 0;
-    if (text.charCodeAt(i) === 58) {
+    positions.length = 0;
+    const bare = text.charCodeAt(i) !== 58;
+    if (!bare) {
       i++;
       for (;;) {
         let c = text.charCodeAt(i);
-        while (c >= 48 && c <= 57) c = text.charCodeAt(++i);
-        // A = 65 → 3, B → 2, C → 1, D (or no letter) → 0.
-        if (c >= 65 && c <= 68) {
-          classes.push(68 - c);
+        let position = 0;
+        while (c >= 48 && c <= 57) {
+          position = position * 10 + (c - 48);
           c = text.charCodeAt(++i);
-        } else classes.push(0);
+        }
+        // A = 65 → 3, B → 2, C → 1, D (or no letter) → 0.
+        let weight = 0;
+        if (c >= 65 && c <= 68) {
+          weight = 68 - c;
+          c = text.charCodeAt(++i);
+        }
+        positions.push(position | (weight << 14));
         if (c !== 44) break;
         i++;
       }
-    } else {
-      // A lexeme stripped of positions ranks as one position of class D (PostgreSQL's POSNULL).
-      classes.push(0);
-    }
-    each(lexeme, classes);
+    } else positions.push(BARE_POSITION);
+    each(lexeme, positions, bare);
   }
 }
+
+/** A tag's posting has no place in a text: the tag builder stores this one position and drops it. */
+const NO_TEXT_POSITION = [0];
+
+/** Where PostgreSQL puts a lexeme stored without positions when it ranks several (MAXENTRYPOS - 1, class D). */
+const BARE_POSITION = (1 << 14) - 1;
 
 /** One visible sound's search document as the index reads it. */
 export interface DocumentRow {
@@ -344,15 +391,18 @@ export async function loadPostingIndexSince(
       const id = r.id;
       writeColumns(columns, r, keyword, facets);
       hashes[id] = textHash(r);
-      readTsvector(r.tsv, (lexeme, classes) => lexemes.add(lexeme, id, singleLexemeRank(classes)));
+      readTsvector(r.tsv, (lexeme, positions, bare) =>
+        lexemes.add(lexeme, id, singleLexemeRank(positions), positions, bare),
+      );
       while (filled <= id) tagStarts[filled++] = soundTags.length;
-      for (const tag of new Set(r.tags)) soundTags.push(tags.add(tag, id, 0));
+      for (const tag of new Set(r.tags)) soundTags.push(tags.add(tag, id, 0, NO_TEXT_POSITION, false));
     }
     read += rows.length;
     progress?.(read, bounds.n);
   }
   while (filled <= size) tagStarts[filled++] = soundTags.length;
   const tagLists = new Map<string, Uint32Array>();
+  // Tags keep ids only: their lists' scores and positions are dropped here.
   for (const [tag, list] of tags.build()) tagLists.set(tag, list.ids);
   return {
     index: {

@@ -1,5 +1,6 @@
+import { MANY_POSITIONS, type Positions } from './multi-lexeme-rank.ts';
 import type { FacetColumn, PostingList, SoundColumns } from './posting-index.ts';
-import type { LoadedPostingIndex } from './posting-index-load.ts';
+import { GrowingUint16, type LoadedPostingIndex } from './posting-index-load.ts';
 
 /**
  * A loaded posting index as bytes and back (issue 33's start-up): the lists, the columns and the
@@ -10,8 +11,11 @@ import type { LoadedPostingIndex } from './posting-index-load.ts';
  */
 
 const MAGIC = 'ESPI';
-/** 2: the facet columns and each sound's tags (issue 36); a snapshot of format 1 means a build. */
-const FORMAT = 2;
+/**
+ * 2: the facet columns and each sound's tags (issue 36); 3: each posting's positions (the exact
+ * rank of several words). A snapshot of an earlier format means a build.
+ */
+const FORMAT = 3;
 
 const COLUMN_TYPES = {
   present: Uint8Array,
@@ -45,6 +49,8 @@ interface Header {
   lexemes: string[];
   tags: string[];
   postings: number;
+  /** The 16-bit values of the postings that have several positions (Positions.more). */
+  morePositions: number;
   tagPostings: number;
   facetValues: Record<FacetColumn, readonly string[]>;
   soundTags: number;
@@ -59,6 +65,7 @@ export function encodePostingIndex(loaded: LoadedPostingIndex): Uint8Array[] {
   const tagLists = tags.map((t) => index.tags.get(t) as Uint32Array);
   const postings = lists.reduce((n, l) => n + l.ids.length, 0);
   const tagPostings = tagLists.reduce((n, l) => n + l.length, 0);
+  const positions = onePositionStore(lists, postings);
   const header: Header = {
     format: FORMAT,
     snapshot: loaded.snapshot,
@@ -69,6 +76,7 @@ export function encodePostingIndex(loaded: LoadedPostingIndex): Uint8Array[] {
     lexemes,
     tags,
     postings,
+    morePositions: positions.more.length,
     tagPostings,
     facetValues: index.facetValues,
     soundTags: index.tagsBySound.tags.length,
@@ -102,6 +110,8 @@ export function encodePostingIndex(loaded: LoadedPostingIndex): Uint8Array[] {
       lists.map((l) => l.scores),
     ),
   );
+  push(positions.first);
+  push(positions.more);
   push(offsets(tagLists.map((l) => l.length)));
   push(concat(Uint32Array, tagPostings, tagLists));
   for (const key of Object.keys(COLUMN_TYPES) as (keyof SoundColumns)[]) push(index.columns[key]);
@@ -132,6 +142,8 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
   const lexemeOffsets = take(Uint32Array, header.lexemes.length + 1);
   const ids = take(Uint32Array, header.postings);
   const scores = take(Float32Array, header.postings);
+  const first = take(Uint32Array, header.postings);
+  const more = take(Uint16Array, header.morePositions);
   const tagOffsets = take(Uint32Array, header.tags.length + 1);
   const tagIds = take(Uint32Array, header.tagPostings);
   const lexemes = new Map<string, PostingList>();
@@ -139,6 +151,7 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
     lexemes.set(name, {
       ids: ids.subarray(lexemeOffsets[i], lexemeOffsets[i + 1]),
       scores: scores.subarray(lexemeOffsets[i], lexemeOffsets[i + 1]),
+      positions: { first: first.subarray(lexemeOffsets[i], lexemeOffsets[i + 1]), more },
     });
   const tags = new Map<string, Uint32Array>();
   for (const [i, name] of header.tags.entries())
@@ -165,6 +178,29 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
     database: header.database,
     hashes,
   };
+}
+
+/**
+ * The lists' positions in one `first` array (in the lists' order) and one `more` store: lists read
+ * from different stores (a build shares one, an overlay has its own) get their offsets rewritten.
+ */
+function onePositionStore(lists: readonly PostingList[], postings: number): Positions {
+  const first = new Uint32Array(postings);
+  const more = new GrowingUint16();
+  let at = 0;
+  for (const list of lists) {
+    const { first: from, more: source } = list.positions;
+    for (let i = 0; i < from.length; i++, at++) {
+      const v = from[i];
+      if (v < MANY_POSITIONS) first[at] = v;
+      else {
+        const k = v - MANY_POSITIONS;
+        first[at] = MANY_POSITIONS + more.push(source[k]);
+        for (let j = 1; j <= source[k]; j++) more.push(source[k + j]);
+      }
+    }
+  }
+  return { first, more: more.array() };
 }
 
 function padding(at: number): Uint8Array {

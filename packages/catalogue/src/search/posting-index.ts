@@ -1,4 +1,5 @@
 import type { FilterNode } from './filter-ast.ts';
+import { type Positions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
 import type { PreparedSearch } from './prepare.ts';
 
 /**
@@ -12,10 +13,11 @@ import type { PreparedSearch } from './prepare.ts';
  * truth: the index is derived from `sound_search` (posting-index-load.ts).
  */
 
-/** One lexeme's documents: ascending ids, and the lexeme's score in each (ts_rank of it alone). */
+/** One lexeme's documents: ascending ids, the lexeme's score in each (ts_rank of it alone) and its positions there. */
 export interface PostingList {
   readonly ids: Uint32Array;
   readonly scores: Float32Array;
+  readonly positions: Positions;
 }
 
 /** Per-sound columns, indexed by sound id (absent sounds hold `present[id] = 0`). */
@@ -127,7 +129,7 @@ function tagIds(index: PostingIndexData, tag: string): Uint32Array {
   return mergeDisjoint(base, index.overlay?.tag(tag) ?? NO_IDS);
 }
 
-/** What the index found: the exact count and the page's ids, or the ranked candidates to rerank. */
+/** What the index found: the exact count, the page's ids and their ts_rank. */
 export interface PostingAnswer {
   /** Matches, or groups when grouped by pack. */
   readonly count: number;
@@ -135,15 +137,11 @@ export interface PostingAnswer {
   readonly scores: number[];
   readonly packGroups?: ({ packId: number; count: number } | null)[];
   /**
-   * Set when the page's order needs ts_rank of several lexemes (it depends on their positions):
-   * the candidates to rank exactly (every match when there are at most `RERANK_ALL`, else the best
-   * `RERANK_POOL` by the sum of the lexemes' own scores). `ids` is then empty.
+   * A relevance page of several words with more than RERANK_ALL matches: ranked exactly among the
+   * best RERANK_POOL by the sum of the words' own scores, or (grouped) its representatives chosen
+   * by that sum.
    */
-  readonly rerank?: Uint32Array;
-  /** The groups' representatives were chosen by the sum of the words' scores, not by ts_rank. */
   readonly approximate?: boolean;
-  /** The page's `scores` are to be read from PostgreSQL (ts_rank of several lexemes). */
-  readonly scoresFromDatabase?: boolean;
   /** Every match, ascending, when the search asks for facets (posting-facets.ts counts them). */
   readonly matches?: Uint32Array;
 }
@@ -160,10 +158,10 @@ function scoreIn(list: PostingList, id: number): number {
   return list.ids[lo] === id ? list.scores[lo] : 0;
 }
 
-/** Matches of a several-word query ranked exactly (by PostgreSQL) when there are at most this many. */
-export const RERANK_ALL = 2000;
+/** Matches of a several-word relevance search that are all ranked exactly, at most. */
+export const RERANK_ALL = 20_000;
 /** Above RERANK_ALL, the candidates by the sum of the words' own scores that are ranked exactly. */
-export const RERANK_POOL = 300;
+export const RERANK_POOL = 2_000;
 
 /** ts_rank's default weights by weight class code (D = 0 … A = 3), as compile-query's defaults. */
 export const DEFAULT_CLASS_WEIGHTS = [0.25, 0.5, 0.75, 1] as const;
@@ -171,18 +169,18 @@ export const DEFAULT_CLASS_WEIGHTS = [0.25, 0.5, 0.75, 1] as const;
 /**
  * ts_rank of one lexeme in one document (PostgreSQL's calc_rank_or with one query item), in
  * float4 as PostgreSQL computes it: `positions` are the lexeme's positions in the document in
- * order, `classes` their weight class codes.
+ * order, as WordEntryPos (the weight class code above the 14 bits of the position).
  */
 export function singleLexemeRank(
-  classes: ArrayLike<number>,
+  positions: ArrayLike<number>,
   weights: readonly number[] = DEFAULT_CLASS_WEIGHTS,
 ) {
   const f = Math.fround;
   let resj = 0;
   let wjm = -1;
   let jm = 0;
-  for (let j = 0; j < classes.length; j++) {
-    const w = f(weights[classes[j]]);
+  for (let j = 0; j < positions.length; j++) {
+    const w = f(weights[positions[j] >> 14]);
     resj = f(resj + f(w / ((j + 1) * (j + 1))));
     if (w > wjm) {
       wjm = w;
@@ -438,42 +436,136 @@ export function searchPostingIndex(
   const ranked = search.sort === 'score';
   const single = lexemes.length === 1 && !empty;
   const lists: Scored = { base: baseLists, overlay: overlayLists, masked: overlay?.masked };
-  // Scores: exact for one lexeme; for several, the sum of each one's own score (the rerank order).
+  const several = !single && !empty && matches.length > 0;
+  const ranker = several ? new ExactRanker(lexemes, lists) : undefined;
+  // Scores: exact for one lexeme, and for several when every match is ranked exactly; above
+  // RERANK_ALL matches, the sum of each one's own score (the order the candidates are taken in).
   let score: Float64Array | null = null;
+  const exact = single || (several && matches.length <= RERANK_ALL);
   if (ranked && !empty && matches.length) {
     score = scratchOf(index).score;
-    const masked = overlay?.masked;
-    for (const [k, list] of baseLists.entries()) {
-      // Both lists ascend: one merge pass adds the list's scores of the matches.
-      let j = 0;
-      if (list)
-        for (const id of matches) {
-          if (masked && masked[id] === 1) continue;
-          while (list.ids[j] < id) j++;
-          score[id] += list.scores[j];
-        }
-      const changed = overlayLists[k];
-      if (changed)
-        for (const id of matches) if (masked && masked[id] === 1) score[id] += scoreIn(changed, id);
-    }
+    if (ranker && exact) ranker.rankInto(matches, score);
+    else addOwnScores(score, matches, lists);
   }
   const order = orderOf(search.sort, c, score);
   const end = search.offset + search.limit;
+  const scoresOf = (page: number[]): number[] => {
+    if (score && exact) return page.map((id) => score[id]);
+    if (ranker) return ranker.ranksOf(page);
+    return page.map((id) => {
+      const list = lists.masked?.[id] === 1 ? lists.overlay[0] : lists.base[0];
+      return list ? scoreIn(list, id) : 0;
+    });
+  };
   try {
     if (search.groupByPack)
-      return { ...grouped(index, search, matches, order, score, single, lists), ...facets };
-    if (ranked && !single && matches.length) {
-      const rerank =
-        matches.length <= RERANK_ALL
-          ? matches
-          : Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order));
-      return { count: matches.length, ids: [], scores: [], rerank, ...facets };
+      return {
+        ...grouped(index, search, matches, order, scoresOf),
+        ...(ranked && !exact ? { approximate: true } : {}),
+        ...facets,
+      };
+    if (ranked && !exact && score) {
+      // The best by the summed scores, ranked exactly; the page is their best.
+      const pool = Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order)).sort();
+      (ranker as ExactRanker).rankInto(pool, score);
+      const page = topK(pool, end, order).slice(search.offset);
+      return { count: matches.length, ids: page, scores: scoresOf(page), approximate: true, ...facets };
     }
     const page = topK(matches, end, order).slice(search.offset);
-    return { count: matches.length, ids: page, ...pageScores(page, lists, score, single), ...facets };
+    return { count: matches.length, ids: page, scores: scoresOf(page), ...facets };
   } finally {
     // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
     if (score) for (const id of matches) score[id] = 0;
+  }
+}
+
+/** Adds each lexeme's own score of every match (the order a large several-word relevance page is taken in). */
+function addOwnScores(score: Float64Array, matches: Uint32Array, lists: Scored): void {
+  const masked = lists.masked;
+  for (const [k, list] of lists.base.entries()) {
+    // Both lists ascend: one merge pass adds the list's scores of the matches.
+    let j = 0;
+    if (list)
+      for (const id of matches) {
+        if (masked && masked[id] === 1) continue;
+        while (list.ids[j] < id) j++;
+        score[id] += list.scores[j];
+      }
+    const changed = lists.overlay[k];
+    if (changed) for (const id of matches) if (masked && masked[id] === 1) score[id] += scoreIn(changed, id);
+  }
+}
+
+/** The first index of ascending `ids` at or after `from` whose id is at least `v` (galloping). */
+function seek(ids: Uint32Array, v: number, from: number): number {
+  let lo = from;
+  let step = 1;
+  let hi = lo;
+  while (hi < ids.length && ids[hi] < v) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > ids.length) hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * ts_rank of several lexemes in the documents that hold them all, from the lists' positions
+ * (multi-lexeme-rank.ts): each document's positions are read from its base list, or from the
+ * overlay's when it changed since the lists were built.
+ */
+class ExactRanker {
+  private readonly slots: number[];
+  private readonly scratch: RankScratch;
+
+  constructor(
+    lexemes: readonly string[],
+    private readonly lists: Scored,
+  ) {
+    const ordered = rankOrder(lexemes);
+    this.slots = lexemes.map((l) => ordered.indexOf(l));
+    this.scratch = new RankScratch(lexemes.length, DEFAULT_CLASS_WEIGHTS);
+  }
+
+  /** Writes the rank of each of `ids` (ascending) into `out[id]`. */
+  rankInto(ids: ArrayLike<number>, out: Float64Array): void {
+    const { base, overlay, masked } = this.lists;
+    const at = new Int32Array(base.length);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      const changed = masked?.[id] === 1;
+      for (let k = 0; k < base.length; k++) {
+        const list = (changed ? overlay[k] : base[k]) as PostingList;
+        if (changed) this.scratch.load(this.slots[k], list.positions, seek(list.ids, id, 0));
+        else {
+          at[k] = seek(list.ids, id, at[k]);
+          this.scratch.load(this.slots[k], list.positions, at[k]);
+        }
+      }
+      out[id] = this.scratch.rank();
+    }
+  }
+
+  /** The ranks of a page's ids, in its order. */
+  ranksOf(page: readonly number[]): number[] {
+    const ascending = Uint32Array.from(page).sort();
+    const ranks = new Map<number, number>();
+    const { base, overlay, masked } = this.lists;
+    for (const id of ascending) {
+      const changed = masked?.[id] === 1;
+      for (let k = 0; k < base.length; k++) {
+        const list = (changed ? overlay[k] : base[k]) as PostingList;
+        this.scratch.load(this.slots[k], list.positions, seek(list.ids, id, 0));
+      }
+      ranks.set(id, this.scratch.rank());
+    }
+    return page.map((id) => ranks.get(id) as number);
   }
 }
 
@@ -505,33 +597,13 @@ interface Scored {
   readonly masked: Uint8Array | undefined;
 }
 
-/** The page's relevance: computed, one lexeme's own score, or left to PostgreSQL for several. */
-function pageScores(
-  page: number[],
-  lists: Scored,
-  score: Float64Array | null,
-  single: boolean,
-): { scores: number[]; scoresFromDatabase?: boolean } {
-  if (score && single) return { scores: page.map((id) => score[id]) };
-  if (single) {
-    const scoreOf = (id: number) => {
-      const list = lists.masked?.[id] === 1 ? lists.overlay[0] : lists.base[0];
-      return list ? scoreIn(list, id) : 0;
-    };
-    return { scores: page.map(scoreOf) };
-  }
-  return { scores: page.map(() => 0), scoresFromDatabase: page.length > 0 && lists.base.length > 0 };
-}
-
 /** group_by_pack: one sound per pack (the best in the order), pack-less sounds alone. */
 function grouped(
   index: PostingIndexData,
   search: PreparedSearch,
   matches: Uint32Array,
   order: Order,
-  score: Float64Array | null,
-  single: boolean,
-  lists: Scored,
+  scoresOf: (page: number[]) => number[],
 ): PostingAnswer {
   const c = index.columns;
   const { best, inPack } = scratchOf(index);
@@ -561,9 +633,7 @@ function grouped(
   return {
     count: representatives.length,
     ids: page,
-    ...pageScores(page, lists, single ? score : null, single),
+    scores: scoresOf(page),
     packGroups,
-    // Several lexemes: the representatives were chosen by the sum of scores, not ts_rank.
-    ...(single || !score ? {} : { approximate: true }),
   };
 }
