@@ -42,6 +42,9 @@ export class LivePostingIndex {
   private columns: SoundColumns;
   private hashes: Uint32Array;
   private masked: Uint8Array;
+  /** The masked ids in the order they were masked, and the ascending copy searches read (made when asked). */
+  private readonly maskedOrder: number[] = [];
+  private maskedSorted: Uint32Array | undefined = new Uint32Array(0);
   private maxPackId: number;
   private readonly keyword: (v: string) => number;
   private readonly keywords: string[];
@@ -119,6 +122,10 @@ export class LivePostingIndex {
   private view(): PostingIndexData {
     const overlay: PostingOverlay = {
       masked: this.masked,
+      maskedIds: () => {
+        this.maskedSorted ??= Uint32Array.from(this.maskedOrder).sort();
+        return this.maskedSorted;
+      },
       lexeme: (name) => this.sortedLexeme(name),
       tag: (name) => this.sortedTag(name),
       tagsOf: (id) => this.docs.get(id)?.tags,
@@ -138,7 +145,11 @@ export class LivePostingIndex {
 
   /** Masks the id in the base lists and takes its document out of the overlay. */
   private forget(id: number): void {
-    this.masked[id] = 1;
+    if (this.masked[id] !== 1) {
+      this.masked[id] = 1;
+      this.maskedOrder.push(id);
+      this.maskedSorted = undefined;
+    }
     const doc = this.docs.get(id);
     if (!doc) return;
     this.docs.delete(id);

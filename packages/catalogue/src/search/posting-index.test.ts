@@ -3,8 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from '../testing/synthetic-catalogue.ts';
 import { searchSounds } from './execute.ts';
-import { intersect, type PostingIndexData, postingIndexAnswers, topK } from './posting-index.ts';
-import { loadPostingIndex, readTsvector } from './posting-index-load.ts';
+import {
+  intersect,
+  type PostingIndexData,
+  type PostingList,
+  postingIndexAnswers,
+  searchPostingIndex,
+  topK,
+} from './posting-index.ts';
+import { emptyColumns, loadPostingIndex, readTsvector } from './posting-index-load.ts';
 import { postingSearch } from './posting-search.ts';
 import { prepareSearch, type SearchRequest } from './prepare.ts';
 
@@ -32,6 +39,69 @@ describe('posting index parts', () => {
     expect([...intersect([b, Uint32Array.from([5999, 6001])])]).toEqual([5999]);
     expect([...intersect([a])]).toEqual([...a]);
     expect([...intersect([])]).toEqual([]);
+  });
+
+  it("pages one long word's list from its best postings, changed documents skipped and their new postings merged", () => {
+    // 6,000 documents of one word, scores with many ties; 40 changed (masked), 25 of them still
+    // holding it, and two new ones (masked too: the live index masks every changed id).
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const size = 20_000;
+    const ids = Uint32Array.from({ length: 6000 }, (_, i) => 1 + i * 3);
+    const scores = Float32Array.from(ids, () => Math.fround(Math.floor(random() * 20) / 20));
+    const list = (l: Uint32Array, sc: Float32Array): PostingList => ({
+      ids: l,
+      scores: sc,
+      positions: { first: new Uint32Array(l.length), more: new Uint16Array(0) },
+    });
+    const masked = new Uint8Array(size);
+    const changedBefore = Uint32Array.from(
+      topK(ids, 40, (a, b) => scores[ids.indexOf(b)] - scores[ids.indexOf(a)] || a - b),
+    ).sort();
+    const maskedIds = Uint32Array.from([...changedBefore, 19_000, 19_003]);
+    for (const id of maskedIds) masked[id] = 1;
+    const changedIds = Uint32Array.from([...changedBefore.slice(0, 25), 19_000, 19_003]).sort();
+    const changedScores = Float32Array.from(changedIds, () => Math.fround(random()));
+    const index: PostingIndexData = {
+      lexemes: new Map([['dog', list(ids, scores)]]),
+      tags: new Map(),
+      columns: emptyColumns(size),
+      keywords: [],
+      maxPackId: 0,
+      facetValues: {
+        category: [''],
+        subcategory: [''],
+        username: [''],
+        pack: [''],
+        samplerate: [''],
+        channels: [''],
+        bitdepth: [''],
+      },
+      tagNames: [],
+      tagsBySound: { starts: new Uint32Array(size + 1), tags: new Uint32Array(0) },
+      overlay: {
+        masked,
+        maskedIds: () => maskedIds,
+        lexeme: (name) => (name === 'dog' ? list(changedIds, changedScores) : undefined),
+        tag: () => undefined,
+        tagsOf: () => [],
+      },
+    };
+    // The oracle: every current posting, by score (descending), then id.
+    const current = [
+      ...[...ids].map((id, i) => ({ id, score: scores[i] })).filter(({ id }) => masked[id] !== 1),
+      ...[...changedIds].map((id, i) => ({ id, score: changedScores[i] })),
+    ].sort((a, b) => b.score - a.score || a.id - b.id);
+    for (const offset of [0, 15, 960, 990, 1005]) {
+      const answer = searchPostingIndex(index, prepareSearch({ query: 'dog', offset }), [['dog']]);
+      const expected = current.slice(offset, offset + 15);
+      expect(answer.count).toBe(current.length);
+      expect(answer.ids, `offset ${offset}`).toEqual(expected.map((p) => p.id));
+      expect(answer.scores).toEqual(expected.map((p) => p.score));
+    }
   });
 
   it('keeps the first k in order, ties as the order says', () => {

@@ -89,6 +89,8 @@ export interface PostingIndexData {
 export interface PostingOverlay {
   /** 1 where the base lists' postings of the id no longer hold (indexed by id; shorter = unmasked). */
   readonly masked: Uint8Array;
+  /** The masked ids, ascending. */
+  maskedIds(): Uint32Array;
   /** A lexeme's changed documents (ascending), or undefined when none holds it. */
   lexeme(name: string): PostingList | undefined;
   /** A tag's changed documents (ascending), or undefined when none holds it. */
@@ -101,7 +103,7 @@ const NO_IDS = new Uint32Array(0);
 
 /** The ascending ids of the base list that the overlay has not masked. */
 function unmasked(ids: Uint32Array, overlay: PostingOverlay | undefined): Uint32Array {
-  if (!overlay) return ids;
+  if (!overlay || overlay.maskedIds().length === 0) return ids;
   const masked = overlay.masked;
   let n = 0;
   const out = new Uint32Array(ids.length);
@@ -414,6 +416,17 @@ export function searchPostingIndex(
   const overlay = index.overlay;
   const baseLists = lexemes.map((l) => index.lexemes.get(l));
   const overlayLists = lexemes.map((l) => overlay?.lexeme(l));
+  if (
+    lexemes.length === 1 &&
+    !empty &&
+    search.sort === 'score' &&
+    !search.filter &&
+    !search.groupByPack &&
+    !search.facets
+  ) {
+    const page = oneWordPage(index, search, baseLists[0], overlayLists[0]);
+    if (page) return page;
+  }
   // The base lists' matches (minus the changed documents) and the changed documents' matches.
   const baseMatches =
     empty || baseLists.some((l) => !l)
@@ -477,6 +490,66 @@ export function searchPostingIndex(
     // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
     if (score) for (const id of matches) score[id] = 0;
   }
+}
+
+/** A long list keeps its first postings in relevance order: pages this deep of one word read only them. */
+const BEST_FIRST = 1024;
+const BEST_FIRST_FROM = 4096;
+const bestFirstOf = new WeakMap<PostingList, Uint32Array>();
+
+/** The places in `list` of its first BEST_FIRST postings by score (descending), ties by id. */
+function bestFirst(list: PostingList): Uint32Array {
+  let best = bestFirstOf.get(list);
+  if (!best) {
+    const { ids, scores } = list;
+    const places = new Uint32Array(ids.length);
+    for (let i = 0; i < places.length; i++) places[i] = i;
+    best = Uint32Array.from(topK(places, BEST_FIRST, (a, b) => scores[b] - scores[a] || ids[a] - ids[b]));
+    bestFirstOf.set(list, best);
+  }
+  return best;
+}
+
+/**
+ * The relevance page of one word with no filter, from its list's best postings (those of changed
+ * documents skipped) and the overlay's postings of it; undefined when the list is short (the scan
+ * costs little), the page lies deeper, or too many of the best have changed.
+ */
+function oneWordPage(
+  index: PostingIndexData,
+  search: PreparedSearch,
+  list: PostingList | undefined,
+  changed: PostingList | undefined,
+): PostingAnswer | undefined {
+  const end = search.offset + search.limit;
+  if (!list || list.ids.length < BEST_FIRST_FROM || end > BEST_FIRST) return undefined;
+  const masked = index.overlay?.masked;
+  const best = bestFirst(list);
+  const ids: number[] = [];
+  const scores: number[] = [];
+  for (let i = 0; i < best.length && ids.length < end; i++) {
+    const id = list.ids[best[i]];
+    if (masked?.[id] === 1) continue;
+    ids.push(id);
+    scores.push(list.scores[best[i]]);
+  }
+  if (ids.length < end) return undefined;
+  if (changed)
+    for (let i = 0; i < changed.ids.length; i++) {
+      ids.push(changed.ids[i]);
+      scores.push(changed.scores[i]);
+    }
+  const page = ids
+    .map((_, i) => i)
+    .sort((a, b) => scores[b] - scores[a] || ids[a] - ids[b])
+    .slice(search.offset, end);
+  const maskedIds = index.overlay?.maskedIds() ?? NO_IDS;
+  const maskedInList = maskedIds.length ? intersect([maskedIds, list.ids]).length : 0;
+  return {
+    count: list.ids.length - maskedInList + (changed?.ids.length ?? 0),
+    ids: page.map((i) => ids[i]),
+    scores: page.map((i) => scores[i]),
+  };
 }
 
 /** Adds each lexeme's own score of every match (the order a large several-word relevance page is taken in). */
