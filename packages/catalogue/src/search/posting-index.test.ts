@@ -164,6 +164,7 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
       'duration:{1 TO 10] -type:mp3',
       '-bpm:[80 TO 120]',
       'bpm:[100 TO *] OR tag:dog',
+      'tag:dog duration:[0 TO 5] tag:field',
     ];
     const sorts = [undefined, 'downloads_desc', 'rating_desc', 'duration_asc', 'created_desc'];
     let matched = 0;

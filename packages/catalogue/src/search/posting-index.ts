@@ -266,6 +266,27 @@ const RANGE_COLUMNS = new Map<string, keyof SoundColumns>([
 
 type Predicate = (id: number) => boolean;
 
+/** The tags a filter requires outright (itself, or children of its top AND), and what else it asks. */
+function requiredTags(node: FilterNode): { tags: string[]; rest: FilterNode | null } {
+  const tagOf = (n: FilterNode) =>
+    n.kind === 'match' && n.field.kind === 'field' && n.field.def.name === 'tag' && n.value.type === 'string'
+      ? n.value.value.toLowerCase()
+      : undefined;
+  const one = tagOf(node);
+  if (one !== undefined) return { tags: [one], rest: null };
+  if (node.kind !== 'and') return { tags: [], rest: node };
+  const tags: string[] = [];
+  const others: FilterNode[] = [];
+  for (const child of node.children) {
+    const tag = tagOf(child);
+    if (tag === undefined) others.push(child);
+    else tags.push(tag);
+  }
+  const rest =
+    others.length === 0 ? null : others.length === 1 ? others[0] : { kind: 'and' as const, children: others };
+  return { tags, rest };
+}
+
 /** Per-sound columns are numbers; a range on a missing value (NaN) never holds, as SQL's NULL. */
 function compileFilter(index: PostingIndexData, node: FilterNode): Predicate {
   const c = index.columns;
@@ -438,11 +459,16 @@ export function searchPostingIndex(
       : intersect(overlayLists.map((l) => (l as PostingList).ids));
   let matches = mergeDisjoint(baseMatches, overlayMatches);
   if (search.filter) {
-    const keep = compileFilter(index, search.filter);
-    let n = 0;
-    const out = new Uint32Array(matches.length);
-    for (const id of matches) if (keep(id)) out[n++] = id;
-    matches = out.subarray(0, n);
+    // Required tags are lists like the words' (intersected, galloping); the rest is read per match.
+    const { tags, rest } = requiredTags(search.filter);
+    if (tags.length && matches.length) matches = intersect([matches, ...tags.map((t) => tagIds(index, t))]);
+    if (rest) {
+      const keep = compileFilter(index, rest);
+      let n = 0;
+      const out = new Uint32Array(matches.length);
+      for (const id of matches) if (keep(id)) out[n++] = id;
+      matches = out.subarray(0, n);
+    }
   }
   const facets = search.facets ? { matches } : {};
   const c = index.columns;
