@@ -26,10 +26,18 @@ interface EssentiaInstance {
   [algorithm: string]: unknown;
 }
 
-/** Thrown when an essentia.js algorithm throws (Essentia's exceptions reach JS as bare numbers). */
+/** Thrown when an essentia.js algorithm throws (Essentia's C++ exceptions reach JS as bare numbers). */
 export class EssentiaJsError extends Error {
-  constructor(readonly algorithm: string) {
-    super(`essentia.js ${algorithm} threw`);
+  constructor(
+    readonly algorithm: string,
+    cause: unknown,
+  ) {
+    super(
+      `essentia.js ${algorithm}: ${cause instanceof Error ? cause.message : `exception ${String(cause)}`}`,
+      {
+        cause,
+      },
+    );
     this.name = 'EssentiaJsError';
   }
 }
@@ -38,9 +46,7 @@ function guarded<T>(algorithm: string, call: () => T): T {
   try {
     return call();
   } catch (error) {
-    // Essentia's C++ exceptions arrive as numbers; an abort of the module as a WebAssembly RuntimeError.
-    if (error instanceof Error && error.name !== 'RuntimeError') throw error;
-    throw new EssentiaJsError(algorithm);
+    throw new EssentiaJsError(algorithm, error);
   }
 }
 
@@ -76,7 +82,8 @@ export class EssentiaJs {
   take(vector: unknown): number[] {
     const v = vector as WasmVector;
     try {
-      return Array.from(this.instance.vectorToArray(v));
+      // essentia.js's vectorToArray refuses an empty vector (it throws the string "Empty vector input").
+      return v.size() === 0 ? [] : Array.from(this.instance.vectorToArray(v));
     } finally {
       v.delete();
     }

@@ -419,9 +419,17 @@ function rhythm(essentia: EssentiaJs, signal: Float32Array, sampleRate: number, 
     beats.delete();
     bands.delete();
   }
-  const percival = essentia.run('PercivalBpmEstimator', input);
-  const loopBpm = percival.bpm as number;
-  const loopConfidence = essentia.run('LoopBpmConfidence', input, loopBpm, sampleRate).confidence as number;
+  // Percival's estimator throws on a sound shorter than its analysis windows: no loop tempo then.
+  let loop: Tree = {};
+  try {
+    const bpmLoop = essentia.run('PercivalBpmEstimator', input).bpm as number;
+    loop = {
+      bpm_loop: bpmLoop,
+      bpm_loop_confidence: essentia.run('LoopBpmConfidence', input, bpmLoop, sampleRate).confidence,
+    };
+  } catch (error) {
+    if (!(error instanceof EssentiaJsError)) throw error;
+  }
   return {
     beats_count: ticks.length,
     ...beatLoudness,
@@ -436,8 +444,7 @@ function rhythm(essentia: EssentiaJs, signal: Float32Array, sampleRate: number, 
     bpm_histogram_second_peak_spread: histogram.second[2],
     bpm_histogram_second_peak_weight: histogram.second[1],
     bpm_intervals: intervals,
-    bpm_loop: loopBpm,
-    bpm_loop_confidence: loopConfidence,
+    ...loop,
     onset_count: onsetTimes.length,
     // The streaming OnsetRate divides by the length its 1024/512 frames cover, not the signal's.
     onset_rate: onsetTimes.length / ((frameStarts(signal.length, 1024, 512).length * 512) / sampleRate),

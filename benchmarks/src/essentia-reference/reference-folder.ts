@@ -24,13 +24,20 @@ export interface AudioFile {
   file: string;
 }
 
-/** The audio files of a folder, sorted by name. */
+/**
+ * The audio files of a folder, sorted by name. Of files that share a name (`bd_haus.aiff` and
+ * `bd_haus.flac` in the samples package, the same audio) the first is kept: one JSON per name.
+ */
 export function audioFiles(dir: string): AudioFile[] {
-  return fs
-    .readdirSync(dir)
-    .filter((f) => AUDIO.test(f))
-    .sort()
-    .map((f) => ({ name: path.parse(f).name, file: path.join(dir, f) }));
+  const seen = new Set<string>();
+  const out: AudioFile[] = [];
+  for (const f of fs.readdirSync(dir).sort()) {
+    const name = path.parse(f).name;
+    if (!AUDIO.test(f) || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, file: path.join(dir, f) });
+  }
+  return out;
 }
 
 /** The sources that decide a reference tree's values. */
