@@ -44,7 +44,7 @@ function save(title: string, table: string): void {
   const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const section = `## ${stamp} ${title}\n\n\`\`\`\n${table}\n\`\`\`\n\n`;
   const header =
-    '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37).\n\n';
+    '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37). Sections marked "unseen recordings" (`--unseen --save`) compare the tree on the 166 recordings of the samples package without native values against the essentia.js reference, on the leaves that reference reproduces on the 40 (its validation table first).\n\n';
   const previous = fs.existsSync(resultsFile)
     ? fs.readFileSync(resultsFile, 'utf8').replace(/^# Parity[^\n]*\n\n[^\n]*\n\n/, '')
     : '';
