@@ -6,7 +6,7 @@
 // folder of reference outputs (`<name>.json` beside an audio folder holding `<name>.<ext>`) is compared
 // the same way.
 // `npx earshot bench parity --unseen [--save]`: the same whole-tree comparison on the package's recordings
-// the native extractor never analysed (167), against a reference built with the reference's own kernels
+// the native extractor never analysed (166), against a reference built with the reference's own kernels
 // (essentia.js, benchmarks/src/essentia-reference/), restricted to the leaves where that reference
 // reproduces the native values on the 40 calibration recordings (the validation table comes first).
 // `npx earshot bench parity --make-reference AUDIO_DIR OUT_DIR`: writes that reference, one JSON per
