@@ -4,52 +4,54 @@
 // agreement against the reference values, with the targets and pass/fail.
 // `npx earshot bench parity [--no-cache] [--save] [--worst N] [--reference DIR --audio DIR]`: another
 // folder of reference outputs (`<name>.json` beside an audio folder holding `<name>.<ext>`) is compared
-// the same way. Results of the analysis are cached per recording under
-// the system's temp folder, keyed by the audio's hash and a hash of the analysis code (packages/core/src),
-// so the figures always come from the current code. --save writes the table to benchmarks/results/parity.md.
-import { createHash } from 'node:crypto';
+// the same way.
+// `npx earshot bench parity --unseen [--save]`: the same whole-tree comparison on the package's recordings
+// the native extractor never analysed (166), against a reference built with the reference's own kernels
+// (essentia.js, benchmarks/src/essentia-reference/), restricted to the leaves where that reference
+// reproduces the native values on the 40 calibration recordings (the validation table comes first).
+// `npx earshot bench parity --make-reference AUDIO_DIR OUT_DIR`: writes that reference, one JSON per
+// audio file. Results of both analyses are cached under the system's temp folder (keyed by the audio's
+// hash and the code's), so the figures always come from the current code. --save writes the tables to
+// benchmarks/results/parity.md.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeFile, stopEssentiaWorker } from '@earshot/core';
 import {
   formatParityReport,
   formatWholeTreeReport,
   parityReport,
+  type WholeTreeReport,
   wholeTreeReport,
 } from '@earshot/core/testing';
 import { realSamples } from '@earshot/fixtures';
 import { arg } from './args.ts';
+import {
+  audioFiles,
+  essentiaJsReferences,
+  toolVersion,
+  writeReferenceFolder,
+} from './essentia-reference/reference-folder.ts';
+import { checkLeaves, formatChecks, keepLeaves } from './essentia-reference/validation.ts';
+import { codeVersion, ourAnalyses } from './parity-analysis.ts';
+
+type Tree = Record<string, unknown>;
 
 const here = fileURLToPath(import.meta.url);
-const coreSrc = path.join(path.dirname(here), '..', '..', 'packages', 'core', 'src');
 const resultsFile = path.join(path.dirname(here), '..', 'results', 'parity.md');
-const cacheDir = path.join(os.tmpdir(), 'earshot-parity-cache');
+const useCache = !process.argv.includes('--no-cache');
 
-/** A hash of every non-test source file of the analysis core: any change invalidates the cache. */
-function codeVersion(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of fs
-      .readdirSync(dir, { withFileTypes: true })
-      .sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/\.(ts|js|mjs|wasm)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name)) {
-        hash.update(path.relative(coreSrc, full));
-        hash.update(fs.readFileSync(full));
-      }
-    }
-  };
-  walk(coreSrc);
-  return hash.digest('hex').slice(0, 16);
+function save(title: string, table: string): void {
+  const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const section = `## ${stamp} ${title}\n\n\`\`\`\n${table}\n\`\`\`\n\n`;
+  const header =
+    '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37). Sections marked "unseen recordings" (`--unseen --save`) compare the tree on the 166 recordings of the samples package without native values against the essentia.js reference, on the leaves that reference reproduces on the 40 (its validation table first).\n\n';
+  const previous = fs.existsSync(resultsFile)
+    ? fs.readFileSync(resultsFile, 'utf8').replace(/^# Parity[^\n]*\n\n[^\n]*\n\n/, '')
+    : '';
+  fs.writeFileSync(resultsFile, header + previous + section);
 }
 
-async function main(): Promise<void> {
-  const useCache = !process.argv.includes('--no-cache');
-  const version = codeVersion();
-  fs.mkdirSync(cacheDir, { recursive: true });
+async function calibration(): Promise<void> {
   const referenceDir = arg('reference', '');
   const audioDir = arg('audio', '');
   if (Boolean(referenceDir) !== Boolean(audioDir))
@@ -59,44 +61,107 @@ async function main(): Promise<void> {
   const samples = referenceDir
     ? realSamples(path.resolve(referenceDir), path.resolve(audioDir))
     : realSamples();
-  const pairs: { reference: Record<string, unknown>; ours: Record<string, unknown> }[] = [];
-  let analysed = 0;
-  const t0 = performance.now();
-  for (const [i, sample] of samples.entries()) {
-    const audioHash = createHash('sha256').update(fs.readFileSync(sample.file)).digest('hex').slice(0, 16);
-    const cached = path.join(cacheDir, `${sample.name}-${audioHash}-${version}.json`);
-    let ours: Record<string, unknown>;
-    if (useCache && fs.existsSync(cached)) ours = JSON.parse(fs.readFileSync(cached, 'utf8'));
-    else {
-      ours = (await analyzeFile(sample.file)).variantA as Record<string, unknown>;
-      fs.writeFileSync(cached, JSON.stringify(ours));
-      analysed++;
-    }
-    pairs.push({ reference: sample.reference, ours });
-    process.stderr.write(`\r${i + 1}/${samples.length} ${sample.name.padEnd(24)}`);
-  }
-  await stopEssentiaWorker();
-  process.stderr.write(
-    `\ranalysed ${analysed}, cached ${samples.length - analysed} (code ${version}) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
-  );
+  const ours = await ourAnalyses(samples, { label: 'analysis', useCache });
+  const pairs = samples.map((s) => ({ reference: s.reference, ours: ours.get(s.name) as Tree }));
   const table = `${formatParityReport(parityReport(pairs))}\n\n${formatWholeTreeReport(
     wholeTreeReport(pairs),
     Number(arg('worst', '40')),
   )}`;
   process.stdout.write(`${table}\n`);
-  if (process.argv.includes('--save')) {
-    const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const section = `## ${stamp} (code ${version})\n\n\`\`\`\n${table}\n\`\`\`\n\n`;
-    const header =
-      '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37).\n\n';
-    const previous = fs.existsSync(resultsFile)
-      ? fs.readFileSync(resultsFile, 'utf8').replace(/^# Parity[^\n]*\n\n[^\n]*\n\n/, '')
-      : '';
-    fs.writeFileSync(resultsFile, header + previous + section);
-  }
+  if (process.argv.includes('--save')) save(`(code ${codeVersion()})`, table);
 }
 
-main().catch((error) => {
+async function makeReference(): Promise<void> {
+  const i = process.argv.indexOf('--make-reference');
+  const [audioDir, outDir] = process.argv.slice(i + 1, i + 3);
+  if (!audioDir || !outDir || outDir.startsWith('--'))
+    throw new Error('--make-reference AUDIO_DIR OUT_DIR: the audio folder and the folder to write');
+  const trees = await essentiaJsReferences(audioFiles(path.resolve(audioDir)), {
+    label: 'essentia.js reference',
+    useCache,
+  });
+  writeReferenceFolder(path.resolve(outDir), trees);
+  process.stdout.write(`wrote ${trees.size} reference JSONs to ${outDir}\n`);
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+function summaryLine(label: string, r: WholeTreeReport): string {
+  return `${label.padEnd(46)}  ${String(r.recordings).padStart(10)}  ${String(r.leaves.length).padStart(6)}  ${pct(r.shareRho).padStart(6)}  ${pct(r.shareAgreement).padStart(7)}  ${r.medianAgreement.toFixed(3).padStart(9)}  ${pct(r.shareBoth).padStart(6)}`;
+}
+
+async function unseen(): Promise<void> {
+  const calibrationSamples = realSamples();
+  const audioDir = arg('audio', path.dirname(calibrationSamples[0].file));
+  const calibrationNames = new Set(calibrationSamples.map((s) => s.name));
+  const unseenFiles = audioFiles(audioDir).filter((f) => !calibrationNames.has(f.name));
+
+  // 1. Which leaves the essentia.js reference reproduces, on the calibration recordings.
+  const referenceCalibration = await essentiaJsReferences(calibrationSamples, {
+    label: 'essentia.js reference, calibration',
+    useCache,
+  });
+  const checks = checkLeaves(
+    calibrationSamples
+      .filter((s) => referenceCalibration.has(s.name))
+      .map((s) => ({ native: s.reference, essentiaJs: referenceCalibration.get(s.name) as Tree })),
+  );
+  const kept = new Set(checks.filter((c) => c.reproduced).map((c) => c.leaf));
+
+  // 2. The unseen recordings: the reference's reproduced leaves against our analysis.
+  const referenceUnseen = await essentiaJsReferences(unseenFiles, {
+    label: 'essentia.js reference, unseen',
+    useCache,
+  });
+  const oursUnseen = await ourAnalyses(
+    unseenFiles.filter((f) => referenceUnseen.has(f.name)),
+    { label: 'analysis, unseen', useCache },
+  );
+  const oursCalibration = await ourAnalyses(calibrationSamples, { label: 'analysis, calibration', useCache });
+
+  const unseenReport = wholeTreeReport(
+    [...oursUnseen].map(([name, ours]) => ({
+      reference: keepLeaves(referenceUnseen.get(name) as Tree, kept),
+      ours,
+    })),
+  );
+  const sameLeavesNative = wholeTreeReport(
+    calibrationSamples.map((s) => ({
+      reference: keepLeaves(s.reference, kept),
+      ours: oursCalibration.get(s.name) as Tree,
+    })),
+  );
+  const sameLeavesEssentiaJs = wholeTreeReport(
+    calibrationSamples
+      .filter((s) => referenceCalibration.has(s.name))
+      .map((s) => ({
+        reference: keepLeaves(referenceCalibration.get(s.name) as Tree, kept),
+        ours: oursCalibration.get(s.name) as Tree,
+      })),
+  );
+  const table = [
+    formatChecks(checks, referenceCalibration.size),
+    '',
+    `the ${kept.size} reproduced leaves, ours against the reference (targets: ρ ≥ 0.9 for ≥ 97% of leaves, agreement ≥ 0.8 for ≥ 90%, median agreement ≥ 0.9):`,
+    `${'recordings, reference'.padEnd(46)}  recordings  leaves  ρ≥0.9  agr≥0.8  median agr   both`,
+    summaryLine('calibration, native extractor', sameLeavesNative),
+    summaryLine('calibration, essentia.js reference', sameLeavesEssentiaJs),
+    summaryLine('unseen, essentia.js reference', unseenReport),
+    '',
+    `unseen recordings in detail (${unseenFiles.length} in ${path.basename(audioDir)}/ without native values):`,
+    formatWholeTreeReport(unseenReport, Number(arg('worst', '40'))),
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+  if (process.argv.includes('--save'))
+    save(`(code ${codeVersion()}, essentia.js reference ${toolVersion()}) — unseen recordings`, table);
+}
+
+const mode = process.argv.includes('--make-reference')
+  ? makeReference
+  : process.argv.includes('--unseen')
+    ? unseen
+    : calibration;
+mode().catch((error) => {
   process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
