@@ -2,7 +2,6 @@
  * rhythm.bpm_loop_confidence as the reference extractor computes it: Essentia's LoopBpmConfidence (Font &
  * Serra 2016) for the loop tempo rounded to a whole BPM, as LoopBpmEstimator passes it.
  */
-import { referenceEnvelope } from './sfx-envelope.ts';
 
 /** The envelope's attack and release (s) and the share of its maximum that counts as sound. */
 const ENVELOPE_TIME = 0.01;
@@ -20,9 +19,17 @@ const MAX_BEATS = 127;
 export function loopBpmConfidence(signal: Float32Array, bpm: number, sampleRate: number): number {
   const length = signal.length;
   if (bpm === 0 || length === 0) return 0;
-  const envelope = referenceEnvelope(signal, sampleRate, ENVELOPE_TIME, ENVELOPE_TIME, length);
-  let peak = envelope[0];
-  for (let i = 1; i < length; i++) if (envelope[i] > peak) peak = envelope[i];
+  // Essentia's Envelope (sfx-envelope.ts's referenceEnvelope, float32 state): with attack and release
+  // equal, its two branches are one and the same first-order low-pass of |x|.
+  const g = Math.fround(Math.exp(-1 / (sampleRate * ENVELOPE_TIME)));
+  const envelope = new Float32Array(length);
+  let y = 0;
+  let peak = 0;
+  for (let i = 0; i < length; i++) {
+    y = Math.fround((1 - g) * Math.abs(signal[i]) + g * y);
+    envelope[i] = y;
+    if (y > peak) peak = y;
+  }
   const threshold = Math.fround(peak * SOUND_SHARE);
   let start = 0;
   while (start < length && !(envelope[start] >= threshold)) start++;

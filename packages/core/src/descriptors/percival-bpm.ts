@@ -71,15 +71,17 @@ function hamming(size: number): Float32Array {
  * the Hamming-windowed frame's spectrum.
  *
  * With a = 1 + 1000·|X|/1024 now and b before, the sum of the rises of log a is the logarithm of
- * Π max(a, b) / Π b: both products are kept over runs of 64 bins (a factor is below 600, so a run's
- * product stays far from overflow), a few logarithms per frame instead of one per bin, and no branch.
+ * Π max(a, b) / Π b: the products are kept over runs of 64 bins (a factor is below 600, so even the
+ * quotient's four products of 32 stay far from overflow), a few logarithms per frame instead of one per
+ * bin, and no branch.
  * `loadFloat32Fft()` must have finished.
  */
 export function percivalFlux(signal: Float32Array, fft = new Float32RealFft(PERCIVAL_FRAME)): Float32Array {
   const size = PERCIVAL_FRAME;
   const frames = signal.length >= size ? Math.floor((signal.length - size) / PERCIVAL_HOP) + 1 : 0;
   const flux = new Float32Array(frames);
-  const window = hamming(size);
+  // The window's float32 values, held as doubles (one conversion less per sample).
+  const window = Float64Array.from(hamming(size));
   const last = size / 2;
   const scale = 1000 / size;
   // 1 + 1000·|X|/1024 of the previous frame: 1 (the log's 0) before the first.
@@ -87,35 +89,57 @@ export function percivalFlux(signal: Float32Array, fft = new Float32RealFft(PERC
   for (let f = 0; f < frames; f++) {
     const input = fft.input();
     const start = f * PERCIVAL_HOP;
-    for (let i = 0; i < size; i++) input[i] = signal[start + i] * window[i];
+    // Eight samples a step: V8 does not unroll, and this copy costs as much as the transform.
+    for (let i = 0; i < size; i += 8) {
+      const at = start + i;
+      input[i] = signal[at] * window[i];
+      input[i + 1] = signal[at + 1] * window[i + 1];
+      input[i + 2] = signal[at + 2] * window[i + 2];
+      input[i + 3] = signal[at + 3] * window[i + 3];
+      input[i + 4] = signal[at + 4] * window[i + 4];
+      input[i + 5] = signal[at + 5] * window[i + 5];
+      input[i + 6] = signal[at + 6] * window[i + 6];
+      input[i + 7] = signal[at + 7] * window[i + 7];
+    }
     const out = fft.forward();
-    // DC and Nyquist come first in the transform's layout, both real.
-    let a = 1 + Math.abs(out[0]) * scale;
-    let b = previous[0];
-    let rises = Math.max(a, b);
-    let before = b;
-    previous[0] = a;
-    a = 1 + Math.abs(out[1]) * scale;
-    b = previous[last];
-    rises *= Math.max(a, b);
-    before *= b;
-    previous[last] = a;
+    // DC and Nyquist come first in the transform's layout, both real; bin 1 is the odd one out of the
+    // pairs below.
     let sum = 0;
-    for (let k = 1; k < last; k++) {
+    const dc = 1 + Math.abs(out[0]) * scale;
+    const nyquist = 1 + Math.abs(out[1]) * scale;
+    const first = 1 + Math.sqrt(out[2] * out[2] + out[3] * out[3]) * scale;
+    let rises = Math.max(dc, previous[0]) * Math.max(nyquist, previous[last]) * Math.max(first, previous[1]);
+    let before = previous[0] * previous[last] * previous[1];
+    previous[0] = dc;
+    previous[last] = nyquist;
+    previous[1] = first;
+    // Two bins a step, each with its own products: two multiplication chains in flight, not one.
+    let rises2 = 1;
+    let before2 = 1;
+    for (let k = 2; k < last; k += 2) {
       const re = out[2 * k];
       const im = out[2 * k + 1];
-      a = 1 + Math.sqrt(re * re + im * im) * scale;
-      b = previous[k];
+      const re2 = out[2 * k + 2];
+      const im2 = out[2 * k + 3];
+      const a = 1 + Math.sqrt(re * re + im * im) * scale;
+      const a2 = 1 + Math.sqrt(re2 * re2 + im2 * im2) * scale;
+      const b = previous[k];
+      const b2 = previous[k + 1];
       previous[k] = a;
+      previous[k + 1] = a2;
       rises *= Math.max(a, b);
       before *= b;
-      if ((k & 63) === 0) {
-        sum += Math.log(rises / before);
+      rises2 *= Math.max(a2, b2);
+      before2 *= b2;
+      if ((k & 62) === 0) {
+        sum += Math.log((rises * rises2) / (before * before2));
         rises = 1;
         before = 1;
+        rises2 = 1;
+        before2 = 1;
       }
     }
-    flux[f] = sum + Math.log(rises / before);
+    flux[f] = sum + Math.log((rises * rises2) / (before * before2));
   }
   return flux;
 }
