@@ -249,8 +249,6 @@ function render(results: ChildResult[], runs: number, cold?: ColdResult): string
     onsets:
       "the reference's OnsetRate (a 1024 Hann FFT every 512 samples, HFC and complex-domain functions, peak picking) and our onset peaks for the tempo check",
     rhythm: 'tempo check and refit, beat loudness, loop fit',
-    bpm_loop:
-      "the reference's PercivalBpmEstimator (a Hamming 1024 float32 FFT every 128 samples, the log-magnitude flux, a 4096 autocorrelation every 128 flux values) and LoopBpmConfidence",
     statistics: 'variant-A tree: mean/var/…/dvar2 for every frame series',
     timbral_and_variant_b: 'timbral models and the variant-B dictionary',
     frames_file:
