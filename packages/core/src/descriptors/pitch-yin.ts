@@ -33,14 +33,9 @@ export class YinDifference {
   /** Σ x² over the frame last computed. */
   energy = 0;
   private readonly fft: FFT;
-  /** The half frame being transformed, zero-padded to a frame. */
-  private readonly half64: Float64Array;
-  private headSpectrum: number[];
-  /** The transform of the last frame's tail zero-padded: the next frame's head when the hop is W. */
-  private tailSpectrum: number[];
-  /** That tail's samples, to recognise the next frame's head (valid once `tailKnown`). */
-  private readonly tail: Float64Array;
-  private tailKnown = false;
+  private readonly head: Float64Array;
+  private readonly full: Float64Array;
+  private readonly headSpectrum: number[];
   private readonly frameSpectrum: number[];
   /** The real sequence whose forward transform is the correlation (see correlate). */
   private readonly product: Float64Array;
@@ -62,10 +57,9 @@ export class YinDifference {
     this.cross = new Float64Array(w + 1);
     this.float32 = float32Fft ? new Float32HeadCorrelation(frameSize) : undefined;
     this.fft = new FFT(frameSize);
-    this.half64 = new Float64Array(frameSize);
+    this.head = new Float64Array(frameSize);
+    this.full = new Float64Array(frameSize);
     this.headSpectrum = this.fft.createComplexArray();
-    this.tailSpectrum = this.fft.createComplexArray();
-    this.tail = new Float64Array(w);
     this.frameSpectrum = this.fft.createComplexArray();
     this.product = new Float64Array(frameSize);
     this.correlation = this.fft.createComplexArray();
@@ -92,39 +86,15 @@ export class YinDifference {
     }
   }
 
-  /**
-   * c(τ) into `cross` by fft.js in float64 (what every stored analysis reads). The frame's transform is
-   * that of its head zero-padded plus (−1)^k times that of its tail zero-padded (a shift by half the
-   * frame), and when frames follow each other at a hop of W, a frame's head is the last one's tail: its
-   * transform is kept, so a frame costs two transforms, not three (the same values up to rounding).
-   */
+  /** c(τ) into `cross` by fft.js in float64 (what every stored analysis reads). */
   private correlate(frame: Float32Array): void {
     const n = this.frameSize;
     const w = this.half;
-    const pad = this.half64;
-    let sameHead = this.tailKnown;
-    for (let i = 0; i < w && sameHead; i++) sameHead = frame[i] === this.tail[i];
-    if (sameHead) [this.headSpectrum, this.tailSpectrum] = [this.tailSpectrum, this.headSpectrum];
-    else {
-      for (let i = 0; i < w; i++) pad[i] = frame[i];
-      this.fft.realTransform(this.headSpectrum, pad);
-    }
-    for (let i = 0; i < w; i++) {
-      pad[i] = frame[w + i];
-      this.tail[i] = frame[w + i];
-    }
-    this.fft.realTransform(this.tailSpectrum, pad);
-    this.tailKnown = true;
-    {
-      const head = this.headSpectrum;
-      const tail = this.tailSpectrum;
-      const whole = this.frameSpectrum;
-      for (let k = 0; k <= n >> 1; k++) {
-        const sign = k & 1 ? -1 : 1;
-        whole[2 * k] = head[2 * k] + sign * tail[2 * k];
-        whole[2 * k + 1] = head[2 * k + 1] + sign * tail[2 * k + 1];
-      }
-    }
+    const { head, full } = this;
+    for (let i = 0; i < n; i++) full[i] = frame[i];
+    for (let i = 0; i < w; i++) head[i] = frame[i];
+    this.fft.realTransform(this.headSpectrum, head);
+    this.fft.realTransform(this.frameSpectrum, full);
     // c(τ) = Σ_j head_j·x_{j+τ} is the inverse transform of P = conj(H)·X (j + τ < n for τ ≤ W, so no
     // wrap-around). P is Hermitian: its real part A is even in k, its imaginary part B odd. A forward
     // real transform of q = A + B (q_{n−k} = A_k − B_k) then holds Σ A·cos in its real part and −Σ B·sin

@@ -70,20 +70,7 @@ export class MagnitudeSpectrum {
   /** Windows `frame` and writes |FFT| into `magnitudes` (length bins). */
   compute(frame: Float32Array, magnitudes: Float32Array): void {
     const { input, window, complex } = this;
-    const size = this.size;
-    // Eight samples a step where the size allows (V8 does not unroll loops; the products are the same).
-    let i = 0;
-    for (; i + 8 <= size; i += 8) {
-      input[i] = frame[i] * window[i];
-      input[i + 1] = frame[i + 1] * window[i + 1];
-      input[i + 2] = frame[i + 2] * window[i + 2];
-      input[i + 3] = frame[i + 3] * window[i + 3];
-      input[i + 4] = frame[i + 4] * window[i + 4];
-      input[i + 5] = frame[i + 5] * window[i + 5];
-      input[i + 6] = frame[i + 6] * window[i + 6];
-      input[i + 7] = frame[i + 7] * window[i + 7];
-    }
-    for (; i < size; i++) input[i] = frame[i] * window[i];
+    for (let i = 0; i < this.size; i++) input[i] = frame[i] * window[i];
     this.fft.realTransform(complex, input);
     for (let k = 0; k < this.bins; k++) {
       const re = complex[2 * k];
