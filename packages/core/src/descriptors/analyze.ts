@@ -7,15 +7,12 @@ import { envelopeDescriptors } from './envelope.ts';
 import { defaultEssentiaBeatTracker } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
-import { loadFloat32Fft } from './fft-f32.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
 import { extractKey } from './key.ts';
-import { loopBpmConfidence } from './loop-bpm-confidence.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { onsetRate } from './onset-rate.ts';
 import { detectOnsets } from './onsets.ts';
-import { percivalBpm } from './percival-bpm.ts';
 import { frequencyToMidi } from './pitch.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
 import { loopConfidence } from './rhythm.ts';
@@ -95,8 +92,8 @@ function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Floa
 }
 
 /**
- * Variant B's loop fit of the tracked tempo: loops are usually cut at a whole number of beats of an
- * integer tempo, so confidence is the best of the tempo and its rounded value.
+ * Loops are usually cut at a whole number of beats of an integer tempo: confidence is the best of the
+ * estimated tempo and its rounded value.
  */
 function loopFit(
   duration: number,
@@ -132,8 +129,6 @@ export async function analyzeSignal(
     : undefined;
   if (options.profile && essentiaPromise) await essentiaPromise;
   const duration = samples.length / sampleRate;
-  // The loop tempo's transforms are float32 WebAssembly ones (the reference's own are float32).
-  await loadFloat32Fft();
   const lowlevel = timed(timings, 'lowlevel', () => lowLevelFrames(samples, sampleRate));
   const series = lowlevel.series;
   await letOthersRun();
@@ -178,11 +173,6 @@ export async function analyzeSignal(
     const loop = loopFit(duration, bounds.leadingSilence, bounds.trailingSilence, beatGrid.bpm);
     return { beats, loop };
   });
-  // The reference's loop tempo, and its confidence for the tempo rounded as the reference rounds it.
-  const bpmLoop = timed(timings, 'bpm_loop', () => {
-    const bpm = percivalBpm(samples, sampleRate);
-    return { bpm, confidence: loopBpmConfidence(samples, Math.round(bpm), sampleRate) };
-  });
 
   const parts: AnalysisParts = {
     sampleRate,
@@ -199,8 +189,8 @@ export async function analyzeSignal(
     onsets,
     beatsLoudness: rhythmDerived.beats.loudness,
     beatsBandRatios: rhythmDerived.beats.bandRatios,
-    bpmLoop: bpmLoop.bpm,
-    bpmLoopConfidence: bpmLoop.confidence,
+    bpmLoop: rhythmDerived.loop.bpm,
+    bpmLoopConfidence: rhythmDerived.loop.confidence,
     soundStartFrame: Math.floor((bounds.startTime * sampleRate) / LOWLEVEL_HOP),
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     // The frame energies are mean powers: the reference's loudness reads each frame's Σx².
@@ -245,7 +235,6 @@ export async function analyzeSignal(
         bounds.stopTime - bounds.startTime + (bounds.stopTime > 0 ? 1 / sampleRate : 0),
       ),
       bpmConfidence: tempo.support,
-      loopFit: rhythmDerived.loop,
       loopable: rhythmic && rhythmDerived.loop.confidence >= 0.95,
       reverbness: isReverberant(rt60),
       singleEvent,

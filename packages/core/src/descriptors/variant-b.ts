@@ -14,8 +14,6 @@ export interface VariantBExtras {
   durationEffective: number;
   /** 0…1: share of beats that fall on onsets. */
   bpmConfidence: number;
-  /** The tracked tempo's fit to the sound's length (a whole number of beats), and that tempo. */
-  loopFit: { bpm: number; confidence: number };
   loopable: boolean;
   reverbness: boolean;
   singleEvent: boolean;
@@ -39,7 +37,9 @@ const meanVector = (tree: VariantATree, path: string): number[] =>
  */
 export function buildVariantB(tree: VariantATree, extras: VariantBExtras): VariantB {
   const bpmRaw = num(tree, 'rhythm.bpm');
-  const useLoop = extras.loopable && extras.loopFit.bpm > 0;
+  const bpmLoop = num(tree, 'rhythm.bpm_loop');
+  const loopConfidence = num(tree, 'rhythm.bpm_loop_confidence');
+  const useLoop = extras.loopable && bpmLoop > 0;
   const chords = node(tree, 'tonal.chords_progression') as string[];
   const onsetTimes = node(tree, 'rhythm.onset_times') as number[];
   const beats = node(tree, 'rhythm.beats_position') as number[];
@@ -50,9 +50,9 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     beat_loudness: round3(mean(tree, 'rhythm.beats_loudness')),
     beat_times: beats.map(round3),
     boominess: round3(t.boominess),
-    bpm: Math.round(useLoop ? extras.loopFit.bpm : bpmRaw),
+    bpm: Math.round(useLoop ? bpmLoop : bpmRaw),
     bpm_confidence: round3(
-      useLoop ? extras.loopFit.confidence : Math.min(1, Math.max(0, num(tree, 'rhythm.bpm_confidence') / 5)),
+      useLoop ? loopConfidence : Math.min(1, Math.max(0, num(tree, 'rhythm.bpm_confidence') / 5)),
     ),
     brightness: round3(t.brightness),
     chord_count: chords.length,
