@@ -1,6 +1,7 @@
 /**
  * rhythm.bpm_loop_confidence as the reference extractor computes it: Essentia's LoopBpmConfidence (Font &
- * Serra 2016) for the loop tempo rounded to a whole BPM, as LoopBpmEstimator passes it.
+ * Serra 2016) for the loop tempo rounded to a whole BPM, as LoopBpmEstimator passes it. Not run by the
+ * analysis yet, as percival-bpm.ts.
  */
 
 /** The envelope's attack and release (s) and the share of its maximum that counts as sound. */

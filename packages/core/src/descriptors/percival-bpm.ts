@@ -8,6 +8,8 @@
  * OSS; the native reference's values are those of the highest peak on all 40 reference recordings (39
  * to the last digit, see percival-bpm.test.ts), while essentia.js's build of the same source, which does
  * apply the pulse trains, differs from them on 35.
+ *
+ * The analysis does not run it yet (its cost: docs/descriptors.md, `npx earshot bench bpm-loop`).
  */
 import { Float32RealFft } from './fft-f32.ts';
 
