@@ -1,10 +1,10 @@
-import { isCatalogueUnavailable } from '@earshot/catalogue';
+import { isCatalogueContention, isCatalogueUnavailable } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { ApiServices } from '../application/index.ts';
 import { newRouter } from '../framework/http/router.ts';
-import { UNAVAILABLE_RETRY_AFTER_S } from '../framework/middleware/errors.ts';
+import { CONTENTION_RETRY_AFTER_S, UNAVAILABLE_RETRY_AFTER_S } from '../framework/middleware/errors.ts';
 import { noteUnavailable } from '../framework/middleware/unavailable-log.ts';
 import { Throttled } from '../framework/rate-limits/throttled.ts';
 import { csrfProtection } from './csrf.ts';
@@ -181,6 +181,15 @@ function htmlErrors(): Middleware {
       }
       if (err instanceof EarshotError && err.status < 500) {
         await renderError(ctx, err.status, { title: 'The request could not be read', message: err.message });
+        return;
+      }
+      if (isCatalogueContention(err)) {
+        ctx.set('Retry-After', String(CONTENTION_RETRY_AFTER_S));
+        noteUnavailable(ctx, err);
+        await renderError(ctx, 503, {
+          title: 'Not saved',
+          message: 'Other changes were being made at the same moment. Send the form again.',
+        });
         return;
       }
       if (isCatalogueUnavailable(err)) {

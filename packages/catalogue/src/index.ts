@@ -6,6 +6,12 @@ export {
   NO_CHANGE_FEED,
 } from './connection/change-feed.ts';
 export { CatalogueVersionPoll } from './connection/change-version-poll.ts';
+export {
+  CatalogueContentionError,
+  isCatalogueContention,
+  type RetryOnContentionOptions,
+  retryOnContention,
+} from './connection/contention.ts';
 export * from './connection/data-folder-lock.ts';
 export {
   type Catalogue,

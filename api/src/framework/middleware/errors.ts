@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { isCatalogueUnavailable } from '@earshot/catalogue';
+import { isCatalogueContention, isCatalogueUnavailable } from '@earshot/catalogue';
 import { EarshotError } from '@earshot/common';
 import type { Context, Next } from 'koa';
 import { CHALLENGES, type Challenging } from '../auth/errors.ts';
@@ -18,6 +18,14 @@ export const UNAVAILABLE_RETRY_AFTER_S = 5;
 export const UNAVAILABLE_DETAIL =
   'The service cannot reach its database at the moment. Please try again shortly.';
 
+/**
+ * Seconds a client is asked to wait when its write met other writes of the same rows (a deadlock
+ * that kept recurring): they are over in a moment.
+ */
+export const CONTENTION_RETRY_AFTER_S = 1;
+export const CONTENTION_DETAIL =
+  'The change could not be saved because of other changes made at the same moment. Please try again.';
+
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
@@ -26,9 +34,18 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * its per-field messages), a 401 gets its `WWW-Authenticate` challenge and a 429 its rate-limit
  * headers; an http-error from Koa keeps its status. The database out of reach is no fault of the
  * request and passes: a 503 with Retry-After, as a client library knows to retry, not a 500 that
- * looks like a bug. Anything else goes to `logUnexpected` and becomes a generic 500.
+ * looks like a bug; so does a write that PostgreSQL kept ending as a deadlock's victim (or for a
+ * serialization failure), which the catalogue ran again as often as it would. Anything else goes
+ * to `logUnexpected` and becomes a generic 500.
  */
 export function errorAnswer(err: unknown, logUnexpected: (err: unknown) => void): ErrorAnswer {
+  if (isCatalogueContention(err)) {
+    return {
+      status: 503,
+      detail: CONTENTION_DETAIL,
+      headers: { 'Retry-After': String(CONTENTION_RETRY_AFTER_S) },
+    };
+  }
   if (err instanceof EarshotError) {
     const detail = isFieldMap(err.details) ? err.details : err.message;
     if (err.status === 401) {

@@ -1,5 +1,6 @@
 import { EarshotError } from '@earshot/common';
 import type { Kysely, Transaction } from 'kysely';
+import { retryOnContention } from '../connection/contention.ts';
 import type { Database } from '../schema/database.ts';
 
 /** A database handle or an open transaction: every repository function takes either. */
@@ -9,6 +10,21 @@ export type Db = Kysely<Database>;
 export function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db as Transaction<Database>);
   return db.transaction().execute(work);
+}
+
+/**
+ * inTransaction, run again whole when PostgreSQL ends it as a deadlock's victim or for a
+ * serialization failure (retryOnContention), for writes whose triggers lock shared rows (the search
+ * document's word counts) in an order no caller controls. `work` must do nothing but statements on
+ * the transaction it is given. Inside the caller's transaction it runs once: a failure aborts the
+ * caller's transaction too, which only the caller can run again.
+ */
+export function inRetriedTransaction<T>(
+  db: Db,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  if (db.isTransaction) return work(db as Transaction<Database>);
+  return retryOnContention(() => db.transaction().execute(work));
 }
 
 export interface PageRequest {

@@ -10,7 +10,14 @@ import {
   type StageAdvance,
   updateThrough,
 } from './lifecycle/sound-lifecycle.ts';
-import { type Db, inTransaction, isUniqueViolation, type Page, type PageRequest } from './shared.ts';
+import {
+  type Db,
+  inRetriedTransaction,
+  inTransaction,
+  isUniqueViolation,
+  type Page,
+  type PageRequest,
+} from './shared.ts';
 import { replaceSoundTags } from './tags.ts';
 
 /** A sound with its uploader's name and its pack's name (what every serializer needs). */
@@ -284,9 +291,12 @@ export interface SoundEdit {
   isExplicit?: boolean;
 }
 
-/** Changes only the given fields (the edit resource's rule). */
+/**
+ * Changes only the given fields (the edit resource's rule). The search document's triggers lock
+ * word counts shared with other sounds, so two edits at once may deadlock: the victim runs again.
+ */
 export function editSound(db: Db, id: number, edit: SoundEdit): Promise<void> {
-  return inTransaction(db, async (trx) => {
+  return inRetriedTransaction(db, async (trx) => {
     const set: SoundUpdate = {};
     if (edit.name !== undefined) set.name = edit.name;
     if (edit.description !== undefined) set.description = edit.description;

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql, type UpdateObject } from 'kysely';
 import type { Database, ModerationState, ProcessingState } from '../../schema/database.ts';
-import { type Db, inTransaction } from '../shared.ts';
+import { type Db, inRetriedTransaction, inTransaction } from '../shared.ts';
 import {
   IllegalTransitionError,
   nextStatus,
@@ -195,7 +195,9 @@ const DECIDED: Record<ModerationDecision, ModerationState> = { approve: 'ok', re
 
 /**
  * `approve` or `reject` each sound the table allows it for; returns the ids that changed (the
- * others are left as they are, and the caller reports them).
+ * others are left as they are, and the caller reports them). An approval adds the sounds' search
+ * documents, whose triggers lock word counts an edit of another sound may hold: a deadlock's
+ * victim runs again.
  */
 export async function moderateSounds(
   db: Db,
@@ -205,13 +207,15 @@ export async function moderateSounds(
   reason: string | null = null,
 ): Promise<number[]> {
   if (soundIds.length === 0) return [];
-  const rows = await db
-    .updateTable('sounds')
-    .set(decided(decision, moderatorId, reason))
-    .where('id', 'in', soundIds)
-    .where(allowedBy(decision))
-    .returning('id')
-    .execute();
+  const rows = await inRetriedTransaction(db, (trx) =>
+    trx
+      .updateTable('sounds')
+      .set(decided(decision, moderatorId, reason))
+      .where('id', 'in', soundIds)
+      .where(allowedBy(decision))
+      .returning('id')
+      .execute(),
+  );
   return rows.map((r) => r.id);
 }
 
