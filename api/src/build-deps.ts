@@ -28,7 +28,7 @@ import { catalogueReader } from './adapters/catalogue-reader.ts';
 import { credentialByKey } from './adapters/credentials.ts';
 import { descriptorReader } from './adapters/descriptor-reader.ts';
 import { legacyReader } from './adapters/legacy-reader.ts';
-import { listWalkStore } from './adapters/list-walks.ts';
+import { LIST_WALK_LIMITS, listWalkStore } from './adapters/list-walks.ts';
 import { Metrics } from './adapters/metrics.ts';
 import { cachedSoundRecords } from './adapters/record-cache.ts';
 import { servedSearchEngine } from './adapters/search-engine.ts';
@@ -197,7 +197,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       clips,
       legacy: legacyReader(db, config.dataDir),
       soundChanges: soundChangesReader(db, DEFAULT_SIMILARITY_SPACE),
-      walks: listWalkStore(db),
+      walks: listWalkStore(db, { ...LIST_WALK_LIMITS, idleSeconds: config.LIST_WALK_IDLE_MINUTES * 60 }),
       exports: { latest: () => latestExport(config.dataDir) },
       events: { reader: userEventsReader(db), webhooks: webhookStore(db, config.WEBHOOK_ALLOW_PRIVATE) },
       suggestions: suggestionReader(db),

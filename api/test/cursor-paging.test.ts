@@ -1,4 +1,4 @@
-import { deleteSound, editSound } from '@earshot/catalogue';
+import { bookmarkSound, decodeWalkCursor, deleteSound, editSound } from '@earshot/catalogue';
 import {
   createTestDatabase,
   insertSeedPack,
@@ -15,7 +15,8 @@ import { startTestServer, type TestServer } from './support/server.ts';
  * started with `cursor=*` and followed by its `next` links lists each sound that is public for the
  * whole walk exactly once, in every sort, while sounds are added, removed and edited between its
  * pages (edits that move a sound's sort key across the reader's position included); `page`
- * paging under the same writes does not, which is what the walk is for.
+ * paging under the same writes does not, which is what the walk is for. Version 1's lists (`/api/`)
+ * walk the same way through the same walks, beside their `p`.
  */
 
 const postgresUrl = await testService('postgres');
@@ -38,6 +39,16 @@ type Sort = (typeof SORTS)[number];
 
 const POOL = 24;
 const PAGE_SIZE = 4;
+/** How long the server keeps a walk (LIST_WALK_IDLE_MINUTES). */
+const IDLE_MINUTES = 7;
+
+/** A page of either version's list: its sounds, its count and its `next` link. */
+function listPage(body: Json): { items: Json[]; count: number; next: string | null } {
+  if ('sounds' in body) return { items: body.sounds, count: body.num_results, next: body.next ?? null };
+  return { items: body.results, count: body.count, next: body.next };
+}
+
+const relative = (link: string) => new URL(link).pathname + new URL(link).search;
 
 describe.each(backends)('cursor paging on %s', (backend) => {
   let s: TestServer;
@@ -47,7 +58,10 @@ describe.each(backends)('cursor paging on %s', (backend) => {
 
   beforeAll(async () => {
     database = backend === 'postgres' ? await createTestDatabase(postgresUrl as string) : undefined;
-    s = await startTestServer(database ? { DATABASE_URL: database.url } : {});
+    s = await startTestServer({
+      LIST_WALK_IDLE_MINUTES: String(IDLE_MINUTES),
+      ...(database ? { DATABASE_URL: database.url } : {}),
+    });
     walkerId = await insertSeedUser(s.catalogue.db, {
       username: 'walker',
       password_hash: null,
@@ -65,7 +79,12 @@ describe.each(backends)('cursor paging on %s', (backend) => {
   }
 
   /** A public sound of `walker` tagged `word`, its sort keys spread by `i`. */
-  async function addSound(word: string, i: number, packId: number | null = null): Promise<number> {
+  async function addSound(
+    word: string,
+    i: number,
+    packId: number | null = null,
+    geotag: [number, number] | null = null,
+  ): Promise<number> {
     n++;
     return insertSeedSound(s.catalogue.db, {
       user_id: walkerId,
@@ -78,8 +97,8 @@ describe.each(backends)('cursor paging on %s', (backend) => {
       category: null,
       subcategory: null,
       category_code: null,
-      geotag_lat: null,
-      geotag_lon: null,
+      geotag_lat: geotag?.[0] ?? null,
+      geotag_lon: geotag?.[1] ?? null,
       original_filename: `${word}-${n}.wav`,
       original_path: '',
       duration: 1 + ((i * 7) % 13) / 2,
@@ -134,7 +153,7 @@ describe.each(backends)('cursor paging on %s', (backend) => {
    * Reads a list page by page from `first` (following `next`), and between pages: adds a sound to
    * the list, removes one not read yet (deleted or hidden by moderation, in turn), brings one not
    * read yet to the front and sends one already read to the back. Returns the ids in the order
-   * read, the counts answered and the sounds removed.
+   * read, the counts answered and the sounds removed. Either version's lists.
    */
   async function walkWhileWriting(
     first: string,
@@ -150,9 +169,10 @@ describe.each(backends)('cursor paging on %s', (backend) => {
     for (let page = 0; url; page++) {
       const res = await get(url);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      read.push(...res.body.results.map((r: Json) => r.id));
-      counts.push(res.body.count);
-      url = res.body.next && new URL(res.body.next).pathname + new URL(res.body.next).search;
+      const answer = listPage(res.body);
+      read.push(...answer.items.map((r: Json) => r.id));
+      counts.push(answer.count);
+      url = answer.next && relative(answer.next);
       const unread = pool.filter((id) => !read.includes(id) && !removed.has(id));
       await addSound(word, page, packId);
       if (unread.length > 2) {
@@ -336,5 +356,160 @@ describe.each(backends)('cursor paging on %s', (backend) => {
     const twice = read.length !== new Set(read).size;
     const skipped = expected.some((id) => !read.includes(id));
     expect(twice || skipped).toBe(true);
+  });
+
+  it.each(['score', 'downloads_desc', 'rating_asc', 'created_desc'] as const)(
+    'walks a version 1 search sorted by %s: each sound public for the whole walk exactly once',
+    async (sort) => {
+      const word = `vonewalk${sort.replace(/_/g, '')}`;
+      const pool: number[] = [];
+      for (let i = 0; i < POOL; i++) pool.push(await addSound(word, i));
+      const { read, counts, removed } = await walkWhileWriting(
+        `/api/sounds/search/?q=${word}&s=${sort}&fields=id&sounds_per_page=${PAGE_SIZE}&cursor=*`,
+        word,
+        pool,
+        movers(sort, word),
+      );
+      expect(new Set(read).size, 'no sound twice').toBe(read.length);
+      expect([...read].sort((a, b) => a - b)).toEqual(
+        pool.filter((id) => !removed.has(id)).sort((a, b) => a - b),
+      );
+      expect(removed.size).toBeGreaterThan(0);
+      expect(new Set(counts)).toEqual(new Set([POOL]));
+    },
+  );
+
+  it("walks version 1's pack and bookmark category sounds while writing, with the bookmarks' names as they are", async () => {
+    const packId = await insertSeedPack(db(), {
+      user_id: walkerId,
+      name: 'Walk pack v1',
+      created: new Date(),
+    });
+    const pool: number[] = [];
+    for (let i = 0; i < 10; i++) pool.push(await addSound('vonepack', i, packId));
+    const noop = { front: async () => {}, back: async () => {} };
+    const pack = await walkWhileWriting(
+      `/api/packs/${packId}/sounds/?fields=id&sounds_per_page=3&cursor=*`,
+      'vonepack',
+      pool,
+      noop,
+      packId,
+    );
+    expect(new Set(pack.read).size).toBe(pack.read.length);
+    expect([...pack.read].sort((a, b) => a - b)).toEqual(
+      pool.filter((id) => !pack.removed.has(id)).sort((a, b) => a - b),
+    );
+
+    const marked: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const id = await addSound('vonemark', i);
+      await bookmarkSound(db(), { userId: walkerId, soundId: id, name: `mark ${i}`, category: 'Walked' });
+      marked.push(id);
+    }
+    const category = (await get('/api/people/walker/bookmark_categories/')).body.categories.find(
+      (c: Json) => c.name === 'Walked',
+    );
+    const path = `/api/people/walker/bookmark_categories/${category.id}/sounds/`;
+    const byP = await get(`${path}?fields=id&sounds_per_page=100`);
+    const first = await get(`${path}?fields=id&sounds_per_page=3&cursor=*`);
+    expect(first.body).toMatchObject({ num_results: 7, num_pages: 3, sounds: byP.body.sounds.slice(0, 3) });
+    // A bookmark renamed during the walk shows its new name: names are read with each page.
+    const later = byP.body.sounds[4].id as number;
+    await bookmarkSound(db(), { userId: walkerId, soundId: later, name: 'renamed', category: 'Walked' });
+    const second = await get(relative(first.body.next));
+    expect(second.body.sounds).toEqual(
+      byP.body.sounds.slice(3, 6).map((sound: Json) => ({
+        ...sound,
+        bookmark_name: sound.id === later ? 'renamed' : sound.bookmark_name,
+      })),
+    );
+  });
+
+  it('walks version 1 content search, geotag search and similar sounds in the order `p` pages them', async () => {
+    for (let i = 0; i < 5; i++) await addSound('vonegeo', i, null, [10 + i, 20 + i]);
+    const { bd_808 } = s.seeded.ids;
+    const lists = [
+      '/api/sounds/content_search/?t=.lowlevel.spectral_centroid.mean:200&max_results=7&fields=id',
+      '/api/sounds/geotag/?min_lat=5&max_lat=50&fields=id',
+      `/api/sounds/${bd_808}/similar/?num_results=6&fields=id`,
+    ];
+    for (const list of lists) {
+      const paged = await get(`${list}&sounds_per_page=100`);
+      expect(paged.status, list).toBe(200);
+      expect(paged.body.sounds.length, list).toBeGreaterThan(2);
+      const read: Json[] = [];
+      let url: string | null = `${list}&sounds_per_page=2&cursor=*`;
+      while (url) {
+        const res = await get(url);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.num_results, list).toBe(paged.body.num_results);
+        read.push(...res.body.sounds);
+        url = res.body.next ? relative(res.body.next) : null;
+      }
+      // The extras (distance, geotag) come with each sound as `p` shows them.
+      expect(read, list).toEqual(paged.body.sounds);
+    }
+  });
+
+  it('links version 1 walk pages by cursor and answers a bad, foreign or mixed cursor with a version 1 400', async () => {
+    const word = 'vonelinks';
+    for (let i = 0; i < 9; i++) await addSound(word, i);
+    const path = `/api/sounds/search/?q=${word}&s=downloads_desc&fields=id&sounds_per_page=4`;
+    const first = await get(`${path}&cursor=*`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ num_results: 9, num_pages: 3 });
+    expect(first.body).not.toHaveProperty('previous');
+    const next = new URL(first.body.next);
+    const cursor = next.searchParams.get('cursor') as string;
+    expect(Object.fromEntries(next.searchParams)).toEqual({
+      q: word,
+      s: 'downloads_desc',
+      fields: 'id',
+      sounds_per_page: '4',
+      cursor,
+    });
+    const second = await get(relative(first.body.next));
+    const back = await get(relative(second.body.previous));
+    expect(back.body.sounds).toEqual(first.body.sounds);
+    // `p` pages as it always did: page links, no cursor.
+    const byP = await get(`${path}&p=2`);
+    expect(byP.body.sounds).toEqual(second.body.sounds);
+    expect(new URL(byP.body.next).searchParams.get('p')).toBe('3');
+    expect(new URL(byP.body.next).searchParams.has('cursor')).toBe(false);
+
+    const v1Error = (detail: string) => ({
+      status: 400,
+      body: { detail, error: true, type: 'BadRequest', status_code: 400, explanation: detail },
+    });
+    expect(await get(`${path}&cursor=*&p=2`)).toEqual(
+      v1Error('cursor: a walk goes by cursor alone; leave out p'),
+    );
+    expect(await get(`${path}&cursor=nonsense`)).toEqual(
+      v1Error('cursor: not a cursor this server handed out'),
+    );
+    expect(await get(`/api/sounds/geotag/?fields=id&cursor=${cursor}`)).toEqual(
+      v1Error(
+        'cursor: it belongs to a walk of another list; keep the parameters of the request that started it',
+      ),
+    );
+    // A version 2 walk of a user's sounds is the same list as version 1's: either continues it.
+    const v2 = await get('/apiv2/users/walker/sounds/?fields=id&page_size=2&cursor=*');
+    const v2Second = await get(relative(v2.body.next));
+    const v1Second = await get(
+      `/api/people/walker/sounds/?fields=id&sounds_per_page=2&cursor=${new URL(v2.body.next).searchParams.get('cursor')}`,
+    );
+    expect(v1Second.body.sounds.map((r: Json) => r.id)).toEqual(v2Second.body.results.map((r: Json) => r.id));
+    expect(v1Second.body.num_results).toBe(v2.body.count);
+  });
+
+  it('keeps a walk LIST_WALK_IDLE_MINUTES after its latest page', async () => {
+    const first = await get('/api/sounds/search/?q=vonelinks&fields=id&sounds_per_page=2&cursor=*');
+    const { walkId } = decodeWalkCursor(new URL(first.body.next).searchParams.get('cursor') as string);
+    const { rows } = await sql<{ seconds: number }>`
+      select extract(epoch from expires_at - now())::float8 as seconds from list_walks where id = ${walkId}::bigint`.execute(
+      db(),
+    );
+    expect(rows[0].seconds).toBeGreaterThan(IDLE_MINUTES * 60 - 60);
+    expect(rows[0].seconds).toBeLessThanOrEqual(IDLE_MINUTES * 60);
   });
 });

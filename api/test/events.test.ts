@@ -1,6 +1,15 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { addComment, bookmarkSound, rateSound } from '@earshot/catalogue';
-import { createTestDatabase, setModerationState } from '@earshot/catalogue/testing';
+import {
+  addComment,
+  bookmarkSound,
+  decodeEventPosition,
+  encodeEventPosition,
+  latestUserEventPosition,
+  pruneUserEvents,
+  rateSound,
+  readUserEvents,
+} from '@earshot/catalogue';
+import { createTestDatabase, insertSeedUser, setModerationState } from '@earshot/catalogue/testing';
 import { createLogger } from '@earshot/common';
 import { testService } from '@earshot/common/testing';
 import {
@@ -11,6 +20,7 @@ import {
   WebhookDispatcher,
 } from '@earshot/services';
 import { WebhookReceiver } from '@earshot/services/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -381,6 +391,94 @@ describe.each(backends)('webhooks and the event stream on %s', (backend) => {
     expect(gone.status).toBe(404);
     expect(gone.body.detail).toBeTruthy();
   });
+
+  it('tells a stream resumed from before removed events that it missed them, then goes on with the kept ones', async () => {
+    const db = s.catalogue.db;
+    const watching = await openStream(s, {});
+    await comment('before the gap');
+    const [seen] = await watching.next(1);
+    watching.close();
+    await comment('lost 1');
+    await comment('lost 2');
+    await comment('kept 1');
+    const [lost1, lost2, kept] = await readUserEvents(db, {
+      after: decodeEventPosition(seen.id, 'id'),
+      limit: 10,
+      userId: bob,
+    });
+    expect(kept.data).toMatchObject({ comment: 'kept 1' });
+    // The retention removes the two (no switched-on webhook holds them back).
+    await sql`update webhooks set disabled_at = now(), disabled_reason = 'test'`.execute(db);
+    await sql`update user_events set created = now() - interval '40 days'
+      where id in (${lost1.id}::bigint, ${lost2.id}::bigint)`.execute(db);
+    expect(await pruneUserEvents(db, new Date(Date.now() - 86_400_000))).toBe(2);
+
+    for (const [headers, query] of [
+      [{ 'Last-Event-ID': seen.id }, ''],
+      [{}, `?last_event_id=${seen.id}`],
+    ] as const) {
+      const resumed = await openStream(s, headers, query);
+      const [missed, next] = await resumed.next(2);
+      resumed.close();
+      expect(missed.event).toBe('missed');
+      expect(missed.id, 'the notice moves no Last-Event-ID').toBeUndefined();
+      expect(JSON.parse(missed.data)).toEqual({
+        type: 'missed',
+        detail: expect.stringMatching(/^Events after this Last-Event-ID were removed/),
+        last_event_id: seen.id,
+        removed_through: encodeEventPosition(lost2.position),
+        oldest_event_id: encodeEventPosition(kept.position),
+        resync: {
+          sounds: `${s.origin}/apiv2/users/bob/sounds/?fields=id,name,num_comments,num_ratings,avg_rating,num_downloads`,
+          pending_uploads: `${s.origin}/apiv2/sounds/pending_uploads/`,
+        },
+      });
+      expect(next).toMatchObject({ event: 'commented', id: encodeEventPosition(kept.position) });
+    }
+
+    // Resumed after the gap, or following only kinds none of which went: no notice.
+    const after = await openStream(s, { 'Last-Event-ID': encodeEventPosition(kept.position) });
+    await comment('after the gap');
+    const [plain] = await after.next(1);
+    after.close();
+    expect(plain.event).toBe('commented');
+    expect(JSON.parse(plain.data).data.comment).toBe('after the gap');
+    const ratings = await openStream(s, { 'Last-Event-ID': seen.id }, '?events=rated');
+    const rater = await insertSeedUser(db, { username: 'dora', password_hash: null, avatar_path: null });
+    await rateSound(db, { soundId: bobSound, userId: rater, rating: 4 });
+    const [rated] = await ratings.next(1);
+    ratings.close();
+    expect(rated.event).toBe('rated');
+  });
+
+  it('answers an id no event had, or one of another server, with a 400 that says what to do', async () => {
+    const latest = await latestUserEventPosition(s.catalogue.db);
+    const elsewhere = encodeEventPosition({ seq: String(BigInt(latest.seq) + 1000n), id: latest.id });
+    const ask = (headers: Record<string, string>, query = '') =>
+      problem(`/apiv2/me/events/${query}`, headers);
+    for (const [answer, where] of [
+      [await ask({ 'Last-Event-ID': elsewhere }), 'Last-Event-ID'],
+      [await ask({}, `?last_event_id=${elsewhere}`), 'last_event_id'],
+    ] as const) {
+      expect(answer.status).toBe(400);
+      expect(answer.detail).toBe(
+        `${where}: no event with this id was written here (an id of another server, or of a database restored since?); connect again without it to follow from now, after reading afresh what you keep`,
+      );
+    }
+    const malformed = await ask({}, '?last_event_id=nonsense');
+    expect(malformed).toEqual({
+      status: 400,
+      detail: 'last_event_id: not an event id this server handed out',
+    });
+  });
+
+  /** A request whose answer is not a stream: its status and `detail`. */
+  async function problem(path: string, headers: Record<string, string>) {
+    const res = await fetch(`${s.origin}${path}`, {
+      headers: { Authorization: `Token ${s.seeded.apiKey}`, ...headers },
+    });
+    return { status: res.status, detail: ((await res.json()) as Json).detail as string };
+  }
 });
 
 interface StreamEvent {

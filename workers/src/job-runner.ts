@@ -10,6 +10,7 @@ import {
   CATALOGUE_EXPORT_JOB,
   CATEGORY_MODEL_JOB,
   EVENTS_UPKEEP_JOB,
+  LIST_WALKS_UPKEEP_JOB,
   pipelineRegistry,
   type StagePolicy,
 } from './pipeline/definitions.ts';
@@ -86,6 +87,11 @@ export interface JobRunnerServiceOptions {
   categoryModelEveryMs?: number;
   /** How often the reconciler queues the events' upkeep (default hourly; the retention is in `config`). */
   eventUpkeepEveryMs?: number;
+  /**
+   * How often the reconciler queues the removal of expired cursor walks (default 10 minutes; how
+   * long a walk is kept is the API's LIST_WALK_IDLE_MINUTES, written into each walk).
+   */
+  listWalkUpkeepEveryMs?: number;
   /**
    * The bulk export made by itself (`catalogue_export`), for long-running consumers (`earshot
    * worker`, `earshot serve`; absent: no such job, as in a CLI command's runner): the links' origin
@@ -168,6 +174,7 @@ export function createJobRunner(options: JobRunnerServiceOptions): JobRunnerServ
   const pipeline = new Pipeline(store, runner, logger, [
     { name: CATEGORY_MODEL_JOB, everyMs: options.categoryModelEveryMs ?? 30_000 },
     { name: EVENTS_UPKEEP_JOB, everyMs: options.eventUpkeepEveryMs ?? 3_600_000 },
+    { name: LIST_WALKS_UPKEEP_JOB, everyMs: options.listWalkUpkeepEveryMs ?? 600_000 },
     ...(exporting ? [{ name: CATALOGUE_EXPORT_JOB, everyMs: exporting.checkEveryMs }] : []),
   ]);
   const consumes = runner.kind === 'in-process' || options.runWorkers === true;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import {
+  bookmarkNames,
   type Db,
   findBookmarkCategory,
   listBookmarkCategories,
@@ -35,5 +36,6 @@ export function legacyReader(db: Db, dataDir: string): LegacyReader {
         items: found.items.map((s) => ({ id: s.id, bookmark_name: s.bookmark_name })),
       };
     },
+    bookmarkNames: (userId, soundIds) => bookmarkNames(db, userId, soundIds),
   };
 }

@@ -1,7 +1,10 @@
 import { type Db, type ListWalkLimits, readListWalk, startListWalk } from '@earshot/catalogue';
 import type { Hit, ListWalkStore } from '../application/ports.ts';
 
-/** How long an idle walk is kept, and how many ids all walks keep together (docs/api.md "Cursor paging"). */
+/**
+ * How long an idle walk is kept (LIST_WALK_IDLE_MINUTES overrides it), and how many ids all walks
+ * keep together (docs/api.md "Cursor paging").
+ */
 export const LIST_WALK_LIMITS: ListWalkLimits = { idleSeconds: 3600, maxStoredIds: 20_000_000 };
 
 /**

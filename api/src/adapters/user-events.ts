@@ -1,4 +1,4 @@
-import { type Db, latestUserEventPosition, readUserEvents } from '@earshot/catalogue';
+import { type Db, eventResume, latestUserEventPosition, readUserEvents } from '@earshot/catalogue';
 import {
   enableMyWebhook,
   myWebhook,
@@ -14,6 +14,7 @@ export function userEventsReader(db: Db): UserEventsReader {
   return {
     after: (options) => readUserEvents(db, options),
     latest: () => latestUserEventPosition(db),
+    resume: (options) => eventResume(db, options),
   };
 }
 

@@ -9,5 +9,10 @@ export interface ListRequest {
    * answer continues it (list-walks.ts). `page.pageSize` is the size of the page.
    */
   cursor?: string;
+  /**
+   * Most sounds a walk this request starts holds (text search; default the list's own cap): the web
+   * search page's walks hold the first few thousand, as many as a person pages through.
+   */
+  walkMax?: number;
   reads?: SoundReads;
 }

@@ -1,5 +1,20 @@
-import { isBeforeEvent, type UserEvent, type UserEventPosition } from '@earshot/catalogue';
+import {
+  isBeforeEvent,
+  type UserEvent,
+  type UserEventKind,
+  type UserEventPosition,
+} from '@earshot/catalogue';
+import { ValidationError } from '@earshot/common';
 import type { UserEventsReader } from './ports.ts';
+
+/**
+ * A stream resumed from before events the retention removed: the latest event it missed, and the
+ * oldest still kept after its position (where it goes on; null when none is kept yet).
+ */
+export interface MissedEvents {
+  removedThrough: UserEventPosition;
+  oldestKept: UserEventPosition | null;
+}
 
 /** One follower of one user's events. */
 interface Follower {
@@ -34,6 +49,27 @@ export class EventHub {
   /** Where a follower without a position starts: after the latest committed event. */
   latest(): Promise<UserEventPosition> {
     return this.reader.latest();
+  }
+
+  /**
+   * Checks where a stream of `userId`'s events of `kinds` resumes: a position this server never
+   * wrote (another server's id, or one of a database restored since) is a 400 naming `parameter`;
+   * when the retention removed some of those events after it, the stream missed them and is told
+   * (the answer), rather than going on as if nothing were lost.
+   */
+  async resume(
+    userId: number,
+    after: UserEventPosition,
+    kinds: readonly UserEventKind[],
+    parameter: string,
+  ): Promise<MissedEvents | undefined> {
+    const found = await this.reader.resume({ userId, after, kinds });
+    if (found.unknown)
+      throw new ValidationError(
+        `${parameter}: no event with this id was written here (an id of another server, or of a database restored since?); connect again without it to follow from now, after reading afresh what you keep`,
+      );
+    if (found.removedThrough === null) return undefined;
+    return { removedThrough: found.removedThrough, oldestKept: found.oldestKept };
   }
 
   /** Follows `userId`'s events after `after` until the returned function is called. */

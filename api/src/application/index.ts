@@ -104,7 +104,7 @@ export function createServices(ports: ApiPorts, variant: Variant): ApiServices {
     renderedSounds,
     searchPages: new SearchPageCache(ports.changes, ports.stateVersion ?? (() => '')),
     social: ports.social && new SocialService(ports.social, records, ports.changes, walks),
-    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records),
+    v1: ports.legacy && createLegacyServices({ ...ports, legacy: ports.legacy }, records, walks),
     changes: ports.soundChanges && new ChangesService(ports.soundChanges, ports.descriptors),
     exports: ports.exports,
     credits: new CreditsService(ports.catalogue, ports.social?.bookmarks),

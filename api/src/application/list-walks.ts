@@ -1,9 +1,8 @@
 import type { Page as CataloguePage, PageRequest } from '@earshot/catalogue';
 import { decodeWalkCursor, encodeWalkCursor } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
-import type { ListRequest } from './api-context.ts';
 import type { Hit, Hits, ListWalkStore } from './ports.ts';
-import type { Page, SoundRecord, WalkCursors } from './records.ts';
+import type { Page, SoundReads, SoundRecord, WalkCursors } from './records.ts';
 import type { SoundRecords } from './sound-records.ts';
 
 /**
@@ -28,9 +27,11 @@ export const WALK_MAX_SOUNDS = 1_000_000;
  */
 export const SIMILARITY_WALK_MAX_SOUNDS = 10_000;
 
-/** One page of a walk: its hits (`count` is the walk's length) and the cursors around it. */
+/** One page of a walk: its hits (`count` is the walk's length), where it starts and the cursors around it. */
 export interface WalkPage {
   hits: Hits;
+  /** The position of the page's first sound in the walk (0 on the first page). */
+  offset: number;
   cursors: WalkCursors;
 }
 
@@ -44,6 +45,12 @@ export interface WalkedList {
   all: (limit: number) => Promise<Hits>;
 }
 
+/**
+ * A cursor the walks cannot continue: not one this server handed out, of a walk of another list,
+ * or of a walk no longer kept. A 400 naming `cursor`; the web pages offer a fresh walk instead.
+ */
+export class CursorRefused extends ValidationError {}
+
 export class ListWalks {
   /** Without a store (a server wired without the catalogue's walks) a cursor is a 400. */
   constructor(private readonly store: ListWalkStore | undefined) {}
@@ -53,18 +60,19 @@ export class ListWalks {
     const store = this.store;
     if (!store) throw new ValidationError('cursor: cursor paging is not available on this server');
     if (cursor === START_WALK) return this.start(store, pageSize, list);
-    const { walkId, offset } = decodeWalkCursor(cursor);
+    const { walkId, offset } = readCursor(cursor);
     const slice = await store.read(walkId, list.key, { offset, limit: pageSize });
     if (slice === 'other-list')
-      throw new ValidationError(
+      throw new CursorRefused(
         'cursor: it belongs to a walk of another list; keep the parameters of the request that started it',
       );
     if (slice === 'unknown')
-      throw new ValidationError(
+      throw new CursorRefused(
         `cursor: the walk has expired or is unknown; start a new one with cursor=${START_WALK}`,
       );
     return {
       hits: { count: slice.total, items: slice.hits },
+      offset,
       cursors: cursorsAround(walkId, offset, pageSize, slice.total),
     };
   }
@@ -74,29 +82,45 @@ export class ListWalks {
     const first = items.slice(0, pageSize);
     // A list that fits in its first page needs no stored walk.
     if (items.length <= pageSize) {
-      return { hits: { count: items.length, items: first }, cursors: { next: null, previous: null } };
+      return {
+        hits: { count: items.length, items: first },
+        offset: 0,
+        cursors: { next: null, previous: null },
+      };
     }
     const walkId = await store.start(list.key, items);
     return {
       hits: { count: items.length, items: first },
+      offset: 0,
       cursors: cursorsAround(walkId, 0, pageSize, items.length),
     };
   }
 }
 
 /**
+ * The names of the lists of ids that both versions walk (`walkIdList`): one list, one name, so a
+ * walk's cursor names the list and not the version that started it.
+ */
+export const ID_LISTS = {
+  userSounds: (userId: number) => `user:${userId}`,
+  packSounds: (packId: number) => `pack:${packId}`,
+  bookmarks: (userId: number, categoryId: number) => `bookmarks:${userId}:${categoryId}`,
+};
+
+/**
  * A walk of a list of sound ids in the catalogue's order (a user's or a pack's sounds, a bookmark
- * category): `read` is the list's paged read, asked once for all of it when the walk starts.
+ * category), for either version's routes: `read` is the list's paged read, asked once for all of
+ * it when the walk starts.
  */
 export async function walkIdList(
   walks: ListWalks,
   records: SoundRecords,
   cursor: string,
-  req: ListRequest,
+  page: { pageSize: number; reads?: SoundReads },
   key: string,
   read: (window: PageRequest) => Promise<CataloguePage<number>>,
 ): Promise<Page<SoundRecord>> {
-  const walk = await walks.page(cursor, req.page.pageSize, {
+  const walk = await walks.page(cursor, page.pageSize, {
     key,
     max: WALK_MAX_SOUNDS,
     all: async (limit) => {
@@ -104,7 +128,16 @@ export async function walkIdList(
       return { count: slice.count, items: slice.items.map((id) => ({ id })) };
     },
   });
-  return records.walkPage(walk, req.page.pageSize, req.reads);
+  return records.walkPage(walk, page.pageSize, page.reads);
+}
+
+function readCursor(cursor: string): { walkId: string; offset: number } {
+  try {
+    return decodeWalkCursor(cursor);
+  } catch (err) {
+    if (err instanceof ValidationError) throw new CursorRefused(err.message);
+    throw err;
+  }
 }
 
 function cursorsAround(walkId: string, offset: number, pageSize: number, total: number): WalkCursors {

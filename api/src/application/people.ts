@@ -1,7 +1,7 @@
 import type { Page as CataloguePage, PackView, PageRequest, UserRecord } from '@earshot/catalogue';
 import { NotFoundError } from '@earshot/common';
 import type { ListRequest } from './api-context.ts';
-import { type ListWalks, walkIdList } from './list-walks.ts';
+import { ID_LISTS, type ListWalks, walkIdList } from './list-walks.ts';
 import { pageWindow, resolvePage } from './paging.ts';
 import type { CatalogueReader } from './ports.ts';
 import type { AccountRecord, Page, SoundRecord } from './records.ts';
@@ -28,7 +28,9 @@ export class PeopleService {
 
   async userSounds(username: string, req: ListRequest): Promise<Page<SoundRecord>> {
     const user = await this.findUser(username);
-    return this.soundPage(req, `user:${user.id}`, (window) => this.catalogue.userSounds(user.id, window));
+    return this.soundPage(req, ID_LISTS.userSounds(user.id), (window) =>
+      this.catalogue.userSounds(user.id, window),
+    );
   }
 
   async userPacks(username: string, req: ListRequest): Promise<Page<PackView>> {
@@ -48,7 +50,7 @@ export class PeopleService {
   async packSounds(id: number, req: ListRequest): Promise<Page<SoundRecord>> {
     const pack = await this.catalogue.packById(id);
     if (!pack) throw new NotFoundError('Not found');
-    return this.soundPage(req, `pack:${id}`, (window) => this.catalogue.packSounds(id, window));
+    return this.soundPage(req, ID_LISTS.packSounds(id), (window) => this.catalogue.packSounds(id, window));
   }
 
   private async findUser(username: string): Promise<UserRecord> {
@@ -62,7 +64,10 @@ export class PeopleService {
     key: string,
     read: (window: PageRequest) => Promise<CataloguePage<number>>,
   ): Promise<Page<SoundRecord>> {
-    if (req.cursor !== undefined) return walkIdList(this.walks, this.records, req.cursor, req, key, read);
+    if (req.cursor !== undefined) {
+      const page = { pageSize: req.page.pageSize, reads: req.reads };
+      return walkIdList(this.walks, this.records, req.cursor, page, key, read);
+    }
     const count = req.page.page === 'last' ? (await read({ limit: 0, offset: 0 })).count : undefined;
     const wanted =
       req.page.page === 'last' ? Math.max(1, Math.ceil((count ?? 0) / req.page.pageSize)) : req.page.page;

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type {
   CommentView,
+  EventResume,
   PackView,
   Page,
   PageRequest,
@@ -9,6 +10,7 @@ import type {
   SoundRecord,
   SoundRecordColumn,
   UserEvent,
+  UserEventKind,
   UserEventPosition,
   UserRecord,
   Webhook,
@@ -80,6 +82,12 @@ export interface ListWalkStore {
 export interface UserEventsReader {
   after(options: { after: UserEventPosition; limit: number; userId?: number }): Promise<UserEvent[]>;
   latest(): Promise<UserEventPosition>;
+  /** Whether a stream can resume after a position, and what the retention removed after it (the catalogue's eventResume). */
+  resume(options: {
+    userId: number;
+    after: UserEventPosition;
+    kinds: readonly UserEventKind[];
+  }): Promise<EventResume>;
 }
 
 /**

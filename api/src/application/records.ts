@@ -30,6 +30,8 @@ export interface Page<T> extends CataloguePage<T> {
   pageSize: number;
   /** A page of a cursor walk: the cursors of its neighbours (the answer links them instead of pages). */
   cursors?: WalkCursors;
+  /** A page of a cursor walk: the position of its first sound in the walk (0 on the first page). */
+  walkOffset?: number;
   /** A text search's facets over all its matches, when the request asked for them (issue 36). */
   facets?: Facets;
 }

@@ -124,7 +124,10 @@ export class SearchService {
         );
       const list = {
         key: listKey('text', params, TEXT_KEYS),
-        max: params.similar_to !== undefined ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
+        max: Math.min(
+          req.walkMax ?? WALK_MAX_SOUNDS,
+          params.similar_to !== undefined ? SIMILARITY_WALK_MAX_SOUNDS : WALK_MAX_SOUNDS,
+        ),
         all: (limit: number) => run({ limit, offset: 0, maxLimit: limit }),
       };
       const walk = await this.walks.page(req.cursor, req.page.pageSize, list);

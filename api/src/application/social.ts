@@ -1,7 +1,7 @@
 import type { BookmarkCategoryView, ChangeVersion } from '@earshot/catalogue';
 import type { BookmarkCategories, Downloads, FeedbackInput, SoundFeedback } from '@earshot/services';
 import type { ListRequest } from './api-context.ts';
-import { type ListWalks, walkIdList } from './list-walks.ts';
+import { ID_LISTS, type ListWalks, walkIdList } from './list-walks.ts';
 import { pageWindow, resolvePage } from './paging.ts';
 import type { Page, SoundRecord } from './records.ts';
 import type { SoundRecords } from './sound-records.ts';
@@ -63,8 +63,8 @@ export class SocialService {
         this.walks,
         this.records,
         req.cursor,
-        req,
-        `bookmarks:${userId}:${categoryId}`,
+        { pageSize: req.page.pageSize, reads: req.reads },
+        ID_LISTS.bookmarks(userId, categoryId),
         (window) => this.ports.bookmarks.soundIds(userId, categoryId, window),
       );
     }

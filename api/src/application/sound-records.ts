@@ -66,13 +66,20 @@ export class SoundRecords {
    * sound that stopped being public since the walk began is left out of its page only.
    */
   async walkPage(
-    walk: { hits: Hits; cursors: WalkCursors },
+    walk: { hits: Hits; offset: number; cursors: WalkCursors },
     pageSize: number,
     reads?: SoundReads,
     rows?: readonly CatalogueSound[],
   ): Promise<Page<SoundRecord>> {
     const items = await this.read(walk.hits.items, reads, rows);
-    return { items, count: walk.hits.count, page: 1, pageSize, cursors: walk.cursors };
+    return {
+      items,
+      count: walk.hits.count,
+      page: 1,
+      pageSize,
+      cursors: walk.cursors,
+      walkOffset: walk.offset,
+    };
   }
 
   /** `normalized=1`: the page's analyses scaled with one read of the ranges they need. */

@@ -59,6 +59,8 @@ export interface ErrorPage {
   message: string;
   /** A page to go back to (the form that was refused, for instance). */
   retryPath?: string;
+  /** The words of the link to `retryPath` (default "Back to the form"). */
+  retryLabel?: string;
 }
 
 /**

@@ -51,6 +51,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CLIP_THREAD_NICENESS: '20' })).toThrow(/CLIP_THREAD_NICENESS/);
   });
 
+  it('reads how long a cursor walk is kept: 60 minutes unless set, at least 1, at most a week', () => {
+    expect(loadConfig({}).LIST_WALK_IDLE_MINUTES).toBe(60);
+    expect(loadConfig({ LIST_WALK_IDLE_MINUTES: '15' }).LIST_WALK_IDLE_MINUTES).toBe(15);
+    for (const bad of ['0', '-5', 'an hour', String(8 * 24 * 60)])
+      expect(() => loadConfig({ LIST_WALK_IDLE_MINUTES: bad }), bad).toThrow(/LIST_WALK_IDLE_MINUTES/);
+  });
+
   it('accepts service URLs and treats an empty one as unset', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', REDIS_URL: '' });
     expect(c.DATABASE_URL).toBe('postgres://u@h:5432/db');

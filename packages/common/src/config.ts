@@ -87,6 +87,11 @@ export const configSchema = z.object({
   WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().min(0.01).max(3650).default(14),
   EXPORT_SETTLE_MINUTES: z.coerce.number().min(0).default(10),
   EXPORT_MAX_AGE_HOURS: z.coerce.number().min(0).default(6),
+  LIST_WALK_IDLE_MINUTES: z.coerce
+    .number()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
   CREDENTIALS_PER_USER: z.coerce.number().int().min(1).default(20),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -182,6 +187,8 @@ export const configDocs: Record<keyof RawConfig, string> = {
     'the bulk export (/apiv2/export/) is made again once the public catalogue changed and then had no change for this many minutes (default 10); needs PUBLIC_URL',
   EXPORT_MAX_AGE_HOURS:
     'while changes never settle, the export is made again once it is this many hours old (default 6); 0 turns the automatic export off',
+  LIST_WALK_IDLE_MINUTES:
+    "a cursor walk (cursor=*) is kept this many minutes after its latest page; the workers' upkeep removes it after that (default 60)",
   SIGNUP_ENABLED:
     'show the sign-up page at /apiv2/signup/ (default false: 404; users come from `earshot users create`)',
   CREDENTIALS_PER_USER:

@@ -10,6 +10,7 @@ import {
   listUnfinishedSounds,
   type ProcessingFailure,
   type ProcessingRecord,
+  pruneListWalks,
   reportProgress,
   type StageAdvance,
   setAnalysis,
@@ -147,6 +148,12 @@ export class CatalogueStore implements PipelineStore {
     const removed = await pruneEvents(this.db, this.retention);
     if (removed.events || removed.deliveries)
       this.logger?.info(removed, 'events: removed events and delivery attempts past their retention');
+    return removed;
+  }
+
+  async pruneListWalks(): Promise<{ walks: number; ids: number }> {
+    const removed = await pruneListWalks(this.db);
+    if (removed.walks) this.logger?.info(removed, 'list walks: removed the expired cursor walks');
     return removed;
   }
 

@@ -1,6 +1,12 @@
 import type { BackoffPolicy, JobDefinition } from '../jobs/registry.ts';
 import { JobRegistry } from '../jobs/registry.ts';
-import { pruneEventsJob, retrainCategories, STAGE_HANDLERS, type StageDeps } from './handlers.ts';
+import {
+  pruneEventsJob,
+  pruneListWalksJob,
+  retrainCategories,
+  STAGE_HANDLERS,
+  type StageDeps,
+} from './handlers.ts';
 import { STAGES, type StageName } from './stages.ts';
 
 export interface StagePolicy {
@@ -34,6 +40,15 @@ export const EVENTS_UPKEEP_JOB = 'events_upkeep';
 const EVENTS_UPKEEP_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 2, backoff: RETRY };
 
 /**
+ * The catalogue-wide job that removes the cursor walks kept past LIST_WALK_IDLE_MINUTES (queued by
+ * the reconciler every `listWalkUpkeepEveryMs`, default 10 minutes): without it a walk's ids would
+ * stay until the next walk starts.
+ */
+export const LIST_WALKS_UPKEEP_JOB = 'list_walks_upkeep';
+
+const LIST_WALKS_UPKEEP_POLICY: StagePolicy = { timeoutMs: 15 * 60_000, attempts: 2, backoff: RETRY };
+
+/**
  * The catalogue-wide job that makes the bulk export again when it is due (queued by the reconciler
  * now and then; the job decides). Only processes that can export (PUBLIC_URL) queue it.
  */
@@ -42,8 +57,8 @@ export const CATALOGUE_EXPORT_JOB = 'catalogue_export';
 const CATALOGUE_EXPORT_POLICY: StagePolicy = { timeoutMs: 60 * 60_000, attempts: 2, backoff: RETRY };
 
 /**
- * The pipeline's job registry: one job per stage, the category model's retraining, the events'
- * upkeep and the bulk export, all bound to the same dependencies.
+ * The pipeline's job registry: one job per stage, the category model's retraining, the events' and
+ * the cursor walks' upkeep and the bulk export, all bound to the same dependencies.
  */
 export function pipelineRegistry(
   deps: StageDeps,
@@ -66,6 +81,12 @@ export function pipelineRegistry(
     ...EVENTS_UPKEEP_POLICY,
     keepFinished: false,
     handler: (ctx) => pruneEventsJob(ctx, deps),
+  });
+  definitions.push({
+    name: LIST_WALKS_UPKEEP_JOB,
+    ...LIST_WALKS_UPKEEP_POLICY,
+    keepFinished: false,
+    handler: (ctx) => pruneListWalksJob(ctx, deps),
   });
   definitions.push({
     name: CATALOGUE_EXPORT_JOB,

@@ -202,6 +202,10 @@ export const pruneEventsJob = async (_ctx: JobContext, deps: StageDeps): Promise
   await deps.store.pruneEvents();
 };
 
+export const pruneListWalksJob = async (_ctx: JobContext, deps: StageDeps): Promise<void> => {
+  await deps.store.pruneListWalks();
+};
+
 export const STAGE_HANDLERS: Record<StageName, StageHandler> = {
   probe,
   media,

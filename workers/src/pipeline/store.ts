@@ -59,6 +59,8 @@ export interface PipelineStore {
   retrainCategoryModel(signal: AbortSignal): Promise<void>;
   /** Removes the events and webhook delivery attempts past their retention (the services' pruneEvents). */
   pruneEvents(): Promise<{ events: number; deliveries: number }>;
+  /** Removes the cursor walks whose keeping time has passed (the catalogue's pruneListWalks). */
+  pruneListWalks(): Promise<{ walks: number; ids: number }>;
   /**
    * `finish`: marks the sound Processed and hands it to moderation; a trusted uploader's sound is
    * approved at once. Returns where it went.

@@ -1,3 +1,4 @@
+import type { ListWalks } from '../list-walks.ts';
 import type { CatalogueReader, DescriptorReader, SearchEngine } from '../ports.ts';
 import type { SoundRecords } from '../sound-records.ts';
 import { LegacyPeople } from './legacy-people.ts';
@@ -5,7 +6,7 @@ import { LegacySearch } from './legacy-search.ts';
 import { LegacySounds } from './legacy-sounds.ts';
 import type { LegacyReader } from './ports.ts';
 
-/** The use cases of the version 1 interface, over the ports version 2 stands on. */
+/** The use cases of the version 1 interface, over the ports (and the cursor walks) version 2 stands on. */
 export interface LegacyServices {
   search: LegacySearch;
   sounds: LegacySounds;
@@ -20,10 +21,11 @@ export function createLegacyServices(
     legacy: LegacyReader;
   },
   records: SoundRecords,
+  walks: ListWalks,
 ): LegacyServices {
   return {
-    search: new LegacySearch(ports.search, records),
-    sounds: new LegacySounds(ports.catalogue, records, ports.search, ports.descriptors, ports.legacy),
-    people: new LegacyPeople(ports.catalogue, ports.legacy, records),
+    search: new LegacySearch(ports.search, records, walks),
+    sounds: new LegacySounds(ports.catalogue, records, ports.search, ports.descriptors, ports.legacy, walks),
+    people: new LegacyPeople(ports.catalogue, ports.legacy, records, walks),
   };
 }

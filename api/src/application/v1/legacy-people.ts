@@ -1,5 +1,6 @@
 import type { Page as CataloguePage, PackView, PageRequest, UserRecord } from '@earshot/catalogue';
 import { NotFoundError } from '@earshot/common';
+import { ID_LISTS, type ListWalks, walkIdList } from '../list-walks.ts';
 import type { CatalogueReader } from '../ports.ts';
 import type { SoundRecords } from '../sound-records.ts';
 import { type V1ListRequest, v1Window } from './paging.ts';
@@ -15,6 +16,7 @@ export class LegacyPeople {
     private readonly catalogue: CatalogueReader,
     private readonly legacy: LegacyReader,
     private readonly records: SoundRecords,
+    private readonly walks: ListWalks,
   ) {}
 
   user(username: string): Promise<UserRecord> {
@@ -23,7 +25,9 @@ export class LegacyPeople {
 
   async userSounds(username: string, req: V1ListRequest): Promise<V1SoundPageRecord> {
     const user = await this.findUser(username);
-    return this.soundPage(req, (window) => this.catalogue.userSounds(user.id, window));
+    return this.soundPage(req, ID_LISTS.userSounds(user.id), (window) =>
+      this.catalogue.userSounds(user.id, window),
+    );
   }
 
   async userPacks(username: string): Promise<CataloguePage<PackView>> {
@@ -48,17 +52,37 @@ export class LegacyPeople {
     if (categoryId < 0 || !(await this.legacy.hasBookmarkCategory(user.id, categoryId))) {
       throw new NotFoundError(`Bookmark category ${category} does not exist.`);
     }
+    const named = async (page: V1SoundPageRecord, names?: Map<number, string>) => {
+      names ??= await this.legacy.bookmarkNames(
+        user.id,
+        page.items.map((r) => r.sound.id),
+      );
+      return {
+        ...page,
+        items: page.items.map((record) => ({
+          ...record,
+          bookmarkName: names.get(record.sound.id) || record.sound.name,
+        })),
+      };
+    };
+    if (req.cursor !== undefined) {
+      // The same list as version 2's category walk; the bookmarks' names are read for each page.
+      const page = await walkIdList(
+        this.walks,
+        this.records,
+        req.cursor,
+        { pageSize: req.page.perPage },
+        ID_LISTS.bookmarks(user.id, categoryId),
+        async (window) => {
+          const slice = await this.legacy.bookmarkedSounds(user.id, categoryId, window);
+          return { count: slice.count, items: slice.items.map((s) => s.id) };
+        },
+      );
+      return named({ ...page, page: req.page.p });
+    }
     const slice = await this.legacy.bookmarkedSounds(user.id, categoryId, v1Window(req.page));
     const names = new Map(slice.items.map((s) => [s.id, s.bookmark_name]));
-    const sounds = await this.records.read(slice.items);
-    return v1Page(
-      req.page,
-      slice.count,
-      sounds.map((record) => ({
-        ...record,
-        bookmarkName: names.get(record.sound.id) || record.sound.name,
-      })),
-    );
+    return named(v1Page(req.page, slice.count, await this.records.read(slice.items)), names);
   }
 
   async pack(id: number): Promise<PackView> {
@@ -70,7 +94,7 @@ export class LegacyPeople {
   async packSounds(id: number, req: V1ListRequest): Promise<V1SoundPageRecord> {
     const pack = await this.catalogue.packById(id);
     if (!pack) throw new NotFoundError(`Pack with id ${id} does not exist.`);
-    return this.soundPage(req, (window) => this.catalogue.packSounds(id, window));
+    return this.soundPage(req, ID_LISTS.packSounds(id), (window) => this.catalogue.packSounds(id, window));
   }
 
   private async findUser(username: string): Promise<UserRecord> {
@@ -81,8 +105,20 @@ export class LegacyPeople {
 
   private async soundPage(
     req: V1ListRequest,
+    key: string,
     read: (window: PageRequest) => Promise<CataloguePage<number>>,
   ): Promise<V1SoundPageRecord> {
+    if (req.cursor !== undefined) {
+      const page = await walkIdList(
+        this.walks,
+        this.records,
+        req.cursor,
+        { pageSize: req.page.perPage },
+        key,
+        read,
+      );
+      return { ...page, page: req.page.p };
+    }
     const slice = await read(v1Window(req.page));
     return v1Page(req.page, slice.count, await this.records.read(slice.items.map((id) => ({ id }))));
   }

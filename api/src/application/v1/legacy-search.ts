@@ -1,6 +1,7 @@
-import { prepareV1Search } from '@earshot/catalogue';
+import { type PageRequest, prepareV1Search } from '@earshot/catalogue';
 import { unsharp, ValidationError } from '@earshot/common';
-import type { SearchEngine } from '../ports.ts';
+import { type ListWalks, WALK_MAX_SOUNDS } from '../list-walks.ts';
+import type { Hits, SearchEngine } from '../ports.ts';
 import { checkDescriptorsFilter } from '../search.ts';
 import type { SoundRecords } from '../sound-records.ts';
 import { type V1ListRequest, v1Window } from './paging.ts';
@@ -23,12 +24,14 @@ export const V1_MAX_RESULTS = 15;
 
 /**
  * Version 1 sound search and content search: the parameters checked by the catalogue's version 1
- * parser (so errors name `q`, `f`, `s`), then run by the very engine version 2 searches with.
+ * parser (so errors name `q`, `f`, `s`), then run by the very engine version 2 searches with, and
+ * walked by cursor through the same list walks.
  */
 export class LegacySearch {
   constructor(
     private readonly engine: SearchEngine,
     private readonly records: SoundRecords,
+    private readonly walks: ListWalks,
   ) {}
 
   /**
@@ -46,18 +49,30 @@ export class LegacySearch {
       p: 1,
       soundsPerPage: req.page.perPage,
     });
-    const hits = await this.engine.text({
-      query: q,
-      filter: f,
-      sort: params.s || undefined,
-      groupByPack: prepared.groupByPack,
-      ...v1Window(req.page),
-    });
-    const sounds = (await this.records.read(hits.items)).map((record) => {
-      if (!prepared.groupByPack || record.sound.pack_name === null) return record;
-      return { ...record, samePack: { ...record.samePack, count: record.samePack?.count ?? 1 } };
-    });
-    return v1Page(req.page, hits.count, sounds);
+    const run = (window: PageRequest & { maxLimit?: number }) =>
+      this.engine.text({
+        query: q,
+        filter: f,
+        sort: params.s || undefined,
+        groupByPack: prepared.groupByPack,
+        ...window,
+      });
+    const withPackCounts = (records: V1SoundPageRecord['items']) =>
+      records.map((record) => {
+        if (!prepared.groupByPack || record.sound.pack_name === null) return record;
+        return { ...record, samePack: { ...record.samePack, count: record.samePack?.count ?? 1 } };
+      });
+    if (req.cursor !== undefined) {
+      const walk = await this.walks.page(req.cursor, req.page.perPage, {
+        key: JSON.stringify(['v1-search', q, f ?? null, params.s || null, prepared.groupByPack]),
+        max: WALK_MAX_SOUNDS,
+        all: (limit) => run({ limit, offset: 0, maxLimit: limit }),
+      });
+      const sounds = withPackCounts(await this.records.read(walk.hits.items));
+      return v1Page(req.page, walk.hits.count, sounds, walk.cursors);
+    }
+    const hits = await run(v1Window(req.page));
+    return v1Page(req.page, hits.count, withPackCounts(await this.records.read(hits.items)));
   }
 
   /**
@@ -74,21 +89,27 @@ export class LegacySearch {
     const maxResults = readMaxResults(params.max_results);
     const byDescriptors = f !== undefined && namesDescriptors(params.f ?? '');
     const descriptorsFilter = byDescriptors ? checkDescriptorsFilter(f, this.engine) : undefined;
-    const window = v1Window(req.page);
-    if (window.offset >= maxResults) {
-      const { count } = await this.engine.content({
+    const run = (window: PageRequest): Promise<Hits> =>
+      this.engine.content({
         target,
         descriptorsFilter,
         filter: byDescriptors ? undefined : f,
-        limit: 1,
-        offset: 0,
+        ...window,
       });
+    if (req.cursor !== undefined) {
+      const walk = await this.walks.page(req.cursor, req.page.perPage, {
+        key: JSON.stringify(['v1-content', target ?? null, f ?? null, maxResults]),
+        max: Math.min(maxResults, WALK_MAX_SOUNDS),
+        all: (limit) => run({ limit, offset: 0 }),
+      });
+      return v1Page(req.page, walk.hits.count, await this.records.read(walk.hits.items), walk.cursors);
+    }
+    const window = v1Window(req.page);
+    if (window.offset >= maxResults) {
+      const { count } = await run({ limit: 1, offset: 0 });
       return v1Page(req.page, Math.min(count, maxResults), []);
     }
-    const hits = await this.engine.content({
-      target,
-      descriptorsFilter,
-      filter: byDescriptors ? undefined : f,
+    const hits = await run({
       limit: Math.min(window.limit, maxResults - window.offset),
       offset: window.offset,
     });

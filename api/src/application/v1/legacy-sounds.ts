@@ -1,11 +1,13 @@
+import type { PageRequest } from '@earshot/catalogue';
 import { EarshotError, NotFoundError, ValidationError } from '@earshot/common';
-import type { CatalogueReader, DescriptorReader, SearchEngine } from '../ports.ts';
+import { type ListWalks, WALK_MAX_SOUNDS } from '../list-walks.ts';
+import type { CatalogueReader, DescriptorReader, Hit, SearchEngine } from '../ports.ts';
 import type { SoundRecord } from '../records.ts';
 import type { SoundRecords } from '../sound-records.ts';
 import { pickV1Analysis } from './analysis-path.ts';
 import { type V1ListRequest, v1Window } from './paging.ts';
 import type { LegacyReader } from './ports.ts';
-import { type V1SoundPageRecord, v1Page } from './records.ts';
+import { type V1SoundPageRecord, type V1SoundRecord, v1Page } from './records.ts';
 
 export const V1_SIMILAR_DEFAULT = 15;
 export const V1_SIMILAR_MAX = 100;
@@ -40,6 +42,7 @@ export class LegacySounds {
     private readonly engine: SearchEngine,
     private readonly descriptors: DescriptorReader,
     private readonly legacy: LegacyReader,
+    private readonly walks: ListWalks,
   ) {}
 
   async instance(id: number): Promise<SoundRecord> {
@@ -56,13 +59,23 @@ export class LegacySounds {
     const maxLon = readCoordinate(box.max_lon, 'max_lon', -180, 180, 180);
     if (minLat > maxLat) throw new ValidationError('min_lat must not be greater than max_lat.');
     if (minLon > maxLon) throw new ValidationError('min_lon must not be greater than max_lon.');
-    const hits = await this.engine.text({
-      query: '',
-      filter: `geotag:"Intersects(${minLon} ${minLat} ${maxLon} ${maxLat})"`,
-      sort: 'created_desc',
-      groupByPack: false,
-      ...v1Window(req.page),
-    });
+    const run = (window: PageRequest & { maxLimit?: number }) =>
+      this.engine.text({
+        query: '',
+        filter: `geotag:"Intersects(${minLon} ${minLat} ${maxLon} ${maxLat})"`,
+        sort: 'created_desc',
+        groupByPack: false,
+        ...window,
+      });
+    if (req.cursor !== undefined) {
+      const walk = await this.walks.page(req.cursor, req.page.perPage, {
+        key: JSON.stringify(['v1-geotag', minLat, maxLat, minLon, maxLon]),
+        max: WALK_MAX_SOUNDS,
+        all: (limit) => run({ limit, offset: 0, maxLimit: limit }),
+      });
+      return v1Page(req.page, walk.hits.count, await this.records.read(walk.hits.items), walk.cursors);
+    }
+    const hits = await run(v1Window(req.page));
     return v1Page(req.page, hits.count, await this.records.read(hits.items));
   }
 
@@ -97,28 +110,35 @@ export class LegacySounds {
     }
     const [record] = await this.catalogue.soundsByIds([id]);
     if (!record) throw new SoundNotFoundV1(id);
-    const neighbours =
-      wanted > 1
-        ? await this.engine.similar({
-            space: this.engine.spaces().defaultSpace,
-            target: { soundId: id },
-            limit: wanted - 1,
-            offset: 0,
-          })
-        : undefined;
-    if (!neighbours && !record.similarity_ready) return v1Page(req.page, 0, []);
-    const hits = [{ id, score: 1 }, ...(neighbours?.items ?? [])];
+    const space = this.engine.spaces().defaultSpace;
+    /** The list: the sound itself, then its neighbours; none while it is not indexed. */
+    const all = async (): Promise<Hit[]> => {
+      const neighbours =
+        wanted > 1
+          ? await this.engine.similar({ space, target: { soundId: id }, limit: wanted - 1, offset: 0 })
+          : undefined;
+      if (!neighbours && !record.similarity_ready) return [];
+      return [{ id, score: 1 }, ...(neighbours?.items ?? [])];
+    };
+    // Scores are (1 + cosine) / 2: the cosine distance is twice the way down from 1.
+    const withDistance = (records: V1SoundRecord[]) =>
+      records.map((r) => ({ ...r, distance: r.sound.id === id ? 0 : round(2 * (1 - (r.score ?? 1))) }));
+    if (req.cursor !== undefined) {
+      const walk = await this.walks.page(req.cursor, req.page.perPage, {
+        key: JSON.stringify(['v1-similar', id, space, wanted]),
+        max: wanted,
+        all: async () => {
+          const hits = await all();
+          return { count: hits.length, items: hits };
+        },
+      });
+      const sounds = withDistance(await this.records.read(walk.hits.items));
+      return v1Page(req.page, walk.hits.count, sounds, walk.cursors);
+    }
+    const hits = await all();
     const window = v1Window(req.page);
     const sounds = await this.records.read(hits.slice(window.offset, window.offset + window.limit));
-    return v1Page(
-      req.page,
-      hits.length,
-      sounds.map((record) => ({
-        ...record,
-        // Scores are (1 + cosine) / 2: the cosine distance is twice the way down from 1.
-        distance: record.sound.id === id ? 0 : round(2 * (1 - (record.score ?? 1))),
-      })),
-    );
+    return v1Page(req.page, hits.length, withDistance(sounds));
   }
 
   async original(id: number): Promise<{ path: string; filename: string }> {

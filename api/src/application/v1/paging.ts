@@ -13,6 +13,11 @@ export interface V1PageQuery {
 /** What a version 1 list use case needs from the request. */
 export interface V1ListRequest {
   page: V1PageQuery;
+  /**
+   * Cursor paging instead of `p` (beyond the contract, as in version 2): `*` starts a walk, a
+   * cursor of an earlier answer continues it (../list-walks.ts); `page.perPage` sizes the page.
+   */
+  cursor?: string;
 }
 
 /**

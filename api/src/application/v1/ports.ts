@@ -13,4 +13,6 @@ export interface LegacyReader {
     categoryId: number,
     page: PageRequest,
   ): Promise<Page<{ id: number; bookmark_name: string }>>;
+  /** The names of the user's bookmarks of these sounds (read afresh for each page of a cursor walk). */
+  bookmarkNames(userId: number, soundIds: readonly number[]): Promise<Map<number, string>>;
 }

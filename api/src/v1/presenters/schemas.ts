@@ -54,8 +54,8 @@ export const v1SoundPageSchema = z.object({
   sounds: z.array(v1SoundSchema),
   num_results: z.number().int(),
   num_pages: z.number().int(),
-  previous: uri.optional().describe('absent on the first page'),
-  next: uri.optional().describe('absent on the last page'),
+  previous: uri.optional().describe('absent on the first page (with `cursor`: carrying the previous cursor)'),
+  next: uri.optional().describe('absent on the last page (with `cursor`: carrying the next cursor)'),
 });
 
 export const v1UserSchema = z.object({

@@ -1,3 +1,4 @@
+import type { WalkCursors } from '../../application/records.ts';
 import type { V1PageQuery } from '../../application/v1/paging.ts';
 import type { V1SoundPageRecord, V1SoundRecord } from '../../application/v1/records.ts';
 import { encodeQuery, type LinkBase } from '../../v2/presenters/pagination.ts';
@@ -31,15 +32,32 @@ export function v1PageLink(links: V1Links, p: number): string {
   return `${links.origin}${links.path}${encodeQuery(entries)}`;
 }
 
-/** A page past the end is a 200 with no sounds and no links, as the original answered. */
+/** A link to another page of a cursor walk: the request's query with `cursor` replaced (and no `p`). */
+export function v1CursorLink(links: V1Links, cursor: string): string {
+  const entries = Object.entries(links.query).filter(([name]) => name !== 'p' && name !== 'cursor');
+  entries.push(['cursor', cursor]);
+  return `${links.origin}${links.path}${encodeQuery(entries)}`;
+}
+
+/**
+ * A page past the end is a 200 with no sounds and no links, as the original answered. A page of a
+ * cursor walk links the cursors of its neighbours; `num_pages` is then the walk's length in pages
+ * of this size.
+ */
 export function v1SoundPage(
   req: Pick<V1ListView, 'links' | 'page'>,
   count: number,
   sounds: V1Sound[],
+  cursors?: WalkCursors,
 ): V1SoundPage {
   const pages = Math.ceil(count / req.page.perPage);
-  const { p } = req.page;
   const out: V1SoundPage = { sounds, num_results: count, num_pages: pages };
+  if (cursors) {
+    if (cursors.previous !== null) out.previous = v1CursorLink(req.links, cursors.previous);
+    if (cursors.next !== null) out.next = v1CursorLink(req.links, cursors.next);
+    return out;
+  }
+  const { p } = req.page;
   if (p > 1 && p <= pages) out.previous = v1PageLink(req.links, p - 1);
   if (p < pages) out.next = v1PageLink(req.links, p + 1);
   return out;
@@ -56,7 +74,7 @@ export function presentV1SoundPage(
     const added = extras?.(record);
     return added ? Object.assign(sound, added) : sound;
   });
-  return v1SoundPage(view, page.count, sounds);
+  return v1SoundPage(view, page.count, sounds, page.cursors);
 }
 
 /** Geotag search: each sound's position. */

@@ -7,7 +7,11 @@ const fields = text('comma-separated names from the sound record (unknown names 
 const p = text('page number, 1 for the first (a bogus value is page 1)');
 const soundsPerPage = text('sounds per page (default 30, maximum 100)');
 
-export const v1ListQuery = z.object({ p, sounds_per_page: soundsPerPage, fields });
+const cursor = text(
+  'earshot: cursor paging instead of `p` (docs/api.md "Cursor paging"). `*` starts a walk that lists each sound public for its whole length exactly once, in any sort, while sounds are added, edited or removed; `next` and `previous` then carry the cursor of the page beside. 400 when expired (LIST_WALK_IDLE_MINUTES unused, default an hour), of another list, or given with `p`',
+);
+
+export const v1ListQuery = z.object({ p, sounds_per_page: soundsPerPage, fields, cursor });
 
 export const v1SearchQuery = v1ListQuery.extend({
   q: text('query (default "+": every sound); +term mandatory, -term prohibited, "phrases"'),

@@ -4,7 +4,7 @@ import type { LegacyServices } from '../../application/v1/index.ts';
 import { attachmentDisposition } from '../../framework/files/attachment.ts';
 import { sendFile } from '../../framework/files/send-file.ts';
 import { idParam } from '../../framework/http/params.ts';
-import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
+import { type AnyRoute, defineRoute, type HandlerInput } from '../../framework/http/route.ts';
 import { v1SoundInstanceKey } from '../../framework/http/sound-instance-key.ts';
 import { v1AnalysisSchema, v1SoundPageSchema, v1SoundSchema } from '../presenters/schemas.ts';
 import { serializeV1Sound } from '../presenters/sound.ts';
@@ -33,6 +33,12 @@ const TRUE = new Set(['1', 'true', 'True']);
 export type RenderedAnswers = Pick<ApiServices, 'renderedSounds' | 'searchPages'>;
 
 export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRoute[] {
+  /**
+   * A search page kept until the catalogue changes; a page of a cursor walk is not kept (a walk
+   * starts anew each time, a later page reads its stored list).
+   */
+  const answer = <T>(input: HandlerInput<{ cursor?: string }, unknown>, render: () => Promise<T>) =>
+    input.query.cursor === undefined ? cache.searchPages.answer(input, render) : render();
   return [
     defineRoute({
       method: 'GET',
@@ -45,7 +51,7 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       response: v1SoundPageSchema,
       // Kept until the catalogue changes, like version 2's pages; the hot path serves repeats.
       handler: (input) =>
-        cache.searchPages.answer(input, async () => {
+        answer(input, async () => {
           const req = v1ListRequest(input);
           const page = await s.search.search(input.query, req);
           return presentV1SoundPage(req, page, withSamePack(req.links, input.query));
@@ -61,7 +67,7 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       query: v1ContentSearchQuery,
       response: v1SoundPageSchema,
       handler: (input) =>
-        cache.searchPages.answer(input, async () => {
+        answer(input, async () => {
           const req = v1ListRequest(input);
           return presentV1SoundPage(req, await s.search.content(input.query, req));
         }),
@@ -125,7 +131,7 @@ export function v1SoundRoutes(s: LegacyServices, cache: RenderedAnswers): AnyRou
       query: v1SimilarQuery,
       response: v1SoundPageSchema,
       handler: (input) =>
-        cache.searchPages.answer(input, async () => {
+        answer(input, async () => {
           const req = v1ListRequest(input);
           const page = await s.sounds.similar(input.params.sound_id, input.query, req);
           return presentV1SoundPage(req, page, withDistance);

@@ -4,13 +4,14 @@ import {
   encodeEventPosition,
   USER_EVENT_KINDS,
   type UserEvent,
+  type UserEventPosition,
   type Webhook,
   type WebhookDelivery,
 } from '@earshot/catalogue';
 import { ValidationError } from '@earshot/common';
 import { eventBody, parseEventKinds, type WebhookOwner } from '@earshot/services';
 import { z } from 'zod';
-import type { EventHub } from '../../application/event-hub.ts';
+import type { EventHub, MissedEvents } from '../../application/event-hub.ts';
 import type { WebhookStore } from '../../application/ports.ts';
 import type { Principal } from '../../framework/auth/principal.ts';
 import { type AnyRoute, defineRoute } from '../../framework/http/route.ts';
@@ -88,6 +89,25 @@ function presentDelivery(d: WebhookDelivery): z.input<typeof deliverySchema> {
     error: d.error,
     duration_ms: d.durationMs,
     at: d.at.toISOString(),
+  };
+}
+
+/**
+ * The first event of a stream resumed from before events the retention removed: what was lost, where
+ * the stream goes on, and where to read afresh what the lost events would have said.
+ */
+function missedBody(missed: MissedEvents, lastEventId: string, origin: string, username: string) {
+  return {
+    type: 'missed',
+    detail:
+      'Events after this Last-Event-ID were removed (events are kept EVENTS_RETENTION_DAYS days once delivered): read your sounds afresh (resync), then go on with this stream, which continues with the events still kept after it.',
+    last_event_id: lastEventId,
+    removed_through: encodeEventPosition(missed.removedThrough),
+    oldest_event_id: missed.oldestKept === null ? null : encodeEventPosition(missed.oldestKept),
+    resync: {
+      sounds: `${origin}/apiv2/users/${encodeURIComponent(username)}/sounds/?fields=id,name,num_comments,num_ratings,avg_rating,num_downloads`,
+      pending_uploads: `${origin}/apiv2/sounds/pending_uploads/`,
+    },
   };
 }
 
@@ -205,18 +225,20 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
       summary:
         "earshot: the events about the user's sounds as a server-sent event stream, resumable with Last-Event-ID",
       description:
-        'text/event-stream: each event has `id:` (pass it back as the Last-Event-ID header or `last_event_id`), `event:` (its kind) and `data:` (the JSON a webhook receives).',
+        'text/event-stream: each event has `id:` (pass it back as the Last-Event-ID header or `last_event_id`), `event:` (its kind) and `data:` (the JSON a webhook receives). Resuming from before events the retention removed (EVENTS_RETENTION_DAYS), the stream first sends `event: missed` (no `id:`) whose `data:` is `{"type": "missed", "detail", "last_event_id", "removed_through" (the id of the latest event removed), "oldest_event_id" (the oldest kept after it, where the stream goes on; null when none yet), "resync": {"sounds", "pending_uploads"} (where to read afresh what was missed)}`, then the events still kept. A Last-Event-ID this server did not hand out (not an id, or an id no event here had: another server\'s, a restored database\'s) is a 400 whose `detail` says which and to connect again without it.',
       tags: ['users'],
       auth: 'read',
       query: z.object({
         last_event_id: z
           .string()
           .optional()
-          .describe('resume after this event (as the Last-Event-ID header does; the header wins)'),
+          .describe(
+            'resume after this event (as the Last-Event-ID header does; the header wins); from before removed events the stream starts with `event: missed`',
+          ),
         events: z.string().optional().describe(`comma-separated kinds (${KINDS}); absent: all`),
       }),
       response: 'event-stream',
-      handler: async ({ query, principal, ctx }) => {
+      handler: async ({ query, principal, ctx, origin }) => {
         if (ctx.method === 'HEAD') {
           // The headers of the stream, and no follower for an answer that carries no body.
           ctx.status = 200;
@@ -224,10 +246,20 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
           ctx.body = '';
           return { handled: true };
         }
-        const resume = ctx.get('Last-Event-ID') || query.last_event_id;
-        const kinds = new Set(parseEventKinds(query.events));
-        const after = resume ? decodeEventPosition(resume, 'Last-Event-ID') : await hub.latest();
+        const header = ctx.get('Last-Event-ID');
+        const resume = header || query.last_event_id;
+        const parameter = header ? 'Last-Event-ID' : 'last_event_id';
+        const kindList = parseEventKinds(query.events);
+        const kinds = new Set(kindList);
         const userId = ownerOf(principal).userId;
+        let after: UserEventPosition;
+        let missed: MissedEvents | undefined;
+        if (resume) {
+          after = decodeEventPosition(resume, parameter);
+          missed = await hub.resume(userId, after, kindList, parameter);
+        } else {
+          after = await hub.latest();
+        }
         const stream = new PassThrough();
         const write = (events: UserEvent[]) => {
           for (const e of events)
@@ -237,6 +269,11 @@ export function eventRoutes(events: { hub: EventHub; webhooks: WebhookStore }): 
               );
         };
         stream.write(`retry: 2000\n: following the events of ${principal?.username}\n\n`);
+        // No `id:`: a reconnect before the next event resumes from the same id and is told again.
+        if (missed)
+          stream.write(
+            `event: missed\ndata: ${JSON.stringify(missedBody(missed, resume as string, origin, principal?.username ?? ''))}\n\n`,
+          );
         const stop = await hub.follow(userId, after, write);
         const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
         const end = () => {

@@ -2,11 +2,21 @@ import { NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import type { ListRequest } from '../../application/api-context.ts';
 import type { ApiServices } from '../../application/index.ts';
-import type { SoundRecord } from '../../application/records.ts';
+import { CursorRefused } from '../../application/list-walks.ts';
+import type { Page, SoundRecord } from '../../application/records.ts';
 import type { LegacyServices } from '../../application/v1/index.ts';
+import type { V1SoundRecord } from '../../application/v1/records.ts';
 import { parseId } from '../../framework/http/params.ts';
 import { readPageQuery } from '../../v2/presenters/pagination.ts';
 import { render, renderError } from '../render.ts';
+import {
+  type ListPosition,
+  type Pager,
+  pagerOf,
+  positionHref,
+  REFUSED_CURSOR,
+  readListPosition,
+} from './walk-paging.ts';
 
 /** Sounds per page on the user and pack pages. */
 const PAGE_SIZE = 30;
@@ -28,14 +38,14 @@ interface SoundRow {
   license: string;
 }
 
-/** The list request the API's own user and pack sound lists take, for page `page` of this site. */
-function listOf(ctx: Context): ListRequest {
-  return { page: { ...readPageQuery({ page: pageParam(ctx) }, 'list'), pageSize: PAGE_SIZE } };
-}
-
-function pageParam(ctx: Context): string | undefined {
-  const raw = ctx.query.page;
-  return typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw) ? raw : undefined;
+/**
+ * The list request the API's own user and pack sound lists take for the position the page's query
+ * asks (walk-paging.ts): a cursor, or `page=N` of an old address.
+ */
+function listOf(position: ListPosition): ListRequest {
+  if ('cursor' in position)
+    return { page: { page: 1, pageSize: PAGE_SIZE, style: 'list' }, cursor: position.cursor };
+  return { page: { ...readPageQuery({ page: String(position.page) }, 'list'), pageSize: PAGE_SIZE } };
 }
 
 function rows(sounds: readonly SoundRecord[]): SoundRow[] {
@@ -48,16 +58,19 @@ function rows(sounds: readonly SoundRecord[]): SoundRow[] {
   }));
 }
 
-/** Previous and next page links of a list of `count` sounds. */
-function paging(ctx: Context, count: number) {
-  const page = Number(pageParam(ctx) ?? 1);
-  const last = Math.max(1, Math.ceil(count / PAGE_SIZE));
-  return {
-    page,
-    last,
-    previous: page > 1 ? `${ctx.path}?page=${page - 1}` : undefined,
-    next: page < last ? `${ctx.path}?page=${page + 1}` : undefined,
-  };
+/** Previous and next page links of a page of sounds, on this page's own path. */
+function paging(ctx: Context, found: Page<unknown>): Pager {
+  return pagerOf(found, PAGE_SIZE, (to) => positionHref(ctx.path, to));
+}
+
+/** A cursor that cannot be continued: the reason, and the first page to start again from. */
+function refusedCursor(ctx: Context): Promise<void> {
+  return renderError(ctx, 400, {
+    title: 'These pages are no longer kept',
+    message: REFUSED_CURSOR,
+    retryPath: ctx.path,
+    retryLabel: 'Start again from the first page',
+  });
 }
 
 /** `YYYY-MM-DD` in UTC, as the pages show dates. */
@@ -71,7 +84,7 @@ async function notFound(ctx: Context, what: string): Promise<void> {
 export function showUser(services: ApiServices) {
   return async (ctx: Context) => {
     const username = String(ctx.params.username);
-    const req = listOf(ctx);
+    const req = listOf(readListPosition(ctx.query));
     try {
       const [user, sounds, packs] = await Promise.all([
         services.people.user(username),
@@ -87,10 +100,11 @@ export function showUser(services: ApiServices) {
           path: packPath(p.username, p.id),
           num: p.num_sounds,
         })),
-        paging: paging(ctx, sounds.count),
+        paging: paging(ctx, sounds),
       });
     } catch (err) {
       if (err instanceof NotFoundError) return notFound(ctx, 'user');
+      if (err instanceof CursorRefused) return refusedCursor(ctx);
       throw err;
     }
   };
@@ -101,7 +115,7 @@ export function showPack(services: ApiServices) {
   return async (ctx: Context) => {
     const id = parseId(ctx.params.id);
     if (id === undefined) return notFound(ctx, 'pack');
-    const req = listOf(ctx);
+    const req = listOf(readListPosition(ctx.query));
     try {
       const pack = await services.people.pack(id);
       if (pack.username !== String(ctx.params.username)) return notFound(ctx, 'pack');
@@ -116,10 +130,11 @@ export function showPack(services: ApiServices) {
         },
         sounds: rows(sounds.items),
         count: sounds.count,
-        paging: paging(ctx, sounds.count),
+        paging: paging(ctx, sounds),
       });
     } catch (err) {
       if (err instanceof NotFoundError) return notFound(ctx, 'pack');
+      if (err instanceof CursorRefused) return refusedCursor(ctx);
       throw err;
     }
   };
@@ -137,16 +152,22 @@ export function showBookmarks(v1: LegacyServices) {
     const categoryParam = ctx.params.id === undefined ? undefined : parseId(ctx.params.id);
     if (ctx.params.id !== undefined && categoryParam === undefined) return notFound(ctx, 'bookmark category');
     const categoryId = categoryParam ?? 0;
-    const page = Number(pageParam(ctx) ?? 1);
+    const position = readListPosition(ctx.query);
+    const req =
+      'cursor' in position
+        ? { page: { p: 1, perPage: PAGE_SIZE }, cursor: position.cursor }
+        : { page: { p: position.page, perPage: PAGE_SIZE } };
     try {
       const { username: owner, categories } = await v1.people.bookmarkCategories(username);
       const category = categories.find((c) => c.id === categoryId);
       if (categoryId !== 0 && !category) return notFound(ctx, 'bookmark category');
-      const sounds = category
-        ? await v1.people.bookmarkedSounds(owner, categoryId === 0 ? 'uncategorized' : String(categoryId), {
-            page: { p: page, perPage: PAGE_SIZE },
-          })
-        : { items: [], count: 0 };
+      const sounds: Page<V1SoundRecord> = category
+        ? await v1.people.bookmarkedSounds(
+            owner,
+            categoryId === 0 ? 'uncategorized' : String(categoryId),
+            req,
+          )
+        : { items: [], count: 0, page: 1, pageSize: PAGE_SIZE };
       await render(ctx, 'bookmarks', {
         title: category && categoryId !== 0 ? category.name : `Bookmarks of ${owner}`,
         owner,
@@ -163,10 +184,11 @@ export function showBookmarks(v1: LegacyServices) {
           name: sounds.items[i].bookmarkName ?? row.name,
         })),
         count: sounds.count,
-        paging: paging(ctx, sounds.count),
+        paging: paging(ctx, sounds),
       });
     } catch (err) {
       if (err instanceof NotFoundError) return notFound(ctx, 'user');
+      if (err instanceof CursorRefused) return refusedCursor(ctx);
       throw err;
     }
   };

@@ -3,6 +3,7 @@ import { EarshotError, NotFoundError } from '@earshot/common';
 import type { Context } from 'koa';
 import { fileUrl } from '../../application/file-names.ts';
 import type { ApiServices } from '../../application/index.ts';
+import { CursorRefused, START_WALK } from '../../application/list-walks.ts';
 import { parseId } from '../../framework/http/params.ts';
 import { soundScriptUrl, suggestScriptUrl } from '../assets.ts';
 import { renderPage } from '../render.ts';
@@ -28,6 +29,7 @@ import {
   webListRequest,
 } from './sound-listing.ts';
 import { describeSound } from './sound-words.ts';
+import { type ListPosition, pagerOf, REFUSED_CURSOR } from './walk-paging.ts';
 
 /**
  * The reading pages: home, search and a sound. Each is a client of the API's use cases (search
@@ -57,10 +59,20 @@ export function showHome(api: ApiServices) {
   };
 }
 
-/** GET /search/: the query box, facets as links and boxes, sorting and pages; a plain GET form. */
+/**
+ * GET /search/: the query box, facets as links and boxes, sorting and pages; a plain GET form. The
+ * first view starts a walk through the results and the pager follows its cursors (walk-paging.ts):
+ * paging while sounds come and go shows each sound once. The facets and the count are the search's
+ * as it is now, read beside the page.
+ */
 export function showSearch(api: ApiServices) {
   return async (ctx: Context) => {
     const params = readSearchPage(ctx.query);
+    const position: ListPosition = params.cursor
+      ? { cursor: params.cursor }
+      : params.page > 1
+        ? { page: params.page }
+        : { cursor: START_WALK };
     const data: Record<string, unknown> = {
       title: params.q ? `“${params.q}” · search` : 'Search sounds',
       params,
@@ -71,35 +83,51 @@ export function showSearch(api: ApiServices) {
       results: [] as SoundCard[],
       count: 0,
     };
+    const search = { query: params.q, filter: searchFilter(params), sort: params.sort || undefined };
+    const faceted = { ...search, facets: [...PAGE_FACETS], facet_limit: PAGE_FACET_LIMIT };
     let status = 200;
     try {
-      const found = await api.search.text(
-        {
-          query: params.q,
-          filter: searchFilter(params),
-          sort: params.sort || undefined,
-          facets: [...PAGE_FACETS],
-          facet_limit: PAGE_FACET_LIMIT,
-        },
-        webListRequest(params.page, SEARCH_PAGE_SIZE),
-      );
-      const results = toCards(found.items);
+      // A page by number counts its facets in its own search; a walk's page reads its stored list.
+      const [found, counted] =
+        'page' in position
+          ? await api.search
+              .text(faceted, webListRequest(position.page, SEARCH_PAGE_SIZE))
+              .then((page) => [page, page] as const)
+          : await Promise.all([
+              api.search.text(search, {
+                ...webListRequest(1, SEARCH_PAGE_SIZE),
+                cursor: position.cursor,
+                walkMax: SEARCH_WALK_MAX,
+              }),
+              api.search.text(faceted, webListRequest(1, 1)),
+            ]);
       Object.assign(data, {
-        results,
-        count: found.count,
-        pages: Math.max(1, Math.ceil(found.count / SEARCH_PAGE_SIZE)),
-        facets: pageFacets(found.facets ?? {}, params),
+        results: toCards(found.items),
+        count: counted.count,
+        pager: pagerOf(found, SEARCH_PAGE_SIZE, (to) => searchHref(params, to)),
+        // A walk holds the first SEARCH_WALK_MAX results: say so when there are more.
+        walkMax: found.cursors && counted.count > found.count ? found.count : undefined,
+        facets: pageFacets(counted.facets ?? {}, params),
       });
     } catch (err) {
-      // A page past the end or a range the engine refuses: the form again, with the reason.
+      // A page past the end, a range the engine refuses, a walk no longer kept: the form again, with
+      // the reason.
       if (!(err instanceof EarshotError) || err.status >= 500) throw err;
       status = err.status === 404 ? 404 : 400;
       data.error =
-        err.status === 404 ? 'There is no such page of results; go back to the first page.' : err.message;
+        err instanceof CursorRefused
+          ? REFUSED_CURSOR
+          : err.status === 404
+            ? 'There is no such page of results; go back to the first page.'
+            : err.message;
+      if (err instanceof CursorRefused || err.status === 404) data.restart = searchHref(params);
     }
     renderPage(ctx, status, 'search', data);
   };
 }
+
+/** Most results a walk through a search holds: 200 pages, more than a person pages through. */
+const SEARCH_WALK_MAX = 3_000;
 
 /** The facets the search page shows (the API's, over every match), and how many values of each. */
 const PAGE_FACETS = ['tags', 'license', 'type', 'username'] as const;

@@ -44,4 +44,13 @@ describe("the search page's query string", () => {
     expect(readSearchPage({})).toMatchObject({ q: '', tags: [] });
     expect(searchHref(readSearchPage({}))).toBe('/search/');
   });
+
+  it('keeps a cursor only in the link that names it: any other change starts a new walk', () => {
+    const p = readSearchPage({ q: 'rain', cursor: 'dzQyLjE1', page: '2' });
+    expect(p).toMatchObject({ cursor: 'dzQyLjE1', page: 2 });
+    expect(searchHref(p, { cursor: 'dzQyLjMw' })).toBe('/search/?q=rain&cursor=dzQyLjMw');
+    expect(searchHref(p, { tags: ['field'] })).toBe('/search/?q=rain&tag=field');
+    expect(readSearchPage({ cursor: '*' }).cursor).toBe('');
+    expect(readSearchPage({ cursor: ['a', 'b'] }).cursor).toBe('');
+  });
 });

@@ -1,6 +1,8 @@
 import { LICENSES } from '@earshot/catalogue';
 import { NOTE_NAMES } from '@earshot/common';
 import { CONTAINERS } from '@earshot/core';
+import { START_WALK } from '../../application/list-walks.ts';
+import { readListPosition } from './walk-paging.ts';
 
 /**
  * The search page's query string (a plain GET form, so it works without JavaScript) turned into
@@ -22,7 +24,10 @@ export interface SearchPageParams {
   loudMin: string;
   loudMax: string;
   sort: string;
+  /** The page of an old address (`page=N`), paged by number; 1 otherwise. */
   page: number;
+  /** The cursor of a page of a walk through the results (walk-paging.ts); '' on a first view. */
+  cursor: string;
 }
 
 export { LICENSES };
@@ -73,6 +78,7 @@ function numberText(value: unknown): string {
 /** Reads the page's query; unknown values of a closed list are dropped rather than refused. */
 export function readSearchPage(query: Record<string, unknown>): SearchPageParams {
   const page = Number.parseInt(one(query.page), 10);
+  const position = readListPosition(query);
   const sort = one(query.sort);
   const duration = one(query.duration);
   const key = one(query.key);
@@ -91,6 +97,7 @@ export function readSearchPage(query: Record<string, unknown>): SearchPageParams
     loudMax: numberText(query.loudness_max),
     sort: SORTS.some((s) => s.value === sort) ? sort : '',
     page: Number.isInteger(page) && page >= 1 && page <= MAX_PAGE ? page : 1,
+    cursor: 'cursor' in position && position.cursor !== START_WALK ? position.cursor : '',
   };
 }
 
@@ -128,9 +135,12 @@ export function searchFilter(p: SearchPageParams): string | undefined {
   return clauses.length ? clauses.join(' ') : undefined;
 }
 
-/** The query string of these parameters with some changed (facet links, pages); '' values dropped. */
+/**
+ * The query string of these parameters with some changed (facet links, pages); '' values dropped.
+ * A link changes the search, so it goes to a first page (a new walk) unless it names its page.
+ */
 export function searchHref(p: SearchPageParams, change: Partial<SearchPageParams> = {}): string {
-  const v = { ...p, page: 1, ...change };
+  const v = { ...p, page: 1, cursor: '', ...change };
   const entries: Array<[string, string]> = [];
   const add = (name: string, value: string) => {
     if (value !== '') entries.push([name, value]);
@@ -149,6 +159,7 @@ export function searchHref(p: SearchPageParams, change: Partial<SearchPageParams
   add('loudness_max', v.loudMax);
   add('sort', v.sort);
   if (v.page > 1) add('page', String(v.page));
+  add('cursor', v.cursor);
   const qs = new URLSearchParams(entries).toString();
   return qs ? `/search/?${qs}` : '/search/';
 }

@@ -132,6 +132,22 @@ export async function listBookmarkedSounds(
   return { count: Number(count), items };
 }
 
+/** The names the user gave their bookmarks of these sounds (a sound they have not bookmarked is absent). */
+export async function bookmarkNames(
+  db: Db,
+  userId: number,
+  soundIds: readonly number[],
+): Promise<Map<number, string>> {
+  if (soundIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('bookmarks')
+    .select(['sound_id', 'name'])
+    .where('user_id', '=', userId)
+    .where('sound_id', 'in', [...soundIds])
+    .execute();
+  return new Map(rows.map((r) => [r.sound_id, r.name]));
+}
+
 /** The user's bookmark of one sound (its name and category name; null category = uncategorized). */
 export async function getBookmark(
   db: Db,

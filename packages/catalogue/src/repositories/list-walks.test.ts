@@ -6,6 +6,7 @@ import {
   decodeWalkCursor,
   encodeWalkCursor,
   LIST_WALK_CHUNK,
+  pruneListWalks,
   readListWalk,
   startListWalk,
 } from './list-walks.ts';
@@ -72,6 +73,27 @@ describe.each(testBackends(postgresUrl))('list walks on %s', (backend) => {
     await startListWalk(db(), 'k', list, limits);
     expect(await readListWalk(db(), b, 'k', { offset: 0, limit: 1 }, limits)).toBe('unknown');
     expect(await readListWalk(db(), a, 'k', { offset: 0, limit: 1 }, limits)).toMatchObject({ ids: [1] });
+  });
+
+  it('prunes the expired walks, chunks and all, in batches, and keeps the live ones', async () => {
+    await sql`delete from list_walks`.execute(db());
+    const list = { ids: Array.from({ length: LIST_WALK_CHUNK + 1 }, (_, i) => i + 1) };
+    const expired = [];
+    for (let i = 0; i < 5; i++) expired.push(await startListWalk(db(), `old:${i}`, list, LIMITS));
+    const live = await startListWalk(db(), 'live', list, LIMITS);
+    await sql`update list_walks set expires_at = now() - interval '1 second' where id <> ${live}::bigint`.execute(
+      db(),
+    );
+    expect(await pruneListWalks(db(), 2)).toEqual({ walks: 5, ids: 5 * list.ids.length });
+    const { rows } = await sql<{
+      walk_id: string;
+    }>`select distinct walk_id::text from list_walk_chunks`.execute(db());
+    expect(rows.map((r) => r.walk_id)).toEqual([live]);
+    expect(await readListWalk(db(), live, 'live', { offset: LIST_WALK_CHUNK, limit: 5 }, LIMITS)).toEqual({
+      total: list.ids.length,
+      ids: [LIST_WALK_CHUNK + 1],
+    });
+    expect(await pruneListWalks(db())).toEqual({ walks: 0, ids: 0 });
   });
 
   it('encodes positions as opaque cursors of their own kind, apart from the changes feed', () => {

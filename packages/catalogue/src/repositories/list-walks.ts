@@ -118,6 +118,31 @@ export async function readListWalk(
   return slice;
 }
 
+/** Walks per delete statement of `pruneListWalks` (their chunks go with them). */
+const PRUNE_BATCH = 100;
+
+/**
+ * Deletes the walks whose keeping time has passed, chunks and all, `batch` walks per statement so
+ * no statement holds many locks for long: the workers' scheduled upkeep (`list_walks_upkeep`), so
+ * that an expired walk's ids leave the catalogue even when no new walk starts. Returns how many
+ * walks, and ids, went.
+ */
+export async function pruneListWalks(db: Db, batch = PRUNE_BATCH): Promise<{ walks: number; ids: number }> {
+  const removed = { walks: 0, ids: 0 };
+  for (;;) {
+    const { rows } = await sql<{ walks: number; ids: string | null }>`
+      with gone as (
+        delete from list_walks where id in (
+          select id from list_walks where expires_at <= now() order by expires_at limit ${batch})
+        returning total)
+      select count(*)::int as walks, sum(total)::text as ids from gone`.execute(db);
+    const walks = Number(rows[0]?.walks ?? 0);
+    removed.walks += walks;
+    removed.ids += Number(rows[0]?.ids ?? 0);
+    if (walks < batch) return removed;
+  }
+}
+
 /** Where a walk's reader stands: the walk and the position of the next entry. */
 export interface ListWalkPosition {
   walkId: string;

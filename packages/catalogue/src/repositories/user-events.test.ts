@@ -1,5 +1,7 @@
 import { testService } from '@earshot/common/testing';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { USER_EVENT_KINDS } from '../schema/database.ts';
 import {
   setModerationState,
   setProcessingState,
@@ -12,8 +14,11 @@ import { rateSound } from './ratings.ts';
 import { createSound } from './sounds.ts';
 import {
   decodeEventPosition,
+  EVENTS_START,
   encodeEventPosition,
+  eventResume,
   latestUserEventPosition,
+  pruneUserEvents,
   readUserEvents,
 } from './user-events.ts';
 import { createUser } from './users.ts';
@@ -79,6 +84,70 @@ describe.each(testBackends(postgresUrl))("the events of a user's sounds on %s", 
     expect(decodeEventPosition(encodeEventPosition(last), 'x')).toEqual(last);
     expect(await latestUserEventPosition(db())).toEqual(last);
     expect(() => decodeEventPosition('bogus', 'Last-Event-ID')).toThrow(/Last-Event-ID: not an event id/);
+  });
+
+  it('notes what the retention removed, so a resume before it is told, and knows the ids it wrote', async () => {
+    const { owner, fan, sound } = await setUp();
+    const before = await latestUserEventPosition(db());
+    for (const words of ['one', 'two', 'three', 'four'])
+      await addComment(db(), { soundId: sound, userId: fan.id, comment: words });
+    await rateSound(db(), { soundId: sound, userId: fan.id, rating: 4 });
+    const [c1, c2, c3, c4, rated] = await readUserEvents(db(), { after: before, limit: 10, userId: owner });
+    expect(rated.kind).toBe('rated');
+    await sql`update user_events set created = now() - interval '10 days'
+      where id in (${c1.id}::bigint, ${c2.id}::bigint)`.execute(db());
+    expect(await pruneUserEvents(db(), new Date(Date.now() - 5 * 86_400_000))).toBe(2);
+    const all = USER_EVENT_KINDS;
+    const resume = (after: typeof before, kinds: readonly (typeof all)[number][] = all, userId = owner) =>
+      eventResume(db(), { userId, after, kinds });
+
+    // From before the removed events: they were missed; the stream goes on from the oldest kept.
+    expect(await resume(before)).toEqual({
+      unknown: false,
+      removedThrough: c2.position,
+      oldestKept: c3.position,
+    });
+    // From a removed event's own id (the client saw it before it went): the next one was missed.
+    expect(await resume(c1.position)).toEqual({
+      unknown: false,
+      removedThrough: c2.position,
+      oldestKept: c3.position,
+    });
+    // From the last removed event, or a later one: nothing missed.
+    expect(await resume(c2.position)).toEqual({
+      unknown: false,
+      removedThrough: null,
+      oldestKept: c3.position,
+    });
+    expect(await resume(c4.position)).toMatchObject({ removedThrough: null, oldestKept: rated.position });
+    // A stream of other kinds missed none of them; another user missed nothing of theirs.
+    expect(await resume(before, ['rated'])).toMatchObject({
+      removedThrough: null,
+      oldestKept: rated.position,
+    });
+    expect(await resume(before, all, fan.id)).toEqual({
+      unknown: false,
+      removedThrough: null,
+      oldestKept: null,
+    });
+    // The start of everything is known; an id no event had (or one after the latest) is not.
+    expect(await resume(EVENTS_START)).toMatchObject({ unknown: false, removedThrough: c2.position });
+    const latest = await latestUserEventPosition(db());
+    expect(await resume({ seq: String(BigInt(latest.seq) + 5n), id: latest.id })).toMatchObject({
+      unknown: true,
+    });
+    expect(await resume({ seq: c3.position.seq, id: String(BigInt(c4.id) + 1000n) })).toMatchObject({
+      unknown: true,
+    });
+
+    // A later prune moves the note forward, an earlier one never back.
+    await sql`update user_events set created = now() - interval '10 days' where id = ${c3.id}::bigint`.execute(
+      db(),
+    );
+    expect(await pruneUserEvents(db(), new Date(Date.now() - 5 * 86_400_000))).toBe(1);
+    expect(await resume(c2.position)).toMatchObject({ removedThrough: c3.position, oldestKept: c4.position });
+    expect(await pruneUserEvents(db(), new Date(Date.now() - 5 * 86_400_000))).toBe(0);
+    expect(await resume(before)).toMatchObject({ removedThrough: c3.position });
   });
 });
 

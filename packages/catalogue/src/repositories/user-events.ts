@@ -102,23 +102,91 @@ export function isBeforeEvent(a: UserEventPosition, b: UserEventPosition): boole
 /**
  * Removes, oldest first and `batch` rows per statement, the events committed before `before` that
  * no switched-on webhook still has to deliver (one switched off holds nothing back). Returns how
- * many went. An event stream resuming before the oldest kept event continues from there.
+ * many went. The same statement notes, per user and kind, the latest event removed
+ * (`user_event_removals`), so an event stream resuming before it is told it missed events
+ * (`eventResume`).
  */
 export async function pruneUserEvents(db: Db, before: Date, batch = 5_000): Promise<number> {
   let removed = 0;
   for (;;) {
-    const result = await sql`
-      delete from user_events where id in (
-        select e.id from user_events e
-        where e.created < ${before} and e.seq is not null
-          and not exists (
-            select 1 from webhooks w
-            where w.user_id = e.user_id and w.disabled_at is null and e.kind = any(w.kinds)
-              and (e.seq, e.id) > (w.after_seq, w.after_event))
-        order by e.seq, e.id
-        limit ${batch})`.execute(db);
-    const n = Number(result.numAffectedRows ?? 0);
+    const { rows } = await sql<{ n: number }>`
+      with gone as (
+        delete from user_events where id in (
+          select e.id from user_events e
+          where e.created < ${before} and e.seq is not null
+            and not exists (
+              select 1 from webhooks w
+              where w.user_id = e.user_id and w.disabled_at is null and e.kind = any(w.kinds)
+                and (e.seq, e.id) > (w.after_seq, w.after_event))
+          order by e.seq, e.id
+          limit ${batch})
+        returning user_id, kind, seq, id),
+      latest as (
+        select distinct on (user_id, kind) user_id, kind, seq, id from gone
+        order by user_id, kind, seq desc, id desc),
+      noted as (
+        insert into user_event_removals (user_id, kind, through_seq, through_id)
+        select user_id, kind, seq, id from latest
+        on conflict (user_id, kind) do update
+          set through_seq = excluded.through_seq, through_id = excluded.through_id
+          where (excluded.through_seq, excluded.through_id)
+            > (user_event_removals.through_seq, user_event_removals.through_id))
+      select count(*)::int as n from gone`.execute(db);
+    const n = Number(rows[0]?.n ?? 0);
     removed += n;
     if (n < batch) return removed;
   }
+}
+
+/** What a stream resuming after a position needs to know before it goes on (`eventResume`). */
+export interface EventResume {
+  /** The position names no event this catalogue wrote: not kept, not removed, or after the latest. */
+  unknown: boolean;
+  /** The latest event of the user (of the kinds) removed after the position; null: none was. */
+  removedThrough: UserEventPosition | null;
+  /** The oldest event of the user (of the kinds) still kept after the position; null: none yet. */
+  oldestKept: UserEventPosition | null;
+}
+
+function readPosition(text: string | null): UserEventPosition | null {
+  if (text === null) return null;
+  const [seq, id] = text.split('.');
+  return { seq, id };
+}
+
+/**
+ * Checks a stream's resume position for one user and the kinds it follows: whether this catalogue
+ * ever wrote an event there (the start, an event still kept, or a place the retention removed
+ * events at or after), and whether the retention removed any of the user's events after it (the
+ * stream then missed them). One statement.
+ */
+export async function eventResume(
+  db: Db,
+  options: { userId: number; after: UserEventPosition; kinds: readonly UserEventKind[] },
+): Promise<EventResume> {
+  const { userId, after, kinds } = options;
+  const at = sql`(${after.seq}::bigint, ${after.id}::bigint)`;
+  const { rows } = await sql<{
+    kept: boolean;
+    covered: boolean;
+    removed: string | null;
+    oldest: string | null;
+  }>`
+    select
+      exists(select 1 from user_events e where e.seq = ${after.seq}::bigint and e.id = ${after.id}::bigint) as kept,
+      exists(select 1 from user_event_removals r where (r.through_seq, r.through_id) >= ${at}) as covered,
+      (select r.through_seq::text || '.' || r.through_id::text from user_event_removals r
+        where ((r.user_id = ${userId} and r.kind = any(${[...kinds]}::text[])) or (r.user_id = 0 and r.kind = '*'))
+          and (r.through_seq, r.through_id) > ${at}
+        order by r.through_seq desc, r.through_id desc limit 1) as removed,
+      (select e.seq::text || '.' || e.id::text from user_events e
+        where e.user_id = ${userId} and e.kind = any(${[...kinds]}::text[]) and (e.seq, e.id) > ${at}
+        order by e.seq, e.id limit 1) as oldest`.execute(db);
+  const row = rows[0];
+  const start = after.seq === EVENTS_START.seq && after.id === EVENTS_START.id;
+  return {
+    unknown: !(start || row.kept || row.covered),
+    removedThrough: readPosition(row.removed),
+    oldestKept: readPosition(row.oldest),
+  };
 }
