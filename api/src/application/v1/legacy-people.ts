@@ -67,18 +67,12 @@ export class LegacyPeople {
     };
     if (req.cursor !== undefined) {
       // The same list as version 2's category walk; the bookmarks' names are read for each page.
-      const page = await walkIdList(
-        this.walks,
-        this.records,
-        req.cursor,
-        { pageSize: req.page.perPage },
-        ID_LISTS.bookmarks(user.id, categoryId),
-        async (window) => {
+      return named(
+        await this.soundPage(req, ID_LISTS.bookmarks(user.id, categoryId), async (window) => {
           const slice = await this.legacy.bookmarkedSounds(user.id, categoryId, window);
           return { count: slice.count, items: slice.items.map((s) => s.id) };
-        },
+        }),
       );
-      return named({ ...page, page: req.page.p });
     }
     const slice = await this.legacy.bookmarkedSounds(user.id, categoryId, v1Window(req.page));
     const names = new Map(slice.items.map((s) => [s.id, s.bookmark_name]));
