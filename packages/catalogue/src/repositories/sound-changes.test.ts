@@ -100,6 +100,28 @@ describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backen
     expect((await walk(start)).seen).toEqual([{ id, kind: 'created' }]);
   });
 
+  it("tells each change's time as the table holds it, to the millisecond, and its position", async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const start = (await walk(FEED_START)).at;
+    const ids = [await newSound(user.id), await newSound(user.id), await newSound(user.id)];
+    for (const id of ids) await processed(id);
+    const times = ['2026-01-02 03:04:05.678912+00', '1969-12-31 23:59:59.9995+00', '2031-07-08 09:10:11+00'];
+    for (const [i, id] of ids.entries()) {
+      await sql`update sound_changes set changed_at = ${times[i]}::timestamptz where sound_id = ${id}`.execute(
+        db(),
+      );
+    }
+    const page = await readSoundChanges(db(), start, 10);
+    expect(page.map((c) => [c.soundId, c.changedAt.toISOString()])).toEqual([
+      [ids[0], '2026-01-02T03:04:05.678Z'],
+      [ids[1], '1969-12-31T23:59:59.999Z'],
+      [ids[2], '2031-07-08T09:10:11.000Z'],
+    ]);
+    const { rows } = await sql<{ seq: string }>`
+      select seq::text as seq from sound_changes where sound_id = ${ids[2]}`.execute(db());
+    expect(page[2].position).toEqual({ seq: rows[0].seq, soundId: ids[2] });
+  });
+
   it('hands out cursors that read back, and refuses any other text with the parameter named', () => {
     const position = { seq: '9223372036854775807', soundId: 2147483647 };
     expect(decodeChangeCursor(encodeChangeCursor(position))).toEqual(position);

@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { PREPARED_MARK } from '../connection/prepared-statements.ts';
 import type { SoundChangeKind } from '../schema/database.ts';
 import { decodePositionCursor, encodePositionCursor } from './position-cursor.ts';
-import { soundRecordsByIds } from './records.ts';
 import type { Db } from './shared.ts';
+import { soundRecordRows } from './sound-record-rows.ts';
 import type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
 
 /**
@@ -23,6 +24,17 @@ export interface SoundChange {
   position: SoundChangePosition;
 }
 
+/** A change as the page's JSON holds it: sound id, seq (as text), kind, epoch milliseconds. */
+type ChangeTuple = [number, string, SoundChangeKind, number];
+
+const CHANGES_PAGE_SQL = `${PREPARED_MARK}
+select json_agg(json_build_array(c.sound_id, c.seq::text, c.kind,
+    floor(extract(epoch from c.changed_at) * 1000)) order by c.seq, c.sound_id) as page
+from (select c.sound_id, c.seq, c.kind, c.changed_at from sound_changes c
+  where (c.seq, c.sound_id) > ($1::bigint, $2::int)
+  order by c.seq, c.sound_id
+  limit $3) c`;
+
 /** Before every change: where a harvest from scratch starts. */
 export const FEED_START: SoundChangePosition = { seq: '0', soundId: 0 };
 
@@ -36,22 +48,20 @@ export async function readSoundChanges(
   after: SoundChangePosition,
   limit: number,
 ): Promise<SoundChange[]> {
-  const { rows } = await sql<{
-    sound_id: number;
-    position_seq: string;
-    kind: SoundChangeKind;
-    changed_at: Date;
-  }>`
-    select c.sound_id, c.seq::text as position_seq, c.kind, c.changed_at from sound_changes c
-    where (c.seq, c.sound_id) > (${after.seq}::bigint, ${after.soundId}::int)
-    order by c.seq, c.sound_id
-    limit ${limit}`.execute(db);
-  return rows.map((r) => ({
-    soundId: r.sound_id,
-    kind: r.kind,
-    changedAt: new Date(r.changed_at),
-    position: { seq: r.position_seq, soundId: r.sound_id },
-  }));
+  // The page as one JSON value, which the driver hands to JSON.parse: several times cheaper than
+  // reading as many rows. The time as epoch milliseconds, truncated as a Date read from a
+  // timestamp's text is. Planned for its limit on every run: a generic plan's guess at the limit
+  // (a tenth of the table) would have a large catalogue's page JIT-compiled.
+  const { rows } = await db.executeQuery<{ page: ChangeTuple[] | null }>(
+    CompiledQuery.raw(CHANGES_PAGE_SQL, [after.seq, after.soundId, limit]),
+  );
+  const page = rows[0]?.page ?? [];
+  const changes: SoundChange[] = new Array(page.length);
+  for (let i = 0; i < page.length; i++) {
+    const [soundId, seq, kind, ms] = page[i];
+    changes[i] = { soundId, kind, changedAt: new Date(ms), position: { seq, soundId } };
+  }
+  return changes;
 }
 
 /** A change with the sound as the public sees it now; no sound: removed, or not public any more. */
@@ -77,9 +87,11 @@ export async function readSoundChangesWithRecords(
   defaultSpace: string,
 ): Promise<SoundChangeWithRecord[]> {
   const changes: SoundChangeWithRecord[] = await readSoundChanges(db, after, limit);
-  const shown = changes.flatMap((c) => (c.kind === 'removed' ? [] : [c.soundId]));
-  const rows = await soundRecordsByIds(db, shown, defaultSpace, columns);
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const shown: number[] = [];
+  for (const change of changes) if (change.kind !== 'removed') shown.push(change.soundId);
+  const rows = await soundRecordRows(db, shown, defaultSpace, columns);
+  const byId = new Map<number, SoundRecord>();
+  for (const row of rows) byId.set(row.id, row);
   for (const change of changes) {
     const sound = byId.get(change.soundId);
     if (sound) change.sound = sound;
