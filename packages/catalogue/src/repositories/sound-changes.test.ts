@@ -2,20 +2,26 @@ import { testService } from '@earshot/common/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
+  insertSeedDescriptors,
+  insertSeedVector,
   setModerationState,
   setProcessingState,
   testBackends,
   useRepositoryCatalogue,
 } from '../testing/index.ts';
 import { recordSoundDownload } from './downloads.ts';
+import { findOrCreatePack } from './packs.ts';
+import { soundRecordsByIds } from './records.ts';
 import {
   decodeChangeCursor,
   encodeChangeCursor,
   FEED_START,
   readSoundChanges,
+  readSoundChangesWithRecords,
   rebuildSoundChanges,
   type SoundChangePosition,
 } from './sound-changes.ts';
+import { ALL_SOUND_RECORD_COLUMNS, type SoundRecordColumn } from './sound-record-select.ts';
 import { createSound, deleteSound, editSound } from './sounds.ts';
 import { createUser } from './users.ts';
 
@@ -120,6 +126,44 @@ describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backen
     const { rows } = await sql<{ seq: string }>`
       select seq::text as seq from sound_changes where sound_id = ${ids[2]}`.execute(db());
     expect(page[2].position).toEqual({ seq: rows[0].seq, soundId: ids[2] });
+  });
+
+  it('reads each shown sound as soundRecordsByIds does, in every column and selection, odd values included', async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const start = (await walk(FEED_START)).at;
+    const ids = [await newSound(user.id), await newSound(user.id), await newSound(user.id)];
+    for (const id of ids) await processed(id);
+    const pack = await findOrCreatePack(db(), user.id, unique('pack "quoted", \\ slashed '));
+    // What a text or JSON read could tell apart: quotes, backslashes, commas and braces in tags,
+    // unicode, floats that are not numbers, a time before 1970 with microseconds, big integers.
+    await sql`update sounds set pack_id = ${pack.id}, geotag_lat = -12.345678901234, geotag_lon = 179.999,
+        tags = ${['a "b"', 'c\\d', 'e,f', '{g}', 'ñ☕', 'NULL']}::text[], description = ${'line\n"two"\t\u0001'},
+        duration = 'NaN', bitrate = 'Infinity', filesize = 9007199254740991, avg_rating = 3.3,
+        created = '1969-07-20 20:17:40.123456+00', category_code = 'fx-a'
+      where id = ${ids[0]}`.execute(db());
+    await sql`update sounds set duration = '-Infinity', bitrate = 1e-300, tags = '{}',
+        created = '2026-12-19 20:00:00.0005+00'
+      where id = ${ids[1]}`.execute(db());
+    await insertSeedVector(db(), { sound_id: ids[0], space: 'test_space', vector: [0.5, 0.25] });
+    await insertSeedDescriptors(db(), { sound_id: ids[1], analysis_a: {}, analysis_b: {} });
+    const selections: SoundRecordColumn[][] = [
+      [...ALL_SOUND_RECORD_COLUMNS],
+      ['name'],
+      ['created', 'duration', 'bitrate', 'avg_rating'],
+      ['username', 'gen_ai_preference', 'pack_name', 'tags'],
+      ['similarity_ready', 'analyzed', 'geotag_lat', 'geotag_lon'],
+    ];
+    for (const columns of selections) {
+      const changes = await readSoundChangesWithRecords(db(), start, 10, columns, 'test_space');
+      const order = changes.map((c) => c.soundId);
+      expect([...order].sort((a, b) => a - b)).toEqual(ids);
+      const expected = await soundRecordsByIds(db(), order, 'test_space', columns);
+      expect(expected).toHaveLength(3);
+      expect(changes.map((c) => c.sound), columns.join(',')).toEqual(expected);
+    }
+    const [first] = await soundRecordsByIds(db(), [ids[0]], 'test_space');
+    expect(first).toMatchObject({ duration: Number.NaN, bitrate: Number.POSITIVE_INFINITY });
+    expect((first.created as Date).toISOString()).toBe('1969-07-20T20:17:40.123Z');
   });
 
   it('hands out cursors that read back, and refuses any other text with the parameter named', () => {

@@ -3,7 +3,7 @@ import { PREPARED_MARK } from '../connection/prepared-statements.ts';
 import type { SoundChangeKind } from '../schema/database.ts';
 import { decodePositionCursor, encodePositionCursor } from './position-cursor.ts';
 import type { Db } from './shared.ts';
-import { soundRecordRows } from './sound-record-rows.ts';
+import { soundRecordRowsByJson } from './sound-record-rows.ts';
 import type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
 
 /**
@@ -75,9 +75,9 @@ export interface SoundChangeWithRecord extends SoundChange {
  * harvester asking for a few fields costs no join or probe it does not need. The record holds
  * exactly what `soundRecordsByIds` holds in those columns. A change that is not a removal carries
  * no sound when the sound is not public now (it was hidden or deleted after the change; that later
- * change follows in the feed). Two statements, each from a plan its connection keeps: joined in
- * one, the planner hashed the whole sounds table or, looking up each sound, estimated a cost that
- * had the page JIT-compiled, either way several times the cost of the two.
+ * change follows in the feed). Two statements, each answering one JSON value: joined in one, the
+ * planner hashed the whole sounds table or, looking up each sound, estimated a cost that had the
+ * page JIT-compiled, either way several times the cost of the two.
  */
 export async function readSoundChangesWithRecords(
   db: Db,
@@ -89,7 +89,7 @@ export async function readSoundChangesWithRecords(
   const changes: SoundChangeWithRecord[] = await readSoundChanges(db, after, limit);
   const shown: number[] = [];
   for (const change of changes) if (change.kind !== 'removed') shown.push(change.soundId);
-  const rows = await soundRecordRows(db, shown, defaultSpace, columns);
+  const rows = await soundRecordRowsByJson(db, shown, defaultSpace, columns);
   const byId = new Map<number, SoundRecord>();
   for (const row of rows) byId.set(row.id, row);
   for (const change of changes) {

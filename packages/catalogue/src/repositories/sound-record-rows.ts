@@ -3,6 +3,7 @@ import { GENERIC_PLAN_MARK } from '../connection/prepared-statements.ts';
 import type { Db } from './shared.ts';
 import {
   ALL_SOUND_RECORD_COLUMNS,
+  fromJsonRecord,
   PUBLIC_SOUND_SQL,
   type SoundRecord,
   type SoundRecordColumn,
@@ -19,15 +20,21 @@ import {
  * One statement for the whole page: the sound with its user's name, its pack's name and the two
  * facts the serializer's links need (a vector in the default space, analysis results).
  */
-function soundRecordsSql(columns: Iterable<SoundRecordColumn>): { text: string; space: boolean } {
-  const record = soundRecordSelect(columns, '$2');
-  const text = `${GENERIC_PLAN_MARK}
-select ${record.select}
+function soundRecordsSql(
+  columns: Iterable<SoundRecordColumn>,
+  form: 'row' | 'json' = 'row',
+): { text: string; space: boolean } {
+  const record = soundRecordSelect(columns, '$2', form);
+  const rows = `select ${record.select}
 from sounds s
   ${record.users ? 'join users u on u.id = s.user_id' : ''}
   ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
 where s.id = any($1::int[])
   and ${PUBLIC_SOUND_SQL}`;
+  const text =
+    form === 'json'
+      ? `${GENERIC_PLAN_MARK}\nselect json_agg(r) as page from (${rows}) r`
+      : `${GENERIC_PLAN_MARK}\n${rows}`;
   return { text, space: record.space };
 }
 
@@ -48,4 +55,27 @@ export async function soundRecordRows(
     CompiledQuery.raw(text, space ? [literal, defaultSpace] : [literal]),
   );
   return rows;
+}
+
+/**
+ * `soundRecordRows` for many ids at once (the changes feed's thousands): the rows come as one JSON
+ * value, which the driver hands to JSON.parse, several times cheaper in time and memory than
+ * reading as many rows; each is then made the row the plain read returns (`fromJsonRecord`).
+ */
+export async function soundRecordRowsByJson(
+  db: Db,
+  ids: readonly number[],
+  defaultSpace: string,
+  columns: Iterable<SoundRecordColumn>,
+): Promise<SoundRecord[]> {
+  if (ids.length === 0) return [];
+  const { text, space } = soundRecordsSql(columns, 'json');
+  const literal = `{${ids.join(',')}}`;
+  const { rows } = await db.executeQuery<{ page: Array<Record<string, unknown>> | null }>(
+    CompiledQuery.raw(text, space ? [literal, defaultSpace] : [literal]),
+  );
+  const page = rows[0]?.page ?? [];
+  const records: SoundRecord[] = new Array(page.length);
+  for (let i = 0; i < page.length; i++) records[i] = fromJsonRecord(page[i]);
+  return records;
 }
