@@ -6,7 +6,7 @@ import type {
 } from '@earshot/catalogue';
 import type { DescriptorReader, SoundChangesReader } from './ports.ts';
 import type { SoundReads, SoundRecord } from './records.ts';
-import { SoundRecords } from './sound-records.ts';
+import { asksBeyondRow, SoundRecords } from './sound-records.ts';
 
 /** One sound's latest change: its record when it is public now, none for a tombstone. */
 export interface SoundChangeRecord {
@@ -54,11 +54,13 @@ export class ChangesService {
     const rows: CatalogueSound[] = [];
     for (const change of changes) if (change.kind !== 'removed' && change.sound) rows.push(change.sound);
     // One record per row, in their order: every hit comes with its row, so none is left out.
-    const records = await this.records.read(
-      rows.map((row) => ({ id: row.id })),
-      reads,
-      rows,
-    );
+    const records = asksBeyondRow(reads)
+      ? await this.records.read(
+          rows.map((row) => ({ id: row.id })),
+          reads,
+          rows,
+        )
+      : rows.map((sound) => ({ sound }));
     let next = 0;
     return {
       changes: changes.map((change) => {
