@@ -16,12 +16,13 @@ import {
   decodeChangeCursor,
   encodeChangeCursor,
   FEED_START,
+  latestSoundChange,
   readSoundChanges,
   readSoundChangesWithRecords,
   rebuildSoundChanges,
   type SoundChangePosition,
 } from './sound-changes.ts';
-import { ALL_SOUND_RECORD_COLUMNS, type SoundRecordColumn } from './sound-record-select.ts';
+import { ALL_SOUND_RECORD_COLUMNS, epochDate, type SoundRecordColumn } from './sound-record-select.ts';
 import { createSound, deleteSound, editSound } from './sounds.ts';
 import { createUser } from './users.ts';
 
@@ -108,7 +109,7 @@ describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backen
 
   it("tells each change's time as the table holds it, to the millisecond, and its position", async () => {
     const user = await createUser(db(), { username: unique('u') });
-    const start = (await walk(FEED_START)).at;
+    const start = await latestSoundChange(db());
     const ids = [await newSound(user.id), await newSound(user.id), await newSound(user.id)];
     for (const id of ids) await processed(id);
     const times = ['2026-01-02 03:04:05.678912+00', '1969-12-31 23:59:59.9995+00', '2031-07-08 09:10:11+00'];
@@ -128,9 +129,22 @@ describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backen
     expect(page[2].position).toEqual({ seq: rows[0].seq, soundId: ids[2] });
   });
 
+  it('reads a time from its epoch seconds as the driver reads its text, to the millisecond', async () => {
+    // Microsecond times from 1900 to 2200, the edges of milliseconds among them.
+    const { rows } = await sql<{ at: Date; seconds: number }>`
+      select t as at, date_part('epoch', t) as seconds from (
+        select timestamptz '1900-01-01 00:00:00+00' + (g * 2311 % 9467) * interval '1 year' / 1000
+          + (g % 1000) * interval '1 microsecond' * (case when g % 3 = 0 then 999 else 1 end) as t
+        from generate_series(1, 3000) g
+        union all select timestamptz '2026-11-29 21:58:28.766+00'
+        union all select timestamptz '2026-11-29 21:58:28.765999+00'
+        union all select timestamptz '1969-12-31 23:59:59.999999+00') x`.execute(db());
+    for (const row of rows) expect(epochDate(row.seconds).toISOString()).toBe(new Date(row.at).toISOString());
+  });
+
   it('reads each shown sound as soundRecordsByIds does, in every column and selection, odd values included', async () => {
     const user = await createUser(db(), { username: unique('u') });
-    const start = (await walk(FEED_START)).at;
+    const start = await latestSoundChange(db());
     const ids = [await newSound(user.id), await newSound(user.id), await newSound(user.id)];
     for (const id of ids) await processed(id);
     const pack = await findOrCreatePack(db(), user.id, unique('pack "quoted", \\ slashed '));
@@ -159,7 +173,10 @@ describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backen
       expect([...order].sort((a, b) => a - b)).toEqual(ids);
       const expected = await soundRecordsByIds(db(), order, 'test_space', columns);
       expect(expected).toHaveLength(3);
-      expect(changes.map((c) => c.sound), columns.join(',')).toEqual(expected);
+      expect(
+        changes.map((c) => c.sound),
+        columns.join(','),
+      ).toEqual(expected);
     }
     const [first] = await soundRecordsByIds(db(), [ids[0]], 'test_space');
     expect(first).toMatchObject({ duration: Number.NaN, bitrate: Number.POSITIVE_INFINITY });

@@ -5,6 +5,7 @@ import { decodePositionCursor, encodePositionCursor } from './position-cursor.ts
 import type { Db } from './shared.ts';
 import { soundRecordRowsByJson } from './sound-record-rows.ts';
 import type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
+import { epochDate } from './sound-record-select.ts';
 
 /**
  * Where a reader of the changes feed stands: after the change of `soundId` numbered `seq` (the
@@ -24,12 +25,12 @@ export interface SoundChange {
   position: SoundChangePosition;
 }
 
-/** A change as the page's JSON holds it: sound id, seq (as text), kind, epoch milliseconds. */
+/** A change as the page's JSON holds it: sound id, seq (as text), kind, epoch seconds. */
 type ChangeTuple = [number, string, SoundChangeKind, number];
 
 const CHANGES_PAGE_SQL = `${PREPARED_MARK}
-select json_agg(json_build_array(c.sound_id, c.seq::text, c.kind,
-    floor(extract(epoch from c.changed_at) * 1000)) order by c.seq, c.sound_id) as page
+select json_agg(json_build_array(c.sound_id, c.seq::text, c.kind, date_part('epoch', c.changed_at))
+    order by c.seq, c.sound_id) as page
 from (select c.sound_id, c.seq, c.kind, c.changed_at from sound_changes c
   where (c.seq, c.sound_id) > ($1::bigint, $2::int)
   order by c.seq, c.sound_id
@@ -49,8 +50,7 @@ export async function readSoundChanges(
   limit: number,
 ): Promise<SoundChange[]> {
   // The page as one JSON value, which the driver hands to JSON.parse: several times cheaper than
-  // reading as many rows. The time as epoch milliseconds, truncated as a Date read from a
-  // timestamp's text is. Planned for its limit on every run: a generic plan's guess at the limit
+  // reading as many rows. Planned for its limit on every run: a generic plan's guess at the limit
   // (a tenth of the table) would have a large catalogue's page JIT-compiled.
   const { rows } = await db.executeQuery<{ page: ChangeTuple[] | null }>(
     CompiledQuery.raw(CHANGES_PAGE_SQL, [after.seq, after.soundId, limit]),
@@ -58,8 +58,8 @@ export async function readSoundChanges(
   const page = rows[0]?.page ?? [];
   const changes: SoundChange[] = new Array(page.length);
   for (let i = 0; i < page.length; i++) {
-    const [soundId, seq, kind, ms] = page[i];
-    changes[i] = { soundId, kind, changedAt: new Date(ms), position: { seq, soundId } };
+    const [soundId, seq, kind, seconds] = page[i];
+    changes[i] = { soundId, kind, changedAt: epochDate(seconds), position: { seq, soundId } };
   }
   return changes;
 }

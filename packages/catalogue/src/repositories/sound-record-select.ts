@@ -141,12 +141,22 @@ export function soundRecordSelect(
 
 /**
  * Columns whose JSON value is not the one the driver reads from their text: a timestamp is read
- * as epoch milliseconds (truncated, as the driver truncates its text), and a float that is not a
- * number (NaN, ±Infinity) comes as a string in JSON.
+ * as epoch seconds (`epochDate`), and a float that is not a number (NaN, ±Infinity) comes as a
+ * string in JSON.
  */
 const JSON_EXPRESSIONS: Partial<Record<SoundRecordColumn, string>> = {
-  created: 'floor(extract(epoch from s.created) * 1000)',
+  created: "date_part('epoch', s.created)",
 };
+
+/**
+ * A timestamp read as `date_part('epoch', …)` (a float8: cheap to compute and to read, where the
+ * exact `extract` is a numeric): the nearest double to its seconds, which names its microsecond
+ * exactly until the 23rd century; truncated to the millisecond, as the driver truncates a
+ * timestamp's text.
+ */
+export function epochDate(seconds: number): Date {
+  return new Date(Math.floor(Math.round(seconds * 1e6) / 1000));
+}
 const JSON_FLOATS: readonly SoundRecordColumn[] = [
   'geotag_lat',
   'geotag_lon',
@@ -157,7 +167,7 @@ const JSON_FLOATS: readonly SoundRecordColumn[] = [
 
 /** A row of `soundRecordSelect`'s JSON form, parsed, made the row its plain form reads (in place). */
 export function fromJsonRecord(row: Record<string, unknown>): SoundRecord {
-  if (typeof row.created === 'number') row.created = new Date(row.created);
+  if (typeof row.created === 'number') row.created = epochDate(row.created);
   for (const column of JSON_FLOATS) {
     const value = row[column];
     if (typeof value === 'string') row[column] = Number(value);
