@@ -22,6 +22,7 @@ import {
   rebuildSoundChanges,
   type SoundChangePosition,
 } from './sound-changes.ts';
+import { soundRecordRowsByJson } from './sound-record-rows.ts';
 import { ALL_SOUND_RECORD_COLUMNS, epochDate, type SoundRecordColumn } from './sound-record-select.ts';
 import { createSound, deleteSound, editSound } from './sounds.ts';
 import { createUser } from './users.ts';
@@ -181,6 +182,27 @@ describe.each(testBackends(postgresUrl))('the sound changes feed on %s', (backen
     const [first] = await soundRecordsByIds(db(), [ids[0]], 'test_space');
     expect(first).toMatchObject({ duration: Number.NaN, bitrate: Number.POSITIVE_INFINITY });
     expect((first.created as Date).toISOString()).toBe('1969-07-20T20:17:40.123Z');
+  });
+
+  it('reads a dense set of ids as their range and a sparse one by id, the same rows either way', async () => {
+    const user = await createUser(db(), { username: unique('u') });
+    const ids: number[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await newSound(user.id));
+    for (const id of ids) await processed(id);
+    await setModerationState(db(), ids[2], 'pending_moderation', null);
+    const byId = (rows: Array<{ id: number }>) => [...rows].sort((a, b) => a.id - b.id);
+    for (const asked of [
+      [ids[0], ids[2], ids[4], ids[6]], // dense: the others of the range are not returned
+      [ids[7], ids[1], ids[3]],
+      [ids[0], ids[7]], // sparse: read by id
+      [1, ids[5]],
+      [ids[3]],
+    ]) {
+      const rows = await soundRecordRowsByJson(db(), asked, 'test_space', ['name', 'created']);
+      expect(byId(rows), asked.join(',')).toEqual(
+        byId(await soundRecordsByIds(db(), asked, 'test_space', ['name', 'created'])),
+      );
+    }
   });
 
   it('hands out cursors that read back, and refuses any other text with the parameter named', () => {

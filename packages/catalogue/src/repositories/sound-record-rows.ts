@@ -23,13 +23,15 @@ import {
 function soundRecordsSql(
   columns: Iterable<SoundRecordColumn>,
   form: 'row' | 'json' = 'row',
+  which: 'ids' | 'range' = 'ids',
 ): { text: string; space: boolean } {
-  const record = soundRecordSelect(columns, '$2', form);
+  const space = which === 'ids' ? '$2' : '$3';
+  const record = soundRecordSelect(columns, space, form);
   const rows = `select ${record.select}
 from sounds s
   ${record.users ? 'join users u on u.id = s.user_id' : ''}
   ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
-where s.id = any($1::int[])
+where ${which === 'ids' ? 's.id = any($1::int[])' : 's.id between $1::int and $2::int'}
   and ${PUBLIC_SOUND_SQL}`;
   const text =
     form === 'json'
@@ -60,7 +62,10 @@ export async function soundRecordRows(
 /**
  * `soundRecordRows` for many ids at once (the changes feed's thousands): the rows come as one JSON
  * value, which the driver hands to JSON.parse, several times cheaper in time and memory than
- * reading as many rows; each is then made the row the plain read returns (`fromJsonRecord`).
+ * reading as many rows; each is then made the row the plain read returns (`fromJsonRecord`). Ids
+ * that fill at least half of their range (sounds stamped together, as a bulk load's or a harvest
+ * from the start's are) are read as that range, in index order, a few times cheaper than probing
+ * the index for each id; the range's other sounds are left out here.
  */
 export async function soundRecordRowsByJson(
   db: Db,
@@ -69,13 +74,21 @@ export async function soundRecordRowsByJson(
   columns: Iterable<SoundRecordColumn>,
 ): Promise<SoundRecord[]> {
   if (ids.length === 0) return [];
-  const { text, space } = soundRecordsSql(columns, 'json');
-  const literal = `{${ids.join(',')}}`;
+  let low = ids[0];
+  let high = ids[0];
+  for (const id of ids) {
+    if (id < low) low = id;
+    if (id > high) high = id;
+  }
+  const dense = high - low < 2 * ids.length;
+  const { text, space } = soundRecordsSql(columns, 'json', dense ? 'range' : 'ids');
+  const bounds = dense ? [low, high] : [`{${ids.join(',')}}`];
   const { rows } = await db.executeQuery<{ page: Array<Record<string, unknown>> | null }>(
-    CompiledQuery.raw(text, space ? [literal, defaultSpace] : [literal]),
+    CompiledQuery.raw(text, space ? [...bounds, defaultSpace] : bounds),
   );
   const page = rows[0]?.page ?? [];
-  const records: SoundRecord[] = new Array(page.length);
-  for (let i = 0; i < page.length; i++) records[i] = fromJsonRecord(page[i]);
+  const asked = dense ? new Set(ids) : undefined;
+  const records: SoundRecord[] = [];
+  for (const row of page) if (!asked || asked.has(row.id as number)) records.push(fromJsonRecord(row));
   return records;
 }
