@@ -1,7 +1,12 @@
-import type { SoundChangeKind, SoundChangePosition, SoundRecordColumn } from '@earshot/catalogue';
+import type {
+  SoundRecord as CatalogueSound,
+  SoundChangeKind,
+  SoundChangePosition,
+  SoundRecordColumn,
+} from '@earshot/catalogue';
 import type { DescriptorReader, SoundChangesReader } from './ports.ts';
 import type { SoundReads, SoundRecord } from './records.ts';
-import { SoundRecords } from './sound-records.ts';
+import { asksBeyondRow, SoundRecords } from './sound-records.ts';
 
 /** One sound's latest change: its record when it is public now, none for a tombstone. */
 export interface SoundChangeRecord {
@@ -46,12 +51,20 @@ export class ChangesService {
     reads: SoundReads = {},
   ): Promise<ChangesPage> {
     const changes = await this.reader.after(position, limit, columns);
-    const rows = changes.flatMap((c) => (c.kind !== 'removed' && c.sound ? [c.sound] : []));
-    const hits = rows.map((row) => ({ id: row.id }));
-    const records = new Map((await this.records.read(hits, reads, rows)).map((r) => [r.sound.id, r]));
+    const rows: CatalogueSound[] = [];
+    for (const change of changes) if (change.kind !== 'removed' && change.sound) rows.push(change.sound);
+    // One record per row, in their order: every hit comes with its row, so none is left out.
+    const records = asksBeyondRow(reads)
+      ? await this.records.read(
+          rows.map((row) => ({ id: row.id })),
+          reads,
+          rows,
+        )
+      : rows.map((sound) => ({ sound }));
+    let next = 0;
     return {
       changes: changes.map((change) => {
-        const sound = records.get(change.soundId);
+        const sound = change.kind !== 'removed' && change.sound ? records[next++] : undefined;
         // Not readable any more: it was hidden or deleted after it changed, and that change
         // follows later in the feed. Until then it is shown as what it has become.
         if (!sound) return { id: change.soundId, kind: 'removed', changedAt: change.changedAt };

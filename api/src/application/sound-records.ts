@@ -4,6 +4,11 @@ import type { CatalogueReader, DescriptorReader, Hit, Hits } from './ports.ts';
 import type { Page, SoundReads, SoundRecord, WalkCursors } from './records.ts';
 import { pickAnalysis } from './variant-a-analysis.ts';
 
+/** Whether `reads` asks for anything a sound's row does not hold (descriptors, analyses, vectors). */
+export function asksBeyondRow(reads: SoundReads): boolean {
+  return Boolean(reads.descriptors?.length || reads.analysis || reads.acAnalysis || reads.vectors);
+}
+
 /**
  * Turns hits (ids in result order) into sound records: one catalogue read for the rows, one
  * descriptor read when descriptor values are asked. A hit whose sound the catalogue no longer shows

@@ -90,13 +90,22 @@ function presentChanges(
 ): z.input<typeof changesSchema> {
   const cursor = encodeChangeCursor(page.position);
   const query = Object.entries({ ...links.query, since: cursor });
+  // The changes one transaction committed share their time: written once for a run of them.
+  let time = Number.NaN;
+  let changed = '';
   return {
-    changes: page.changes.map((change) => ({
-      id: change.id,
-      change: change.kind,
-      changed: v2Timestamp(change.changedAt),
-      sound: change.sound ? presentSound(change.sound, ctx) : null,
-    })),
+    changes: page.changes.map((change) => {
+      if (change.changedAt.getTime() !== time) {
+        time = change.changedAt.getTime();
+        changed = v2Timestamp(change.changedAt);
+      }
+      return {
+        id: change.id,
+        change: change.kind,
+        changed,
+        sound: change.sound ? presentSound(change.sound, ctx) : null,
+      };
+    }),
     cursor,
     next: `${links.origin}${links.path}${encodeQuery(query)}`,
     more: page.more,

@@ -1,14 +1,8 @@
-import { CompiledQuery, sql } from 'kysely';
-import { GENERIC_PLAN_MARK } from '../connection/prepared-statements.ts';
+import { sql } from 'kysely';
 import type { User } from '../schema/database.ts';
 import type { Db, Page, PageRequest } from './shared.ts';
-import {
-  ALL_SOUND_RECORD_COLUMNS,
-  PUBLIC_SOUND_SQL,
-  type SoundRecord,
-  type SoundRecordColumn,
-  soundRecordSelect,
-} from './sound-record-select.ts';
+import { soundRecordRows } from './sound-record-rows.ts';
+import type { SoundRecord, SoundRecordColumn } from './sound-record-select.ts';
 import { wherePublic } from './sounds.ts';
 import { type UserCounts, userCountColumns } from './users.ts';
 
@@ -26,27 +20,6 @@ export interface UserRecord
     UserCounts {}
 
 /**
- * The statement behind `soundRecordsByIds`, written out once: the API's hottest read (every sound
- * instance, every page of results) runs from a plan each connection keeps (GENERIC_PLAN_MARK), and
- * building it with the query builder on every call cost more in the API than reading its rows.
- * One statement for the whole page: the sound with its user's name, its pack's name and the two
- * facts the serializer's links need (a vector in the default space, analysis results).
- */
-function soundRecordsSql(columns: Iterable<SoundRecordColumn>): { text: string; space: boolean } {
-  const record = soundRecordSelect(columns, '$2');
-  const text = `${GENERIC_PLAN_MARK}
-select ${record.select}
-from sounds s
-  ${record.users ? 'join users u on u.id = s.user_id' : ''}
-  ${record.packs ? 'left join packs p on p.id = s.pack_id' : ''}
-where s.id = any($1::int[])
-  and ${PUBLIC_SOUND_SQL}`;
-  return { text, space: record.space };
-}
-
-const SOUND_RECORDS_SQL = soundRecordsSql(ALL_SOUND_RECORD_COLUMNS);
-
-/**
  * Public sounds by id, in the order asked; ids that are missing or not public are left out. With
  * `columns`, the rows hold only those (and `id`): what a few fields need, without the joins and
  * probes of the others.
@@ -57,15 +30,16 @@ export async function soundRecordsByIds(
   defaultSpace: string,
   columns?: Iterable<SoundRecordColumn>,
 ): Promise<SoundRecord[]> {
-  if (ids.length === 0) return [];
-  const { text, space } = columns ? soundRecordsSql(columns) : SOUND_RECORDS_SQL;
-  const unique = ids.length === 1 ? ids : [...new Set(ids)];
-  const { rows } = await db.executeQuery<SoundRecord>(
-    CompiledQuery.raw(text, space ? [unique, defaultSpace] : [unique]),
-  );
-  if (ids.length === 1) return rows;
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  const rows = await soundRecordRows(db, ids, defaultSpace, columns);
+  if (ids.length <= 1) return rows;
+  const byId = new Map<number, SoundRecord>();
+  for (const row of rows) byId.set(row.id, row);
+  const ordered: SoundRecord[] = [];
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (row) ordered.push(row);
+  }
+  return ordered;
 }
 
 /** A user by name, whatever its case. */

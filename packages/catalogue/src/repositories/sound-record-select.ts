@@ -114,26 +114,65 @@ const USER_COLUMNS: ReadonlySet<SoundRecordColumn> = new Set(['username', 'gen_a
  * The select list reading `columns` (and always `id`) of a sound `s`, and the joins it needs (the
  * user as `u`, the pack as `p`); `spaceParameter` is the placeholder of the default similarity
  * space, used only when `space` says so (an unused parameter has no type: the statement must not
- * be sent it).
+ * be sent it). `form: 'json'` reads each column as a JSON value `fromJsonRecord` turns back into
+ * the row the plain form reads.
  */
 export function soundRecordSelect(
   columns: Iterable<SoundRecordColumn>,
   spaceParameter: string,
+  form: 'row' | 'json' = 'row',
 ): { select: string; users: boolean; packs: boolean; space: boolean } {
   const asked = new Set<SoundRecordColumn>(columns).add('id');
   const read = RECORD_COLUMNS.filter(([column]) => asked.has(column));
   return {
     select: read
-      .map(([column, expression]) =>
-        expression === `s.${column}`
+      .map(([column, plain]) => {
+        const expression = (form === 'json' && JSON_EXPRESSIONS[column]) || plain;
+        return expression === `s.${column}`
           ? expression
-          : `${expression.replace('$space', spaceParameter)} as ${column}`,
-      )
+          : `${expression.replace('$space', spaceParameter)} as ${column}`;
+      })
       .join(', '),
     users: [...USER_COLUMNS].some((column) => asked.has(column)),
     packs: asked.has('pack_name'),
     space: asked.has('similarity_ready'),
   };
+}
+
+/**
+ * Columns whose JSON value is not the one the driver reads from their text: a timestamp is read
+ * as epoch seconds (`epochDate`), and a float that is not a number (NaN, ±Infinity) comes as a
+ * string in JSON.
+ */
+const JSON_EXPRESSIONS: Partial<Record<SoundRecordColumn, string>> = {
+  created: "date_part('epoch', s.created)",
+};
+
+/**
+ * A timestamp read as `date_part('epoch', …)` (a float8: cheap to compute and to read, where the
+ * exact `extract` is a numeric): the nearest double to its seconds, which names its microsecond
+ * exactly until the 23rd century; truncated to the millisecond, as the driver truncates a
+ * timestamp's text.
+ */
+export function epochDate(seconds: number): Date {
+  return new Date(Math.floor(Math.round(seconds * 1e6) / 1000));
+}
+const JSON_FLOATS: readonly SoundRecordColumn[] = [
+  'geotag_lat',
+  'geotag_lon',
+  'bitrate',
+  'duration',
+  'avg_rating',
+];
+
+/** A row of `soundRecordSelect`'s JSON form, parsed, made the row its plain form reads (in place). */
+export function fromJsonRecord(row: Record<string, unknown>): SoundRecord {
+  if (typeof row.created === 'number') row.created = epochDate(row.created);
+  for (const column of JSON_FLOATS) {
+    const value = row[column];
+    if (typeof value === 'string') row[column] = Number(value);
+  }
+  return row as unknown as SoundRecord;
 }
 
 /** Where a sound `s` is public, as SQL text for the statements written out once. */

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { compileFilter } from './compile-filter.ts';
 import { compileTextQuery } from './compile-query.ts';
-import { databaseFacets } from './facet-statement.ts';
+import { DatabaseFacets } from './facet-statement.ts';
 import { exactPage, orderBy, type SearchResult } from './page-statements.ts';
 import { phrasePrefilter } from './phrase-prefilter.ts';
 import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
@@ -49,13 +49,21 @@ export async function searchSounds(
   const db = catalogue.db;
   return limitedSearch(options, async () => {
     if (!search.facets) return pageAndCount(catalogue, search, where, options);
-    // The facets' statement on a connection of its own, beside the page and the count.
-    const [result, facets] = await Promise.all([
-      pageAndCount(catalogue, search, where, options),
-      databaseFacets(db, where, search.facets),
-    ]);
-    return { ...result, facets };
+    const facets = new DatabaseFacets(db, where, search.facets);
+    // A search that ranks every match counts the facets in that scan. Any other runs the facet
+    // statement on a connection of its own beside its page from the start, and takes its count
+    // from it when it needs one. (Its failure is the search's, when awaited below.)
+    if (!ranksEveryMatch(search)) facets.counted().catch(() => undefined);
+    const result = await pageAndCount(catalogue, search, where, options, facets);
+    return { ...result, facets: await facets.facets() };
   });
+}
+
+/** Whether pageAndCount ranks (or groups) every match in one scan, unless the matches are too many. */
+function ranksEveryMatch(search: PreparedSearch): boolean {
+  return (
+    !search.sortTarget && (search.groupByPack || (search.sort === 'score' && search.query.clauses.length > 0))
+  );
 }
 
 /** searchSounds' page and exact count, by the plans above. */
@@ -64,22 +72,23 @@ async function pageAndCount(
   search: PreparedSearch,
   where: RawBuilder<boolean>,
   options: SearchOptions,
+  facets?: DatabaseFacets,
 ): Promise<SearchResult> {
   const rank = compileTextQuery(search.query, search.weights).rank;
   const { offset } = search;
   const db = catalogue.db;
+  // The number of matches, read by counting them all: the facet statement's when facets are asked.
+  const countAll = async (): Promise<number> =>
+    facets ? (await facets.counted()).count : (await prepared(plainCount(where)).execute(db)).rows[0].n;
   if (search.sortTarget) {
     const matchesAll = !search.query.clauses.length && !search.filter;
     const page =
       (matchesAll && targetIndexPage(search.sortTarget, search.limit, offset)) ||
       targetPage(search.sortTarget, where, search.query.clauses.length ? rank : null, search.limit, offset);
     // Page and count on two connections at once, as below.
-    const [rows, total] = await Promise.all([
-      prepared(page).execute(db),
-      prepared(plainCount(where)).execute(db),
-    ]);
+    const [rows, total] = await Promise.all([prepared(page).execute(db), countAll()]);
     return {
-      count: total.rows[0].n,
+      count: total,
       ids: rows.rows.map((r) => r.id),
       scores: rows.rows.map((r) => Number(r.score)),
       distances: rows.rows.map((r) => (r.distance === null ? null : Number(r.distance))),
@@ -90,7 +99,7 @@ async function pageAndCount(
   if (clause && search.sort === 'score') {
     const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
     const memo = termMemoOf(catalogue.db);
-    return termSearch(db, { search, where, rank, offset, clause, capAbove, memo });
+    return termSearch(db, { search, where, rank, offset, clause, capAbove, memo, facets });
   }
   // Several clauses (or one that is not a single word), ungrouped and unfiltered: the same cap,
   // counted by a statement.
@@ -102,10 +111,10 @@ async function pageAndCount(
   ) {
     const capAbove = options.popularityCapAbove ?? DEFAULT_POPULARITY_CAP_ABOVE;
     const memo = termMemoOf(catalogue.db);
-    return clausesSearch(db, { search, where, rank, offset, capAbove, memo });
+    return clausesSearch(db, { search, where, rank, offset, capAbove, memo, facets });
   }
   if (search.groupByPack || (search.sort === 'score' && search.query.clauses.length)) {
-    return exactPage(db, search, where, rank, offset);
+    return exactPage(db, search, where, rank, offset, facets);
   }
   // A text query whose count no df row or side table answers: page and count from one scan
   // when the df rows of its words bound its matches under SORTED_SCAN; else the order's B-tree
@@ -126,6 +135,7 @@ async function pageAndCount(
   }
   const page = prepared(sortedPage(search, where, rank, offset));
   const count = async (): Promise<number> => {
+    if (facets) return countAll();
     if (clause) {
       const stats = await termStats(db, clause);
       if (stats) return stats.ndoc;

@@ -1,5 +1,12 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Facets } from './facets.ts';
+import {
+  type DatabaseFacets,
+  type FacetTuple,
+  facetColumns,
+  facetsOfMatches,
+  shapeFacets,
+} from './facet-statement.ts';
+import type { FacetRequest, Facets } from './facets.ts';
 import type { SortOption } from './params.ts';
 import type { PreparedSearch } from './prepare.ts';
 import { SEARCH_TABLE } from './search-schema.ts';
@@ -35,6 +42,19 @@ interface PageRow {
   in_pack?: number;
   /** Number of groups: the count of a grouped search. */
   groups?: number;
+  /** The facets asked for, counted over the scanned matches (every row holds them). */
+  facets?: FacetTuple[] | null;
+}
+
+/** The columns a scan's matches `m` hold for the facets asked, beside `own` (none without facets). */
+function withFacetColumns(own: string[], facets: FacetRequest | undefined): RawBuilder<unknown> {
+  const columns = facets ? [...new Set([...own, ...facetColumns(facets)])] : own;
+  return sql.join(columns.map((c) => sql.ref(`s.${c}`)));
+}
+
+/** The facets column of a scan's page rows, when facets are asked. */
+function facetsColumn(facets: FacetRequest | undefined): RawBuilder<unknown> {
+  return facets ? sql`, ${facetsOfMatches(facets)} as facets` : sql``;
 }
 
 /**
@@ -47,12 +67,14 @@ function rankedStatement(
   rank: RawBuilder<number>,
   offset: number,
   scanLimit: number | undefined,
+  facets?: FacetRequest,
 ): RawBuilder<PageRow> {
   return sql<PageRow>`
     with m as materialized (
-      select s.id, ${rank}::float8 as score from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}
+      select ${withFacetColumns(['id'], facets)}, ${rank}::float8 as score
+      from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}
     )
-    select id, score, (select count(*) from m)::int as matches
+    select id, score, (select count(*) from m)::int as matches ${facetsColumn(facets)}
     from m order by score desc, id asc limit ${search.limit} offset ${offset}`;
 }
 
@@ -67,13 +89,14 @@ function groupedStatement(
   rank: RawBuilder<number>,
   offset: number,
   scanLimit: number | undefined,
+  facets?: FacetRequest,
 ): RawBuilder<PageRow> {
   const emptyQuery = !search.query.clauses.length;
   const matches = scanLimit === undefined ? sql`0` : sql`(select count(*) from m)::int`;
+  const own = ['id', 'pack_id', 'duration', 'created', 'num_downloads', 'avg_rating', 'num_ratings'];
   return sql<PageRow>`
     with m as materialized (
-      select s.id, s.pack_id, s.duration, s.created, s.num_downloads, s.avg_rating, s.num_ratings,
-             ${rank}::float8 as score
+      select ${withFacetColumns(own, facets)}, ${rank}::float8 as score
       from ${sql.table(SEARCH_TABLE)} s where ${where} ${limitClause(scanLimit)}
     ), r as (
       select m.*, row_number() over (partition by coalesce(m.pack_id, -m.id) order by ${orderBy(search.sort, emptyQuery, 'm')}) as rn,
@@ -83,6 +106,7 @@ function groupedStatement(
       select * from r where rn = 1
     )
     select g.id, g.score, g.pack_id, g.in_pack, (select count(*) from g)::int as groups, ${matches} as matches
+      ${facetsColumn(facets)}
     from g order by ${orderBy(search.sort, emptyQuery, 'g')} limit ${search.limit} offset ${offset}`;
 }
 
@@ -104,8 +128,10 @@ function pageStatement(
   rank: RawBuilder<number>,
   offset: number,
   scanLimit?: number,
+  facets?: FacetRequest,
 ): RawBuilder<PageRow> {
-  return (search.groupByPack ? groupedStatement : rankedStatement)(search, where, rank, offset, scanLimit);
+  const statement = search.groupByPack ? groupedStatement : rankedStatement;
+  return statement(search, where, rank, offset, scanLimit, facets);
 }
 
 /** The search result of pageStatement's rows (counting separately when the page is past the end). */
@@ -116,11 +142,16 @@ async function pageResult(
   offset: number,
   rows: PageRow[],
   scanLimit?: number,
+  facets?: DatabaseFacets,
 ): Promise<{ result: SearchResult; matches: number }> {
   const counts =
     rows.length || offset === 0
       ? { matches: Number(rows[0]?.matches ?? 0), groups: Number(rows[0]?.groups ?? 0) }
       : (await prepared(countStatement(where, scanLimit)).execute(db)).rows[0];
+  // The scan's facets are every match's when it was not cut short, and its rows carry them (an
+  // empty first page: there are no matches).
+  if (facets && (scanLimit === undefined || counts.matches < scanLimit) && (rows.length || offset === 0))
+    facets.give(shapeFacets(facets.request, rows[0]?.facets ?? []));
   const result: SearchResult = {
     count: search.groupByPack ? counts.groups : counts.matches,
     ids: rows.map((r) => r.id),
@@ -139,9 +170,10 @@ async function pageResult(
  * The exact page of a search that ranks (or groups) every match, grouped by pack when the search
  * asks for it, else in relevance order. Ranking has to visit every match anyway, so one scan
  * yields both the page and the exact count (reference/SEARCH.md: cheaper than a second
- * index-and-heap pass for the count). A page past the last one is empty and carries no count:
- * a second statement counts. With `scanLimit` the scan stops after that many matches, and
- * `matches` (at most that many) tells a complete answer from a cut one.
+ * index-and-heap pass for the count), and the facets when asked (`facets` is given them unless
+ * the scan was cut short). A page past the last one is empty and carries no count: a second
+ * statement counts. With `scanLimit` the scan stops after that many matches, and `matches` (at
+ * most that many) tells a complete answer from a cut one.
  */
 export async function scanPage(
   db: Kysely<any>,
@@ -150,9 +182,12 @@ export async function scanPage(
   rank: RawBuilder<number>,
   offset: number,
   scanLimit?: number,
+  facets?: DatabaseFacets,
 ): Promise<{ result: SearchResult; matches: number }> {
-  const rows = (await prepared(pageStatement(search, where, rank, offset, scanLimit)).execute(db)).rows;
-  return pageResult(db, search, where, offset, rows, scanLimit);
+  const counting = facets?.wanted ? facets : undefined;
+  const statement = pageStatement(search, where, rank, offset, scanLimit, counting?.request);
+  const rows = (await prepared(statement).execute(db)).rows;
+  return pageResult(db, search, where, offset, rows, scanLimit, counting);
 }
 
 /** The exact page of a search that ranks (or groups) every match (scanPage without a limit). */
@@ -162,8 +197,9 @@ export async function exactPage(
   where: RawBuilder<boolean>,
   rank: RawBuilder<number>,
   offset: number,
+  facets?: DatabaseFacets,
 ): Promise<SearchResult> {
-  return (await scanPage(db, search, where, rank, offset)).result;
+  return (await scanPage(db, search, where, rank, offset, undefined, facets)).result;
 }
 
 /** ORDER BY for a sort option; ties fall back to the id, and rating ties to the number of ratings. */

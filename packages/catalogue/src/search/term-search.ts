@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { DatabaseFacets } from './facet-statement.ts';
 import { exactPage, type SearchResult, scanPage } from './page-statements.ts';
 import {
   cappedGroupedPage,
@@ -51,6 +52,8 @@ export interface TermSearch {
   /** Above this many matches the page is ranked among the popular candidates only. */
   capAbove: number;
   memo: TermMemo;
+  /** The facets asked for: the scans that see every match count them; counts come from them. */
+  facets?: DatabaseFacets;
 }
 
 /**
@@ -65,28 +68,31 @@ export interface TermSearch {
  *   match.
  */
 export async function termSearch(db: Kysely<any>, p: TermSearch): Promise<SearchResult> {
-  const { search, where, rank, offset, clause, memo } = p;
+  const { search, where, rank, offset, clause, memo, facets } = p;
   if (!Number.isFinite(p.capAbove) || offset + search.limit > POPULAR_CANDIDATES) {
-    return exactPage(db, search, where, rank, offset);
+    return exactPage(db, search, where, rank, offset, facets);
   }
   const cap = p.capAbove;
   const key = `${clause.phrase ? '"' : ''}${clause.text}`;
   const known = memo.get(key);
   if (typeof known === 'string') {
+    if (facets?.wanted) facets.counted().catch(() => undefined);
     const [stats, page] = await Promise.all([termStats(db, clause), popularPage(db, p, known)]);
     if (stats && stats.lexeme === known && stats.ndoc > cap) return counted(page, stats, search);
   }
   // Never past the cap: a scan that ends before its limit must mean the word is not common.
   const limit = Math.min(typeof known === 'number' ? known : FIRST_SCAN, cap) + 1;
-  const { result, matches } = await scanPage(db, search, where, rank, offset, limit);
+  const { result, matches } = await scanPage(db, search, where, rank, offset, limit, facets);
   if (matches < limit) return remember(memo, key, limit - 1, result);
   const stats = await termStats(db, clause);
   if (stats && stats.ndoc > cap) {
+    // No scan of every match follows: the facet statement counts the facets beside the page.
+    if (facets?.wanted) facets.counted().catch(() => undefined);
     const page = await popularPage(db, p, stats.lexeme);
     return remember(memo, key, stats.lexeme, counted(page, stats, search));
   }
   // More matches than the scan took, yet not one common lexeme: rank them all.
-  return remember(memo, key, cap, await exactPage(db, search, where, rank, offset));
+  return remember(memo, key, cap, await exactPage(db, search, where, rank, offset, facets));
 }
 
 /** What the memo holds for a query of several clauses with more matches than the cap. */
@@ -104,39 +110,38 @@ const ABOVE_CAP = '*';
  * time) is not run.
  */
 export async function clausesSearch(db: Kysely<any>, p: Omit<TermSearch, 'clause'>): Promise<SearchResult> {
-  const { search, where, rank, offset, memo } = p;
+  const { search, where, rank, offset, memo, facets } = p;
   if (!Number.isFinite(p.capAbove) || offset + search.limit > POPULAR_CANDIDATES) {
-    return exactPage(db, search, where, rank, offset);
+    return exactPage(db, search, where, rank, offset, facets);
   }
   const cap = p.capAbove;
   // What decides the matches: the clauses, and the weights (a field weighted 0 is not searched, a
   // number also matches that id while the id is weighted).
   const key = JSON.stringify([search.query.clauses.map((c) => [c.occur, c.phrase, c.text]), search.weights]);
   const known = memo.get(key);
+  // Asked for facets, the facet statement counts the matches as it counts the facets.
+  const count = async () => (facets ? (await facets.counted()).count : matchCount(db, where));
   if (known === ABOVE_CAP) {
-    const [count, page] = await Promise.all([
-      matchCount(db, where),
-      cappedRankedPage(db, search, where, rank, offset),
-    ]);
-    if (count > cap) return { ...page, count };
+    const [total, page] = await Promise.all([count(), cappedRankedPage(db, search, where, rank, offset)]);
+    if (total > cap) return { ...page, count: total };
   }
   const limit = Math.min(typeof known === 'number' ? known : FIRST_SCAN, cap) + 1;
-  const { result, matches } = await scanPage(db, search, where, rank, offset, limit);
+  const { result, matches } = await scanPage(db, search, where, rank, offset, limit, facets);
   if (matches < limit) return remember(memo, key, limit - 1, result);
   // A cut scan of a query not known to be above the cap: when the df rows bound its matches under
   // the cap, every match is ranked (the scan gives the exact count) without counting them first.
   if (limit - 1 < cap) {
     const bound = await requiredTermsBound(db, search);
     if (bound !== null && bound <= cap) {
-      return remember(memo, key, cap, await exactPage(db, search, where, rank, offset));
+      return remember(memo, key, cap, await exactPage(db, search, where, rank, offset, facets));
     }
   }
-  const count = await matchCount(db, where);
-  if (count > cap) {
+  const total = await count();
+  if (total > cap) {
     const page = await cappedRankedPage(db, search, where, rank, offset);
-    return remember(memo, key, ABOVE_CAP, { ...page, count });
+    return remember(memo, key, ABOVE_CAP, { ...page, count: total });
   }
-  return remember(memo, key, cap, await exactPage(db, search, where, rank, offset));
+  return remember(memo, key, cap, await exactPage(db, search, where, rank, offset, facets));
 }
 
 /** The exact number of visible sounds `where` matches. */
