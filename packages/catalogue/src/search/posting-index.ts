@@ -205,20 +205,7 @@ export function intersect(lists: readonly Uint32Array[]): Uint32Array {
     let lo = 0;
     for (let i = 0; i < acc.length; i++) {
       const v = acc[i];
-      // Gallop to the first element ≥ v, then binary search inside the last step.
-      let step = 1;
-      let hi = lo;
-      while (hi < other.length && other[hi] < v) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > other.length) hi = other.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (other[mid] < v) lo = mid + 1;
-        else hi = mid;
-      }
+      lo = seek(other, v, lo);
       if (lo >= other.length) break;
       if (other[lo] === v) out[n++] = v;
     }
@@ -595,7 +582,7 @@ function addOwnScores(score: Float64Array, matches: Uint32Array, lists: Scored):
   }
 }
 
-/** The first index of ascending `ids` at or after `from` whose id is at least `v` (galloping). */
+/** The first index of ascending `ids` at or after `from` whose id is at least `v`: galloping, then a binary search inside the last step. */
 function seek(ids: Uint32Array, v: number, from: number): number {
   let lo = from;
   let step = 1;
