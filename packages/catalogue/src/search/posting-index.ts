@@ -621,37 +621,27 @@ class ExactRanker {
 
   /** Writes the rank of each of `ids` (ascending) into `out[id]`. */
   rankInto(ids: ArrayLike<number>, out: Float64Array): void {
-    const { base, overlay, masked } = this.lists;
-    const at = new Int32Array(base.length);
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      const changed = masked?.[id] === 1;
-      for (let k = 0; k < base.length; k++) {
-        const list = (changed ? overlay[k] : base[k]) as PostingList;
-        if (changed) this.scratch.load(this.slots[k], list.positions, seek(list.ids, id, 0));
-        else {
-          at[k] = seek(list.ids, id, at[k]);
-          this.scratch.load(this.slots[k], list.positions, at[k]);
-        }
-      }
-      out[id] = this.scratch.rank();
-    }
+    // Ascending ids: each base list is searched on from where the previous id was found.
+    const at = new Int32Array(this.lists.base.length);
+    for (let i = 0; i < ids.length; i++) out[ids[i]] = this.rankOf(ids[i], at);
   }
 
   /** The ranks of a page's ids, in its order. */
   ranksOf(page: readonly number[]): number[] {
-    const ascending = Uint32Array.from(page).sort();
-    const ranks = new Map<number, number>();
+    return page.map((id) => this.rankOf(id, undefined));
+  }
+
+  /** The rank of one document; `at` holds where each base list's search starts and is moved on. */
+  private rankOf(id: number, at: Int32Array | undefined): number {
     const { base, overlay, masked } = this.lists;
-    for (const id of ascending) {
-      const changed = masked?.[id] === 1;
-      for (let k = 0; k < base.length; k++) {
-        const list = (changed ? overlay[k] : base[k]) as PostingList;
-        this.scratch.load(this.slots[k], list.positions, seek(list.ids, id, 0));
-      }
-      ranks.set(id, this.scratch.rank());
+    const changed = masked?.[id] === 1;
+    for (let k = 0; k < base.length; k++) {
+      const list = (changed ? overlay[k] : base[k]) as PostingList;
+      const j = seek(list.ids, id, changed || !at ? 0 : at[k]);
+      if (at && !changed) at[k] = j;
+      this.scratch.load(this.slots[k], list.positions, j);
     }
-    return page.map((id) => ranks.get(id) as number);
+    return this.scratch.rank();
   }
 }
 
