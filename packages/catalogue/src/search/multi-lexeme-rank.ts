@@ -12,9 +12,10 @@
 
 /**
  * The positions of a list's postings, for the rank of several lexemes (it depends on how close
- * they are) and for phrases. Each is PostgreSQL's WordEntryPos: the position (14 bits) and its weight class code
- * above it. `first[i]` holds posting i's only position, NO_POSITIONS for a lexeme stored without
- * positions, or MANY_POSITIONS + k for several: `more[k]` is their number and they follow it.
+ * they are) and for phrases. Each is PostgreSQL's WordEntryPos: the position (14 bits) and its
+ * weight class code above it. `first[i]` holds posting i's only position, NO_POSITIONS for a
+ * lexeme stored without positions, or MANY_POSITIONS + k for several: `more[k]` is their number
+ * and they follow it.
  * `first` runs beside the list's ids; `more` may be shared by many lists.
  */
 export interface Positions {

@@ -6,9 +6,9 @@ import type { PreparedSearch } from './prepare.ts';
  * The search document held in a process's memory (issue 33): one posting list per lexeme (the
  * ids of the visible sounds whose document holds it, ascending, each with the lexeme's own
  * `ts_rank` under the default weights), one id list per tag, and one column per filter and sort
- * field indexed by sound id. It answers the plain searches of the realistic log (required words,
- * the filters of `supportsFilter`, every sort, group_by_pack) with an exact count, whatever the
- * number of matches: intersecting sorted lists and reading typed columns costs a few nanoseconds
+ * field indexed by sound id. It answers the searches of the realistic log (required words and
+ * quoted phrases, the filters of `supportsFilter`, every sort, group_by_pack) with an exact count,
+ * whatever the number of matches: intersecting sorted lists and reading typed columns costs a few nanoseconds
  * per match where PostgreSQL visits a heap tuple (0.5–1.6 µs). PostgreSQL stays the source of
  * truth: the index is derived from `sound_search` (posting-index-load.ts).
  */
