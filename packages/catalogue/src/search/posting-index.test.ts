@@ -213,6 +213,14 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
     phrases.add(`the ${common[2]} ${common[3]}`);
     phrases.add(`${common[1]} ${common[0]}`);
     phrases.add('zzzqx yyyqx');
+    // A hyphenated word is several lexemes at consecutive positions (`a-b` → 'a-b' <-> 'a' <-> 'b'):
+    // such a word beside the word that follows it in a description.
+    const hyphenated = (
+      await sql<{ phrase: string }>`select substring(description from '[^ ]+-[^ ]+ [^ ]+') as phrase
+        from sound_search where description ~ '[^ ]+-[^ ]+ [^ ]+' order by id limit 3`.execute(db)
+    ).rows;
+    expect(hyphenated.length).toBe(3);
+    for (const r of hyphenated) phrases.add(r.phrase);
     let matched = 0;
     let matching = 0;
     for (const [i, phrase] of [...phrases].entries()) {
