@@ -8,9 +8,9 @@ import type { PreparedSearch } from './prepare.ts';
  * `ts_rank` under the default weights), one id list per tag, and one column per filter and sort
  * field indexed by sound id. It answers the searches of the realistic log (required words and
  * quoted phrases, the filters of `supportsFilter`, every sort, group_by_pack) with an exact count,
- * whatever the number of matches: intersecting sorted lists and reading typed columns costs a few nanoseconds
- * per match where PostgreSQL visits a heap tuple (0.5–1.6 µs). PostgreSQL stays the source of
- * truth: the index is derived from `sound_search` (posting-index-load.ts).
+ * whatever the number of matches: intersecting sorted lists and reading typed columns costs a few
+ * nanoseconds per match where PostgreSQL visits a heap tuple (0.5–1.6 µs). PostgreSQL stays the
+ * source of truth: the index is derived from `sound_search` (posting-index-load.ts).
  */
 
 /** One lexeme's documents: ascending ids, the lexeme's score in each (ts_rank of it alone) and its positions there. */
@@ -452,7 +452,12 @@ export function searchPostingIndex(
       : intersect(overlayLists.map((l) => (l as PostingList).ids));
   let matches = mergeDisjoint(baseMatches, overlayMatches);
   const lists: Scored = { base: baseLists, overlay: overlayLists, masked: overlay?.masked };
-  const reader = !empty && matches.length ? new DocumentPositions(lexemes, lists) : undefined;
+  // Made when a phrase or the rank of several lexemes needs the matches' positions (not for one word).
+  let reader: DocumentPositions | undefined;
+  const positions = () => {
+    reader ??= new DocumentPositions(lexemes, lists);
+    return reader;
+  };
   if (search.filter) {
     // Required tags are lists like the words' (intersected, galloping); the rest is read per match.
     const { tags, rest } = requiredTags(search.filter);
@@ -466,13 +471,13 @@ export function searchPostingIndex(
     }
   }
   // The phrases last: their check reads each remaining match's positions.
-  if (phrases.length && reader) matches = reader.withPhrases(matches, phrases);
+  if (phrases.length && matches.length) matches = positions().withPhrases(matches, phrases);
   const facets = search.facets ? { matches } : {};
   const c = index.columns;
   const ranked = search.sort === 'score';
   const single = lexemes.length === 1 && !empty;
   const several = !single && !empty && matches.length > 0;
-  const ranker = several ? reader : undefined;
+  const ranker = several ? positions() : undefined;
   // Scores: exact for one lexeme, and for several when every match is ranked exactly; above
   // RERANK_ALL matches, the sum of each one's own score (the order the candidates are taken in).
   let score: Float64Array | null = null;
