@@ -5,8 +5,8 @@ import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
  * `facets=` on `/apiv2/search/text/` (issue 36, docs/api.md "Beyond the contract"), on the seeded
- * catalogue and both databases, served from the posting index once it is built (phrases from
- * PostgreSQL): each value's count is the count of the same search with the value as a filter, the
+ * catalogue and both databases, served from the posting index once it is built (phrases too; the
+ * empty query and other filters from PostgreSQL): each value's count is the count of the same search with the value as a filter, the
  * answer without `facets` is the contract's envelope, and a bad facet is a 400 naming the good ones.
  */
 

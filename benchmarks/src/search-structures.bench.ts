@@ -17,12 +17,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildAppDeps } from '@earshot/api';
 import {
+  type ClauseMemo,
   LiveSearchIndex,
   loadPostingIndex,
   NO_CHANGE_FEED,
   openCatalogue,
   type PostingIndexData,
-  postingIndexAnswers,
   postingSearch,
   prepareSearch,
   searchSounds,
@@ -288,7 +288,7 @@ async function main() {
         ` its arrays ${mb(indexBytes(index))} MB; process heap +${mb(after.heapUsed - before.heapUsed)} MB (maps and keys), rss ${mb(after.rss)} MB\n`,
     );
 
-    const memo = new Map<string, string[]>();
+    const memo: ClauseMemo = new Map();
     const times = { pg: [] as number[], index: [] as number[] };
     const byKind = new Map<string, { pg: number[]; index: number[] }>();
     let answered = 0;
@@ -303,10 +303,9 @@ async function main() {
       const runIndex = async () => {
         const t = performance.now();
         const search = prepareSearch(request);
-        const r =
-          (await postingSearch(catalogue.db, index, search, memo)) ??
-          (await searchSounds(catalogue, search, unbounded));
-        return { r, t: performance.now() - t, fromIndex: postingIndexAnswers(search) };
+        const mine = await postingSearch(catalogue.db, index, search, memo);
+        const r = mine ?? (await searchSounds(catalogue, search, unbounded));
+        return { r, t: performance.now() - t, fromIndex: mine !== undefined };
       };
       // Alternate which engine goes first: neither always finds the other's pages cached.
       const [a, b] =

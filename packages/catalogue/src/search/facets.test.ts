@@ -46,9 +46,11 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
   );
   const words = syntheticVocabulary(50_000);
 
-  /** Searches the index answers, then ones only PostgreSQL answers (phrases, exclusions, other filters). */
+  /** Searches the index answers, then ones only PostgreSQL answers (exclusions, other filters). */
   const indexSearches: SearchRequest[] = [
     { query: words[0] },
+    { query: `"${words[0]} ${words[1]}"` },
+    { query: `"${words[2]} ${words[0]}"`, groupByPack: true },
     { query: words[1], filter: 'duration:[0 TO 6]', sort: 'downloads_desc' },
     { query: `${words[0]} ${words[2]}` },
     { query: words[3], groupByPack: true },
@@ -56,7 +58,6 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
   ];
   const databaseSearches: SearchRequest[] = [
     { query: '' },
-    { query: `"${words[0]} ${words[1]}"` },
     { query: `${words[0]} -${words[1]}` },
     { filter: 'samplerate:44100 channels:[1 TO 1]' },
     { query: words[2], filter: 'category:music' },
@@ -146,9 +147,11 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
       { query: '', sort: 'downloads_desc' },
       { query: words[1], sort: 'created_desc', filter: 'category:fx' },
     ];
+    // The API runs phrases in the posting index, but in PostgreSQL until the index is built.
     for (const request of requests) {
       const search = prepareSearch({ ...request, facets: ALL });
-      expect(postingIndexAnswers(search), JSON.stringify(request)).toBe(false);
+      if (!request.query?.includes('"'))
+        expect(postingIndexAnswers(search), JSON.stringify(request)).toBe(false);
       // Faceted first: a plan the search remembers would spare the cut scan.
       const faceted = await searchSounds(t.catalogue, search);
       const plain = await searchSounds(t.catalogue, request);

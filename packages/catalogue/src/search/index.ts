@@ -47,7 +47,7 @@ export {
   searchPostingIndex,
 } from './posting-index.ts';
 export { loadPostingIndex } from './posting-index-load.ts';
-export { postingSearch } from './posting-search.ts';
+export { type ClauseMemo, postingSearch } from './posting-search.ts';
 export {
   MAX_PAGE_SIZE,
   type PreparedSearch,

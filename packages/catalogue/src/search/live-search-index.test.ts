@@ -39,6 +39,12 @@ describe.each(testBackends(postgresUrl))('the live search index follows the cata
     { query: words[4], groupByPack: true },
     { query: words[5], filter: 'duration:[0 TO 4]', sort: 'duration_asc' },
     { query: words[6], offset: 15 },
+    // Phrases, matched on the changed documents' positions as on the lists' (a tag, then the
+    // description, across their boundary: `a` is a stopword).
+    { query: '"qqword here"' },
+    { query: `"zzlive ${words[0]} a qqword"`, groupByPack: true },
+    { query: '"zzlive qqword"', sort: 'downloads_desc' },
+    { query: `"${words[0]} ${words[1]}" ${words[2]}` },
   ];
 
   const compareAll = async (index: LiveSearchIndex) => {

@@ -12,7 +12,7 @@ import {
   readDocuments,
 } from './posting-index-load.ts';
 import { decodePostingIndex, encodePostingIndex } from './posting-index-snapshot.ts';
-import { postingSearch } from './posting-search.ts';
+import { type ClauseMemo, postingSearch } from './posting-search.ts';
 import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { readSearchChanges } from './search-changes.ts';
 import { limitedSearch, type SearchLimits } from './statement.ts';
@@ -50,7 +50,7 @@ const CATCH_UP_BATCH = 10_000;
  * catalogue: before it answers, it applies every change the catalogue's change version says may
  * have happened (on the server the notifications, on the embedded database its counter: the same
  * bound as the answer caches), reading the changed sounds from `search_changes`. Until the first
- * build is done, and for the searches the index does not answer (phrases, exclusions, custom
+ * build is done, and for the searches the index does not answer (exclusions, numbers, custom
  * weights, other filters: postingIndexAnswers), `search` answers undefined and the caller runs the
  * search in PostgreSQL.
  */
@@ -62,7 +62,7 @@ export class LiveSearchIndex {
   private rebuilding = false;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
-  private readonly lexemeMemo = new Map<string, string[]>();
+  private readonly clauseMemo: ClauseMemo = new Map();
   private readonly catchUp = sharedRoundTrips(() => this.applyChanges());
 
   constructor(
@@ -100,7 +100,7 @@ export class LiveSearchIndex {
     return limitedSearch(limits, async () => {
       await this.current();
       const live = this.live as LivePostingIndex;
-      const result = await postingSearch(this.db, live.data, search, this.lexemeMemo);
+      const result = await postingSearch(this.db, live.data, search, this.clauseMemo);
       if (!result) return undefined;
       const { approximate: _, ...answer } = result;
       return answer;

@@ -1,18 +1,21 @@
 /**
  * ts_rank of several lexemes in one document, as PostgreSQL computes it for a query whose top
- * operator is AND (`calc_rank_and` in tsrank.c), in the same float4 steps: every pair of the
- * query's distinct lexemes, every pair of their positions, adds a weight that falls with the
+ * operator is AND or a phrase (`calc_rank_and` in tsrank.c), in the same float4 steps: every pair
+ * of the query's distinct lexemes, every pair of their positions, adds a weight that falls with the
  * distance between them; the pairs are taken in the order PostgreSQL takes them (lexemes sorted as
  * byte strings, then by length; for each lexeme the earlier ones), because the float sums depend on
  * it. With the posting index holding every lexeme's positions, a relevance page of several words
- * is ranked exactly in the process, as one word's already is.
+ * is ranked exactly in the process, as one word's already is; and a quoted phrase is matched on the
+ * same positions (`RankScratch.phrase`). A phrase does not change the rank: PostgreSQL ranks a
+ * phrase query as the AND of its distinct lexemes.
  */
 
 /**
  * The positions of a list's postings, for the rank of several lexemes (it depends on how close
- * they are). Each is PostgreSQL's WordEntryPos: the position (14 bits) and its weight class code
- * above it. `first[i]` holds posting i's only position, NO_POSITIONS for a lexeme stored without
- * positions, or MANY_POSITIONS + k for several: `more[k]` is their number and they follow it.
+ * they are) and for phrases. Each is PostgreSQL's WordEntryPos: the position (14 bits) and its
+ * weight class code above it. `first[i]` holds posting i's only position, NO_POSITIONS for a
+ * lexeme stored without positions, or MANY_POSITIONS + k for several: `more[k]` is their number
+ * and they follow it.
  * `first` runs beside the list's ids; `more` may be shared by many lists.
  */
 export interface Positions {
@@ -22,6 +25,16 @@ export interface Positions {
 
 export const MANY_POSITIONS = 0x8000_0000;
 export const NO_POSITIONS = 0x4000_0000;
+
+/**
+ * A quoted phrase as PostgreSQL's `phraseto_tsquery` builds it: its lexemes in order (a lexeme may
+ * come back) and, between each and the next, the distance of the `<N>` operator (1, or more where
+ * stopwords were dropped).
+ */
+export interface PhraseChain {
+  readonly lexemes: readonly string[];
+  readonly distances: readonly number[];
+}
 
 /** PostgreSQL sorts a query's lexemes as byte strings (memcmp of the shorter length, then length). */
 export function rankOrder(lexemes: readonly string[]): string[] {
@@ -49,6 +62,8 @@ export class RankScratch {
   /** 1 where the lexeme was stored without positions (PostgreSQL's dummy position counts at distance 0). */
   readonly bare: Uint8Array;
   readonly weights: Float32Array;
+  /** A phrase's positions matched so far. */
+  private readonly at = new Int32Array(MAX_POSITIONS);
 
   constructor(
     readonly lexemes: number,
@@ -79,6 +94,42 @@ export class RankScratch {
       this.counts[slot] = 1;
       this.bare[slot] = 0;
     }
+  }
+
+  /**
+   * Whether the loaded document holds a phrase, as PostgreSQL's phrase operator decides it
+   * (TS_phrase_execute): `slots[0]`'s positions, each moved on by the next distance, merged with
+   * the next slot's positions (the common ones go on), until the last slot; a match is any position
+   * left. Positions are compared without their weight class, as stored (capped at 16383). A lexeme
+   * stored without positions makes the phrase a "maybe", which `@@` counts as no match.
+   */
+  phrase(slots: readonly number[], distances: readonly number[]): boolean {
+    const { positions, counts, bare, at } = this;
+    for (const slot of slots) if (bare[slot] === 1) return false;
+    let n = counts[slots[0]];
+    for (let i = 0, base = slots[0] * MAX_POSITIONS; i < n; i++) at[i] = positions[base + i] & POSITION_MASK;
+    for (let s = 1; s < slots.length && n > 0; s++) {
+      const base = slots[s] * MAX_POSITIONS;
+      const m = counts[slots[s]];
+      const d = distances[s - 1];
+      // Both lists ascend: one merge, the matches written over the list being read (never ahead of it).
+      let kept = 0;
+      let l = 0;
+      let r = 0;
+      while (l < n && r < m) {
+        const left = at[l] + d;
+        const right = positions[base + r] & POSITION_MASK;
+        if (left < right) l++;
+        else if (left > right) r++;
+        else {
+          at[kept++] = right;
+          l++;
+          r++;
+        }
+      }
+      n = kept;
+    }
+    return n > 0;
   }
 
   /** calc_rank_and over the loaded slots (every slot loaded: the document holds every lexeme). */

@@ -450,15 +450,3 @@ export function keywordOf(keywords: string[]): (v: string) => number {
     return k;
   };
 }
-
-/**
- * Each clause's lexemes as PostgreSQL's plainto_tsquery makes them (the words a clause requires;
- * none for a stopword), one statement for all of them.
- */
-export async function clauseLexemes(db: Kysely<any>, texts: readonly string[]): Promise<string[][]> {
-  const rows = (
-    await sql<{ q: string }>`select plainto_tsquery('english', t)::text as q
-      from unnest(${texts as string[]}::text[]) with ordinality as x(t, n) order by n`.execute(db)
-  ).rows;
-  return rows.map((r) => [...r.q.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replaceAll("''", "'")));
-}

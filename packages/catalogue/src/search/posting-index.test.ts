@@ -1,8 +1,10 @@
 import { testService } from '@earshot/common/testing';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from '../testing/synthetic-catalogue.ts';
 import { searchSounds } from './execute.ts';
+import { FACET_NAMES } from './facets.ts';
 import {
   intersect,
   type PostingIndexData,
@@ -12,7 +14,7 @@ import {
   topK,
 } from './posting-index.ts';
 import { emptyColumns, loadPostingIndex, readTsvector } from './posting-index-load.ts';
-import { postingSearch } from './posting-search.ts';
+import { type ClauseMemo, postingSearch } from './posting-search.ts';
 import { prepareSearch, type SearchRequest } from './prepare.ts';
 
 const postgresUrl = await testService('postgres');
@@ -125,7 +127,7 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
     120_000,
   );
   let index: PostingIndexData;
-  const memo = new Map<string, string[]>();
+  const memo: ClauseMemo = new Map();
 
   const compare = async (request: SearchRequest) => {
     index ??= await loadPostingIndex(t.catalogue.db);
@@ -133,7 +135,9 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
     expect(postingIndexAnswers(search), JSON.stringify(request)).toBe(true);
     const mine = await postingSearch(t.catalogue.db, index, search, memo);
     const exact = await searchSounds(t.catalogue, search, { popularityCapAbove: Number.POSITIVE_INFINITY });
+    expect(mine, `answered from the index: ${JSON.stringify(request)}`).toBeDefined();
     expect(mine?.count, JSON.stringify(request)).toBe(exact.count);
+    if (exact.facets) expect(mine?.facets, JSON.stringify(request)).toEqual(exact.facets);
     expect(mine?.ids, JSON.stringify(request)).toEqual(exact.ids);
     expect(
       mine?.scores.map((s) => Math.fround(s)),
@@ -180,9 +184,74 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
     expect(matched).toBeGreaterThan(1000);
   });
 
-  it('leaves phrases, exclusions, numbers, weights and other filters to PostgreSQL', () => {
+  it('quoted phrases: the same matches, counts, pages, scores, groups and facets as PostgreSQL', async () => {
+    const db = t.catalogue.db;
+    // Phrases from the documents themselves: stretches of 2–3 words of a description (stopwords
+    // inside), of a name, and across the fields' boundaries in the document's order (last tag, then
+    // description; end of description, then name; end of name or pack, then username).
+    const { rows } = await sql<{ tags: string[]; description: string; name: string; username: string }>`
+      select tags, description, name || ' ' || coalesce(pack_name, '') as name, username
+      from sound_search order by id limit 60`.execute(db);
+    const words = (text: string) => text.split(/\s+/).filter(Boolean);
+    const phrases = new Set<string>();
+    for (const [i, r] of rows.entries()) {
+      const d = words(r.description);
+      const n = words(r.name);
+      const size = 2 + (i % 2);
+      if (d.length >= size)
+        phrases.add(d.slice(i % (d.length - size + 1), (i % (d.length - size + 1)) + size).join(' '));
+      if (n.length >= 2) phrases.add(n.slice(0, 2).join(' '));
+      if (i % 3 === 0 && r.tags.length && d.length) phrases.add(`${r.tags.at(-1)} ${d[0]}`);
+      if (i % 3 === 1 && d.length && n.length) phrases.add(`${d.at(-1)} ${n[0]}`);
+      if (i % 3 === 2 && n.length) phrases.add(`${n.at(-1)} ${r.username}`);
+      // Words far apart: the first tag and the description's last word.
+      if (i % 5 === 0 && r.tags.length && d.length > 4) phrases.add(`${r.tags[0]} ${d.at(-1)}`);
+    }
+    const common = syntheticVocabulary(50_000).slice(0, 6);
+    for (const w of common) phrases.add(`${w} ${w}`);
+    phrases.add(`${common[0]} the of ${common[1]}`);
+    phrases.add(`the ${common[2]} ${common[3]}`);
+    phrases.add(`${common[1]} ${common[0]}`);
+    phrases.add('zzzqx yyyqx');
+    // A hyphenated word is several lexemes at consecutive positions (`a-b` → 'a-b' <-> 'a' <-> 'b'):
+    // such a word beside the word that follows it in a description.
+    const hyphenated = (
+      await sql<{ phrase: string }>`select substring(description from '[^ ]+-[^ ]+ [^ ]+') as phrase
+        from sound_search where description ~ '[^ ]+-[^ ]+ [^ ]+' order by id limit 3`.execute(db)
+    ).rows;
+    expect(hyphenated.length).toBe(3);
+    for (const r of hyphenated) phrases.add(r.phrase);
+    let matched = 0;
+    let matching = 0;
+    for (const [i, phrase] of [...phrases].entries()) {
+      const count = await compare({ query: `"${phrase}"` });
+      matched += count;
+      if (count > 0) matching++;
+      // Beside a word, with a filter and sorted, grouped, and faceted.
+      if (i % 4 === 0) await compare({ query: `"${phrase}" ${common[i % 6]}` });
+      if (i % 4 === 1)
+        await compare({ query: `"${phrase}"`, filter: 'duration:[0 TO 8]', sort: 'downloads_desc' });
+      if (i % 4 === 2) await compare({ query: `"${phrase}"`, groupByPack: true });
+      if (i % 8 === 3) await compare({ query: `"${phrase}"`, facets: { names: FACET_NAMES, limit: 10 } });
+    }
+    expect(matching).toBeGreaterThan(60);
+    expect(matched).toBeGreaterThan(300);
+    // Two phrases, a phrase of one lexeme, stopwords only beside a word (left out, as PostgreSQL's
+    // `&&` leaves an empty tsquery), a word that is only stopwords, and every match of a common pair.
+    for (const query of [
+      `"${common[0]} ${common[0]}" "${common[1]} ${common[1]}"`,
+      `"the ${common[0]}"`,
+      `${common[0]} "the of"`,
+      `${common[0]} the`,
+      '"the of"',
+      `"${common[0]} ${common[1]}" ${common[2]}`,
+    ])
+      for (const offset of [0, 15]) await compare({ query, offset });
+  }, 120_000);
+
+  it('leaves exclusions, numbers, weights and other filters to PostgreSQL', () => {
     for (const request of [
-      { query: '"door creak"' },
+      { query: '"door creak" -bird' },
       { query: 'dog -bird' },
       { query: '123' },
       { query: 'dog', weights: 'tag:1' },

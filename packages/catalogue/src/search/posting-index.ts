@@ -1,16 +1,16 @@
 import type { FilterNode } from './filter-ast.ts';
-import { type Positions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
+import { type PhraseChain, type Positions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
 import type { PreparedSearch } from './prepare.ts';
 
 /**
  * The search document held in a process's memory (issue 33): one posting list per lexeme (the
  * ids of the visible sounds whose document holds it, ascending, each with the lexeme's own
  * `ts_rank` under the default weights), one id list per tag, and one column per filter and sort
- * field indexed by sound id. It answers the plain searches of the realistic log (required words,
- * the filters of `supportsFilter`, every sort, group_by_pack) with an exact count, whatever the
- * number of matches: intersecting sorted lists and reading typed columns costs a few nanoseconds
- * per match where PostgreSQL visits a heap tuple (0.5–1.6 µs). PostgreSQL stays the source of
- * truth: the index is derived from `sound_search` (posting-index-load.ts).
+ * field indexed by sound id. It answers the searches of the realistic log (required words and
+ * quoted phrases, the filters of `supportsFilter`, every sort, group_by_pack) with an exact count,
+ * whatever the number of matches: intersecting sorted lists and reading typed columns costs a few
+ * nanoseconds per match where PostgreSQL visits a heap tuple (0.5–1.6 µs). PostgreSQL stays the
+ * source of truth: the index is derived from `sound_search` (posting-index-load.ts).
  */
 
 /** One lexeme's documents: ascending ids, the lexeme's score in each (ts_rank of it alone) and its positions there. */
@@ -392,8 +392,10 @@ export function topK(items: ArrayLike<number>, k: number, order: Order): number[
 }
 
 /**
- * Whether the index answers this search: required words only (no phrase, no exclusion, no
- * number, which also matches an id), default weights, a filter of `supportsFilter`.
+ * Whether the index answers this search: required words and phrases only (no exclusion, no word
+ * that is a number, which also matches an id), default weights, a filter of `supportsFilter`. A
+ * phrase that PostgreSQL turns into more than a chain of lexemes still goes to PostgreSQL
+ * (postingSearch finds out when it has its lexemes).
  */
 export function postingIndexAnswers(search: PreparedSearch): boolean {
   const w = search.weights;
@@ -404,29 +406,33 @@ export function postingIndexAnswers(search: PreparedSearch): boolean {
     defaults &&
     !search.sortTarget &&
     clauses.length > 0 &&
-    clauses.every((c) => c.occur === 'must' && !c.phrase && !/^\d+$/.test(c.text)) &&
+    clauses.every((c) => c.occur === 'must' && (c.phrase || !/^\d+$/.test(c.text))) &&
     supportsFilter(search.filter)
   );
 }
 
 /**
  * Answers a search the index supports (postingIndexAnswers), given the lexemes of its clauses
- * (each clause's plainto_tsquery: all of its lexemes are required; a clause without any matches
- * nothing, as PostgreSQL's empty query).
+ * (each word's plainto_tsquery, each phrase's phraseto_tsquery: all of a clause's lexemes are
+ * required) and the phrases among them of two lexemes or more, whose positions must line up too. A
+ * clause without lexemes (stopwords only) is left out, as PostgreSQL's `&&` leaves out an empty
+ * tsquery; when every clause is without, nothing matches (an empty tsquery matches nothing).
  */
 export function searchPostingIndex(
   index: PostingIndexData,
   search: PreparedSearch,
   clauseLexemes: readonly (readonly string[])[],
+  phrases: readonly PhraseChain[] = [],
 ): PostingAnswer {
   const lexemes = [...new Set(clauseLexemes.flat())];
-  const empty = clauseLexemes.some((l) => l.length === 0) || lexemes.length === 0;
+  const empty = lexemes.length === 0;
   const overlay = index.overlay;
   const baseLists = lexemes.map((l) => index.lexemes.get(l));
   const overlayLists = lexemes.map((l) => overlay?.lexeme(l));
   if (
     lexemes.length === 1 &&
     !empty &&
+    !phrases.length &&
     search.sort === 'score' &&
     !search.filter &&
     !search.groupByPack &&
@@ -445,6 +451,13 @@ export function searchPostingIndex(
       ? NO_IDS
       : intersect(overlayLists.map((l) => (l as PostingList).ids));
   let matches = mergeDisjoint(baseMatches, overlayMatches);
+  const lists: Scored = { base: baseLists, overlay: overlayLists, masked: overlay?.masked };
+  // Made when a phrase or the rank of several lexemes needs the matches' positions (not for one word).
+  let reader: DocumentPositions | undefined;
+  const positions = () => {
+    reader ??= new DocumentPositions(lexemes, lists);
+    return reader;
+  };
   if (search.filter) {
     // Required tags are lists like the words' (intersected, galloping); the rest is read per match.
     const { tags, rest } = requiredTags(search.filter);
@@ -457,13 +470,14 @@ export function searchPostingIndex(
       matches = out.subarray(0, n);
     }
   }
+  // The phrases last: their check reads each remaining match's positions.
+  if (phrases.length && matches.length) matches = positions().withPhrases(matches, phrases);
   const facets = search.facets ? { matches } : {};
   const c = index.columns;
   const ranked = search.sort === 'score';
   const single = lexemes.length === 1 && !empty;
-  const lists: Scored = { base: baseLists, overlay: overlayLists, masked: overlay?.masked };
   const several = !single && !empty && matches.length > 0;
-  const ranker = several ? new ExactRanker(lexemes, lists) : undefined;
+  const ranker = several ? positions() : undefined;
   // Scores: exact for one lexeme, and for several when every match is ranked exactly; above
   // RERANK_ALL matches, the sum of each one's own score (the order the candidates are taken in).
   let score: Float64Array | null = null;
@@ -493,7 +507,7 @@ export function searchPostingIndex(
     if (ranked && !exact && score) {
       // The best by the summed scores, ranked exactly; the page is their best.
       const pool = Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order)).sort();
-      (ranker as ExactRanker).rankInto(pool, score);
+      (ranker as DocumentPositions).rankInto(pool, score);
       const page = topK(pool, end, order).slice(search.offset);
       return { count: matches.length, ids: page, scores: scoresOf(page), approximate: true, ...facets };
     }
@@ -602,12 +616,14 @@ function seek(ids: Uint32Array, v: number, from: number): number {
 }
 
 /**
- * ts_rank of several lexemes in the documents that hold them all, from the lists' positions
- * (multi-lexeme-rank.ts): each document's positions are read from its base list, or from the
- * overlay's when it changed since the lists were built.
+ * The positions of a search's lexemes in the documents that hold them all, read from the lists
+ * (multi-lexeme-rank.ts): each document's from its base list, or from the overlay's when it
+ * changed since the lists were built. They give the ts_rank of several lexemes and decide phrases.
  */
-class ExactRanker {
+class DocumentPositions {
+  /** Each lexeme's slot (its place in rankOrder), by its place in the search's lexemes. */
   private readonly slots: number[];
+  private readonly slotOf: Map<string, number>;
   private readonly scratch: RankScratch;
 
   constructor(
@@ -616,7 +632,24 @@ class ExactRanker {
   ) {
     const ordered = rankOrder(lexemes);
     this.slots = lexemes.map((l) => ordered.indexOf(l));
+    this.slotOf = new Map(ordered.map((l, i) => [l, i]));
     this.scratch = new RankScratch(lexemes.length, DEFAULT_CLASS_WEIGHTS);
+  }
+
+  /** The ids of `ids` (ascending) whose document holds every phrase. */
+  withPhrases(ids: Uint32Array, phrases: readonly PhraseChain[]): Uint32Array {
+    const chains = phrases.map((p) => ({
+      slots: p.lexemes.map((l) => this.slotOf.get(l) as number),
+      distances: p.distances,
+    }));
+    const at = new Int32Array(this.lists.base.length);
+    const out = new Uint32Array(ids.length);
+    let n = 0;
+    for (const id of ids) {
+      this.load(id, at);
+      if (chains.every((c) => this.scratch.phrase(c.slots, c.distances))) out[n++] = id;
+    }
+    return out.subarray(0, n);
   }
 
   /** Writes the rank of each of `ids` (ascending) into `out[id]`. */
@@ -631,8 +664,14 @@ class ExactRanker {
     return page.map((id) => this.rankOf(id, undefined));
   }
 
-  /** The rank of one document; `at` holds where each base list's search starts and is moved on. */
+  /** The rank of one document; `at` as in `load`. */
   private rankOf(id: number, at: Int32Array | undefined): number {
+    this.load(id, at);
+    return this.scratch.rank();
+  }
+
+  /** Loads one document's positions; `at` holds where each base list's search starts and is moved on. */
+  private load(id: number, at: Int32Array | undefined): void {
     const { base, overlay, masked } = this.lists;
     const changed = masked?.[id] === 1;
     for (let k = 0; k < base.length; k++) {
@@ -641,7 +680,6 @@ class ExactRanker {
       if (at && !changed) at[k] = j;
       this.scratch.load(this.slots[k], list.positions, j);
     }
-    return this.scratch.rank();
   }
 }
 

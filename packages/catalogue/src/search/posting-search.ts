@@ -1,36 +1,58 @@
 import type { Kysely } from 'kysely';
+import { type ClauseTerms, clauseTerms } from './clause-terms.ts';
+import type { PhraseChain } from './multi-lexeme-rank.ts';
 import type { SearchResult } from './page-statements.ts';
 import { postingFacets } from './posting-facets.ts';
 import { type PostingIndexData, postingIndexAnswers, searchPostingIndex } from './posting-index.ts';
-import { clauseLexemes } from './posting-index-load.ts';
 import type { PreparedSearch } from './prepare.ts';
 
-/** Clause texts whose lexemes a process remembers (the analyzer's answer never changes). */
+/** Clauses whose terms a process remembers (the analyzer's answer never changes). */
 const MAX_REMEMBERED_CLAUSES = 50_000;
 
 /**
+ * A process's memory of its clauses' terms, by clauseKey: null for a clause the index leaves to
+ * PostgreSQL (clauseTerms).
+ */
+export type ClauseMemo = Map<string, ClauseTerms | null>;
+
+/** A word's key is its text; a phrase's is quoted (a word never holds a `"`, the query parser ends it there). */
+function clauseKey(c: { text: string; phrase: boolean }): string {
+  return c.phrase ? `"${c.text}"` : c.text;
+}
+
+/**
  * A search answered from the posting index: the exact count, the page and its ts_rank scores from
- * memory (PostgreSQL is asked only for the lexemes of a clause text the process has not met yet).
- * Returns undefined when the index does not answer this search (postingIndexAnswers).
+ * memory (PostgreSQL is asked only for the terms of a clause the process has not met yet).
+ * Returns undefined when the index does not answer this search (postingIndexAnswers, or a phrase
+ * clauseTerms leaves to PostgreSQL).
  */
 export async function postingSearch(
   db: Kysely<any>,
   index: PostingIndexData,
   search: PreparedSearch,
-  lexemeMemo: Map<string, string[]>,
+  memo: ClauseMemo,
 ): Promise<(SearchResult & { approximate?: boolean }) | undefined> {
   if (!postingIndexAnswers(search)) return undefined;
-  const texts = search.query.clauses.map((c) => c.text);
-  const unknown = [...new Set(texts.filter((t) => !lexemeMemo.has(t)))];
+  const clauses = search.query.clauses;
+  const unknown = [...new Map(clauses.filter((c) => !memo.has(clauseKey(c))).map((c) => [clauseKey(c), c]))];
+  const found = new Map<string, ClauseTerms | null>();
   if (unknown.length) {
-    const found = await clauseLexemes(db, unknown);
-    if (lexemeMemo.size + unknown.length > MAX_REMEMBERED_CLAUSES) lexemeMemo.clear();
-    for (const [i, t] of unknown.entries()) lexemeMemo.set(t, found[i]);
+    const answers = await clauseTerms(
+      db,
+      unknown.map(([, c]) => c),
+    );
+    for (const [i, [key]] of unknown.entries()) found.set(key, answers[i]);
+    if (memo.size + unknown.length > MAX_REMEMBERED_CLAUSES) memo.clear();
+    for (const [key, t] of found) memo.set(key, t);
   }
+  const terms = clauses.map((c) => found.get(clauseKey(c)) ?? memo.get(clauseKey(c)));
+  if (terms.some((t) => !t)) return undefined;
+  const phrases = terms.map((t) => t?.phrase).filter((p): p is PhraseChain => p !== undefined);
   const { matches, ...answer } = searchPostingIndex(
     index,
     search,
-    texts.map((t) => lexemeMemo.get(t) ?? []),
+    terms.map((t) => t?.lexemes ?? []),
+    phrases,
   );
   return matches && search.facets
     ? { ...answer, facets: postingFacets(index, matches, search.facets) }
