@@ -14,6 +14,7 @@ import { onsetRate } from './onset-rate.ts';
 import { detectOnsets } from './onsets.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
 import { loopConfidence } from './rhythm.ts';
+import { soundStartFrame } from './start-stop-silence.ts';
 import { vectorStats } from './statistics.ts';
 import { refineTempo } from './tempo.ts';
 import { timbralScores } from './timbral.ts';
@@ -172,7 +173,7 @@ export async function analyzeSignal(
     beatsBandRatios: rhythmDerived.beats.bandRatios,
     bpmLoop: rhythmDerived.loop.bpm,
     bpmLoopConfidence: rhythmDerived.loop.confidence,
-    soundStartFrame: Math.floor((bounds.startTime * sampleRate) / LOWLEVEL_HOP),
+    soundStartFrame: soundStartFrame(frameEnergy),
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     // The frame energies are mean powers: the reference's loudness reads each frame's Σx².
     averageLoudness: averageLoudness(frameEnergy.map((e) => e * LOWLEVEL_FRAME)),

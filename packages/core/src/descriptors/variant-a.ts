@@ -17,7 +17,8 @@ import type { VariantATree } from './types.ts';
  * reference's OnsetRate's, 5 since the key (`tonal.key_*`, variant B `tonality` and
  * `tonality_confidence`) is the reference's KeyExtractor's, 6 since variant B's `pitch`, `pitch_min`,
  * `pitch_max`, `pitch_var`, `note_*`, `duration_effective` and `start_time` are read from the reference
- * pitch track and envelope in the tree (analyses made before read `earshot-descriptors 1` to `5`:
+ * pitch track and envelope in the tree and `lowlevel.sound_start_frame` (and so `start_time`) is the
+ * reference's StartStopSilence start (analyses made before read `earshot-descriptors 1` to `5`:
  * reprocess them).
  */
 export const EXTRACTOR_VERSION = 'earshot-descriptors 6';
