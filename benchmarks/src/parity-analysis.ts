@@ -1,5 +1,5 @@
 /**
- * earshot's variant-A analysis of a list of recordings for the parity benches, cached per recording under
+ * earshot's analysis (both variants) of a list of recordings for the parity benches, cached per recording under
  * the system's temp folder, keyed by the audio's hash and a hash of the analysis code (packages/core/src),
  * so the figures always come from the current code.
  */
@@ -33,27 +33,36 @@ export function codeVersion(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** Our variant-A tree of each recording, with a counter on stderr. */
+export interface OurAnalysis {
+  variantA: Record<string, unknown>;
+  variantB: Record<string, unknown>;
+}
+
+/** Our variant-A tree and variant-B fields of each recording, with a counter on stderr. */
 export async function ourAnalyses(
   recordings: readonly { name: string; file: string }[],
   opts: { label: string; useCache: boolean },
-): Promise<Map<string, Record<string, unknown>>> {
+): Promise<Map<string, OurAnalysis>> {
   const version = codeVersion();
   fs.mkdirSync(cacheDir, { recursive: true });
-  const out = new Map<string, Record<string, unknown>>();
+  const out = new Map<string, OurAnalysis>();
   let analysed = 0;
   const t0 = performance.now();
   for (const [i, { name, file }] of recordings.entries()) {
     const audioHash = createHash('sha256').update(fs.readFileSync(file)).digest('hex').slice(0, 16);
-    const cached = path.join(cacheDir, `${name}-${audioHash}-${version}.json`);
-    let tree: Record<string, unknown>;
-    if (opts.useCache && fs.existsSync(cached)) tree = JSON.parse(fs.readFileSync(cached, 'utf8'));
+    const cached = path.join(cacheDir, `${name}-${audioHash}-${version}-ab.json`);
+    let analysis: OurAnalysis;
+    if (opts.useCache && fs.existsSync(cached)) analysis = JSON.parse(fs.readFileSync(cached, 'utf8'));
     else {
-      tree = (await analyzeFile(file)).variantA as Record<string, unknown>;
-      fs.writeFileSync(cached, JSON.stringify(tree));
+      const { variantA, variantB } = await analyzeFile(file);
+      analysis = {
+        variantA: variantA as Record<string, unknown>,
+        variantB: variantB as unknown as Record<string, unknown>,
+      };
+      fs.writeFileSync(cached, JSON.stringify(analysis));
       analysed++;
     }
-    out.set(name, tree);
+    out.set(name, analysis);
     process.stderr.write(`\r${opts.label}: ${i + 1}/${recordings.length} ${name.padEnd(24)}`);
   }
   await stopEssentiaWorker();

@@ -1,14 +1,16 @@
 // Parity report (issues 17 and 37): earshot's analysis of the 40 CC0 recordings that native Essentia's
 // FreesoundExtractor analysed (../shared/reference/essentia-native), per descriptor of issue 17's list and
 // then leaf by leaf over the whole tree (every statistic, every vector dimension): Spearman ρ and filter
-// agreement against the reference values, with the targets and pass/fail.
+// agreement against the reference values, with the targets and pass/fail; then each variant-B field against
+// its counterpart (variant-b-report.ts in core's testing/).
 // `npx earshot bench parity [--no-cache] [--save] [--worst N] [--reference DIR --audio DIR]`: another
 // folder of reference outputs (`<name>.json` beside an audio folder holding `<name>.<ext>`) is compared
 // the same way.
 // `npx earshot bench parity --unseen [--save]`: the same whole-tree comparison on the package's recordings
 // the native extractor never analysed (166), against a reference built with the reference's own kernels
 // (essentia.js, benchmarks/src/essentia-reference/), restricted to the leaves where that reference
-// reproduces the native values on the 40 calibration recordings (the validation table comes first).
+// reproduces the native values on the 40 calibration recordings (the validation table comes first), and the
+// variant-B fields whose counterpart that reference reproduces there.
 // `npx earshot bench parity --make-reference AUDIO_DIR OUT_DIR`: writes that reference, one JSON per
 // audio file. Results of both analyses are cached under the system's temp folder (keyed by the audio's
 // hash and the code's), so the figures always come from the current code. --save writes the tables to
@@ -18,8 +20,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   formatParityReport,
+  formatVariantBReport,
   formatWholeTreeReport,
   parityReport,
+  VARIANT_B_COUNTERPARTS,
+  variantBReport,
   type WholeTreeReport,
   wholeTreeReport,
 } from '@earshot/core/testing';
@@ -31,7 +36,13 @@ import {
   toolVersion,
   writeReferenceFolder,
 } from './essentia-reference/reference-folder.ts';
-import { checkLeaves, formatChecks, keepLeaves } from './essentia-reference/validation.ts';
+import {
+  checkCounterparts,
+  checkLeaves,
+  formatChecks,
+  formatCounterpartChecks,
+  keepLeaves,
+} from './essentia-reference/validation.ts';
 import { codeVersion, ourAnalyses } from './parity-analysis.ts';
 
 type Tree = Record<string, unknown>;
@@ -44,7 +55,7 @@ function save(title: string, table: string): void {
   const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const section = `## ${stamp} ${title}\n\n\`\`\`\n${table}\n\`\`\`\n\n`;
   const header =
-    '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37). Sections marked "unseen recordings" (`--unseen --save`) compare the tree on the 166 recordings of the samples package without native values against the essentia.js reference, on the leaves that reference reproduces on the 40 (its validation table first).\n\n';
+    '# Parity with the reference extractor (issues 17 and 37)\n\n`npx earshot bench parity --save`: Spearman ρ and filter agreement (mean Jaccard overlap of the recordings selected by the reference quartile ranges — four quarters, two halves — on the reference values and on ours) over the 40 reference recordings; first the 32 descriptors of issue 17, then every numeric leaf of the tree (issue 37), then every variant-B field against its counterpart in the reference output as Freesound derives it (numeric fields per dimension; categorical fields and event lists as the share of recordings that agree; docs/descriptors.md "Variant-B parity"). Sections marked "unseen recordings" (`--unseen --save`) compare the tree on the 166 recordings of the samples package without native values against the essentia.js reference, on the leaves that reference reproduces on the 40 (its validation table first).\n\n';
   const previous = fs.existsSync(resultsFile)
     ? fs.readFileSync(resultsFile, 'utf8').replace(/^# Parity[^\n]*\n\n[^\n]*\n\n/, '')
     : '';
@@ -62,11 +73,15 @@ async function calibration(): Promise<void> {
     ? realSamples(path.resolve(referenceDir), path.resolve(audioDir))
     : realSamples();
   const ours = await ourAnalyses(samples, { label: 'analysis', useCache });
-  const pairs = samples.map((s) => ({ reference: s.reference, ours: ours.get(s.name) as Tree }));
+  const pairs = samples.map((s) => ({ reference: s.reference, ours: ours.get(s.name)?.variantA as Tree }));
+  const variantBPairs = samples.map((s) => ({
+    reference: s.reference,
+    ours: ours.get(s.name)?.variantB as Tree,
+  }));
   const table = `${formatParityReport(parityReport(pairs))}\n\n${formatWholeTreeReport(
     wholeTreeReport(pairs),
     Number(arg('worst', '40')),
-  )}`;
+  )}\n\n${formatVariantBReport(variantBReport(variantBPairs))}`;
   process.stdout.write(`${table}\n`);
   if (process.argv.includes('--save')) save(`(code ${codeVersion()})`, table);
 }
@@ -107,6 +122,16 @@ async function unseen(): Promise<void> {
       .map((s) => ({ native: s.reference, essentiaJs: referenceCalibration.get(s.name) as Tree })),
   );
   const kept = new Set(checks.filter((c) => c.reproduced).map((c) => c.leaf));
+  const counterpartChecks = checkCounterparts(
+    calibrationSamples
+      .filter((s) => referenceCalibration.has(s.name))
+      .map((s) => ({ native: s.reference, essentiaJs: referenceCalibration.get(s.name) as Tree })),
+  );
+  const keptFields = new Set(
+    VARIANT_B_COUNTERPARTS.filter((c) => counterpartChecks.find((k) => k.field === c.field)?.ok).map(
+      (c) => c.field,
+    ),
+  );
 
   // 2. The unseen recordings: the reference's reproduced leaves against our analysis.
   const referenceUnseen = await essentiaJsReferences(unseenFiles, {
@@ -122,13 +147,20 @@ async function unseen(): Promise<void> {
   const unseenReport = wholeTreeReport(
     [...oursUnseen].map(([name, ours]) => ({
       reference: keepLeaves(referenceUnseen.get(name) as Tree, kept),
-      ours,
+      ours: ours.variantA,
     })),
+  );
+  const unseenVariantB = variantBReport(
+    [...oursUnseen].map(([name, ours]) => ({
+      reference: referenceUnseen.get(name) as Tree,
+      ours: ours.variantB,
+    })),
+    keptFields,
   );
   const sameLeavesNative = wholeTreeReport(
     calibrationSamples.map((s) => ({
       reference: keepLeaves(s.reference, kept),
-      ours: oursCalibration.get(s.name) as Tree,
+      ours: oursCalibration.get(s.name)?.variantA as Tree,
     })),
   );
   const sameLeavesEssentiaJs = wholeTreeReport(
@@ -136,7 +168,7 @@ async function unseen(): Promise<void> {
       .filter((s) => referenceCalibration.has(s.name))
       .map((s) => ({
         reference: keepLeaves(referenceCalibration.get(s.name) as Tree, kept),
-        ours: oursCalibration.get(s.name) as Tree,
+        ours: oursCalibration.get(s.name)?.variantA as Tree,
       })),
   );
   const table = [
@@ -150,6 +182,11 @@ async function unseen(): Promise<void> {
     '',
     `unseen recordings in detail (${unseenFiles.length} in ${path.basename(audioDir)}/ without native values):`,
     formatWholeTreeReport(unseenReport, Number(arg('worst', '40'))),
+    '',
+    formatCounterpartChecks(counterpartChecks),
+    '',
+    `unseen recordings, variant B (the ${keptFields.size} fields whose counterpart the essentia.js reference reproduces):`,
+    formatVariantBReport(unseenVariantB),
   ].join('\n');
   process.stdout.write(`${table}\n`);
   if (process.argv.includes('--save'))

@@ -14,7 +14,7 @@ import type { TestServer } from './server.ts';
  * fixture recordings go through `analyzeFile`, and the analysis is stored as the pipeline's
  * analysis stage stores it (both records, the filterable columns, a vector per similarity space).
  * The seed's sounds carry the native Essentia extractor's trees, whose layout lacks some of what
- * earshot writes (`tonal.key_key`, variant B's voiced-only `pitch`): tests of those need these.
+ * earshot writes (`tonal.key_key`, variant B's `pitch`): tests of those need these.
  */
 export interface AnalyzedSound {
   /** A generated fixture's name (`sine-a5`, `cadence-c-major`). */

@@ -10,7 +10,16 @@
  * many recordings tie (a `min` of silent frames). Only reproduced leaves may stand in for the native
  * extractor on recordings it never analysed. Pure: takes the trees already read.
  */
-import { filterAgreement, leafFamily, leafValue, numericLeaves, spearman } from '@earshot/core/testing';
+import {
+  counterpartValues,
+  eventsAgree,
+  filterAgreement,
+  leafFamily,
+  leafValue,
+  numericLeaves,
+  spearman,
+  VARIANT_B_COUNTERPARTS,
+} from '@earshot/core/testing';
 
 type Tree = Record<string, unknown>;
 
@@ -144,4 +153,78 @@ export function keepLeaves(tree: Tree, keep: ReadonlySet<string>, prefix = ''): 
     }
   }
   return out;
+}
+
+export interface CounterpartCheck {
+  field: string;
+  kind: string;
+  /** Numeric and vector fields: rows (dimensions) reproduced, of all; others: recordings that agree, of all. */
+  reproduced: number;
+  of: number;
+  ok: boolean;
+}
+
+/**
+ * Which variant-B counterparts the essentia.js reference reproduces on the calibration recordings: a
+ * numeric or vector field when every one of its rows passes the leaf check above (on the counterpart
+ * values, derived from each tree the same way), a categorical field or an event list when it agrees
+ * with the native one on ≥ 95% of the recordings.
+ */
+export function checkCounterparts(pairs: readonly { native: Tree; essentiaJs: Tree }[]): CounterpartCheck[] {
+  const flat = (tree: Tree, kinds: readonly string[]): Tree => {
+    const values = counterpartValues(tree);
+    const out: Tree = {};
+    for (const c of VARIANT_B_COUNTERPARTS)
+      if (kinds.includes(c.kind) && values[c.field] !== undefined) out[c.field] = values[c.field];
+    return out;
+  };
+  const leafChecks = checkLeaves(
+    pairs.map((p) => ({
+      native: flat(p.native, ['numeric', 'vector']),
+      essentiaJs: flat(p.essentiaJs, ['numeric', 'vector']),
+    })),
+  );
+  return VARIANT_B_COUNTERPARTS.map((c): CounterpartCheck => {
+    if (c.kind === 'numeric' || c.kind === 'vector') {
+      const rows = leafChecks.filter((l) => l.family === c.field);
+      const reproduced = rows.filter((l) => l.reproduced).length;
+      return {
+        field: c.field,
+        kind: c.kind,
+        reproduced,
+        of: rows.length,
+        ok: rows.length > 0 && reproduced === rows.length,
+      };
+    }
+    let n = 0;
+    let agreeing = 0;
+    for (const p of pairs) {
+      const a = c.value(p.native);
+      const b = c.value(p.essentiaJs);
+      if (a === undefined || b === undefined) continue;
+      n++;
+      if (c.kind === 'events' ? eventsAgree(a as number[], b as number[]) : a === b) agreeing++;
+    }
+    return {
+      field: c.field,
+      kind: c.kind,
+      reproduced: agreeing,
+      of: n,
+      ok: n > 0 && agreeing / n >= REPRODUCTION.matching,
+    };
+  });
+}
+
+/** The counterpart checks as one line per field. */
+export function formatCounterpartChecks(checks: readonly CounterpartCheck[]): string {
+  const w = Math.max(...checks.map((c) => c.field.length), 'field'.length);
+  const ok = checks.filter((c) => c.ok);
+  return [
+    `variant-B counterparts the essentia.js reference reproduces on the calibration recordings: ${ok.length} of ${checks.length} (numeric: every row within ${REPRODUCTION.tolerance} on ≥ ${(100 * REPRODUCTION.matching).toFixed(0)}% and ρ ≥ ${REPRODUCTION.rho}; categorical and events: the same on ≥ ${(100 * REPRODUCTION.matching).toFixed(0)}%)`,
+    `${'field'.padEnd(w)}  kind         reproduced  used`,
+    ...checks.map(
+      (c) =>
+        `${c.field.padEnd(w)}  ${c.kind.padEnd(11)}  ${`${c.reproduced}/${c.of}`.padStart(10)}  ${c.ok ? 'yes' : 'no'}`,
+    ),
+  ].join('\n');
 }

@@ -39,5 +39,10 @@ describe('the descriptors of a sound in words', () => {
       { label: 'Pitch', value: '220 Hz (about A3)' },
     ]);
     expect(describeSound({ duration: 1 })).toEqual([{ label: 'Duration', value: '1.0 s' }]);
+    // A drum loop's track mean is no pitch a listener hears: its median confidence is low.
+    expect(describeSound({ pitch: 896, note_name: 'F2', note_confidence: 0.35 })).toEqual([]);
+    expect(describeSound({ pitch: 443.9, note_name: 'A4', note_confidence: 0.93 })).toEqual([
+      { label: 'Pitch', value: '444 Hz (about A4)' },
+    ]);
   });
 });

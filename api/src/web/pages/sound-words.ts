@@ -58,7 +58,10 @@ export function describeSound(sound: Record<string, unknown>): DescriptorLine[] 
   if (duration !== undefined && duration > 0)
     lines.push({ label: 'Duration', value: durationInWords(duration) });
   const pitch = num(sound.pitch);
-  if (pitch !== undefined && pitch > 0) {
+  // `pitch` is the mean of the reference pitch track over every frame (noise and silence included): a
+  // sound whose frames mostly carry no clear pitch (median confidence under 0.5) gets no pitch line.
+  const pitched = (num(sound.note_confidence) ?? 1) >= 0.5;
+  if (pitch !== undefined && pitch > 0 && pitched) {
     const note = text(sound.note_name) ?? noteOfFrequency(pitch);
     lines.push({ label: 'Pitch', value: `${Math.round(pitch)} Hz${note ? ` (about ${note})` : ''}` });
   }

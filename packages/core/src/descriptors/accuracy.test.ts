@@ -1,7 +1,9 @@
 /**
  * Accuracy against the fixture generator's ground truth (real files decoded by ffmpeg, real essentia.js
  * worker). Tolerances are the issue's: pitch 1%, note exact, bpm ±1, tonality exact, loudness 0.5 LU of
- * ffmpeg's ebur128 filter, onset count exact on isolated clicks.
+ * ffmpeg's ebur128 filter, onset count exact on isolated clicks. The variant-B pitch fields, the note,
+ * start_time and duration_effective are the reference extractor's (issue 37): the pitch tolerance
+ * applies to the reference pitch track's median (which names the note) within that track's range.
  */
 import { type FixtureEntry, fixture, loadManifest } from '@earshot/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,13 +47,27 @@ async function ffmpegIntegratedLoudness(file: string): Promise<number> {
   return Number(match[1]);
 }
 
-describe('pitch and note on sines and harmonic tones (A0–C8)', () => {
+/**
+ * The reference's PitchYin reads 2048-sample frames through a difference function of half of them: its
+ * longest lag, 1024 samples, is 43.07 Hz, so A0 and C1 read as about 43 Hz (F1), as the reference's do.
+ */
+const REFERENCE_PITCH_FLOOR_HZ = 44100 / 1024;
+
+describe('pitch and note on sines and harmonic tones (A1–C8; A0 and C1 below the reference track)', () => {
   const tones = byGroup('tone').filter((f) => f.truth.pitchHz !== undefined);
   it('has the tone fixtures', () => expect(tones.length).toBeGreaterThan(30));
   it.each(tones.map((f) => [f.name, f] as const))('%s', async (_name, entry) => {
-    const { variantB } = await analyzed(entry);
+    const { variantB, variantA } = await analyzed(entry);
     const truth = entry.truth.pitchHz as number;
-    expect(Math.abs(variantB.pitch - truth) / truth).toBeLessThan(0.01);
+    const track = (variantA.lowlevel as Record<string, Record<string, number>>).pitch;
+    // The fields are the track's statistics over every frame (the reference's `lowlevel.pitch`).
+    expect(variantB.pitch).toBe(Math.round(track.mean * 1000) / 1000);
+    expect(variantB.pitch_min).toBeLessThanOrEqual(variantB.pitch_max);
+    if (truth < REFERENCE_PITCH_FLOOR_HZ) {
+      expect(Math.abs(track.median - REFERENCE_PITCH_FLOOR_HZ)).toBeLessThan(3);
+      return;
+    }
+    expect(Math.abs(track.median - truth) / truth).toBeLessThan(0.01);
     expect(variantB.note_name).toBe(entry.truth.noteName);
     expect(variantB.note_midi).toBe(entry.truth.midi);
   });
@@ -123,10 +139,18 @@ describe('events: onsets, start time, effective duration, silence rate, single e
         expect(Math.abs(onsets[i] - time)).toBeLessThanOrEqual(0.01);
       }
     }
-    if (t.startTime !== undefined)
-      expect(Math.abs(variantB.start_time - t.startTime)).toBeLessThanOrEqual(0.005);
+    // start_time is Freesound's conversion of the reference's start frame: frame × 2048 / 44100. That
+    // frame (StartStopSilence) is the first whose window holds the sound, or the one before it after an
+    // even number of silent frames (start-stop-silence.ts).
+    const startFrame = (variantA.lowlevel as Record<string, number>).sound_start_frame;
+    if (t.startTime !== undefined) {
+      expect(Math.abs((startFrame * 1024) / 44100 - t.startTime)).toBeLessThanOrEqual((2 * 1024) / 44100);
+      expect(variantB.start_time).toBe(Math.round(((startFrame * 2048) / 44100) * 1000) / 1000);
+    }
+    // duration_effective is the reference's (the envelope above 10% of its maximum), whose 1024-sample
+    // blocks and release blur the span by tens of milliseconds.
     if (t.durationEffective !== undefined)
-      expect(Math.abs(variantB.duration_effective - t.durationEffective)).toBeLessThanOrEqual(0.01);
+      expect(Math.abs(variantB.duration_effective - t.durationEffective)).toBeLessThanOrEqual(0.06);
     // Frame-based (2048-sample frames): a frame that overlaps the sound counts as sound. The truth is the
     // share of digital silence, which the 60 dB rate measures; the contract's silence_rate (30 dB, the
     // reference's threshold of a mean power below 10^-1.5) also counts quiet frames, e.g. of the pink burst.

@@ -1,4 +1,3 @@
-import { midiToNoteName } from '@earshot/common/notes';
 import { averageLoudness } from './average-loudness.ts';
 import { trackBeats } from './beat-tracker.ts';
 import { beatsLoudness } from './beats-loudness.ts';
@@ -13,9 +12,9 @@ import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { onsetRate } from './onset-rate.ts';
 import { detectOnsets } from './onsets.ts';
-import { frequencyToMidi } from './pitch.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
 import { loopConfidence } from './rhythm.ts';
+import { soundStartFrame } from './start-stop-silence.ts';
 import { vectorStats } from './statistics.ts';
 import { refineTempo } from './tempo.ts';
 import { timbralScores } from './timbral.ts';
@@ -35,7 +34,7 @@ export interface DescriptorAnalysis {
   timings: GroupTimings;
 }
 
-/** Frames whose YIN dip is this deep are "voiced": the variant-B pitch and the note come from them. */
+/** Frames whose YIN dip is this deep are "voiced": the warmth model's f0 comes from them. */
 const VOICED_CONFIDENCE = 0.85;
 
 /**
@@ -63,32 +62,15 @@ function timed<T>(timings: GroupTimings, group: string, run: () => T): T {
   return result;
 }
 
-function voicedPitch(pitch: Float32Array, confidence: Float32Array, energy: Float32Array) {
+/** The median of our YIN's voiced pitches (upper median), 0 when no frame is voiced. */
+function voicedMedianPitch(pitch: Float32Array, confidence: Float32Array, energy: Float32Array): number {
   const voiced: number[] = [];
-  const confidences: number[] = [];
   for (let i = 0; i < pitch.length; i++) {
-    if (confidence[i] >= VOICED_CONFIDENCE && energy[i] > 1e-8 && pitch[i] > 0) {
-      voiced.push(pitch[i]);
-      confidences.push(confidence[i]);
-    }
+    if (confidence[i] >= VOICED_CONFIDENCE && energy[i] > 1e-8 && pitch[i] > 0) voiced.push(pitch[i]);
   }
-  if (voiced.length === 0) return { stats: { mean: 0, min: 0, max: 0, var: 0, median: 0, confidence: 0 } };
-  // Note confidence: the mean YIN confidence over all frames, so partly voiced sounds score lower.
-  const mean = voiced.reduce((a, b) => a + b, 0) / voiced.length;
-  const variance = voiced.reduce((a, b) => a + (b - mean) ** 2, 0) / voiced.length;
-  const sorted = [...voiced].sort((a, b) => a - b);
-  const median = sorted[sorted.length >> 1];
-  const noteConfidence = confidences.reduce((a, b) => a + b, 0) / pitch.length;
-  return {
-    stats: {
-      mean,
-      min: sorted[0],
-      max: sorted[sorted.length - 1],
-      var: variance,
-      median,
-      confidence: noteConfidence,
-    },
-  };
+  if (voiced.length === 0) return 0;
+  voiced.sort((a, b) => a - b);
+  return voiced[voiced.length >> 1];
 }
 
 /**
@@ -149,8 +131,8 @@ export async function analyzeSignal(
     detectOnsets(series.scalar('onset_strength'), frameEnergy, samples, sampleRate, LOWLEVEL_HOP),
   );
   const onsets = timed(timings, 'onsets', () => onsetRate(samples, sampleRate));
-  const pitch = timed(timings, 'pitch_summary', () =>
-    voicedPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
+  const voicedMedian = timed(timings, 'pitch_summary', () =>
+    voicedMedianPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
   );
 
   await letOthersRun();
@@ -191,7 +173,7 @@ export async function analyzeSignal(
     beatsBandRatios: rhythmDerived.beats.bandRatios,
     bpmLoop: rhythmDerived.loop.bpm,
     bpmLoopConfidence: rhythmDerived.loop.confidence,
-    soundStartFrame: Math.floor((bounds.startTime * sampleRate) / LOWLEVEL_HOP),
+    soundStartFrame: soundStartFrame(frameEnergy),
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     // The frame energies are mean powers: the reference's loudness reads each frame's Σx².
     averageLoudness: averageLoudness(frameEnergy.map((e) => e * LOWLEVEL_FRAME)),
@@ -216,25 +198,15 @@ export async function analyzeSignal(
       averagePower: lowlevel.averagePower,
       binHz: lowlevel.binHz,
       barkMean: bark ? vectorStats(bark.data, bark.dims).mean : [],
-      pitch: pitch.stats.median,
+      pitch: voicedMedian,
       logAttackTime: envelope.logAttackTime,
       effectiveDuration: envelope.effectiveDuration,
       dissonance: dCount ? dSum / dCount : 0,
     });
-    const midi = pitch.stats.median > 0 ? frequencyToMidi(pitch.stats.median) : 0;
     // The degara tracker reports no confidence; an audible beat grid (beats on onsets) stands in for it.
     const rhythmic = beatGrid.ticks.length >= 4 && tempo.support >= 0.5;
     return buildVariantB(variantA, {
       timbral,
-      voicedPitch: pitch.stats,
-      noteMidi: midi,
-      noteName: midi > 0 ? midiToNoteName(midi) : '',
-      startTime: bounds.startTime,
-      durationEffective: Math.max(
-        0,
-        bounds.stopTime - bounds.startTime + (bounds.stopTime > 0 ? 1 / sampleRate : 0),
-      ),
-      bpmConfidence: tempo.support,
       loopable: rhythmic && rhythmDerived.loop.confidence >= 0.95,
       reverbness: isReverberant(rt60),
       singleEvent,

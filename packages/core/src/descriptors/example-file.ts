@@ -105,8 +105,8 @@ function setPath(tree: AnalysisTree, dotted: string, value: unknown): void {
 
 /**
  * Variant-B names that are a variant-A statistic go to its place (`mfcc` → `lowlevel.mfcc.mean`);
- * the rest (`pitch`, over voiced frames only, is not `lowlevel.pitch.mean`) stay flat under their
- * own names.
+ * the rest (`pitch` too: analyses stored before issue 37 hold a voiced-frames pitch there, not
+ * `lowlevel.pitch.mean`) stay flat under their own names.
  */
 function treeFromVariantB(doc: Record<string, unknown>): AnalysisTree {
   const tree: AnalysisTree = {};

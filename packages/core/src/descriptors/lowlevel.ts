@@ -245,7 +245,8 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || needInharmonicity || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  // Our YIN (note, variant-B pitch) and the reference's PitchYin (`pitch` in variant A).
+  // Our YIN (the warmth model's f0) and the reference's PitchYin (`pitch` in variant A, and variant B's
+  // pitch fields and note).
   const needPitch = wantAny('yin_pitch', 'yin_confidence');
   const needReferencePitch = wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');

@@ -15,10 +15,13 @@ import type { VariantATree } from './types.ts';
  * tree onto the reference's definitions, 3 since `tonal.hpcp` (and its entropy, crest and peak count)
  * reads the reference's own HPCP peaks and window, 4 since the onsets (`rhythm.onset_*`) are the
  * reference's OnsetRate's, 5 since the key (`tonal.key_*`, variant B `tonality` and
- * `tonality_confidence`) is the reference's KeyExtractor's (analyses made before read
- * `earshot-descriptors 1` to `4`: reprocess them).
+ * `tonality_confidence`) is the reference's KeyExtractor's, 6 since variant B's `pitch`, `pitch_min`,
+ * `pitch_max`, `pitch_var`, `note_*`, `duration_effective` and `start_time` are read from the reference
+ * pitch track and envelope in the tree and `lowlevel.sound_start_frame` (and so `start_time`) is the
+ * reference's StartStopSilence start (analyses made before read `earshot-descriptors 1` to `5`:
+ * reprocess them).
  */
-export const EXTRACTOR_VERSION = 'earshot-descriptors 5';
+export const EXTRACTOR_VERSION = 'earshot-descriptors 6';
 
 /** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
 export const CORE_ANALYZER = 'earshot-core';

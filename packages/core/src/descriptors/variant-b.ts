@@ -1,3 +1,5 @@
+import { midiToNoteName } from '@earshot/common/notes';
+import { frequencyToMidi } from './pitch.ts';
 import type { ScalarStats, VectorStats } from './statistics.ts';
 import { finite } from './statistics.ts';
 import type { TimbralScores } from './timbral.ts';
@@ -6,14 +8,6 @@ import type { VariantATree, VariantB } from './types.ts';
 /** Values variant B needs that the variant-A tree does not hold. */
 export interface VariantBExtras {
   timbral: TimbralScores;
-  voicedPitch: { mean: number; min: number; max: number; var: number; median: number; confidence: number };
-  noteMidi: number;
-  noteName: string;
-  startTime: number;
-  /** Seconds from the first to the last sounding sample (see events.ts). */
-  durationEffective: number;
-  /** 0…1: share of beats that fall on onsets. */
-  bpmConfidence: number;
   loopable: boolean;
   reverbness: boolean;
   singleEvent: boolean;
@@ -27,7 +21,15 @@ function node(tree: VariantATree, path: string): unknown {
   return cur;
 }
 const num = (tree: VariantATree, path: string): number => finite(node(tree, path) as number);
-const mean = (tree: VariantATree, path: string): number => finite((node(tree, path) as ScalarStats).mean);
+const statistic = (tree: VariantATree, path: string, name: keyof ScalarStats): number =>
+  finite((node(tree, path) as ScalarStats)[name]);
+const mean = (tree: VariantATree, path: string): number => statistic(tree, path, 'mean');
+
+/**
+ * Freesound converts the reference's first sounding frame (StartStopSilence on the 2048/1024 frames) to
+ * seconds with the frame size, not the hop: start_time = sound_start_frame × 2048 / 44100.
+ */
+const START_FRAME_SECONDS = 2048 / 44100;
 const meanVector = (tree: VariantATree, path: string): number[] =>
   (node(tree, path) as VectorStats).mean.map(round3);
 
@@ -43,6 +45,9 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
   const chords = node(tree, 'tonal.chords_progression') as string[];
   const onsetTimes = node(tree, 'rhythm.onset_times') as number[];
   const beats = node(tree, 'rhythm.beats_position') as number[];
+  // The note of the reference pitch track's median, as ac-audio-extractor names it.
+  const pitchMedian = statistic(tree, 'lowlevel.pitch', 'median');
+  const midi = pitchMedian > 0 ? frequencyToMidi(pitchMedian) : 0;
   const t = extras.timbral;
   return {
     amplitude_peak_ratio: round3(num(tree, 'sfx.max_to_total')),
@@ -60,7 +65,7 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     decay_strength: round3(num(tree, 'sfx.strongdecay')),
     depth: round3(t.depth),
     dissonance: round3(mean(tree, 'lowlevel.dissonance')),
-    duration_effective: round3(extras.durationEffective),
+    duration_effective: round3(num(tree, 'sfx.effective_duration')),
     dynamic_range: round3(num(tree, 'lowlevel.loudness_ebu128.loudness_range')),
     hardness: round3(t.hardness),
     hpcp: meanVector(tree, 'tonal.hpcp'),
@@ -71,16 +76,16 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     loopable: extras.loopable,
     loudness: round3(num(tree, 'lowlevel.loudness_ebu128.integrated')),
     mfcc: meanVector(tree, 'lowlevel.mfcc'),
-    note_confidence: round3(extras.voicedPitch.confidence),
-    note_midi: extras.noteMidi,
-    note_name: extras.noteName,
+    note_confidence: round3(statistic(tree, 'lowlevel.pitch_instantaneous_confidence', 'median')),
+    note_midi: midi,
+    note_name: midi > 0 ? midiToNoteName(midi) : '',
     onset_count: onsetTimes.length,
     onset_times: onsetTimes.map(round3),
-    pitch: round3(extras.voicedPitch.mean),
-    pitch_max: round3(extras.voicedPitch.max),
-    pitch_min: round3(extras.voicedPitch.min),
+    pitch: round3(mean(tree, 'lowlevel.pitch')),
+    pitch_max: round3(statistic(tree, 'lowlevel.pitch', 'max')),
+    pitch_min: round3(statistic(tree, 'lowlevel.pitch', 'min')),
     pitch_salience: round3(mean(tree, 'lowlevel.pitch_salience')),
-    pitch_var: round3(extras.voicedPitch.var),
+    pitch_var: round3(statistic(tree, 'lowlevel.pitch', 'var')),
     reverbness: extras.reverbness,
     roughness: round3(t.roughness),
     sharpness: round3(t.sharpness),
@@ -95,7 +100,7 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     spectral_rolloff: round3(mean(tree, 'lowlevel.spectral_rolloff')),
     spectral_skewness: round3(mean(tree, 'lowlevel.spectral_skewness')),
     spectral_spread: round3(mean(tree, 'lowlevel.spectral_spread')),
-    start_time: round3(extras.startTime),
+    start_time: round3(num(tree, 'lowlevel.sound_start_frame') * START_FRAME_SECONDS),
     temporal_centroid: round3(num(tree, 'sfx.temporal_centroid')),
     temporal_centroid_ratio: round3(num(tree, 'sfx.tc_to_total')),
     temporal_decrease: round3(num(tree, 'sfx.temporal_decrease')),

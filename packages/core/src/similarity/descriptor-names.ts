@@ -6,10 +6,10 @@ import { UnknownDescriptorError } from './errors.ts';
  * and land in the same column. Every other B name is a column under its own name, filled from the
  * consolidated record: those without an A counterpart (the AudioCommons timbral models, note_*,
  * tonality_confidence, start_time), and those whose B value is not the A statistic of the same
- * idea: `pitch`, `pitch_min`, `pitch_max` and `pitch_var` over voiced frames only (A's
- * `lowlevel.pitch` counts every frame), `bpm` (the loop's tempo for a loop, rounded),
- * `bpm_confidence` (another scale), `duration_effective` (from the sound's bounds). A B name means
- * the B value everywhere: in a target as in a filter or a field.
+ * idea: `bpm` (the loop's tempo for a loop, rounded), `bpm_confidence` (another scale). `pitch`,
+ * `pitch_min`, `pitch_max`, `pitch_var` and `duration_effective` are the A statistics since issue 37
+ * but stay columns of their own, so analyses stored before it keep answering under those names. A B
+ * name means the B value everywhere: in a target as in a filter or a field.
  */
 const VARIANT_B_TO_A: Readonly<Record<string, string>> = {
   amplitude_peak_ratio: 'sfx.max_to_total',

@@ -18,6 +18,18 @@ export { columnMeans, referenceRecording } from './reference-recording.ts';
 export { jitterAnalysis, referenceAnalyses, referenceNames, seededRandom } from './similarity.ts';
 export { makeTwinSet, TWIN_BASES, TWIN_BASES_FIRST, type TwinBase, type TwinFiles } from './twin-set.ts';
 export {
+  type CategoricalRow,
+  type Counterpart,
+  counterpartValues,
+  EVENT_TOLERANCE_S,
+  eventsAgree,
+  formatVariantBReport,
+  VARIANT_B_COUNTERPARTS,
+  VARIANT_B_WITHOUT_COUNTERPART,
+  type VariantBReport,
+  variantBReport,
+} from './variant-b-report.ts';
+export {
   formatWholeTreeReport,
   type LeafRow,
   leafFamily,
