@@ -157,3 +157,18 @@ export async function runApiBenchServer(
   const server = await startServer(deps);
   process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
 }
+
+/**
+ * Waits until the API answers text searches from its posting index (/ready's `text_search`): it
+ * serves from PostgreSQL while the index builds, and the rows measure the served design.
+ */
+export async function searchIndexBuilt(origin: string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const ready = (await (await fetch(`${origin}/ready`)).json()) as { text_search?: string };
+    if (ready.text_search === undefined || ready.text_search === 'index') break;
+    process.stdout.write(`\r  search index building… ${Math.round((performance.now() - started) / 1000)} s`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  console.log(`  search index ready after ${Math.round((performance.now() - started) / 100) / 10} s`);
+}

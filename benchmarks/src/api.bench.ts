@@ -33,12 +33,14 @@ import {
   apiBenchDataDir,
   ensureApiBenchCatalogue,
   runApiBenchServer,
+  searchIndexBuilt,
 } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { cpuMicros } from './processes.ts';
 import {
   combinedSearches,
   realisticSearches,
+  searchParams,
   searchStream,
   seededRandom,
   streamShape,
@@ -124,21 +126,6 @@ async function pageSizes(origin: string, paths: string[]): Promise<number[]> {
 }
 
 const meanBytes = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
-
-/**
- * Waits until the API answers text searches from its posting index (/ready's `text_search`): it
- * serves from PostgreSQL while the index builds, and the rows measure the served design.
- */
-async function searchIndexBuilt(origin: string): Promise<void> {
-  const started = performance.now();
-  for (;;) {
-    const ready = (await (await fetch(`${origin}/ready`)).json()) as { text_search?: string };
-    if (ready.text_search === undefined || ready.text_search === 'index') break;
-    process.stdout.write(`\r  search index building… ${Math.round((performance.now() - started) / 1000)} s`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-  console.log(`  search index ready after ${Math.round((performance.now() - started) / 100) / 10} s`);
-}
 
 // ---------------------------------------------------------------- main
 const ensureDatabase = () => ensureApiBenchCatalogue(sounds, process.argv.includes('--reseed'));
@@ -516,16 +503,6 @@ async function realisticWork(): Promise<RealisticWork> {
  */
 function uncachedStream(distinct: TextSearch[]): TextSearch[] {
   return Array.from({ length: 6 }, (_, n) => distinct.map((q) => ({ ...q, pageSize: 16 + n }))).flat();
-}
-
-function searchParams(q: TextSearch): Record<string, string> {
-  const out: Record<string, string> = { query: q.query };
-  if (q.filter) out.filter = q.filter;
-  if (q.sort) out.sort = q.sort;
-  if (q.groupByPack) out.group_by_pack = '1';
-  if (q.page) out.page = String(q.page);
-  if (q.pageSize) out.page_size = String(q.pageSize);
-  return out;
 }
 
 /** Each realistic row beside its bare floor (same requests, alternating rounds). */

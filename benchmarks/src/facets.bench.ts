@@ -4,11 +4,17 @@
 // engine runs them: from the posting index where it answers (its facets from the index's per-sound
 // columns), else in PostgreSQL (facets by one grouped statement beside the page and count). No
 // answer cache: every timed request is computed.
-//   npx earshot bench facets [--sounds 100000] [--requests 400] [--facets tags,license,...] [--limit 10] [--reps 3] [--out file]
+// Then, for information, what a client pays: an API process (as the api bench starts one) asked
+// the same distinct requests once with and once without `facets=`, alternated, through HTTP.
+//   npx earshot bench facets [--sounds 100000] [--requests 400] [--facets tags,license,...] [--limit 10] [--reps 3] [--no-http] [--out file]
 // Prints: what facets add to the index's memory, the latency with and without facets per path
-// (p50 / p99, and their ratios: target ≤ 2×), and whether the index's facets equal PostgreSQL's.
+// (p50 / p99, and their ratios: target ≤ 2×), whether the index's facets equal PostgreSQL's, and
+// the HTTP row.
 
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import {
   type ClauseMemo,
   FACET_NAMES,
@@ -22,11 +28,18 @@ import {
   searchSounds,
 } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
-import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import {
+  apiBenchDatabase,
+  apiBenchDataDir,
+  ensureApiBenchCatalogue,
+  runApiBenchServer,
+  searchIndexBuilt,
+} from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { loadAverage as load, quantile } from './load-and-quantiles.ts';
 import {
   realisticSearches,
+  searchParams,
   searchRequest,
   searchStream,
   seededRandom,
@@ -56,8 +69,98 @@ function facetBytes(index: PostingIndexData): number {
   );
 }
 
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+
+/** The API process of the HTTP row: the api bench's server on this bench's catalogue (`--role api-server`). */
+function startApi(): { origin: Promise<string>; stop: () => void } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', 'api-server', '--sounds', String(sounds)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const origin = new Promise<string>((resolve, reject) => {
+    readline
+      .createInterface({ input: child.stdout })
+      .once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
+    child.once('exit', (code) => reject(new Error(`the API process exited with ${code}`)));
+  });
+  return { origin, stop: () => child.kill('SIGTERM') };
+}
+
+/**
+ * The same distinct requests through the API with and without `facets=`, each once per side, which
+ * side goes first alternating. Before, each is asked once at another page size, untimed: the
+ * process learns its words' terms (a statement the first time) and no answer cache holds a timed
+ * request (they are kept by the whole request, page size and facets included).
+ */
+async function httpRow(timed: TextSearch[], key: string, print: (line?: string) => void): Promise<void> {
+  const api = startApi();
+  try {
+    const origin = await api.origin;
+    await searchIndexBuilt(origin);
+    const headers = { Authorization: `Token ${key}` };
+    const get = async (params: Record<string, string>) => {
+      const t = performance.now();
+      const res = await fetch(`${origin}/apiv2/search/?${new URLSearchParams(params)}`, { headers });
+      const bytes = (await res.arrayBuffer()).byteLength;
+      return { ms: performance.now() - t, status: res.status, bytes };
+    };
+    const withFacets = { facets: facetNames.join(','), facet_limit: String(facetLimit) };
+    for (const [i, q] of timed.entries()) {
+      const { page: _, ...firstPage } = searchParams(q);
+      await get({ ...firstPage, page_size: q.pageSize === 1 ? '2' : '1' });
+      process.stdout.write(`\r  HTTP warm-up ${i + 1}/${timed.length}`);
+    }
+    process.stdout.write('\n');
+    const plain: number[] = [];
+    const faceted: number[] = [];
+    const bytes = { plain: 0, faceted: 0 };
+    let statusesDiffer = 0;
+    let notOk = 0;
+    for (const [i, q] of timed.entries()) {
+      const params = searchParams(q);
+      const facetedFirst = i % 2 === 1;
+      const a = await get(facetedFirst ? { ...params, ...withFacets } : params);
+      const b = await get(facetedFirst ? params : { ...params, ...withFacets });
+      const [p, f] = facetedFirst ? [b, a] : [a, b];
+      plain.push(p.ms);
+      faceted.push(f.ms);
+      bytes.plain += p.bytes;
+      bytes.faceted += f.bytes;
+      if (p.status !== f.status) statusesDiffer++;
+      if (p.status !== 200) notOk++;
+      process.stdout.write(`\r  HTTP timed ${i + 1}/${timed.length}`);
+    }
+    process.stdout.write('\n');
+    const row = (xs: number[]) => `${ms(quantile(xs, 0.5))} / ${ms(quantile(xs, 0.99))}`;
+    print(
+      `Through HTTP (information, not the target's measure): an API process on the same catalogue (as \`earshot bench api\` starts one, ` +
+        `its search index ready), one client, the same ${timed.length} requests as \`/apiv2/search/\` once without and once with ` +
+        `\`facets=…&facet_limit=${facetLimit}\`, which goes first alternating, each asked once before at another page size (untimed). ` +
+        `Load at the end ${load()}.`,
+    );
+    print();
+    print(
+      '| requests | n | without facets p50 / p99 ms | with facets p50 / p99 ms | ratio p50 | ratio p99 | mean answer bytes without → with |',
+    );
+    print('|---|---:|---|---|---:|---:|---|');
+    print(
+      `| all, through HTTP | ${timed.length} | ${row(plain)} | ${row(faceted)} | ` +
+        `${(quantile(faceted, 0.5) / quantile(plain, 0.5)).toFixed(2)} | ${(quantile(faceted, 0.99) / quantile(plain, 0.99)).toFixed(2)} | ` +
+        `${Math.round(bytes.plain / timed.length)} → ${Math.round(bytes.faceted / timed.length)} |`,
+    );
+    print();
+    print(
+      `- ${notOk} of ${timed.length} requests answered other than 200 (a page past the last); the status with and without facets differs for ${statusesDiffer}.`,
+    );
+  } finally {
+    api.stop();
+  }
+}
+
 async function main() {
-  if (!process.argv.includes('--no-seed')) await ensureApiBenchCatalogue(sounds, false);
+  const seed = !process.argv.includes('--no-seed');
+  const key = seed ? await ensureApiBenchCatalogue(sounds, false) : undefined;
   const catalogue = await openCatalogue({
     config: loadConfig({ DATABASE_URL: dbUrl }),
     logger: createLogger('warn'),
@@ -125,7 +228,6 @@ async function main() {
     let compared = 0;
     // Warm-up: the words' lexemes and the first statements' plans, untimed.
     for (const q of timed.slice(0, 20)) await run(searchRequest(q), true);
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
     for (const [i, q] of timed.entries()) {
       const request = searchRequest(q);
       // Each way `reps` times, interleaved (which goes first alternating), the request's median kept:
@@ -191,13 +293,20 @@ async function main() {
     print(
       '- The floor is the same search without facets, measured in the same run on the same requests: the target is a ratio to it.',
     );
+    print();
+    if (!process.argv.includes('--no-http')) {
+      if (key) await httpRow(timed, key, print);
+      else print('(No HTTP row: `--no-seed` gives no API key.)');
+    }
     if (out) fs.appendFileSync(out, `${lines.join('\n')}\n\n`);
   } finally {
     await catalogue.close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (arg('role', 'main') === 'api-server') await runApiBenchServer(dbUrl, apiBenchDataDir(dbUrl));
+else
+  await main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

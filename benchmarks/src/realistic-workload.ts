@@ -174,6 +174,17 @@ export function searchRequest(q: TextSearch) {
   };
 }
 
+/** A drawn text search as the API's query parameters. */
+export function searchParams(q: TextSearch): Record<string, string> {
+  const out: Record<string, string> = { query: q.query };
+  if (q.filter) out.filter = q.filter;
+  if (q.sort) out.sort = q.sort;
+  if (q.groupByPack) out.group_by_pack = '1';
+  if (q.page) out.page = String(q.page);
+  if (q.pageSize) out.page_size = String(q.pageSize);
+  return out;
+}
+
 /** `count` requests drawn from `searches` with Zipf (s = 1) over their rank. */
 export function searchStream(searches: TextSearch[], count: number, random: () => number): TextSearch[] {
   const rank = zipfSampler(searches.length, 1, random);

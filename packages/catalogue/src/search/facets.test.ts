@@ -16,9 +16,10 @@ import {
 } from './facets.ts';
 import { LivePostingIndex } from './live-posting-index.ts';
 import { LiveSearchIndex } from './live-search-index.ts';
-import { byFrequency, perSound } from './posting-facets.ts';
+import { byFrequency, FEW_VALUES, perSound } from './posting-facets.ts';
 import { type PostingIndexData, postingIndexAnswers } from './posting-index.ts';
 import { loadPostingIndexSince, readDocuments } from './posting-index-load.ts';
+import { type ClauseMemo, postingSearch } from './posting-search.ts';
 import { prepareSearch, type SearchRequest } from './prepare.ts';
 
 const postgresUrl = await testService('postgres');
@@ -196,6 +197,52 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
     expect(new Map(exact.tags).get('zzfacet')).toBe(tags.get('zzfacet'));
     await checkCounts({ query: words[0] }, changed?.facets as Facets, 100);
     index.close();
+  }, 120_000);
+
+  it('answers few and many matches from the posting index as PostgreSQL does: every facet, no match, ties at the limit', async () => {
+    const db = t.catalogue.db;
+    const index = (await loadPostingIndexSince(db)).index;
+    // Words by how many sounds they match: one, a handful, dozens, hundreds; and a word none holds.
+    const sizes = words.flatMap((w) => {
+      const n = index.lexemes.get(w)?.ids.length;
+      return n ? [[w, n] as const] : [];
+    });
+    const nearest = (target: number) =>
+      sizes.reduce((best, s) => (Math.abs(s[1] - target) < Math.abs(best[1] - target) ? s : best));
+    const queries = [...new Set([1, 2, 5, 20, 60, 200, 2000].map((n) => nearest(n)[0]))];
+    const matched = queries.map((q) => index.lexemes.get(q)?.ids.length ?? 0);
+    expect(Math.min(...matched)).toBe(1);
+    expect(Math.max(...matched)).toBeGreaterThan(300);
+    // The most values a facet of these searches counts: above FEW_VALUES the top values are kept
+    // by a heap, up to it by an insertion (posting-facets.ts); both are met here.
+    const distinctTags = (q: string) =>
+      new Set(
+        [...(index.lexemes.get(q)?.ids ?? [])].flatMap((id) => [
+          ...index.tagsBySound.tags.subarray(index.tagsBySound.starts[id], index.tagsBySound.starts[id + 1]),
+        ]),
+      ).size;
+    expect(Math.max(...queries.map(distinctTags))).toBeGreaterThan(FEW_VALUES);
+    expect(Math.min(...queries.map(distinctTags))).toBeLessThanOrEqual(FEW_VALUES);
+    const memo: ClauseMemo = new Map();
+    let tiesCut = 0;
+    for (const query of ['zzznothing', ...queries]) {
+      const every = (await facetsOf({ query }, ALL)) as Facets;
+      for (const limit of [1, 3, 10, MAX_FACET_LIMIT]) {
+        const facets = { names: FACET_NAMES, limit };
+        const mine = await postingSearch(db, index, prepareSearch({ query, facets }), memo);
+        const exact = await searchSounds(t.catalogue, { query, facets });
+        expect(mine?.count, query).toBe(exact.count);
+        expect(mine?.facets, `${query}, limit ${limit}`).toEqual(exact.facets);
+        if (query === 'zzznothing') expect(Object.values(mine?.facets ?? {}).flat()).toEqual([]);
+        // A value left out that has the count of the last one kept: the order of values decides.
+        for (const name of FACET_NAMES) {
+          const kept = exact.facets?.[name] ?? [];
+          const next = every[name]?.[limit];
+          if (kept.length === limit && next && next[1] === kept[limit - 1][1]) tiesCut++;
+        }
+      }
+    }
+    expect(tiesCut).toBeGreaterThan(10);
   }, 120_000);
 
   it('finds the top tags from the most frequent down as counting the tags of every match', async () => {

@@ -1,10 +1,12 @@
 import {
+  compareFacetCounts,
   type FacetCount,
   type FacetName,
   type FacetRequest,
   type Facets,
   isNumericFacet,
   licenseValue,
+  MAX_FACET_LIMIT,
 } from './facets.ts';
 import type { FacetColumn, PostingIndexData } from './posting-index.ts';
 import { topK } from './posting-index.ts';
@@ -34,57 +36,136 @@ function countFacet(
       return tagCounts(index, matches, limit);
     case 'license':
     case 'type':
-      return countCodes(index, name, c[name], index.keywords, matches, limit, false).map(([v, n]) => [
-        name === 'license' ? licenseValue(v as string) : v,
-        n,
-      ]);
+      return countCodes(countsOf(index, name, index.keywords), c[name], matches, limit);
     default: {
       const column = name as FacetColumn;
-      const values = index.facetValues[column];
-      return countCodes(index, name, c[column], values, matches, limit, isNumericFacet(name));
+      return countCodes(countsOf(index, name, index.facetValues[column]), c[column], matches, limit);
     }
   }
 }
 
 /**
- * Counts by code, reused from search to search (a search runs to its end without awaiting): the
- * codes a search touched are listed, so that it reads and resets those only, not every value the
- * facet has (tens of thousands of users, packs or tags) when it matched a handful of sounds.
+ * Up to this many values counted in a search, its top values are kept by an insertion into a
+ * short sorted list (each value read once, and mostly compared with the last kept only); above,
+ * by a heap (topK). The insertion's worst case is this many times the limit.
+ */
+export const FEW_VALUES = 256;
+
+/**
+ * One facet's counting, reused from search to search (a search runs to its end without awaiting):
+ * a search adds each match's code (`add`), then `top` gives the most frequent values and leaves
+ * every count at 0 again. The codes a search touched are listed, so that it reads and resets
+ * those only, not every value the facet has (tens of thousands of users, packs or tags) when it
+ * matched a handful of sounds.
  */
 class CodeCounts {
-  counts = new Uint32Array(0);
-  touched = new Uint32Array(0);
+  counts: Uint32Array = new Uint32Array(0);
+  touched: Uint32Array = new Uint32Array(0);
   n = 0;
+  /** The best codes so far, in order, while `top` keeps them by insertion. */
+  kept: Uint32Array = new Uint32Array(MAX_FACET_LIMIT);
+  /** How the answer writes each code's value, and the order of the values (`rankOf`). */
+  shown: (string | number)[] = [];
+  keys: (string | number)[] = [];
+  rank: Uint32Array = new Uint32Array(0);
+  /** The code of `''` (no value: never listed), -1 when the facet has none. */
+  none = -1;
+  values: readonly string[] = [];
 
-  /** Room for `codes` codes, every count 0. */
-  ready(codes: number): this {
-    if (this.counts.length < codes) {
-      this.counts = new Uint32Array(Math.ceil(codes * 1.25));
+  constructor(
+    private readonly numeric: boolean,
+    private readonly license: boolean,
+  ) {}
+
+  /** Ready for a search over a facet whose values by code are `values`. */
+  start(values: readonly string[]): this {
+    if (this.counts.length < values.length) {
+      this.counts = new Uint32Array(Math.ceil(values.length * 1.25));
       this.touched = new Uint32Array(this.counts.length);
     }
+    // The live index appends values (a new user, a new pack): they are added as they come.
+    if (this.values !== values || this.shown.length > values.length) {
+      this.values = values;
+      this.shown = [];
+      this.keys = [];
+      this.none = -1;
+    }
+    for (let code = this.shown.length; code < values.length; code++) {
+      const v = values[code];
+      if (v === '') this.none = code;
+      this.keys.push(this.numeric ? Number(v) : v);
+      this.shown.push(this.numeric ? Number(v) : this.license ? licenseValue(v) : v);
+    }
+    if (this.rank.length !== values.length) this.rank = rankOf(values, this.keys);
+    this.n = 0;
     return this;
   }
 
-  /** The `limit` most frequent codes as `[value, count]` (count descending, then value), and every count back to 0. */
-  top(values: readonly string[], limit: number, numeric: boolean): FacetCount[] {
-    const { counts } = this;
-    const present: number[] = [];
-    for (let i = 0; i < this.n; i++) if (values[this.touched[i]] !== '') present.push(this.touched[i]);
-    const byValue = numeric
-      ? (a: number, b: number) => Number(values[a]) - Number(values[b])
-      : (a: number, b: number) => (values[a] < values[b] ? -1 : values[a] > values[b] ? 1 : 0);
-    const kept = topK(present, limit, (a, b) => counts[b] - counts[a] || byValue(a, b)).map(
-      (code): FacetCount => [numeric ? Number(values[code]) : values[code], counts[code]],
-    );
-    for (let i = 0; i < this.n; i++) counts[this.touched[i]] = 0;
-    this.n = 0;
-    return kept;
+  add(code: number): void {
+    if (this.counts[code]++ === 0) this.touched[this.n++] = code;
   }
+
+  /** Whether code `a` comes before `b` in a facet: count descending, then value (numbers by value, strings by code unit, as facet-statement.ts orders them). */
+  private before(a: number, b: number): boolean {
+    const { counts, rank, keys } = this;
+    if (counts[a] !== counts[b]) return counts[a] > counts[b];
+    if (a < rank.length && b < rank.length) return rank[a] < rank[b];
+    return keys[a] < keys[b];
+  }
+
+  /** The `limit` most frequent values as `[value, count]` (`''`, no value, never listed), and every count back to 0. */
+  top(limit: number): FacetCount[] {
+    const { counts, touched, none } = this;
+    let best: ArrayLike<number> = this.kept;
+    let kept = 0;
+    if (this.n <= FEW_VALUES) {
+      for (let i = 0; i < this.n; i++) {
+        const code = touched[i];
+        if (code === none) continue;
+        let at = kept < limit ? kept++ : limit;
+        for (; at > 0 && this.before(code, this.kept[at - 1]); at--)
+          if (at < limit) this.kept[at] = this.kept[at - 1];
+        if (at < limit) this.kept[at] = code;
+      }
+    } else {
+      const present: number[] = [];
+      for (let i = 0; i < this.n; i++) if (touched[i] !== none) present.push(touched[i]);
+      best = topK(present, limit, (a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0));
+      kept = best.length;
+    }
+    const top: FacetCount[] = new Array(kept);
+    for (let k = 0; k < kept; k++) top[k] = [this.shown[best[k]], counts[best[k]]];
+    for (let i = 0; i < this.n; i++) counts[touched[i]] = 0;
+    this.n = 0;
+    return top;
+  }
+}
+
+/**
+ * Each code's place among a facet's values in order (per value list): comparing two values of a
+ * search's few matches is then comparing two numbers, where a tie between tags would compare their
+ * strings. Values appended after it was made (the live index's) compare by themselves until an
+ * eighth of the list is new and it is made again.
+ */
+const ranks = new WeakMap<readonly string[], Uint32Array>();
+
+function rankOf(values: readonly string[], keys: readonly (string | number)[]): Uint32Array {
+  let rank = ranks.get(values);
+  if (!rank || values.length - rank.length > rank.length / 8) {
+    const order = Array.from(keys.keys()).sort((a, b) =>
+      keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0,
+    );
+    rank = new Uint32Array(keys.length);
+    for (let i = 0; i < order.length; i++) rank[order[i]] = i;
+    ranks.set(values, rank);
+  }
+  return rank;
 }
 
 const scratch = new WeakMap<PostingIndexData, Map<FacetName, CodeCounts>>();
 
-function countsOf(index: PostingIndexData, name: FacetName, codes: number): CodeCounts {
+/** The facet's counting of this index, ready for a search. */
+function countsOf(index: PostingIndexData, name: FacetName, values: readonly string[]): CodeCounts {
   let byName = scratch.get(index);
   if (!byName) {
     byName = new Map();
@@ -92,31 +173,21 @@ function countsOf(index: PostingIndexData, name: FacetName, codes: number): Code
   }
   let counts = byName.get(name);
   if (!counts) {
-    counts = new CodeCounts();
+    counts = new CodeCounts(isNumericFacet(name), name === 'license');
     byName.set(name, counts);
   }
-  return counts.ready(codes);
+  return counts.start(values);
 }
 
 /** A column facet's top values over the matches (code 0 and `''` stand for no value: never listed). */
 function countCodes(
-  index: PostingIndexData,
-  name: FacetName,
+  counts: CodeCounts,
   column: ArrayLike<number>,
-  values: readonly string[],
   matches: Uint32Array,
   limit: number,
-  numeric: boolean,
 ): FacetCount[] {
-  const scratchCounts = countsOf(index, name, values.length);
-  const { counts, touched } = scratchCounts;
-  let n = 0;
-  for (let i = 0; i < matches.length; i++) {
-    const code = column[matches[i]];
-    if (counts[code]++ === 0) touched[n++] = code;
-  }
-  scratchCounts.n = n;
-  return scratchCounts.top(values, limit, numeric);
+  for (let i = 0; i < matches.length; i++) counts.add(column[matches[i]]);
+  return counts.top(limit);
 }
 
 /** Tag names by their index in `tagNames`, per index. */
@@ -220,13 +291,11 @@ export function byFrequency(
 /** Every match's tags counted. */
 export function perSound(index: PostingIndexData, matches: Uint32Array, limit: number): FacetCount[] {
   const { starts, tags } = index.tagsBySound;
-  const scratchCounts = countsOf(index, 'tags', index.tagNames.length);
-  const { counts, touched } = scratchCounts;
-  let n = 0;
+  const counts = countsOf(index, 'tags', index.tagNames);
   const overlay = index.overlay;
   const masked = overlay?.masked;
   // Tags of changed documents that the base lists do not know.
-  const newTags = new Map<string, number>();
+  let newTags: Map<string, number> | undefined;
   let codes: Map<string, number> | undefined;
   for (let i = 0; i < matches.length; i++) {
     const id = matches[i];
@@ -234,23 +303,22 @@ export function perSound(index: PostingIndexData, matches: Uint32Array, limit: n
       codes ??= tagCodeOf(index.tagNames);
       for (const tag of overlay?.tagsOf(id) ?? []) {
         const code = codes.get(tag);
-        if (code !== undefined) {
-          if (counts[code]++ === 0) touched[n++] = code;
-        } else newTags.set(tag, (newTags.get(tag) ?? 0) + 1);
+        if (code !== undefined) counts.add(code);
+        else {
+          newTags ??= new Map();
+          newTags.set(tag, (newTags.get(tag) ?? 0) + 1);
+        }
       }
       continue;
     }
-    for (let k = starts[id]; k < starts[id + 1]; k++) if (counts[tags[k]]++ === 0) touched[n++] = tags[k];
+    for (let k = starts[id]; k < starts[id + 1]; k++) counts.add(tags[k]);
   }
-  scratchCounts.n = n;
-  const known = scratchCounts.top(index.tagNames, limit, false);
-  if (!newTags.size) return known;
+  const known = counts.top(limit);
+  if (!newTags) return known;
   const all: FacetCount[] = [...known, ...newTags];
-  const order = (a: number, b: number) =>
-    all[b][1] - all[a][1] || (all[a][0] < all[b][0] ? -1 : all[a][0] > all[b][0] ? 1 : 0);
   return topK(
     all.map((_, i) => i),
     limit,
-    order,
+    (a, b) => compareFacetCounts(all[a], all[b]),
   ).map((i) => all[i]);
 }
