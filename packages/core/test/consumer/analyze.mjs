@@ -19,7 +19,7 @@ import {
 const [recording, fixtureDir, outDir] = process.argv.slice(2);
 /** Generated sounds whose manifest gives the truth the test compares with. */
 const GENERATED = ['drums-128bpm', 'sine-a4', 'cadence-c-major', 'noise-pink'];
-const DESCRIPTORS = ['bpm', 'pitch', 'note_name', 'tonality', 'loudness', 'onset_count'];
+const DESCRIPTORS = ['bpm', 'pitch', 'note_midi', 'note_name', 'tonality', 'loudness', 'onset_count'];
 
 const pick = (variantB) => Object.fromEntries(DESCRIPTORS.map((name) => [name, variantB[name]]));
 const head = async (file, bytes) => {
