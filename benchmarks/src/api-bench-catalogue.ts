@@ -2,8 +2,10 @@
 // (database earshot_api_bench_<n>, kept between runs and shared by the benchmarks that need it),
 // with a random freesound_classic vector and a small variant-A tree per sound.
 
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { buildAppDeps, startServer } from '@earshot/api';
 import { openCatalogue } from '@earshot/catalogue';
 import { loadSyntheticCatalogue } from '@earshot/catalogue/testing';
@@ -171,4 +173,28 @@ export async function searchIndexBuilt(origin: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   console.log(`  search index ready after ${Math.round((performance.now() - started) / 100) / 10} s`);
+}
+
+/**
+ * A bench's API process: `benchFile` run again with `--role api-server` (each bench wires that role to
+ * its own server), which prints `{"origin": …}` as its first line once it listens.
+ */
+export function spawnApiBenchServer(
+  benchFile: string,
+  sounds: number,
+): { origin: Promise<string>; stop: () => void } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', benchFile, '--role', 'api-server', '--sounds', String(sounds)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const origin = new Promise<string>((resolve, reject) => {
+    readline
+      .createInterface({ input: child.stdout })
+      .once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
+    child.once('exit', (code) => reject(new Error(`the API process exited with ${code}`)));
+  });
+  return { origin, stop: () => child.kill('SIGTERM') };
 }

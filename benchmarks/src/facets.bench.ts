@@ -11,9 +11,7 @@
 // (p50 / p99, and their ratios: target ≤ 2×), whether the index's facets equal PostgreSQL's, and
 // the HTTP row.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
   type ClauseMemo,
@@ -34,6 +32,7 @@ import {
   ensureApiBenchCatalogue,
   runApiBenchServer,
   searchIndexBuilt,
+  spawnApiBenchServer,
 } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { loadAverage as load, quantile } from './load-and-quantiles.ts';
@@ -71,22 +70,6 @@ function facetBytes(index: PostingIndexData): number {
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 
-/** The API process of the HTTP row: the api bench's server on this bench's catalogue (`--role api-server`). */
-function startApi(): { origin: Promise<string>; stop: () => void } {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', 'api-server', '--sounds', String(sounds)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const origin = new Promise<string>((resolve, reject) => {
-    readline
-      .createInterface({ input: child.stdout })
-      .once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
-    child.once('exit', (code) => reject(new Error(`the API process exited with ${code}`)));
-  });
-  return { origin, stop: () => child.kill('SIGTERM') };
-}
-
 /**
  * The same distinct requests through the API with and without `facets=`, each once per side, which
  * side goes first alternating. Before, each is asked once at another page size, untimed: the
@@ -94,7 +77,7 @@ function startApi(): { origin: Promise<string>; stop: () => void } {
  * request (they are kept by the whole request, page size and facets included).
  */
 async function httpRow(timed: TextSearch[], key: string, print: (line?: string) => void): Promise<void> {
-  const api = startApi();
+  const api = spawnApiBenchServer(fileURLToPath(import.meta.url), sounds);
   try {
     const origin = await api.origin;
     await searchIndexBuilt(origin);

@@ -9,11 +9,9 @@
 // The API server runs in a child process on a database of its own (earshot_harvest_bench_<n>: the
 // feed's migration must not reach the databases other benchmarks share).
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildAppDeps, startServer } from '@earshot/api';
 import { createSound, editSound, openCatalogue } from '@earshot/catalogue';
@@ -22,7 +20,12 @@ import { createLogger, loadConfig } from '@earshot/common';
 import { createApiCredential } from '@earshot/services';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
+import {
+  apiBenchDatabase,
+  apiBenchDataDir,
+  ensureApiBenchCatalogue,
+  spawnApiBenchServer,
+} from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 
 const sounds = Number(arg('sounds', '100000'));
@@ -36,20 +39,6 @@ const resultsFile = path.join(here, '..', 'results', 'harvest.md');
 const FIELDS = 'id,name';
 
 type Json = Record<string, any>;
-
-function spawnServer(): { origin: Promise<string>; stop: () => void } {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', 'api-server', '--sounds', String(sounds)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const origin = new Promise<string>((resolve, reject) => {
-    const lines = readline.createInterface({ input: child.stdout });
-    lines.once('line', (line) => resolve((JSON.parse(line) as { origin: string }).origin));
-    child.once('exit', (code) => reject(new Error(`api server exited with ${code}`)));
-  });
-  return { origin, stop: () => child.kill('SIGTERM') };
-}
 
 /** Edits a visible sound's name or adds a public sound, one every `writeEvery` ms, until stopped. */
 function startWriter(db: Parameters<typeof editSound>[0], userId: number) {
@@ -167,7 +156,7 @@ async function main(): Promise<void> {
       })
     ).client_secret;
   const user = await sql<{ id: number }>`select id from users order by id limit 1`.execute(db);
-  const server = spawnServer();
+  const server = spawnApiBenchServer(fileURLToPath(import.meta.url), sounds);
   const origin = await server.origin;
   await untilSteady(origin);
   const rows: Array<{ name: string; requests: number; seen: number; seconds: number; note: string }> = [];
