@@ -34,18 +34,22 @@ export async function postingSearch(
 ): Promise<(SearchResult & { approximate?: boolean }) | undefined> {
   if (!postingIndexAnswers(search)) return undefined;
   const clauses = search.query.clauses;
-  const unknown = [...new Map(clauses.filter((c) => !memo.has(clauseKey(c))).map((c) => [clauseKey(c), c]))];
-  const found = new Map<string, ClauseTerms | null>();
+  const keys = clauses.map(clauseKey);
+  // Read before any await: another search may clear the memo meanwhile. undefined = not met yet.
+  const terms: (ClauseTerms | null | undefined)[] = keys.map((k) => memo.get(k));
+  const unknown = [
+    ...new Map(clauses.flatMap((c, i) => (terms[i] === undefined ? [[keys[i], c] as const] : []))),
+  ];
   if (unknown.length) {
     const answers = await clauseTerms(
       db,
       unknown.map(([, c]) => c),
     );
-    for (const [i, [key]] of unknown.entries()) found.set(key, answers[i]);
-    if (memo.size + unknown.length > MAX_REMEMBERED_CLAUSES) memo.clear();
+    const found = new Map(unknown.map(([key], i) => [key, answers[i]]));
+    if (memo.size + found.size > MAX_REMEMBERED_CLAUSES) memo.clear();
     for (const [key, t] of found) memo.set(key, t);
+    for (let i = 0; i < keys.length; i++) if (terms[i] === undefined) terms[i] = found.get(keys[i]);
   }
-  const terms = clauses.map((c) => found.get(clauseKey(c)) ?? memo.get(clauseKey(c)));
   if (terms.some((t) => !t)) return undefined;
   const phrases = terms.map((t) => t?.phrase).filter((p): p is PhraseChain => p !== undefined);
   const { matches, ...answer } = searchPostingIndex(
