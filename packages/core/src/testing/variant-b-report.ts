@@ -8,6 +8,7 @@
  */
 
 import { midiToNoteName } from '@earshot/common/notes';
+import { frequencyToMidi } from '../descriptors/pitch.ts';
 import type { VariantB } from '../descriptors/types.ts';
 import { PARITY_TARGETS, valueAt as valueAtPath } from './parity-report.ts';
 import { type LeafRow, leafRow, numericLeaves } from './whole-tree-report.ts';
@@ -64,7 +65,7 @@ const isLoop = (tree: Tree): boolean | undefined => {
 function noteMidi(tree: Tree): number | undefined {
   const median = valueAtPath(tree, 'lowlevel.pitch.median');
   if (typeof median !== 'number') return undefined;
-  return median > 0 ? Math.round(69 + 12 * Math.log2(median / 440)) : 0;
+  return median > 0 ? frequencyToMidi(median) : 0;
 }
 
 const numeric = (field: Field, path: string, how = `\`${path}\``): Counterpart => ({
