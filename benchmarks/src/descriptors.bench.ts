@@ -241,14 +241,15 @@ function render(results: ChildResult[], runs: number, cold?: ColdResult): string
     beats:
       'our beat tracker: three onset functions every 1024 samples and the information gain every 512 (a Hann FFT every 512), Degara tracker on each, max-agreement choice',
     lowlevel:
-      'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, YIN pitch, peaks, dissonance',
+      'frame loop: one FFT per 2048 frame, all spectral features, bands, MFCC/GFCC, the reference pitch track, peaks, dissonance',
     tonal: '4096 frames every 2048: HPCP (36), tuning, chords',
     key: "the reference's KeyExtractor: a Hann 4096 FFT every 4096 samples, whitened peaks, 12-bin HPCP, bgate profiles",
     loudness: 'EBU R128 K-weighting, momentary, short-term, integrated, range',
     sfx: 'envelope, temporal descriptors, sound bounds, single event, RT60',
     onsets:
       "the reference's OnsetRate (a 1024 Hann FFT every 512 samples, HFC and complex-domain functions, peak picking) and our onset peaks for the tempo check",
-    rhythm: 'tempo check and refit, beat loudness, loop fit',
+    rhythm: 'tempo check and refit, beat loudness',
+    loop: "the reference's loop estimate: Percival tempo (a Hamming 1024 float32 FFT every 128 samples) and loop confidence",
     statistics: 'variant-A tree: mean/var/…/dvar2 for every frame series',
     timbral_and_variant_b: 'timbral models and the variant-B dictionary',
     frames_file:

@@ -6,14 +6,16 @@ import { envelopeDescriptors } from './envelope.ts';
 import { defaultEssentiaBeatTracker } from './essentia-client.ts';
 import type { EssentiaResult } from './essentia-protocol.ts';
 import { estimateRt60, isReverberant, isSingleEvent, soundBounds } from './events.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 import { type FramesFile, framesGroup } from './frames-file.ts';
 import { extractKey } from './key.ts';
+import { loopBpmConfidence } from './loop-bpm-confidence.ts';
 import { ebuR128 } from './loudness.ts';
 import { LOWLEVEL_FRAME, LOWLEVEL_HOP, lowLevelFrames } from './lowlevel.ts';
 import { onsetRate } from './onset-rate.ts';
 import { detectOnsets } from './onsets.ts';
+import { percivalBpm } from './percival-bpm.ts';
 import { pitchEnvelope } from './pitch-envelope.ts';
-import { loopConfidence } from './rhythm.ts';
 import { soundStartFrame } from './start-stop-silence.ts';
 import { vectorStats } from './statistics.ts';
 import { refineTempo } from './tempo.ts';
@@ -34,8 +36,11 @@ export interface DescriptorAnalysis {
   timings: GroupTimings;
 }
 
-/** Frames whose YIN dip is this deep are "voiced": the warmth model's f0 comes from them. */
+/** Frames whose pitch confidence reaches this are "voiced": the warmth model's f0 comes from them. */
 const VOICED_CONFIDENCE = 0.85;
+
+/** ac-audio-extractor's rule, as Freesound serves `loopable`: the loop fit above this. */
+const LOOP_CONFIDENCE = 0.95;
 
 /**
  * Lets the event loop run between the groups: a minute of audio is seconds of work, and meanwhile
@@ -62,7 +67,7 @@ function timed<T>(timings: GroupTimings, group: string, run: () => T): T {
   return result;
 }
 
-/** The median of our YIN's voiced pitches (upper median), 0 when no frame is voiced. */
+/** The median of the pitch track's voiced pitches (upper median), 0 when no frame is voiced. */
 function voicedMedianPitch(pitch: Float32Array, confidence: Float32Array, energy: Float32Array): number {
   const voiced: number[] = [];
   for (let i = 0; i < pitch.length; i++) {
@@ -74,21 +79,6 @@ function voicedMedianPitch(pitch: Float32Array, confidence: Float32Array, energy
 }
 
 /**
- * Loops are usually cut at a whole number of beats of an integer tempo: confidence is the best of the
- * estimated tempo and its rounded value.
- */
-function loopFit(
-  duration: number,
-  leading: number,
-  trailing: number,
-  bpm: number,
-): { bpm: number; confidence: number } {
-  const raw = loopConfidence(duration, leading, trailing, bpm);
-  const rounded = loopConfidence(duration, leading, trailing, Math.round(bpm));
-  return rounded >= raw ? { bpm: Math.round(bpm), confidence: rounded } : { bpm, confidence: raw };
-}
-
-/**
  * The full analysis of a mono signal: both variants, optionally the frames file, and the time each group
  * took. Beats come from our tracker (beat-tracker.ts) unless `rhythm: 'essentia'` asks for essentia.js.
  */
@@ -97,6 +87,7 @@ export async function analyzeSignal(
   sampleRate: number,
   options: AnalyzeOptions = {},
 ): Promise<DescriptorAnalysis> {
+  await loadFloat32Fft();
   const timings: GroupTimings = {};
   const clock = options.profile ? cpuClock : wallClock;
   clocks.set(timings, clock);
@@ -132,7 +123,7 @@ export async function analyzeSignal(
   );
   const onsets = timed(timings, 'onsets', () => onsetRate(samples, sampleRate));
   const voicedMedian = timed(timings, 'pitch_summary', () =>
-    voicedMedianPitch(series.scalar('yin_pitch'), series.scalar('yin_confidence'), frameEnergy),
+    voicedMedianPitch(series.scalar('pitch'), series.scalar('pitch_instantaneous_confidence'), frameEnergy),
   );
 
   await letOthersRun();
@@ -152,8 +143,14 @@ export async function analyzeSignal(
   };
   const rhythmDerived = timed(timings, 'rhythm', () => {
     const beats = beatsLoudness(samples, sampleRate, beatGrid.ticks);
-    const loop = loopFit(duration, bounds.leadingSilence, bounds.trailingSilence, beatGrid.bpm);
-    return { beats, loop };
+    return { beats };
+  });
+  await letOthersRun();
+  // The reference's loop estimate: Percival's tempo over the whole signal, and how well a whole number
+  // of beats of that tempo rounded fits the sound's length.
+  const loop = timed(timings, 'loop', () => {
+    const bpm = percivalBpm(samples, sampleRate);
+    return { bpm, confidence: loopBpmConfidence(samples, Math.round(bpm), sampleRate) };
   });
 
   const parts: AnalysisParts = {
@@ -171,8 +168,8 @@ export async function analyzeSignal(
     onsets,
     beatsLoudness: rhythmDerived.beats.loudness,
     beatsBandRatios: rhythmDerived.beats.bandRatios,
-    bpmLoop: rhythmDerived.loop.bpm,
-    bpmLoopConfidence: rhythmDerived.loop.confidence,
+    bpmLoop: loop.bpm,
+    bpmLoopConfidence: loop.confidence,
     soundStartFrame: soundStartFrame(frameEnergy),
     soundStopFrame: Math.floor((bounds.stopTime * sampleRate) / LOWLEVEL_HOP),
     // The frame energies are mean powers: the reference's loudness reads each frame's Σx².
@@ -203,11 +200,9 @@ export async function analyzeSignal(
       effectiveDuration: envelope.effectiveDuration,
       dissonance: dCount ? dSum / dCount : 0,
     });
-    // The degara tracker reports no confidence; an audible beat grid (beats on onsets) stands in for it.
-    const rhythmic = beatGrid.ticks.length >= 4 && tempo.support >= 0.5;
     return buildVariantB(variantA, {
       timbral,
-      loopable: rhythmic && rhythmDerived.loop.confidence >= 0.95,
+      loopable: loop.confidence > LOOP_CONFIDENCE,
       reverbness: isReverberant(rt60),
       singleEvent,
     });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bandDb,
   beatOdfs,
@@ -11,8 +11,11 @@ import {
   odfFrameCount,
   spectrumRms,
 } from './beat-odf.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 
 const SR = 44100;
+
+beforeAll(() => loadFloat32Fft());
 
 /** A one-bin spectrum with magnitude m and phase p. */
 function bin(m: number, p: number) {

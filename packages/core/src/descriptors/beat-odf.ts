@@ -6,7 +6,7 @@
  * are every other one). Each frame step is a pure function of this frame's spectrum and the previous ones. (The
  * reference's fifth function, beat emphasis, is left out; see docs/descriptors.md.)
  */
-import FFT from 'fft.js';
+import { sharedFloat32Fft } from './fft-f32.ts';
 import { applyFilterBank, type FilterBank, melBank } from './filterbanks.ts';
 
 export const ODF_FRAME = 2048;
@@ -187,10 +187,9 @@ export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain 
   const frames = odfFrameCount(signal.length);
   const infoFrames = withInfoGain ? infoFrameCount(signal.length) : 0;
   const bins = ODF_FRAME / 2 + 1;
-  const fft = new FFT(ODF_FRAME);
-  const input = new Float64Array(ODF_FRAME);
-  const out = fft.createComplexArray() as number[];
+  const fft = sharedFloat32Fft(ODF_FRAME);
   const window = hannWindow(ODF_FRAME);
+  const half = ODF_FRAME / 2;
   const bank = melFluxBank(sampleRate);
   const power = new Float32Array(bins);
   let melPrev = new Float32Array(bank.bands);
@@ -215,9 +214,11 @@ export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain 
     if (!main && j >= infoFrames) continue;
     const start = j * INFO_HOP;
     const avail = Math.min(ODF_FRAME, signal.length - start);
+    const input = fft.input();
     for (let i = 0; i < avail; i++) input[i] = signal[start + i] * window[i];
     input.fill(0, Math.max(0, avail));
-    fft.realTransform(out, input);
+    // DC and Nyquist (both real) come first, then bin k's real and imaginary parts at 2k and 2k + 1.
+    const out = fft.forward();
     if (j < infoFrames) {
       const spectrum = infoBuffer.shift() ?? new Float64Array(infoBins);
       for (let b = 0; b < infoBins; b++) {
@@ -230,8 +231,9 @@ export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain 
     if (!main) continue;
     const f = j / 2;
     for (let k = 0; k < bins; k++) {
-      const re = out[2 * k];
-      const im = out[2 * k + 1];
+      const inner = k > 0 && k < half;
+      const re = inner ? out[2 * k] : out[k === 0 ? 0 : 1];
+      const im = inner ? out[2 * k + 1] : 0;
       const p = re * re + im * im;
       const m = Math.sqrt(p);
       const inverse = m > 0 ? 1 / m : 0;

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gridTempo, trackBeats } from './beat-tracker.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 
 const SR = 44100;
+
+beforeAll(() => loadFloat32Fft());
 
 /** Decaying noise bursts (drum-like hits) at `bpm` for `seconds`, from `offsetS`. */
 function hits(bpm: number, seconds: number, offsetS = 0.1): Float32Array {

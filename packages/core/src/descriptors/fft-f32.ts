@@ -1,11 +1,12 @@
 import PFFFT from '@echogarden/pffft-wasm/simd';
 
 /**
- * A float32 real FFT by PFFFT (its WebAssembly SIMD build), for clip queries only: the transform
- * every frame of a clip pays costs several times less than fft.js's float64 one, and the
- * magnitudes it gives are stored as float32 anyway. Its rounding (about 1e-7 of the frame's peak)
- * moves a clip's statistics far less than the clip's frame stride does; stored analyses keep
- * fft.js, so their values do not move at all.
+ * A float32 real FFT by PFFFT (its WebAssembly SIMD build), several times cheaper than fft.js's float64
+ * one. It serves the clip queries (the magnitudes they keep are float32 anyway; its rounding, about 1e-7
+ * of the frame's peak, moves a clip's statistics far less than the clip's frame stride does) and the
+ * stored analysis's kernels whose reference is float32 and whose values are ours to define: the beat
+ * tracker's detection functions, OnsetRate and the loop estimate. The low-level frames of stored
+ * analyses keep fft.js, so the values clip queries compare with do not move.
  */
 
 interface PffftModule {
@@ -41,7 +42,6 @@ export function float32FftLoaded(): boolean {
   return loaded !== undefined;
 }
 
-/** One transform size's setup and buffers in the module's memory (kept for the thread's life). */
 /**
  * A float32 FFT asked for before `loadFloat32Fft()` finished (its WebAssembly module loads
  * asynchronously): the lean analysis's `float32Fft` option needs that call first.
@@ -53,12 +53,14 @@ export class Float32FftNotLoadedError extends Error {
   }
 }
 
+/** One transform size's setup and buffers in the module's memory, kept for the thread's life. */
 export class Float32RealFft {
   private readonly module: PffftModule;
   private readonly setup: number;
   private readonly inputPtr: number;
   private readonly outputPtr: number;
   private readonly workPtr: number;
+  private cached?: { heap: Float32Array; input: Float32Array; output: Float32Array };
 
   constructor(readonly size: number) {
     if (!loaded) throw new Float32FftNotLoadedError();
@@ -74,8 +76,7 @@ export class Float32RealFft {
 
   /** Where to write the next input (a view of the module's memory: refetch it before each use). */
   input(): Float32Array {
-    const start = this.inputPtr >> 2;
-    return this.module.HEAPF32.subarray(start, start + this.size);
+    return this.views().input;
   }
 
   /**
@@ -109,7 +110,41 @@ export class Float32RealFft {
   }
 
   private output(): Float32Array {
-    const start = this.outputPtr >> 2;
-    return this.module.HEAPF32.subarray(start, start + this.size);
+    return this.views().output;
   }
+
+  /**
+   * The buffers' views, made again only when the module's memory has grown (it then replaces HEAPF32):
+   * a kernel asks for them every frame, and a view per frame is garbage the collector has to sweep.
+   */
+  private views(): { input: Float32Array; output: Float32Array } {
+    const heap = this.module.HEAPF32;
+    if (this.cached?.heap !== heap) {
+      const input = this.inputPtr >> 2;
+      const output = this.outputPtr >> 2;
+      this.cached = {
+        heap,
+        input: heap.subarray(input, input + this.size),
+        output: heap.subarray(output, output + this.size),
+      };
+    }
+    return this.cached;
+  }
+}
+
+const shared = new Map<number, Float32RealFft>();
+
+/**
+ * This thread's transform of `size` points, made on first use: a transform's setup and buffers stay in
+ * the module's memory for the thread's life, so kernels that run once per analysis share one per size
+ * rather than make one per call. Its buffers hold until the next use of that size: a kernel is done with
+ * them before it returns.
+ */
+export function sharedFloat32Fft(size: number): Float32RealFft {
+  let fft = shared.get(size);
+  if (!fft) {
+    fft = new Float32RealFft(size);
+    shared.set(size, fft);
+  }
+  return fft;
 }

@@ -40,7 +40,7 @@ export function decodeFrameValues(base64: string): Float32Array {
 }
 
 /** Internal series that are not descriptors of their own and stay out of the file. */
-const INTERNAL = new Set(['frame_energy', 'melbands96', 'yin_pitch', 'yin_confidence']);
+const INTERNAL = new Set(['frame_energy', 'melbands96']);
 
 /**
  * `{ dims, data }` whose base64 `data` is encoded each time it is read (JSON.stringify reads enumerable

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { referenceRecording } from '../testing/reference-recording.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 import { extractKey, keyFromProfile } from './key.ts';
+
+beforeAll(() => loadFloat32Fft());
 
 // Essentia's bgate major and minor profiles from the tonic.
 const MAJOR = [1, 0, 0.42, 0, 0.53, 0.37, 0, 0.77, 0, 0.38, 0.21, 0.3];

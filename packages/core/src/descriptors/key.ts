@@ -7,7 +7,8 @@
 import { PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
 import { createPeaks, findPeaks } from './peaks.ts';
 import { SpectralWhitening } from './spectral-whitening.ts';
-import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
+import { cutFrame, frameCount } from './spectrum.ts';
+import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
 import { type HpcpSettings, hpcpFromPeaks } from './tonal.ts';
 
 export interface KeyEstimate {
@@ -81,7 +82,7 @@ export function keyFromProfile(profile: ArrayLike<number>): KeyEstimate {
  */
 export function extractKey(signal: Float32Array, sampleRate: number): KeyEstimate {
   const frames = frameCount(signal.length, KEY_HOP, KEY_FRAME);
-  const spectrum = new MagnitudeSpectrum(KEY_FRAME, normalizedHann(KEY_FRAME));
+  const spectrum = new Float32MagnitudeSpectrum(KEY_FRAME, normalizedHann(KEY_FRAME));
   const frame = new Float32Array(KEY_FRAME);
   const mag = new Float32Array(spectrum.bins);
   const peaks = createPeaks(KEY_MAX_PEAKS);

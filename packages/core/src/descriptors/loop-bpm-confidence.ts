@@ -1,7 +1,6 @@
 /**
  * rhythm.bpm_loop_confidence as the reference extractor computes it: Essentia's LoopBpmConfidence (Font &
- * Serra 2016) for the loop tempo rounded to a whole BPM, as LoopBpmEstimator passes it. Not run by the
- * analysis yet, as percival-bpm.ts.
+ * Serra 2016) for the loop tempo rounded to a whole BPM, as LoopBpmEstimator passes it.
  */
 
 /** The envelope's attack and release (s) and the share of its maximum that counts as sound. */
@@ -21,22 +20,27 @@ export function loopBpmConfidence(signal: Float32Array, bpm: number, sampleRate:
   const length = signal.length;
   if (bpm === 0 || length === 0) return 0;
   // Essentia's Envelope (sfx-envelope.ts's referenceEnvelope, float32 state): with attack and release
-  // equal, its two branches are one and the same first-order low-pass of |x|.
+  // equal, its two branches are one and the same first-order low-pass of |x|. It is run twice rather than
+  // kept (a float per sample): once for its peak, once for where it first and last reaches 5% of it.
   const g = Math.fround(Math.exp(-1 / (sampleRate * ENVELOPE_TIME)));
-  const envelope = new Float32Array(length);
   let y = 0;
   let peak = 0;
   for (let i = 0; i < length; i++) {
     y = Math.fround((1 - g) * Math.abs(signal[i]) + g * y);
-    envelope[i] = y;
     if (y > peak) peak = y;
   }
   const threshold = Math.fround(peak * SOUND_SHARE);
-  let start = 0;
-  while (start < length && !(envelope[start] >= threshold)) start++;
-  if (start === length) start = 0;
-  let end = length - 1;
-  while (end >= 0 && !(envelope[end] >= threshold)) end--;
+  let start = -1;
+  let end = -1;
+  y = 0;
+  for (let i = 0; i < length; i++) {
+    y = Math.fround((1 - g) * Math.abs(signal[i]) + g * y);
+    if (y >= threshold) {
+      if (start < 0) start = i;
+      end = i;
+    }
+  }
+  if (start < 0) start = 0;
   if (end < 0) end = 0;
   const beat = Math.fround((60 * sampleRate) / bpm);
   const halfBeat = Math.fround(beat * 0.5);

@@ -78,6 +78,10 @@ export class KWeightedSteps {
 
   /** Interleaved frames; a partial frame at the end of `samples` is not allowed. */
   push(samples: Float32Array): void {
+    if (this.channels === 1) {
+      this.pushMono(samples);
+      return;
+    }
     const [s1, s2] = this.stages;
     const ch = this.channels;
     const st = this.state;
@@ -103,6 +107,52 @@ export class KWeightedSteps {
         this.inStep = 0;
       }
     }
+  }
+
+  /**
+   * push's arithmetic, operation for operation, for one channel with the filter state in locals: the
+   * per-sample loop of every mono analysis, several times faster than the general one.
+   */
+  private pushMono(samples: Float32Array): void {
+    const [s1, s2] = this.stages;
+    const { b0, b1, b2, a1, a2 } = s1;
+    const { b0: c0, b1: c1, b2: c2, a1: d1, a2: d2 } = s2;
+    const st = this.state;
+    const weight = this.weights[0];
+    const step = this.step;
+    let x1 = st[0];
+    let x2 = st[1];
+    let y1 = st[2];
+    let y2 = st[3];
+    let z1 = st[4];
+    let z2 = st[5];
+    let current = this.current;
+    let inStep = this.inStep;
+    for (let i = 0; i < samples.length; i++) {
+      const x = samples[i];
+      const y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2;
+      x2 = x1;
+      x1 = x;
+      const z = c0 * y + c1 * y1 + c2 * y2 - d1 * z1 - d2 * z2;
+      y2 = y1;
+      y1 = y;
+      z2 = z1;
+      z1 = z;
+      current += weight * z * z;
+      if (++inStep === step) {
+        this.energies.push(current);
+        current = 0;
+        inStep = 0;
+      }
+    }
+    st[0] = x1;
+    st[1] = x2;
+    st[2] = y1;
+    st[3] = y2;
+    st[4] = z1;
+    st[5] = z2;
+    this.current = current;
+    this.inStep = inStep;
   }
 
   finish(): Float64Array {

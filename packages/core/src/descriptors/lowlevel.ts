@@ -19,7 +19,6 @@ import {
   harmonicTristimulus,
   referenceHarmonicPeaks,
 } from './peaks.ts';
-import { YinPitch } from './pitch.ts';
 import { SpectralPitchSalience } from './pitch-salience.ts';
 import { FrameNoise, ReferencePitchYin, withSilenceNoise } from './pitch-yin.ts';
 import { PitchYinFFT } from './pitch-yinfft.ts';
@@ -30,11 +29,6 @@ import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
 
 export const LOWLEVEL_FRAME = 2048;
 export const LOWLEVEL_HOP = 1024;
-/**
- * Pitch runs on the 2048 frame (lags down to 43 Hz); low-centroid frames without a clear period are retried
- * on a 4096 window, which holds two periods of the lowest piano note (A0 = 27.5 Hz ≈ 1604 samples).
- */
-const LONG_PITCH_FRAME = 4096;
 
 const ENERGY_BANDS: [string, number, number][] = [
   ['spectral_energyband_low', 20, 150],
@@ -75,8 +69,6 @@ function silentFramePower(frameSize: number): number {
 /** Everything precomputed once per sample rate: FFT plans, windows, filterbanks, DCT matrices. */
 class LowLevelPlan {
   readonly spectrum: MagnitudeSpectrum | Float32MagnitudeSpectrum;
-  readonly pitch: YinPitch;
-  readonly longPitch: YinPitch;
   readonly referencePitch: ReferencePitchYin;
   readonly bark: FilterBank;
   readonly mel40: FilterBank;
@@ -102,8 +94,6 @@ class LowLevelPlan {
     const n = LOWLEVEL_FRAME;
     this.spectrum = float32Fft ? new Float32MagnitudeSpectrum(n) : new MagnitudeSpectrum(n);
     const nyquist = sampleRate / 2;
-    this.pitch = new YinPitch(LOWLEVEL_FRAME, sampleRate, 40, 5000);
-    this.longPitch = new YinPitch(LONG_PITCH_FRAME, sampleRate, 20, 5000);
     this.referencePitch = new ReferencePitchYin(LOWLEVEL_FRAME, sampleRate, 20, nyquist, 0.15, float32Fft);
     this.bark = frequencyBandsBank(BARK_EDGES.slice(0, 28), sampleRate, n);
     this.mel40 = melBank(40, 0, Math.min(11000, nyquist), sampleRate, n);
@@ -245,9 +235,7 @@ export function lowLevelFrames(
   const needHarmonic = wantAny('oddtoevenharmonicenergyratio', 'tristimulus');
   const needPeaks = needHarmonic || needInharmonicity || want('dissonance');
   const needComplexity = want('spectral_complexity');
-  // Our YIN (the warmth model's f0) and the reference's PitchYin (`pitch` in variant A, and variant B's
-  // pitch fields and note).
-  const needPitch = wantAny('yin_pitch', 'yin_confidence');
+  // The reference's PitchYin: `pitch` in variant A, variant B's pitch fields and note, the warmth model's f0.
   const needReferencePitch = wantAny('pitch', 'pitch_instantaneous_confidence');
   const needSalience = want('pitch_salience');
   const needRolloff = want('spectral_rolloff');
@@ -262,7 +250,6 @@ export function lowLevelFrames(
   const out = new FrameSeries(frames);
   const bins = plan.spectrum.bins;
   const frame = new Float32Array(LOWLEVEL_FRAME);
-  const pitchFrame = new Float32Array(LONG_PITCH_FRAME);
   const mag = new Float32Array(bins);
   const power = new Float32Array(bins);
   const previousMag = new Float32Array(bins);
@@ -307,8 +294,6 @@ export function lowLevelFrames(
   const entropyS = s('spectral_entropy');
   const complexity = s('spectral_complexity');
   const zcr = s('zerocrossingrate');
-  const pitch = s('yin_pitch');
-  const pitchConfidence = s('yin_confidence');
   const referencePitch = needReferencePitch ? out.scalar('pitch') : discard;
   const referenceConfidence = needReferencePitch ? out.scalar('pitch_instantaneous_confidence') : discard;
   const noise = new FrameNoise();
@@ -479,28 +464,12 @@ export function lowLevelFrames(
     }
 
     if (needSalience) pitchSalience[i] = plan.salience.compute(mag);
-    // One difference function serves both pitch trackers (the reference's noise on silent frames is far
-    // below the energy our tracker calls unvoiced).
-    if (needReferencePitch || needPitch)
-      plan.referencePitch.difference.compute(
-        needReferencePitch ? withSilenceNoise(frame, noisyFrame, noise) : frame,
-      );
     if (needReferencePitch) {
+      plan.referencePitch.difference.compute(withSilenceNoise(frame, noisyFrame, noise));
       const reference = plan.referencePitch.pick(plan.referencePitch.difference);
       referencePitch[i] = reference.pitch;
       referenceConfidence[i] = reference.confidence;
     }
-
-    if (!needPitch) continue;
-    let estimate = plan.pitch.pick(plan.referencePitch.difference);
-    // Only a frame whose spectrum sits low can hold a note below 43 Hz; noise and clicks skip the costly retry.
-    if (!estimate.clear && (estimate.confidence > 0 || estimate.beyondRange) && m.centroid < 1500) {
-      cutFrame(signal, centre, pitchFrame);
-      const long = plan.longPitch.estimate(pitchFrame);
-      if (long.confidence > estimate.confidence) estimate = long;
-    }
-    pitch[i] = estimate.pitch;
-    pitchConfidence[i] = estimate.confidence;
   }
   if (needAveragePower && frames > 0) for (let k = 0; k < bins; k++) averagePower[k] /= frames;
   if (stride > 1) keepStridedFrames(out, stride);

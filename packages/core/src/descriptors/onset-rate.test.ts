@@ -1,12 +1,14 @@
 import { realSamples } from '@earshot/fixtures';
-import FFT from 'fft.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeMono } from '../media/decode.ts';
 import { complexDifference, emptySpectrum, hannWindow } from './beat-odf.ts';
+import { Float32RealFft, loadFloat32Fft } from './fft-f32.ts';
 import { ONSET_FRAME, ONSET_HOP, onsetDetections, onsetRate, pickOnsetFrames } from './onset-rate.ts';
 import { cutFrame, frameCount } from './spectrum.ts';
 
 const SR = 44100;
+
+beforeAll(() => loadFloat32Fft());
 
 /** Short decaying 2 kHz bursts starting at the given times, silence between them. */
 function clicks(seconds: number, starts: number[]): Float32Array {
@@ -24,21 +26,22 @@ describe('onsetDetections', () => {
     const signal = clicks(0.5, [0.1, 0.3]);
     for (let i = 0; i < signal.length; i++) signal[i] += 0.3 * Math.sin((2 * Math.PI * 440 * i) / SR);
     const { hfc, complex } = onsetDetections(signal);
-    const fft = new FFT(ONSET_FRAME);
+    // The same float32 transform as the function's (the reference's is float32 too).
+    const fft = new Float32RealFft(ONSET_FRAME);
     const window = hannWindow(ONSET_FRAME);
     const frame = new Float32Array(ONSET_FRAME);
-    const input = new Float64Array(ONSET_FRAME);
-    const out = fft.createComplexArray() as number[];
     const bins = ONSET_FRAME / 2 + 1;
     let [cur, prev1, prev2] = [emptySpectrum(bins), emptySpectrum(bins), emptySpectrum(bins)];
     expect(hfc.length).toBe(frameCount(signal.length, ONSET_HOP, ONSET_FRAME));
     for (let f = 0; f < hfc.length; f++) {
       cutFrame(signal, f * ONSET_HOP, frame);
+      const input = fft.input();
       for (let i = 0; i < ONSET_FRAME; i++) input[i] = frame[i] * window[i];
-      fft.realTransform(out, input);
+      const out = fft.forward();
       let high = 0;
       for (let k = 0; k < bins; k++) {
-        const [re, im] = [out[2 * k], out[2 * k + 1]];
+        // DC and Nyquist first, then bin k at 2k, 2k + 1.
+        const [re, im] = k === 0 ? [out[0], 0] : k === bins - 1 ? [out[1], 0] : [out[2 * k], out[2 * k + 1]];
         const m = Math.hypot(re, im);
         cur.re[k] = re;
         cur.im[k] = im;

@@ -5,8 +5,8 @@
  * bin-to-Hz factor, which the normalisation removes) and the complex-domain difference; then the
  * reference's Onsets peak picking over the two (see pickOnsetFrames).
  */
-import FFT from 'fft.js';
 import { hannWindow } from './beat-odf.ts';
+import { sharedFloat32Fft } from './fft-f32.ts';
 import { frameCount } from './spectrum.ts';
 
 export const ONSET_FRAME = 1024;
@@ -31,10 +31,8 @@ export function onsetDetections(
 ): OnsetDetections {
   const frames = frameCount(signal.length, hop, frameSize);
   const bins = frameSize / 2 + 1;
-  const fft = new FFT(frameSize);
+  const fft = sharedFloat32Fft(frameSize);
   const window = hannWindow(frameSize);
-  const input = new Float64Array(frameSize);
-  const out = fft.createComplexArray() as number[];
   const hfc = new Float32Array(frames);
   const complex = new Float32Array(frames);
   const previousMag = new Float64Array(bins);
@@ -48,15 +46,18 @@ export function onsetDetections(
     const start = f * hop - half;
     const from = Math.max(0, -start);
     const to = Math.min(frameSize, signal.length - start);
+    const input = fft.input();
     input.fill(0, 0, from);
     for (let i = from; i < to; i++) input[i] = signal[start + i] * window[i];
     input.fill(0, Math.max(from, to));
-    fft.realTransform(out, input);
+    // DC and Nyquist (both real) come first, then bin k's real and imaginary parts at 2k and 2k + 1.
+    const out = fft.forward();
     let high = 0;
     let distance = 0;
     for (let k = 0; k < bins; k++) {
-      const re = out[2 * k];
-      const im = out[2 * k + 1];
+      const inner = k > 0 && k < half;
+      const re = inner ? out[2 * k] : out[k === 0 ? 0 : 1];
+      const im = inner ? out[2 * k + 1] : 0;
       const m = Math.sqrt(re * re + im * im);
       high += k * m;
       const m1 = previousMag[k];

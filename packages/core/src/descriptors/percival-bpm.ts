@@ -8,10 +8,8 @@
  * OSS; the native reference's values are those of the highest peak on all 40 reference recordings (39
  * to the last digit, see percival-bpm.test.ts), while essentia.js's build of the same source, which does
  * apply the pulse trains, differs from them on 35.
- *
- * The analysis does not run it yet (its cost: docs/descriptors.md, `npx earshot bench bpm-loop`).
  */
-import { Float32RealFft } from './fft-f32.ts';
+import { type Float32RealFft, sharedFloat32Fft } from './fft-f32.ts';
 
 /** Spectral frames of the onset strength: 1024 samples, Hamming, every 128 samples from sample 0. */
 export const PERCIVAL_FRAME = 1024;
@@ -78,7 +76,7 @@ function hamming(size: number): Float32Array {
  * bin, and no branch.
  * `loadFloat32Fft()` must have finished.
  */
-export function percivalFlux(signal: Float32Array, fft = new Float32RealFft(PERCIVAL_FRAME)): Float32Array {
+export function percivalFlux(signal: Float32Array, fft = sharedFloat32Fft(PERCIVAL_FRAME)): Float32Array {
   const size = PERCIVAL_FRAME;
   const frames = signal.length >= size ? Math.floor((signal.length - size) / PERCIVAL_HOP) + 1 : 0;
   const flux = new Float32Array(frames);
@@ -228,7 +226,7 @@ export function autocorrelationPeaks(array: Float32Array, min: number, max: numb
 export class EnhancedAutocorrelation {
   private readonly fft: Float32RealFft;
   constructor(readonly size = OSS_WINDOW) {
-    this.fft = new Float32RealFft(size * 2);
+    this.fft = sharedFloat32Fft(size * 2);
   }
 
   compute(window: Float32Array, out: Float32Array): void {

@@ -71,33 +71,3 @@ export function bpmHistogram(intervals: number[]): BpmHistogramPeaks {
     secondPeakSpread: second.spread,
   };
 }
-
-/**
- * How well the sound's length fits a whole number of beats (after Font & Serra 2016, Essentia's
- * LoopBpmConfidence): for the full length and the length with leading/trailing near-silence (below
- * −40 dB of the peak envelope) removed, the deviation from the nearest whole number of beats (at least one);
- * confidence = 1 − smallest deviation / half a beat, in [0, 1].
- */
-export function loopConfidence(
-  durationS: number,
-  leadingSilenceS: number,
-  trailingSilenceS: number,
-  bpm: number,
-): number {
-  if (!(bpm > 0) || durationS <= 0) return 0;
-  const beat = 60 / bpm;
-  const candidates = [
-    durationS,
-    durationS - leadingSilenceS,
-    durationS - trailingSilenceS,
-    durationS - leadingSilenceS - trailingSilenceS,
-  ];
-  let best = Number.POSITIVE_INFINITY;
-  for (const d of candidates) {
-    if (d < beat * 0.5) continue;
-    const beats = Math.max(1, Math.round(d / beat));
-    best = Math.min(best, Math.abs(d - beats * beat));
-  }
-  if (!Number.isFinite(best)) return 0;
-  return Math.max(0, 1 - best / (beat / 2));
-}

@@ -1,9 +1,9 @@
-import { Float32RealFft } from './fft-f32.ts';
+import { type Float32RealFft, sharedFloat32Fft } from './fft-f32.ts';
 import { blackmanHarris62 } from './spectrum.ts';
 
 /**
- * MagnitudeSpectrum's contract (window, |FFT|, size/2 + 1 bins) on the float32 WebAssembly FFT, for
- * clip queries (see fft-f32.ts); `loadFloat32Fft()` must have finished before one is made.
+ * MagnitudeSpectrum's contract (window, |FFT|, size/2 + 1 bins) on the float32 WebAssembly FFT (see
+ * fft-f32.ts for who uses it); `loadFloat32Fft()` must have finished before one is made.
  */
 export class Float32MagnitudeSpectrum {
   readonly size: number;
@@ -14,7 +14,7 @@ export class Float32MagnitudeSpectrum {
   constructor(size: number, window: Float32Array = blackmanHarris62(size)) {
     this.size = size;
     this.bins = size / 2 + 1;
-    this.fft = new Float32RealFft(size);
+    this.fft = sharedFloat32Fft(size);
     this.window = window;
   }
 

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { peaksAt } from '../testing/peaks.ts';
 import { columnMeans, referenceRecording } from '../testing/reference-recording.ts';
+import { loadFloat32Fft } from './fft-f32.ts';
 import { createPeaks, findPeaks } from './peaks.ts';
 import { HPCP_SIZE, harmonicContributions, hpcpFromPeaks, tonalFrames, tuningStep } from './tonal.ts';
+
+beforeAll(() => loadFloat32Fft());
 
 describe('HPCP as the reference computes tonal.hpcp', () => {
   it('spreads a peak over the bins within ½ semitone with cosine weights, bin 0 = A 440 Hz, max 1', () => {

@@ -2,7 +2,8 @@ import { foldHpcp, PITCH_CLASSES_FROM_A, pearson } from './chroma.ts';
 import { FrameSeries } from './frame-series.ts';
 import { createPeaks, findPeaks, type Peaks } from './peaks.ts';
 import { crest, entropy } from './spectral-shape.ts';
-import { cutFrame, frameCount, MagnitudeSpectrum } from './spectrum.ts';
+import { cutFrame, frameCount } from './spectrum.ts';
+import { Float32MagnitudeSpectrum } from './spectrum-f32.ts';
 
 export const TONAL_FRAME = 4096;
 export const TONAL_HOP = 2048;
@@ -159,7 +160,7 @@ export interface TonalFrames {
 export function tonalFrames(signal: Float32Array, sampleRate: number): TonalFrames {
   const frames = frameCount(signal.length, TONAL_HOP, TONAL_FRAME);
   const series = new FrameSeries(frames);
-  const spectrum = new MagnitudeSpectrum(TONAL_FRAME);
+  const spectrum = new Float32MagnitudeSpectrum(TONAL_FRAME);
   const frame = new Float32Array(TONAL_FRAME);
   const mag = new Float32Array(spectrum.bins);
   // The tuning estimate reads every peak above 1e-5 in 40 Hz – 5 kHz (the reference's maxPeaks is 10000; a

@@ -18,10 +18,12 @@ import type { VariantATree } from './types.ts';
  * `tonality_confidence`) is the reference's KeyExtractor's, 6 since variant B's `pitch`, `pitch_min`,
  * `pitch_max`, `pitch_var`, `note_*`, `duration_effective` and `start_time` are read from the reference
  * pitch track and envelope in the tree and `lowlevel.sound_start_frame` (and so `start_time`) is the
- * reference's StartStopSilence start (analyses made before read `earshot-descriptors 1` to `5`:
- * reprocess them).
+ * reference's StartStopSilence start, 7 since `rhythm.bpm_loop` and `bpm_loop_confidence` (and so variant
+ * B's `bpm`, `bpm_confidence` and `loopable`) are the reference's loop estimate's and `warmth` reads its
+ * f0 from the reference pitch track (analyses made before read `earshot-descriptors 1` to `6`: reprocess
+ * them).
  */
-export const EXTRACTOR_VERSION = 'earshot-descriptors 6';
+export const EXTRACTOR_VERSION = 'earshot-descriptors 7';
 
 /** The analyzer a catalogue records for analyses this package made (beside the extractor version). */
 export const CORE_ANALYZER = 'earshot-core';
