@@ -34,6 +34,19 @@ const meanVector = (tree: VariantATree, path: string): number[] =>
   (node(tree, path) as VectorStats).mean.map(round3);
 
 /**
+ * A loop's tempo: the loop estimate's, in the beat tracker's octave. Freesound serves the estimate as it
+ * is, and Percival's estimator often lands on half or twice the tempo (a 60 BPM click loop reads 120,
+ * a 170 BPM drum loop 85); its whole-BPM precision is kept, the octave nearest the tracker's tempo taken.
+ */
+function loopTempo(loopBpm: number, trackerBpm: number): number {
+  if (!(trackerBpm > 0)) return loopBpm;
+  const distance = (bpm: number) => Math.abs(Math.log2(bpm / trackerBpm));
+  let best = loopBpm;
+  for (const octave of [loopBpm / 2, loopBpm * 2]) if (distance(octave) < distance(best)) best = octave;
+  return best;
+}
+
+/**
  * Consolidates the variant-A tree into Freesound's flat variant-B dictionary (the mapping follows
  * Freesound's consolidated descriptors; floats rounded to 3 decimals like upstream).
  */
@@ -55,7 +68,7 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     beat_loudness: round3(mean(tree, 'rhythm.beats_loudness')),
     beat_times: beats.map(round3),
     boominess: round3(t.boominess),
-    bpm: Math.round(useLoop ? bpmLoop : bpmRaw),
+    bpm: Math.round(useLoop ? loopTempo(bpmLoop, bpmRaw) : bpmRaw),
     bpm_confidence: round3(
       useLoop ? loopConfidence : Math.min(1, Math.max(0, num(tree, 'rhythm.bpm_confidence') / 5)),
     ),
