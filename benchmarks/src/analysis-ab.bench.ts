@@ -8,12 +8,25 @@
 // by ±20 %, and the ratio of alternated pairs is what resolves a few per cent. CPU is the process's
 // (user + system, every thread: the collector's threads included), as the descriptors bench counts it;
 // each analysis also serializes its variant-A tree, as a worker does.
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { decodeMono } from '@earshot/core';
 import { ensureFixtures, fixture } from '@earshot/fixtures';
 import { arg } from './args.ts';
+
+// Both trees run from their sources (the workspace packages they import too), so the comparison does
+// not depend on either tree's build: the harness restarts itself under the source condition.
+const SOURCE_CONDITION = '--conditions=@earshot/source';
+if (!process.execArgv.includes(SOURCE_CONDITION)) {
+  const rerun = spawnSync(
+    process.execPath,
+    [SOURCE_CONDITION, '--import', 'tsx', fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  process.exit(rerun.status ?? 1);
+}
 
 type Analyze = typeof import('../../packages/core/src/descriptors/analyze.ts').analyzeSignal;
 
