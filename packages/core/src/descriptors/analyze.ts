@@ -39,7 +39,7 @@ export interface DescriptorAnalysis {
 /** Frames whose pitch confidence reaches this are "voiced": the warmth model's f0 comes from them. */
 const VOICED_CONFIDENCE = 0.85;
 
-/** ac-audio-extractor's rule, as Freesound serves `loopable`: the loop fit above this. */
+/** ac-audio-extractor's rule, as Freesound serves `loopable`: a loop confidence above this. */
 const LOOP_CONFIDENCE = 0.95;
 
 /**
@@ -141,10 +141,7 @@ export async function analyzeSignal(
     bpm: tempo.bpm,
     bpmIntervals: tracked.ticks.slice(1).map((t, i) => t - tracked.ticks[i]),
   };
-  const rhythmDerived = timed(timings, 'rhythm', () => {
-    const beats = beatsLoudness(samples, sampleRate, beatGrid.ticks);
-    return { beats };
-  });
+  const beats = timed(timings, 'rhythm', () => beatsLoudness(samples, sampleRate, beatGrid.ticks));
   await letOthersRun();
   // The reference's loop estimate: Percival's tempo over the whole signal, and how well a whole number
   // of beats of that tempo rounded fits the sound's length.
@@ -166,8 +163,8 @@ export async function analyzeSignal(
     envelope,
     beatGrid,
     onsets,
-    beatsLoudness: rhythmDerived.beats.loudness,
-    beatsBandRatios: rhythmDerived.beats.bandRatios,
+    beatsLoudness: beats.loudness,
+    beatsBandRatios: beats.bandRatios,
     bpmLoop: loop.bpm,
     bpmLoopConfidence: loop.confidence,
     soundStartFrame: soundStartFrame(frameEnergy),
