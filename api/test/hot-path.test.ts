@@ -125,6 +125,11 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
         rendered.push({ id, query: input.query });
         return { count: 0, target: id, path: input.path, raw: input.rawQuery };
       },
+      renderTextSearch: async (input) => {
+        rendered.push({ id: 0, query: input.query });
+        if (input.query.filter === 'bad:') throw new ValidationError('Invalid filter.');
+        return { count: 0, path: input.path, raw: input.rawQuery, origin: input.origin };
+      },
     });
     coldServer = http.createServer((req, res) => {
       hot(req, res).then((served) => {
@@ -192,6 +197,38 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
     expect(rendered.at(-1)).toEqual({ id: 12, query: { fields: 'id', page_size: '5' } });
     const beyond = await fetch(`${coldOrigin}/apiv2/sounds/99999999999/similar/`, { headers: auth });
     expect(beyond.status).toBe(599);
+  });
+
+  it('reads a cold page of text search with the route’s input, and leaves the others to the application', async () => {
+    counted.length = 0;
+    const get = async (path: string) => {
+      const res = await fetch(`${coldOrigin}${path}`, { headers: auth });
+      return { status: res.status, body: await res.text() };
+    };
+    for (const path of ['/apiv2/search/', '/apiv2/search/text/']) {
+      const res = await get(`${path}?query=dog&page_size=5&x=1`);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual({
+        count: 0,
+        path,
+        raw: { query: 'dog', page_size: '5', x: '1' },
+        origin: coldOrigin,
+      });
+      expect(rendered.at(-1)).toEqual({ id: 0, query: { query: 'dog', page_size: '5' } });
+    }
+    // The route's errors, answered as the application answers them.
+    expect(await get('/apiv2/search/?filter=bad:')).toEqual({
+      status: 400,
+      body: JSON.stringify({ detail: 'Invalid filter.' }),
+    });
+    expect(counted).toHaveLength(3);
+    // A parameter the route's schema refuses, a NUL byte, another kind of search: the application's.
+    const reads = rendered.length;
+    expect((await get('/apiv2/search/?facets=nope')).status).toBe(599);
+    expect((await get('/apiv2/search/?query=a%00')).status).toBe(599);
+    expect((await get('/apiv2/search/content/?target=x')).status).toBe(599);
+    expect((await get('/api/sounds/search/?q=dog')).status).toBe(599);
+    expect(rendered).toHaveLength(reads);
   });
 });
 
