@@ -11,6 +11,7 @@ import { readRawQuery } from './framework/http/raw-query.ts';
 import { negotiate, wantsHtml } from './framework/http/render.ts';
 import { RenderedJson } from './framework/http/rendered-json.ts';
 import { underRequestSignal } from './framework/http/request-signal.ts';
+import { versionInScope } from './framework/http/request-version.ts';
 import { soundInstanceKey, v1SoundInstanceKey } from './framework/http/sound-instance-key.ts';
 import { type ErrorAnswer, errorAnswer } from './framework/middleware/errors.ts';
 import { hasNul } from './framework/middleware/nul-bytes.ts';
@@ -122,13 +123,14 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       req.socket.localAddress,
       req.socket.localPort,
     );
+    const kept = match ? undefined : await options.searchPages?.peek({ origin, path, rawQuery: query });
     const body = match
       ? options.renderedSounds.get(
           v1
             ? v1SoundInstanceKey(Number(match[1]), origin)
             : soundInstanceKey(Number(match[1]), origin, query),
         )
-      : await options.searchPages?.peek({ origin, path, rawQuery: query });
+      : kept?.page;
     // A cold version 2 instance is read here too (in the profile Koa's per-request work was about
     // a fifth of such a request's cost), when its id and parameters are ones the route takes;
     // anything the route would refuse stays the application's to answer.
@@ -150,7 +152,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     let unavailable: UnavailableCause | undefined;
     if (!answer && !bytes) {
       try {
-        const value = await underRequestSignal(res, cold as () => Promise<unknown>);
+        // Under the version the page was looked up at: the caches below it need not wait for another.
+        const version = kept?.version;
+        const compute = cold as () => Promise<unknown>;
+        const value = await underRequestSignal(res, () =>
+          version === undefined ? compute() : versionInScope.run(version, compute),
+        );
         bytes = value instanceof RenderedJson ? value.bytes : Buffer.from(JSON.stringify(value));
       } catch (err) {
         // As the application's error handler answers (middleware/errors.ts): the read found no

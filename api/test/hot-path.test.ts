@@ -8,6 +8,7 @@ import { RenderedCache } from '../src/caches/rendered-json.ts';
 import { SearchPageCache } from '../src/caches/search-pages.ts';
 import { tokenStrategy } from '../src/framework/auth/token-strategy.ts';
 import { RenderedJson } from '../src/framework/http/rendered-json.ts';
+import { versionInScope } from '../src/framework/http/request-version.ts';
 import { soundInstanceKey } from '../src/framework/http/sound-instance-key.ts';
 import { UNAVAILABLE_LOG_MESSAGE } from '../src/framework/middleware/unavailable-log.ts';
 import { soundInstanceHotPath } from '../src/hot-path.ts';
@@ -120,7 +121,16 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
         if (id === 500) throw new Error('database gone');
         return new RenderedJson({ id });
       },
-      searchPages: new SearchPageCache(undefined, () => ''),
+      // A feed at version 7: a page not kept is computed under it (versionInScope).
+      searchPages: new SearchPageCache(
+        {
+          current: async () => 7,
+          onChange: () => {},
+          beforeRequest: async () => undefined,
+          close: async () => {},
+        },
+        () => '',
+      ),
       renderSimilar: async (id, input) => {
         rendered.push({ id, query: input.query });
         return { count: 0, target: id, path: input.path, raw: input.rawQuery };
@@ -128,7 +138,13 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
       renderTextSearch: async (input) => {
         rendered.push({ id: 0, query: input.query });
         if (input.query.filter === 'bad:') throw new ValidationError('Invalid filter.');
-        return { count: 0, path: input.path, raw: input.rawQuery, origin: input.origin };
+        return {
+          count: 0,
+          path: input.path,
+          raw: input.rawQuery,
+          origin: input.origin,
+          version: versionInScope.getStore(),
+        };
       },
     });
     coldServer = http.createServer((req, res) => {
@@ -213,6 +229,7 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
         path,
         raw: { query: 'dog', page_size: '5', x: '1' },
         origin: coldOrigin,
+        version: 7,
       });
       expect(rendered.at(-1)).toEqual({ id: 0, query: { query: 'dog', page_size: '5' } });
     }
@@ -256,7 +273,16 @@ describe('soundInstanceHotPath: the 503s it answers itself', () => {
       renderSound: async () => {
         throw refused;
       },
-      searchPages: new SearchPageCache(undefined, () => ''),
+      // A feed at version 7: a page not kept is computed under it (versionInScope).
+      searchPages: new SearchPageCache(
+        {
+          current: async () => 7,
+          onChange: () => {},
+          beforeRequest: async () => undefined,
+          close: async () => {},
+        },
+        () => '',
+      ),
       renderSimilar: async () => {
         throw new SimilarityLoading();
       },
