@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
+import type { RenderedJson } from '../../framework/http/rendered-json.ts';
 import {
   type AnyRoute,
   defineRoute,
@@ -78,7 +79,10 @@ export type TextSearchInput = Pick<
  * A page of text search, kept until the catalogue changes (a page of a cursor walk is not). The
  * routes and the hot path (hot-path.ts, which answers a GET without Koa) both answer with this.
  */
-export function textSearchBody(s: ApiServices, input: TextSearchInput): Promise<unknown> {
+export function textSearchBody(
+  s: ApiServices,
+  input: TextSearchInput,
+): Promise<RenderedJson | ReturnType<typeof presentTextSearch>> {
   const run = async () => {
     const req = listRequest(input, s.variant, 'search', true);
     return presentTextSearch(req.links, await s.search.text(input.query, req), req.sounds);
