@@ -160,29 +160,6 @@ export class RankScratch {
   }
 }
 
-/**
- * An upper bound of `RankScratch.rank()` for a document whose lexemes (in any order) have `counts[s]`
- * positions and at most the weight `maxWeights[s]` there (`lexemes` of them): every pair of
- * positions adds at most the weight of two adjacent positions of the pair's weights, and the float4
- * steps of the rank add at most 1.8e-7 a pair (each rounds once to float4 after a double step whose
- * error it does not enlarge), so the bound adds 3e-7 a pair. A page of several words ranks exactly
- * only the documents whose bound reaches the page (posting-index.ts).
- */
-export function rankBound(counts: ArrayLike<number>, maxWeights: ArrayLike<number>, lexemes: number): number {
-  let keep = 1;
-  let pairs = 0;
-  for (let i = 1; i < lexemes; i++)
-    for (let k = 0; k < i; k++) {
-      const n = counts[i] * counts[k];
-      keep *= (1 - Math.sqrt(maxWeights[i] * maxWeights[k] * NEAREST)) ** n;
-      pairs += n;
-    }
-  return Math.max(1 - keep, NO_MATCH_RANK) + (pairs + 1) * 3e-7;
-}
-
-/** The weight of the nearest two positions can be (`word_distance` falls with the distance). */
-const NEAREST = WORD_DISTANCE[1];
-
 /** Appends a document's positions of one lexeme to `more` when there are several; returns its `first` value. */
 export function encodePositions(
   positions: ArrayLike<number>,

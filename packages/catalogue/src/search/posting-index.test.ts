@@ -5,10 +5,7 @@ import { testBackends, useSearchCatalogue } from '../testing/index.ts';
 import { loadSyntheticCatalogue, syntheticVocabulary } from '../testing/synthetic-catalogue.ts';
 import { searchSounds } from './execute.ts';
 import { FACET_NAMES } from './facets.ts';
-import { encodePositions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
 import {
-  BOUNDED_FROM,
-  DEFAULT_CLASS_WEIGHTS,
   intersect,
   type PostingIndexData,
   type PostingList,
@@ -106,87 +103,6 @@ describe('posting index parts', () => {
       expect(answer.count).toBe(current.length);
       expect(answer.ids, `offset ${offset}`).toEqual(expected.map((p) => p.id));
       expect(answer.scores).toEqual(expected.map((p) => p.score));
-    }
-  });
-
-  it('pages several words among many matches as ranking every match would, whatever the positions', () => {
-    let seed = 11;
-    const random = () => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 2 ** 32;
-    };
-    const size = 6_000;
-    const more: number[] = [];
-    const push = (v: number) => more.push(v) - 1;
-    // Each lexeme in most documents, with 1–4 positions (few places, so many near ties and equal
-    // ranks), of random weight classes; some stored without positions.
-    const lexeme = (): PostingList => {
-      const ids = Uint32Array.from({ length: size }, (_, i) => i + 1).filter(() => random() < 0.8);
-      const first = new Uint32Array(ids.length);
-      for (let i = 0; i < ids.length; i++) {
-        const n = 1 + Math.floor(random() * random() * 4);
-        const at = new Set<number>();
-        while (at.size < n) at.add(1 + Math.floor(random() * 12));
-        const positions = [...at].sort((a, b) => a - b).map((p) => p | (Math.floor(random() * 4) << 14));
-        first[i] = encodePositions(positions, random() < 0.03, { push });
-      }
-      return { ids, scores: new Float32Array(ids.length), positions: { first, more: new Uint16Array(0) } };
-    };
-    const words = ['a', 'b', 'c'];
-    const lists = words.map(lexeme);
-    const shared = Uint16Array.from(more);
-    for (const list of lists) (list.positions as { more: Uint16Array }).more = shared;
-    const index: PostingIndexData = {
-      lexemes: new Map(words.map((w, i) => [w, lists[i]])),
-      tags: new Map(),
-      columns: emptyColumns(size + 1),
-      keywords: [],
-      maxPackId: 0,
-      facetValues: {
-        category: [''],
-        subcategory: [''],
-        username: [''],
-        pack: [''],
-        samplerate: [''],
-        channels: [''],
-        bitdepth: [''],
-      },
-      tagNames: [],
-      tagsBySound: { starts: new Uint32Array(size + 2), tags: new Uint32Array(0) },
-    };
-    // The oracle: every match ranked (calc_rank_and over its lexemes, in PostgreSQL's order).
-    const oracle = (query: string[]) => {
-      const scratch = new RankScratch(query.length, DEFAULT_CLASS_WEIGHTS);
-      const slots = rankOrder(query);
-      const matches = intersect(query.map((w) => lists[words.indexOf(w)].ids));
-      return [...matches]
-        .map((id) => {
-          for (const w of query) {
-            const list = lists[words.indexOf(w)];
-            scratch.load(slots.indexOf(w), list.positions, list.ids.indexOf(id));
-          }
-          return { id, score: scratch.rank() };
-        })
-        .sort((x, y) => y.score - x.score || x.id - y.id);
-    };
-    for (const query of [
-      ['a', 'b'],
-      ['c', 'a'],
-      ['a', 'b', 'c'],
-    ]) {
-      const all = oracle(query);
-      expect(all.length).toBeGreaterThan(BOUNDED_FROM);
-      for (const offset of [0, 15, 300]) {
-        const answer = searchPostingIndex(
-          index,
-          prepareSearch({ query: query.join(' '), offset }),
-          query.map((w) => [w]),
-        );
-        const expected = all.slice(offset, offset + 15);
-        expect(answer.count).toBe(all.length);
-        expect(answer.ids, `${query} at ${offset}`).toEqual(expected.map((p) => p.id));
-        expect(answer.scores).toEqual(expected.map((p) => p.score));
-      }
     }
   });
 

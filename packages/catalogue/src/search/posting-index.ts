@@ -1,13 +1,5 @@
 import type { FilterNode } from './filter-ast.ts';
-import {
-  MANY_POSITIONS,
-  NO_POSITIONS,
-  type PhraseChain,
-  type Positions,
-  RankScratch,
-  rankBound,
-  rankOrder,
-} from './multi-lexeme-rank.ts';
+import { type PhraseChain, type Positions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
 import type { PreparedSearch } from './prepare.ts';
 
 /**
@@ -172,8 +164,6 @@ function scoreIn(list: PostingList, id: number): number {
 export const RERANK_ALL = 20_000;
 /** Above RERANK_ALL, the candidates by the sum of the words' own scores that are ranked exactly. */
 export const RERANK_POOL = 2_000;
-/** Matches of a several-word relevance page from which only those that may reach it are ranked. */
-export const BOUNDED_FROM = 256;
 
 /** ts_rank's default weights by weight class code (D = 0 … A = 3), as compile-query's defaults. */
 export const DEFAULT_CLASS_WEIGHTS = [0.25, 0.5, 0.75, 1] as const;
@@ -492,17 +482,13 @@ export function searchPostingIndex(
   // RERANK_ALL matches, the sum of each one's own score (the order the candidates are taken in).
   let score: Float64Array | null = null;
   const exact = single || (several && matches.length <= RERANK_ALL);
-  const end = search.offset + search.limit;
-  // An ungrouped page of many matches is ranked from the documents that may reach it (bestRanked).
-  let best: number[] | undefined;
   if (ranked && !empty && matches.length) {
     score = scratchOf(index).score;
-    if (ranker && exact && !search.groupByPack && matches.length >= BOUNDED_FROM)
-      best = ranker.bestRanked(matches, end, score);
-    else if (ranker && exact) ranker.rankInto(matches, score);
+    if (ranker && exact) ranker.rankInto(matches, score);
     else addOwnScores(score, matches, lists);
   }
   const order = orderOf(search.sort, c, score);
+  const end = search.offset + search.limit;
   const scoresOf = (page: number[]): number[] => {
     if (score && exact) return page.map((id) => score[id]);
     if (ranker) return ranker.ranksOf(page);
@@ -525,7 +511,7 @@ export function searchPostingIndex(
       const page = topK(pool, end, order).slice(search.offset);
       return { count: matches.length, ids: page, scores: scoresOf(page), approximate: true, ...facets };
     }
-    const page = (best ?? topK(matches, end, order)).slice(search.offset);
+    const page = topK(matches, end, order).slice(search.offset);
     return { count: matches.length, ids: page, scores: scoresOf(page), ...facets };
   } finally {
     // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
@@ -639,8 +625,6 @@ class DocumentPositions {
   private readonly slots: number[];
   private readonly slotOf: Map<string, number>;
   private readonly scratch: RankScratch;
-  /** One document's positions' number and highest weight by lexeme, for its rankBound. */
-  private readonly bound: { counts: Uint16Array; maxWeights: Float64Array; weights: Float32Array };
 
   constructor(
     lexemes: readonly string[],
@@ -650,11 +634,6 @@ class DocumentPositions {
     this.slots = lexemes.map((l) => ordered.indexOf(l));
     this.slotOf = new Map(ordered.map((l, i) => [l, i]));
     this.scratch = new RankScratch(lexemes.length, DEFAULT_CLASS_WEIGHTS);
-    this.bound = {
-      counts: new Uint16Array(lexemes.length),
-      maxWeights: new Float64Array(lexemes.length),
-      weights: this.scratch.weights,
-    };
   }
 
   /** The ids of `ids` (ascending) whose document holds every phrase. */
@@ -678,67 +657,6 @@ class DocumentPositions {
     // Ascending ids: each base list is searched on from where the previous id was found.
     const at = new Int32Array(this.lists.base.length);
     for (let i = 0; i < ids.length; i++) out[ids[i]] = this.rankOf(ids[i], at);
-  }
-
-  /**
-   * The first `k` of `ids` (ascending) by rank, descending, ties by id, each of their ranks written
-   * into `out[id]`: what ranking every one (rankInto) and taking the first k gives, without ranking
-   * the documents whose bound (rankBound, from their positions' number and weights alone) is below
-   * the k-th rank of the k best bounds.
-   */
-  bestRanked(ids: Uint32Array, k: number, out: Float64Array): number[] {
-    const bounds = new Float64Array(ids.length);
-    const at = new Int32Array(this.lists.base.length);
-    for (let i = 0; i < ids.length; i++) bounds[i] = this.boundOf(ids[i], at);
-    // The k best bounds, ranked: the k-th of their ranks is a rank the page reaches.
-    const places = new Uint32Array(ids.length);
-    for (let i = 0; i < places.length; i++) places[i] = i;
-    const seeds = topK(places, k, (a, b) => bounds[b] - bounds[a] || a - b);
-    const ranked: number[] = [];
-    let reached = Number.POSITIVE_INFINITY;
-    for (const i of seeds) {
-      const rank = this.rankOf(ids[i], undefined);
-      out[ids[i]] = rank;
-      ranked.push(ids[i]);
-      if (rank < reached) reached = rank;
-    }
-    if (seeds.length < k) reached = 0;
-    // A rank is never 0 (NO_MATCH_RANK at least): a document with one is not ranked yet.
-    at.fill(0);
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      if (bounds[i] < reached || out[id] !== 0) continue;
-      out[id] = this.rankOf(id, at);
-      ranked.push(id);
-    }
-    return topK(ranked, k, (a, b) => out[b] - out[a] || a - b);
-  }
-
-  /** rankBound of one document; `at` as in `load`. */
-  private boundOf(id: number, at: Int32Array): number {
-    const { base, overlay, masked } = this.lists;
-    const changed = masked?.[id] === 1;
-    const { counts, maxWeights, weights } = this.bound;
-    for (let k = 0; k < base.length; k++) {
-      const list = (changed ? overlay[k] : base[k]) as PostingList;
-      const j = seek(list.ids, id, changed ? 0 : at[k]);
-      if (!changed) at[k] = j;
-      const first = list.positions.first[j];
-      if (first >= MANY_POSITIONS) {
-        const more = list.positions.more;
-        const from = first - MANY_POSITIONS;
-        const n = more[from];
-        let w = 0;
-        for (let p = from + 1; p <= from + n; p++) if (weights[more[p] >> 14] > w) w = weights[more[p] >> 14];
-        counts[k] = n;
-        maxWeights[k] = w;
-      } else {
-        counts[k] = 1;
-        // Without positions: PostgreSQL's dummy position, of the lowest weight class.
-        maxWeights[k] = weights[first === NO_POSITIONS ? 0 : first >> 14];
-      }
-    }
-    return rankBound(counts, maxWeights, base.length);
   }
 
   /** The ranks of a page's ids, in its order. */
