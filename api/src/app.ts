@@ -25,6 +25,7 @@ import { soundInstanceHotPath } from './hot-path.ts';
 import { legacyErrors } from './v1/legacy-errors.ts';
 import { v1Routes } from './v1/router.ts';
 import { v2Routes } from './v2/router.ts';
+import { textSearchBody } from './v2/routes/search.ts';
 import { similarSoundsBody, soundInstanceBody } from './v2/routes/sounds.ts';
 import { serveStylesheet } from './web/assets.ts';
 import { browseableApi } from './web/browse/browse-page.ts';
@@ -139,6 +140,7 @@ function routedRequestListener(deps: AppDeps): RequestListener {
     httpsOnly: deps.config.OAUTH2_HTTPS_ONLY,
     renderSound: (id, origin, query) => soundInstanceBody(services, id, origin, query),
     renderSimilar: (id, input) => similarSoundsBody(services, id, input),
+    renderTextSearch: (input) => textSearchBody(services, input),
   });
   const changes = deps.api?.changes;
   return (req, res) => {

@@ -38,6 +38,7 @@ import { soundWrites } from './adapters/sound-writes.ts';
 import { suggestionReader } from './adapters/suggestions.ts';
 import { userEventsReader, webhookStore } from './adapters/user-events.ts';
 import { signedInSession } from './adapters/web-sessions.ts';
+import { scopedChangeVersion } from './caches/answer-cache.ts';
 import { cachedBearerCheck } from './caches/bearer-cache.ts';
 import { cachedCredentialLookup } from './caches/credential-cache.ts';
 import type { AppDeps } from './deps.ts';
@@ -147,7 +148,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   const textIndex =
     options.searchIndex === false
       ? undefined
-      : new LiveSearchIndex(db, changes, {
+      : new LiveSearchIndex(db, scopedChangeVersion(changes), {
           logger,
           // The similarity snapshots' switch: tests and one-off processes leave the data folder alone.
           snapshots:

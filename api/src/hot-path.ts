@@ -10,6 +10,8 @@ import { idParam } from './framework/http/params.ts';
 import { readRawQuery } from './framework/http/raw-query.ts';
 import { negotiate, wantsHtml } from './framework/http/render.ts';
 import { RenderedJson } from './framework/http/rendered-json.ts';
+import { underRequestSignal } from './framework/http/request-signal.ts';
+import { versionInScope } from './framework/http/request-version.ts';
 import { soundInstanceKey, v1SoundInstanceKey } from './framework/http/sound-instance-key.ts';
 import { type ErrorAnswer, errorAnswer } from './framework/middleware/errors.ts';
 import { hasNul } from './framework/middleware/nul-bytes.ts';
@@ -22,7 +24,8 @@ import {
 } from './framework/middleware/unavailable-log.ts';
 import { Throttled } from './framework/rate-limits/throttled.ts';
 import { legacyErrorBody } from './v1/legacy-errors.ts';
-import { similarQuery, soundInstanceQuery } from './v2/routes/query-schemas.ts';
+import { similarQuery, soundInstanceQuery, textSearchQuery } from './v2/routes/query-schemas.ts';
+import type { TextSearchInput } from './v2/routes/search.ts';
 import type { SimilarInput } from './v2/routes/sounds.ts';
 
 /**
@@ -48,6 +51,8 @@ export interface HotPathOptions extends AdmissionOptions {
   renderSound?: (id: number, origin: string, query: SoundInstanceQuery) => Promise<RenderedJson>;
   /** The same for a page of similar sounds not in `searchPages` (the route's own function). */
   renderSimilar?: (id: number, input: SimilarInput) => Promise<unknown>;
+  /** The same for a page of text search not in `searchPages` (the route's own function). */
+  renderTextSearch?: (input: TextSearchInput) => Promise<unknown>;
 }
 
 type SoundInstanceQuery = z.infer<typeof soundInstanceQuery>;
@@ -70,6 +75,8 @@ const SEARCH_PATHS = new Set([
   '/apiv2/search/content/',
   '/apiv2/search/combined/',
 ]);
+/** The text search paths, whose pages the hot path also computes when they are not kept. */
+const TEXT_SEARCH_PATHS = new Set(['/apiv2/search/', '/apiv2/search/text/']);
 
 /**
  * Serves a sound instance whose JSON was rendered moments ago (or a search page rendered since the
@@ -77,11 +84,12 @@ const SEARCH_PATHS = new Set([
  * Koa and the router: in the profile their per-request work was most of the route's cost once the
  * body itself came from the cache (the route ran at ~21% of a bare node:http server). Only the
  * plainest case is taken: GET, JSON by format and Accept, a credential the strategies accept, a
- * cache entry — or, for a version 2 sound instance, `renderSound` (the route's own read and
- * render, run after the same authentication and rate limit). Everything else (a search miss, a
- * bad or missing key, XML/YAML, other parameters, HEAD)
- * falls through to the application, which answers exactly as before and fills the cache. The
- * response carries the same headers the application sends (answerHeaders).
+ * cache entry — or, for a version 2 sound instance, page of similar sounds or page of text search,
+ * the route's own read and render (`renderSound`, `renderSimilar`, `renderTextSearch`), run after
+ * the same authentication and rate limit, under the request's signal as the application runs it.
+ * Everything else (another search's miss, a bad or missing key, XML/YAML, parameters the route
+ * refuses, HEAD) falls through to the application, which answers exactly as before and fills the
+ * cache. The response carries the same headers the application sends (answerHeaders).
  */
 export function soundInstanceHotPath(options: HotPathOptions): HotPath {
   return async (req, res) => {
@@ -115,13 +123,14 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
       req.socket.localAddress,
       req.socket.localPort,
     );
+    const kept = match ? undefined : await options.searchPages?.peek({ origin, path, rawQuery: query });
     const body = match
       ? options.renderedSounds.get(
           v1
             ? v1SoundInstanceKey(Number(match[1]), origin)
             : soundInstanceKey(Number(match[1]), origin, query),
         )
-      : await options.searchPages?.peek({ origin, path, rawQuery: query });
+      : kept?.page;
     // A cold version 2 instance is read here too (in the profile Koa's per-request work was about
     // a fifth of such a request's cost), when its id and parameters are ones the route takes;
     // anything the route would refuse stays the application's to answer.
@@ -143,7 +152,12 @@ export function soundInstanceHotPath(options: HotPathOptions): HotPath {
     let unavailable: UnavailableCause | undefined;
     if (!answer && !bytes) {
       try {
-        const value = await (cold as () => Promise<unknown>)();
+        // Under the version the page was looked up at: the caches below it need not wait for another.
+        const version = kept?.version;
+        const compute = cold as () => Promise<unknown>;
+        const value = await underRequestSignal(res, () =>
+          version === undefined ? compute() : versionInScope.run(version, compute),
+        );
         bytes = value instanceof RenderedJson ? value.bytes : Buffer.from(JSON.stringify(value));
       } catch (err) {
         // As the application's error handler answers (middleware/errors.ts): the read found no
@@ -202,9 +216,9 @@ function authRequest(req: IncomingMessage, query: Record<string, string>, v1: bo
 }
 
 /**
- * Reads and renders a cold sound instance or page of similar sounds, or undefined when the
- * application must answer: no renderer, a NUL byte (refused there), an id or a parameter the
- * route's schemas refuse (answered there with the route's own wording).
+ * Reads and renders a cold sound instance, page of similar sounds or page of text search, or
+ * undefined when the application must answer: no renderer, a NUL byte (refused there), an id or a
+ * parameter the route's schemas refuse (answered there with the route's own wording).
  */
 function coldAnswer(
   options: HotPathOptions,
@@ -215,10 +229,16 @@ function coldAnswer(
   rawQuery: Record<string, string>,
 ): (() => Promise<unknown>) | undefined {
   if (hasNul(url)) return undefined;
+  const { renderSound, renderSimilar, renderTextSearch } = options;
+  if (!instance && TEXT_SEARCH_PATHS.has(path)) {
+    if (!renderTextSearch) return undefined;
+    const query = textSearchQuery.safeParse(rawQuery);
+    if (!query.success) return undefined;
+    return () => renderTextSearch({ query: query.data, rawQuery, origin, path });
+  }
   const similar = instance ? null : SIMILAR_SOUNDS.exec(path);
   const id = idParam.safeParse((instance ?? similar)?.[1]);
   if (!id.success) return undefined;
-  const { renderSound, renderSimilar } = options;
   if (instance && renderSound) {
     const query = soundInstanceQuery.safeParse(rawQuery);
     return query.success ? () => renderSound(id.data, origin, query.data) : undefined;

@@ -8,6 +8,7 @@ import { RenderedCache } from '../src/caches/rendered-json.ts';
 import { SearchPageCache } from '../src/caches/search-pages.ts';
 import { tokenStrategy } from '../src/framework/auth/token-strategy.ts';
 import { RenderedJson } from '../src/framework/http/rendered-json.ts';
+import { versionInScope } from '../src/framework/http/request-version.ts';
 import { soundInstanceKey } from '../src/framework/http/sound-instance-key.ts';
 import { UNAVAILABLE_LOG_MESSAGE } from '../src/framework/middleware/unavailable-log.ts';
 import { soundInstanceHotPath } from '../src/hot-path.ts';
@@ -120,10 +121,30 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
         if (id === 500) throw new Error('database gone');
         return new RenderedJson({ id });
       },
-      searchPages: new SearchPageCache(undefined, () => ''),
+      // A feed at version 7: a page not kept is computed under it (versionInScope).
+      searchPages: new SearchPageCache(
+        {
+          current: async () => 7,
+          onChange: () => {},
+          beforeRequest: async () => undefined,
+          close: async () => {},
+        },
+        () => '',
+      ),
       renderSimilar: async (id, input) => {
         rendered.push({ id, query: input.query });
         return { count: 0, target: id, path: input.path, raw: input.rawQuery };
+      },
+      renderTextSearch: async (input) => {
+        rendered.push({ id: 0, query: input.query });
+        if (input.query.filter === 'bad:') throw new ValidationError('Invalid filter.');
+        return {
+          count: 0,
+          path: input.path,
+          raw: input.rawQuery,
+          origin: input.origin,
+          version: versionInScope.getStore(),
+        };
       },
     });
     coldServer = http.createServer((req, res) => {
@@ -193,6 +214,39 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
     const beyond = await fetch(`${coldOrigin}/apiv2/sounds/99999999999/similar/`, { headers: auth });
     expect(beyond.status).toBe(599);
   });
+
+  it('reads a cold page of text search with the route’s input, and leaves the others to the application', async () => {
+    counted.length = 0;
+    const get = async (path: string) => {
+      const res = await fetch(`${coldOrigin}${path}`, { headers: auth });
+      return { status: res.status, body: await res.text() };
+    };
+    for (const path of ['/apiv2/search/', '/apiv2/search/text/']) {
+      const res = await get(`${path}?query=dog&page_size=5&x=1`);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual({
+        count: 0,
+        path,
+        raw: { query: 'dog', page_size: '5', x: '1' },
+        origin: coldOrigin,
+        version: 7,
+      });
+      expect(rendered.at(-1)).toEqual({ id: 0, query: { query: 'dog', page_size: '5' } });
+    }
+    // The route's errors, answered as the application answers them.
+    expect(await get('/apiv2/search/?filter=bad:')).toEqual({
+      status: 400,
+      body: JSON.stringify({ detail: 'Invalid filter.' }),
+    });
+    expect(counted).toHaveLength(3);
+    // A parameter the route's schema refuses, a NUL byte, another kind of search: the application's.
+    const reads = rendered.length;
+    expect((await get('/apiv2/search/?facets=nope')).status).toBe(599);
+    expect((await get('/apiv2/search/?query=a%00')).status).toBe(599);
+    expect((await get('/apiv2/search/content/?target=x')).status).toBe(599);
+    expect((await get('/api/sounds/search/?q=dog')).status).toBe(599);
+    expect(rendered).toHaveLength(reads);
+  });
 });
 
 describe('soundInstanceHotPath: the 503s it answers itself', () => {
@@ -219,7 +273,16 @@ describe('soundInstanceHotPath: the 503s it answers itself', () => {
       renderSound: async () => {
         throw refused;
       },
-      searchPages: new SearchPageCache(undefined, () => ''),
+      // A feed at version 7: a page not kept is computed under it (versionInScope).
+      searchPages: new SearchPageCache(
+        {
+          current: async () => 7,
+          onChange: () => {},
+          beforeRequest: async () => undefined,
+          close: async () => {},
+        },
+        () => '',
+      ),
       renderSimilar: async () => {
         throw new SimilarityLoading();
       },

@@ -17,7 +17,7 @@ import type { CatalogueReader } from '../application/ports.ts';
  */
 export function catalogueReader(db: Db, defaultSpace: string): CatalogueReader {
   return {
-    soundsByIds: (ids) => soundRecordsByIds(db, ids, defaultSpace),
+    soundsByIds: (ids, columns) => soundRecordsByIds(db, ids, defaultSpace, columns),
     userByName: (username) => userRecordByName(db, username),
     accountById: (userId) => accountRecordById(db, userId),
     userSounds: (userId, page) => publicSoundIdsByUser(db, userId, page),

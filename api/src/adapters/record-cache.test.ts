@@ -9,11 +9,17 @@ import { cachedSoundRecords } from './record-cache.ts';
  * number of the read that returned them, so a test can tell which read a record came from.
  */
 function countingReader() {
-  const state = { reads: 0, asked: [] as number[][], release: [] as Array<() => void> };
+  const state = {
+    reads: 0,
+    asked: [] as number[][],
+    columns: [] as Array<string[] | undefined>,
+    release: [] as Array<() => void>,
+  };
   const reader = {
-    async soundsByIds(ids: readonly number[]) {
+    async soundsByIds(ids: readonly number[], columns?: ReadonlySet<string>) {
       const n = ++state.reads;
       state.asked.push([...ids]);
+      state.columns.push(columns && [...columns]);
       await new Promise<void>((resolve) => state.release.push(resolve));
       return ids.map((id) => ({ id, name: `read ${n}` }) as unknown as SoundRecord);
     },
@@ -76,6 +82,24 @@ describe('cachedSoundRecords', () => {
     await releaseAll();
     expect(names(await second)).toEqual(['read 2']);
     expect(state.reads).toBe(2);
+  });
+
+  it('reads the missing rows of a few columns as asked, without keeping them, and serves kept whole rows', async () => {
+    const { state, reader, releaseAll } = countingReader();
+    const cache = cachedSoundRecords(reader, 5_000);
+    const whole = cache.soundsByIds([7]);
+    await releaseAll();
+    await whole;
+    const few = cache.soundsByIds([7, 8], new Set(['name'] as const));
+    await releaseAll();
+    expect(names(await few)).toEqual(['read 1', 'read 2']);
+    expect(state.asked).toEqual([[7], [8]]);
+    expect(state.columns).toEqual([undefined, ['name']]);
+    // Not kept: asked again (whole or not), 8 is read again.
+    const again = cache.soundsByIds([8]);
+    await releaseAll();
+    expect(names(await again)).toEqual(['read 3']);
+    expect(state.columns[2]).toBeUndefined();
   });
 
   it('does not keep, nor share, a read that was under way when the catalogue changed', async () => {

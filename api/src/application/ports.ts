@@ -37,8 +37,11 @@ import type {
 
 /** Catalogue reads. Every list is in a stable order; counts are of the whole list. */
 export interface CatalogueReader {
-  /** Approved, processed sounds by id, in the order asked; missing ids are left out. */
-  soundsByIds(ids: readonly number[]): Promise<SoundRecord[]>;
+  /**
+   * Approved, processed sounds by id, in the order asked; missing ids are left out. With `columns`,
+   * a row may hold only those columns (and `id`): what the answer shows of it.
+   */
+  soundsByIds(ids: readonly number[], columns?: ReadonlySet<SoundRecordColumn>): Promise<SoundRecord[]>;
   userByName(username: string): Promise<UserRecord | undefined>;
   /** The account an OAuth2 token acts for, with its e-mail address. */
   accountById(userId: number): Promise<(UserRecord & { email: string }) | undefined>;

@@ -2,6 +2,7 @@ import type {
   Page as CataloguePage,
   SoundRecord as CatalogueSound,
   Facets,
+  SoundRecordColumn,
   UserRecord,
 } from '@earshot/catalogue';
 
@@ -73,6 +74,8 @@ export interface SoundRecord {
  * read: each costs a read of the descriptor tables.
  */
 export interface SoundReads {
+  /** The columns of each sound's row the answer shows (absent: every column). */
+  columns?: ReadonlySet<SoundRecordColumn>;
   /** Variant B descriptor values, by name. */
   descriptors?: readonly string[];
   /** Variant A's `analysis`: the branches `pick` names (none: null), scaled when `normalized`. */

@@ -27,7 +27,10 @@ export class SoundRecords {
     reads: SoundReads = {},
     rows?: readonly CatalogueSound[],
   ): Promise<SoundRecord[]> {
-    rows ??= await this.catalogue.soundsByIds(hits.map((h) => h.id));
+    rows ??= await this.catalogue.soundsByIds(
+      hits.map((h) => h.id),
+      reads.columns,
+    );
     const byId = new Map(rows.map((r) => [r.id, r]));
     const values = reads.descriptors?.length
       ? await this.descriptors.consolidatedMany(hits.flatMap((h) => (byId.has(h.id) ? [h.id] : [])))

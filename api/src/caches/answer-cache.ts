@@ -10,6 +10,20 @@ export async function changeVersionNow(changes: ChangeVersion | undefined): Prom
 }
 
 /**
+ * `changes` as a reader below the page cache sees it (the process's text index, which catches up
+ * with the catalogue before it answers): inside a computation that already waited for the
+ * version (versionInScope), that version, without another round trip on the feed.
+ */
+export function scopedChangeVersion(changes: ChangeVersion): ChangeVersion {
+  return {
+    current: () => changeVersionNow(changes),
+    onChange: (listener) => changes.onChange(listener),
+    beforeRequest: () => changes.beforeRequest(),
+    close: () => changes.close(),
+  };
+}
+
+/**
  * Answers by key, each valid for one version of what it was computed from (the catalogue's change
  * version, the similarity state's generation…). Identical concurrent requests share one
  * computation: the promise is stored before it settles, so the second caller waits for the first

@@ -22,13 +22,15 @@ export class SearchPageCache {
   }
 
   /**
-   * A page already rendered for this exact request and the current versions, or undefined; for the
-   * hot path, which serves it without the application.
+   * The catalogue's change version now and the page already rendered for this exact request under
+   * it and the current state, if any; for the hot path, which serves the page without the
+   * application, or else computes it under that version (versionInScope: a round trip that
+   * started after the request arrived, all the caches below need). No version: nothing is kept.
    */
-  async peek(request: SearchPageRequest): Promise<RenderedJson | undefined> {
+  async peek(request: SearchPageRequest): Promise<{ version?: number; page?: RenderedJson }> {
     const version = await changeVersionNow(this.changes);
-    if (version === undefined) return undefined;
-    return this.pages.peek(pageKey(request), `${version}:${this.stateVersion()}`);
+    if (version === undefined) return {};
+    return { version, page: this.pages.peek(pageKey(request), `${version}:${this.stateVersion()}`) };
   }
 
   async answer<T>(request: SearchPageRequest, compute: () => Promise<T>): Promise<T | RenderedJson> {

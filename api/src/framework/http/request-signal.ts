@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 
 const signals = new AsyncLocalStorage<AbortSignal>();
@@ -12,16 +13,18 @@ export function requestSignal(): AbortSignal | undefined {
   return signals.getStore();
 }
 
-/** Serves every request with its own requestSignal(). */
-export function abortOnDisconnect() {
-  return (ctx: Context, next: Next) => {
-    const controller = new AbortController();
-    const res = ctx.res;
-    // 'close' before the answer is finished: the connection went away under the request.
-    const onClose = () => {
-      if (!res.writableFinished) controller.abort();
-    };
-    res.once('close', onClose);
-    return signals.run(controller.signal, next);
+/** Runs `serve` with the requestSignal() of the request that `res` answers. */
+export function underRequestSignal<T>(res: ServerResponse, serve: () => T): T {
+  const controller = new AbortController();
+  // 'close' before the answer is finished: the connection went away under the request.
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort();
   };
+  res.once('close', onClose);
+  return signals.run(controller.signal, serve);
+}
+
+/** Serves every request of the application with its own requestSignal(). */
+export function abortOnDisconnect() {
+  return (ctx: Context, next: Next) => underRequestSignal(ctx.res, next);
 }

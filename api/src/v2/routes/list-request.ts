@@ -4,7 +4,7 @@ import type { PagingStyle } from '../../application/paging.ts';
 import type { Variant } from '../../application/records.ts';
 import type { HandlerInput } from '../../framework/http/route.ts';
 import { type LinkBase, readPageQuery } from '../presenters/pagination.ts';
-import type { SoundContext } from '../presenters/sound.ts';
+import { type SoundContext, soundColumns } from '../presenters/sound.ts';
 import { selectFields, soundReads } from '../presenters/sound-fields.ts';
 
 interface ListQuery {
@@ -42,10 +42,13 @@ export function listRequest(
     links: linkBase(input),
     page: readPageQuery(input.query, style),
     ...(cursor !== undefined ? { cursor } : {}),
-    reads: soundReads(selection, {
-      descriptors: input.query.descriptors,
-      normalized: input.query.normalized === '1',
-    }),
+    reads: {
+      ...soundReads(selection, {
+        descriptors: input.query.descriptors,
+        normalized: input.query.normalized === '1',
+      }),
+      columns: soundColumns(selection),
+    },
     sounds: { origin: input.origin, variant, selection },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiServices } from '../../application/index.ts';
+import type { RenderedJson } from '../../framework/http/rendered-json.ts';
 import {
   type AnyRoute,
   defineRoute,
@@ -68,6 +69,27 @@ function pageCacheable(input: HandlerInput<{ cursor?: string }, unknown>): boole
   return Object.keys(input.files).length === 0 && input.query.cursor === undefined;
 }
 
+/** What a text search page depends on: the route's input without the HTTP context (no files: none are taken). */
+export type TextSearchInput = Pick<
+  HandlerInput<z.output<typeof textSearchQuery>, unknown>,
+  'query' | 'rawQuery' | 'origin' | 'path'
+>;
+
+/**
+ * A page of text search, kept until the catalogue changes (a page of a cursor walk is not). The
+ * routes and the hot path (hot-path.ts, which answers a GET without Koa) both answer with this.
+ */
+export function textSearchBody(
+  s: ApiServices,
+  input: TextSearchInput,
+): Promise<RenderedJson | ReturnType<typeof presentTextSearch>> {
+  const run = async () => {
+    const req = listRequest(input, s.variant, 'search', true);
+    return presentTextSearch(req.links, await s.search.text(input.query, req), req.sounds);
+  };
+  return input.query.cursor === undefined ? s.searchPages.answer(input, run) : run();
+}
+
 export function searchRoutes(s: ApiServices): AnyRoute[] {
   const routes: AnyRoute[] = [];
   for (const method of ['GET', 'POST'] as HttpMethod[]) {
@@ -88,13 +110,7 @@ export function searchRoutes(s: ApiServices): AnyRoute[] {
           query: textSearchQuery,
           bodyParams: method === 'POST',
           response: pageSchema(soundListItem).extend({ facets: facetsSchema.optional() }),
-          handler: (input) => {
-            const run = async () => {
-              const req = listRequest(input, s.variant, 'search', true);
-              return presentTextSearch(req.links, await s.search.text(input.query, req), req.sounds);
-            };
-            return pageCacheable(input) ? s.searchPages.answer(input, run) : run();
-          },
+          handler: (input) => textSearchBody(s, input),
         }),
       );
     }

@@ -125,6 +125,11 @@ export async function withinBudget<T>(budget: StatementBudget, work: () => Promi
   }
 }
 
+/** Runs `work` with its statements charged to no search's budget (one statement shared by several). */
+export function outsideBudget<T>(work: () => T): T {
+  return current.exit(work);
+}
+
 /**
  * Sends a statement for a pooled client (`send`, pg's promise form) under the budget of the work
  * calling it, if any; `cancel` stops it on the server. A stopped budget sends nothing more.

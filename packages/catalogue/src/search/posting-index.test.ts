@@ -249,6 +249,30 @@ describe.each(testBackends(postgresUrl))('the posting index answers as the engin
       for (const offset of [0, 15]) await compare({ query, offset });
   }, 120_000);
 
+  it('asks PostgreSQL for the terms of clauses concurrent searches meet in shared statements', async () => {
+    index ??= await loadPostingIndex(t.catalogue.db);
+    let statements = 0;
+    const db = t.catalogue.db.withPlugin({
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const words = syntheticVocabulary(50_000).slice(100, 108);
+    const fresh: ClauseMemo = new Map();
+    const answers = await Promise.all(
+      words.map((w) => postingSearch(db, index, prepareSearch({ query: `${w} "${w} ${w}"` }), fresh)),
+    );
+    // The first search's statement, then one for the clauses of the seven that came meanwhile.
+    expect(statements).toBe(2);
+    expect(fresh.size).toBe(16);
+    for (const [i, w] of words.entries())
+      expect(answers[i]).toEqual(
+        await postingSearch(db, index, prepareSearch({ query: `${w} "${w} ${w}"` }), memo),
+      );
+  });
+
   it('leaves exclusions, numbers, weights and other filters to PostgreSQL', () => {
     for (const request of [
       { query: '"door creak" -bird' },
