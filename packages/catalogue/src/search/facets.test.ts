@@ -223,6 +223,15 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
       ).size;
     expect(Math.max(...queries.map(distinctTags))).toBeGreaterThan(FEW_VALUES);
     expect(Math.min(...queries.map(distinctTags))).toBeLessThanOrEqual(FEW_VALUES);
+    // A facet's codes are counted blindly and read back from every count when the additions
+    // outnumber its values, else listed as they are met: both ways are met here, for the tags and
+    // for a column of many values (users).
+    const { starts } = index.tagsBySound;
+    const tagAdds = matched.map((n) => (n * starts[starts.length - 1]) / (starts.length - 1));
+    expect(Math.max(...tagAdds)).toBeGreaterThanOrEqual(index.tagNames.length);
+    expect(Math.min(...tagAdds)).toBeLessThan(index.tagNames.length);
+    expect(Math.max(...matched)).toBeGreaterThanOrEqual(index.facetValues.username.length);
+    expect(Math.min(...matched)).toBeLessThan(index.facetValues.username.length);
     const memo: ClauseMemo = new Map();
     let tiesCut = 0;
     for (const query of ['zzznothing', ...queries]) {
@@ -268,8 +277,20 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
             perSound(index, matches, limit),
           );
         }
-      // A walk over its budget gives up (the caller then counts every match's tags).
+      // A walk over its budget gives up (the caller then counts every match's tags), before its
+      // first tags or once they show that the rest would read too much; within it, it finds the same.
       expect(byFrequency(index, every, 10, 5)).toBeUndefined();
+      let gaveUp = 0;
+      for (const matches of matchSets)
+        for (const budget of [100, 300, 1000, 3000, 10_000]) {
+          const walked = byFrequency(index, matches, 10, budget);
+          if (walked)
+            expect(walked, `${matches.length} matches, budget ${budget}`).toEqual(
+              perSound(index, matches, 10),
+            );
+          else gaveUp++;
+        }
+      expect(gaveUp).toBeGreaterThan(0);
     };
     await check();
     // Changed documents: their tags come from the overlay.
