@@ -141,6 +141,19 @@ class CodeCounts {
     return keys[a] < keys[b];
   }
 
+  /**
+   * A count the `limit`-th most frequent value reaches at least: the `limit`-th largest among some
+   * of the values counted (every few of them), so that a value counted less can be passed over
+   * without ordering it, when thousands were counted and only the first few are listed.
+   */
+  private floor(limit: number): number {
+    const { counts, touched, none } = this;
+    const step = Math.max(1, Math.floor(this.n / (4 * limit)));
+    const some: number[] = [];
+    for (let i = 0; i < this.n; i += step) if (touched[i] !== none) some.push(counts[touched[i]]);
+    return some.length < limit ? 0 : some.sort((a, b) => b - a)[limit - 1];
+  }
+
   /** The `limit` most frequent values as `[value, count]` (`''`, no value, never listed), and every count back to 0. */
   top(limit: number): FacetCount[] {
     const { counts, touched, none } = this;
@@ -156,8 +169,12 @@ class CodeCounts {
         if (at < limit) this.kept[at] = code;
       }
     } else {
+      const floor = this.floor(limit);
       const present: number[] = [];
-      for (let i = 0; i < this.n; i++) if (touched[i] !== none) present.push(touched[i]);
+      for (let i = 0; i < this.n; i++) {
+        const code = touched[i];
+        if (code !== none && counts[code] >= floor) present.push(code);
+      }
       best = topK(present, limit, (a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0));
       kept = best.length;
     }
@@ -324,7 +341,7 @@ export function byFrequency(
   const walk = tagWalk(index);
   if (walk.read[Math.min(limit, walk.lists.length)] > budget) return undefined;
   const masked = index.overlay?.masked;
-  const member = new Uint8Array(index.columns.present.length);
+  const member = memberOf(index);
   // The changed documents among the matches count by their own tags; the base lists by the rest.
   const changed = new Map<string, number>();
   let changedMatches = 0;
@@ -335,6 +352,35 @@ export function byFrequency(
       for (const tag of index.overlay?.tagsOf(id) ?? []) changed.set(tag, (changed.get(tag) ?? 0) + 1);
     } else member[id] = 1;
   }
+  try {
+    return walkTags(index, walk, member, changed, changedMatches, limit, budget);
+  } finally {
+    for (let i = 0; i < matches.length; i++) member[matches[i]] = 0;
+  }
+}
+
+/** Membership of the matches by id, per index: all 0 between searches (a search sets and clears its matches'). */
+const members = new WeakMap<PostingIndexData['columns'], Uint8Array>();
+
+function memberOf(index: PostingIndexData): Uint8Array {
+  let member = members.get(index.columns);
+  if (!member || member.length < index.columns.present.length) {
+    member = new Uint8Array(index.columns.present.length);
+    members.set(index.columns, member);
+  }
+  return member;
+}
+
+/** byFrequency's walk, the matches of the base lists marked in `member`. */
+function walkTags(
+  index: PostingIndexData,
+  walk: TagWalk,
+  member: Uint8Array,
+  changed: ReadonlyMap<string, number>,
+  changedMatches: number,
+  limit: number,
+  budget: number,
+): FacetCount[] | undefined {
   const found = new Map<string, number>();
   const inBase = (ids: Uint32Array | undefined): number => {
     let n = 0;
