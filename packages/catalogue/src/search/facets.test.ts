@@ -16,7 +16,7 @@ import {
 } from './facets.ts';
 import { LivePostingIndex } from './live-posting-index.ts';
 import { LiveSearchIndex } from './live-search-index.ts';
-import { byFrequency, FEW_VALUES, perSound } from './posting-facets.ts';
+import { byFrequency, FEW_VALUES, perSound, TOGETHER_FROM } from './posting-facets.ts';
 import { type PostingIndexData, postingIndexAnswers } from './posting-index.ts';
 import { loadPostingIndexSince, readDocuments } from './posting-index-load.ts';
 import { type ClauseMemo, postingSearch } from './posting-search.ts';
@@ -232,6 +232,15 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
     expect(Math.min(...tagAdds)).toBeLessThan(index.tagNames.length);
     expect(Math.max(...matched)).toBeGreaterThanOrEqual(index.facetValues.username.length);
     expect(Math.min(...matched)).toBeLessThan(index.facetValues.username.length);
+    // Several column facets are counted in one pass over the matches when these outnumber a
+    // quarter of their values (posting-facets.ts), else one by one: both are met here, and a
+    // request of fewer column facets than TOGETHER_FROM is counted one by one at any size.
+    const columnValues =
+      2 * index.keywords.length + Object.values(index.facetValues).reduce((n, v) => n + v.length, 0);
+    expect(Math.max(...matched) * 4).toBeGreaterThanOrEqual(columnValues);
+    expect(Math.min(...matched) * 4).toBeLessThan(columnValues);
+    const few: FacetName[] = ['tags', 'license', 'username'];
+    expect(few.length - 1).toBeLessThan(TOGETHER_FROM);
     const memo: ClauseMemo = new Map();
     let tiesCut = 0;
     for (const query of ['zzznothing', ...queries]) {
@@ -243,6 +252,11 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
         expect(mine?.count, query).toBe(exact.count);
         expect(mine?.facets, `${query}, limit ${limit}`).toEqual(exact.facets);
         if (query === 'zzznothing') expect(Object.values(mine?.facets ?? {}).flat()).toEqual([]);
+        const fewFacets = { names: few, limit };
+        const mineFew = await postingSearch(db, index, prepareSearch({ query, facets: fewFacets }), memo);
+        expect(mineFew?.facets, `${query}, ${few}, limit ${limit}`).toEqual(
+          Object.fromEntries(few.map((name) => [name, exact.facets?.[name]])),
+        );
         // A value left out that has the count of the last one kept: the order of values decides.
         for (const name of FACET_NAMES) {
           const kept = exact.facets?.[name] ?? [];
