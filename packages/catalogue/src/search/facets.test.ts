@@ -16,7 +16,7 @@ import {
 } from './facets.ts';
 import { LivePostingIndex } from './live-posting-index.ts';
 import { LiveSearchIndex } from './live-search-index.ts';
-import { byFrequency, FEW_VALUES, perSound } from './posting-facets.ts';
+import { byFrequency, FEW_VALUES, perSound, TOGETHER_FROM } from './posting-facets.ts';
 import { type PostingIndexData, postingIndexAnswers } from './posting-index.ts';
 import { loadPostingIndexSince, readDocuments } from './posting-index-load.ts';
 import { type ClauseMemo, postingSearch } from './posting-search.ts';
@@ -223,6 +223,24 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
       ).size;
     expect(Math.max(...queries.map(distinctTags))).toBeGreaterThan(FEW_VALUES);
     expect(Math.min(...queries.map(distinctTags))).toBeLessThanOrEqual(FEW_VALUES);
+    // A facet's codes are counted blindly and read back from every count when the additions
+    // outnumber its values, else listed as they are met: both ways are met here, for the tags and
+    // for a column of many values (users).
+    const { starts } = index.tagsBySound;
+    const tagAdds = matched.map((n) => (n * starts[starts.length - 1]) / (starts.length - 1));
+    expect(Math.max(...tagAdds)).toBeGreaterThanOrEqual(index.tagNames.length);
+    expect(Math.min(...tagAdds)).toBeLessThan(index.tagNames.length);
+    expect(Math.max(...matched)).toBeGreaterThanOrEqual(index.facetValues.username.length);
+    expect(Math.min(...matched)).toBeLessThan(index.facetValues.username.length);
+    // Several column facets are counted in one pass over the matches when these outnumber a
+    // quarter of their values (posting-facets.ts), else one by one: both are met here, and a
+    // request of fewer column facets than TOGETHER_FROM is counted one by one at any size.
+    const columnValues =
+      2 * index.keywords.length + Object.values(index.facetValues).reduce((n, v) => n + v.length, 0);
+    expect(Math.max(...matched) * 4).toBeGreaterThanOrEqual(columnValues);
+    expect(Math.min(...matched) * 4).toBeLessThan(columnValues);
+    const few: FacetName[] = ['tags', 'license', 'username'];
+    expect(few.length - 1).toBeLessThan(TOGETHER_FROM);
     const memo: ClauseMemo = new Map();
     let tiesCut = 0;
     for (const query of ['zzznothing', ...queries]) {
@@ -234,6 +252,11 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
         expect(mine?.count, query).toBe(exact.count);
         expect(mine?.facets, `${query}, limit ${limit}`).toEqual(exact.facets);
         if (query === 'zzznothing') expect(Object.values(mine?.facets ?? {}).flat()).toEqual([]);
+        const fewFacets = { names: few, limit };
+        const mineFew = await postingSearch(db, index, prepareSearch({ query, facets: fewFacets }), memo);
+        expect(mineFew?.facets, `${query}, ${few}, limit ${limit}`).toEqual(
+          Object.fromEntries(few.map((name) => [name, exact.facets?.[name]])),
+        );
         // A value left out that has the count of the last one kept: the order of values decides.
         for (const name of FACET_NAMES) {
           const kept = exact.facets?.[name] ?? [];
@@ -268,8 +291,20 @@ describe.each(testBackends(postgresUrl))('facets of a text search on %s', (backe
             perSound(index, matches, limit),
           );
         }
-      // A walk over its budget gives up (the caller then counts every match's tags).
+      // A walk over its budget gives up (the caller then counts every match's tags), before its
+      // first tags or once they show that the rest would read too much; within it, it finds the same.
       expect(byFrequency(index, every, 10, 5)).toBeUndefined();
+      let gaveUp = 0;
+      for (const matches of matchSets)
+        for (const budget of [100, 300, 1000, 3000, 10_000]) {
+          const walked = byFrequency(index, matches, 10, budget);
+          if (walked)
+            expect(walked, `${matches.length} matches, budget ${budget}`).toEqual(
+              perSound(index, matches, 10),
+            );
+          else gaveUp++;
+        }
+      expect(gaveUp).toBeGreaterThan(0);
     };
     await check();
     // Changed documents: their tags come from the overlay.

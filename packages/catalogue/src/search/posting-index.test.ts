@@ -103,7 +103,25 @@ describe('posting index parts', () => {
       expect(answer.count).toBe(current.length);
       expect(answer.ids, `offset ${offset}`).toEqual(expected.map((p) => p.id));
       expect(answer.scores).toEqual(expected.map((p) => p.score));
+      // Asked for facets, the same page from the best postings, and every current match to count them over.
+      const faceted = searchPostingIndex(
+        index,
+        prepareSearch({ query: 'dog', offset, facets: { names: ['tags'], limit: 10 } }),
+        [['dog']],
+      );
+      expect(faceted.ids).toEqual(answer.ids);
+      expect(faceted.scores).toEqual(answer.scores);
+      expect(faceted.count).toBe(current.length);
+      expect([...(faceted.matches ?? [])]).toEqual(current.map((p) => p.id).sort((a, b) => a - b));
     }
+    // Past the best postings the page comes from every match: the faceted answer's matches alike.
+    const deep = searchPostingIndex(
+      index,
+      prepareSearch({ query: 'dog', offset: 3000, facets: { names: ['tags'], limit: 10 } }),
+      [['dog']],
+    );
+    expect([...(deep.matches ?? [])]).toEqual(current.map((p) => p.id).sort((a, b) => a - b));
+    expect(deep.ids).toEqual(current.slice(3000, 3015).map((p) => p.id));
   });
 
   it('keeps the first k in order, ties as the order says', () => {

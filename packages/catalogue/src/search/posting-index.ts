@@ -435,11 +435,19 @@ export function searchPostingIndex(
     !phrases.length &&
     search.sort === 'score' &&
     !search.filter &&
-    !search.groupByPack &&
-    !search.facets
+    !search.groupByPack
   ) {
+    // A faceted search counts over every match, but its page needs no more than the plain one's.
     const page = oneWordPage(index, search, baseLists[0], overlayLists[0]);
-    if (page) return page;
+    if (page && !search.facets) return page;
+    if (page)
+      return {
+        ...page,
+        matches: mergeDisjoint(
+          unmasked(baseLists[0]?.ids ?? NO_IDS, overlay),
+          overlayLists[0]?.ids ?? NO_IDS,
+        ),
+      };
   }
   // The base lists' matches (minus the changed documents) and the changed documents' matches.
   const baseMatches =
