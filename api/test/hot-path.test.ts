@@ -52,6 +52,19 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const auth = { Authorization: `Token ${KEY}` };
 
+/** A page cache over a feed at version 7: a page not kept is computed under it (versionInScope). */
+function pagesAtVersion7(): SearchPageCache {
+  return new SearchPageCache(
+    {
+      current: async () => 7,
+      onChange: () => {},
+      beforeRequest: async () => undefined,
+      close: async () => {},
+    },
+    () => '',
+  );
+}
+
 describe('soundInstanceHotPath', () => {
   it('serves a cached instance with the application’s headers', async () => {
     const res = await fetch(`${origin}/apiv2/sounds/7/`, { headers: { ...auth, 'X-Request-Id': 'r-1' } });
@@ -121,16 +134,7 @@ describe('soundInstanceHotPath with renderSound (cold version 2 instances)', () 
         if (id === 500) throw new Error('database gone');
         return new RenderedJson({ id });
       },
-      // A feed at version 7: a page not kept is computed under it (versionInScope).
-      searchPages: new SearchPageCache(
-        {
-          current: async () => 7,
-          onChange: () => {},
-          beforeRequest: async () => undefined,
-          close: async () => {},
-        },
-        () => '',
-      ),
+      searchPages: pagesAtVersion7(),
       renderSimilar: async (id, input) => {
         rendered.push({ id, query: input.query });
         return { count: 0, target: id, path: input.path, raw: input.rawQuery };
@@ -273,16 +277,7 @@ describe('soundInstanceHotPath: the 503s it answers itself', () => {
       renderSound: async () => {
         throw refused;
       },
-      // A feed at version 7: a page not kept is computed under it (versionInScope).
-      searchPages: new SearchPageCache(
-        {
-          current: async () => 7,
-          onChange: () => {},
-          beforeRequest: async () => undefined,
-          close: async () => {},
-        },
-        () => '',
-      ),
+      searchPages: pagesAtVersion7(),
       renderSimilar: async () => {
         throw new SimilarityLoading();
       },

@@ -1,5 +1,6 @@
 import {
   compareFacetCounts,
+  FACET_NAMES,
   type FacetCount,
   type FacetName,
   type FacetRequest,
@@ -33,18 +34,8 @@ export function postingFacets(index: PostingIndexData, matches: Uint32Array, req
 }
 
 /** The facets read from a column of codes (every facet but tags). */
-const COLUMN_FACETS = [
-  'license',
-  'type',
-  'category',
-  'subcategory',
-  'username',
-  'pack',
-  'samplerate',
-  'channels',
-  'bitdepth',
-] as const;
-type ColumnFacet = (typeof COLUMN_FACETS)[number];
+type ColumnFacet = Exclude<FacetName, 'tags'>;
+const COLUMN_FACETS = FACET_NAMES.filter((name): name is ColumnFacet => name !== 'tags');
 
 /** From this many column facets asked for, one pass over the matches for all of them reads less than one per facet. */
 export const TOGETHER_FROM = 4;
