@@ -39,9 +39,6 @@ export interface DescriptorAnalysis {
 /** Frames whose pitch confidence reaches this are "voiced": the warmth model's f0 comes from them. */
 const VOICED_CONFIDENCE = 0.85;
 
-/** ac-audio-extractor's rule, as Freesound serves `loopable`: a loop confidence above this. */
-const LOOP_CONFIDENCE = 0.95;
-
 /**
  * Lets the event loop run between the groups: a minute of audio is seconds of work, and meanwhile
  * the process that runs the analysis (the media stage of `earshot serve`) has processes to start as
@@ -199,7 +196,6 @@ export async function analyzeSignal(
     });
     return buildVariantB(variantA, {
       timbral,
-      loopable: loop.confidence > LOOP_CONFIDENCE,
       reverbness: isReverberant(rt60),
       singleEvent,
     });

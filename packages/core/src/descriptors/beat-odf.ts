@@ -6,7 +6,7 @@
  * are every other one). Each frame step is a pure function of this frame's spectrum and the previous ones. (The
  * reference's fifth function, beat emphasis, is left out; see docs/descriptors.md.)
  */
-import { sharedFloat32Fft } from './fft-f32.ts';
+import { binIm, binRe, sharedFloat32Fft } from './fft-f32.ts';
 import { applyFilterBank, type FilterBank, melBank } from './filterbanks.ts';
 
 export const ODF_FRAME = 2048;
@@ -189,7 +189,6 @@ export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain 
   const bins = ODF_FRAME / 2 + 1;
   const fft = sharedFloat32Fft(ODF_FRAME);
   const window = hannWindow(ODF_FRAME);
-  const half = ODF_FRAME / 2;
   const bank = melFluxBank(sampleRate);
   const power = new Float32Array(bins);
   let melPrev = new Float32Array(bank.bands);
@@ -217,13 +216,14 @@ export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain 
     const input = fft.input();
     for (let i = 0; i < avail; i++) input[i] = signal[start + i] * window[i];
     input.fill(0, Math.max(0, avail));
-    // DC and Nyquist (both real) come first, then bin k's real and imaginary parts at 2k and 2k + 1.
     const out = fft.forward();
     if (j < infoFrames) {
       const spectrum = infoBuffer.shift() ?? new Float64Array(infoBins);
       for (let b = 0; b < infoBins; b++) {
         const k = b + infoLow;
-        spectrum[b] = Math.sqrt(out[2 * k] * out[2 * k] + out[2 * k + 1] * out[2 * k + 1]);
+        const re = binRe(out, k, ODF_FRAME);
+        const im = binIm(out, k, ODF_FRAME);
+        spectrum[b] = Math.sqrt(re * re + im * im);
       }
       infoBuffer.push(spectrum);
       infoGain[j] = informationGain(infoBuffer);
@@ -231,9 +231,8 @@ export function beatOdfs(signal: Float32Array, sampleRate: number, withInfoGain 
     if (!main) continue;
     const f = j / 2;
     for (let k = 0; k < bins; k++) {
-      const inner = k > 0 && k < half;
-      const re = inner ? out[2 * k] : out[k === 0 ? 0 : 1];
-      const im = inner ? out[2 * k + 1] : 0;
+      const re = binRe(out, k, ODF_FRAME);
+      const im = binIm(out, k, ODF_FRAME);
       const p = re * re + im * im;
       const m = Math.sqrt(p);
       const inverse = m > 0 ? 1 / m : 0;

@@ -5,8 +5,8 @@ import PFFFT from '@echogarden/pffft-wasm/simd';
  * one. It serves the clip queries (the magnitudes they keep are float32 anyway; its rounding, about 1e-7
  * of the frame's peak, moves a clip's statistics far less than the clip's frame stride does) and the
  * stored analysis's kernels whose reference is float32 and whose values are ours to define: the beat
- * tracker's detection functions, OnsetRate and the loop estimate. The low-level frames of stored
- * analyses keep fft.js, so the values clip queries compare with do not move.
+ * tracker's detection functions, OnsetRate, the tonal and key frames and the loop estimate. The
+ * low-level frames of stored analyses keep fft.js, so the values clip queries compare with do not move.
  */
 
 interface PffftModule {
@@ -131,6 +131,14 @@ export class Float32RealFft {
     return this.cached;
   }
 }
+
+/** The real part of bin k (0 … size/2) in forward()'s layout: DC and Nyquist first, then (re, im) of bin k at 2k. */
+export const binRe = (out: Float32Array, k: number, size: number): number =>
+  k === 0 ? out[0] : 2 * k === size ? out[1] : out[2 * k];
+
+/** The imaginary part of bin k (0 … size/2) in forward()'s layout: 0 for DC and Nyquist. */
+export const binIm = (out: Float32Array, k: number, size: number): number =>
+  k === 0 || 2 * k === size ? 0 : out[2 * k + 1];
 
 const shared = new Map<number, Float32RealFft>();
 

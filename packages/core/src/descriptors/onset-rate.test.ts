@@ -2,7 +2,7 @@ import { realSamples } from '@earshot/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeMono } from '../media/decode.ts';
 import { complexDifference, emptySpectrum, hannWindow } from './beat-odf.ts';
-import { Float32RealFft, loadFloat32Fft } from './fft-f32.ts';
+import { binIm, binRe, Float32RealFft, loadFloat32Fft } from './fft-f32.ts';
 import { ONSET_FRAME, ONSET_HOP, onsetDetections, onsetRate, pickOnsetFrames } from './onset-rate.ts';
 import { cutFrame, frameCount } from './spectrum.ts';
 
@@ -40,8 +40,7 @@ describe('onsetDetections', () => {
       const out = fft.forward();
       let high = 0;
       for (let k = 0; k < bins; k++) {
-        // DC and Nyquist first, then bin k at 2k, 2k + 1.
-        const [re, im] = k === 0 ? [out[0], 0] : k === bins - 1 ? [out[1], 0] : [out[2 * k], out[2 * k + 1]];
+        const [re, im] = [binRe(out, k, ONSET_FRAME), binIm(out, k, ONSET_FRAME)];
         const m = Math.hypot(re, im);
         cur.re[k] = re;
         cur.im[k] = im;

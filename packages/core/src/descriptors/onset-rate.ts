@@ -6,7 +6,7 @@
  * reference's Onsets peak picking over the two (see pickOnsetFrames).
  */
 import { hannWindow } from './beat-odf.ts';
-import { sharedFloat32Fft } from './fft-f32.ts';
+import { binIm, binRe, sharedFloat32Fft } from './fft-f32.ts';
 import { frameCount } from './spectrum.ts';
 
 export const ONSET_FRAME = 1024;
@@ -50,14 +50,12 @@ export function onsetDetections(
     input.fill(0, 0, from);
     for (let i = from; i < to; i++) input[i] = signal[start + i] * window[i];
     input.fill(0, Math.max(from, to));
-    // DC and Nyquist (both real) come first, then bin k's real and imaginary parts at 2k and 2k + 1.
     const out = fft.forward();
     let high = 0;
     let distance = 0;
     for (let k = 0; k < bins; k++) {
-      const inner = k > 0 && k < half;
-      const re = inner ? out[2 * k] : out[k === 0 ? 0 : 1];
-      const im = inner ? out[2 * k + 1] : 0;
+      const re = binRe(out, k, frameSize);
+      const im = binIm(out, k, frameSize);
       const m = Math.sqrt(re * re + im * im);
       high += k * m;
       const m1 = previousMag[k];

@@ -8,7 +8,6 @@ import type { VariantATree, VariantB } from './types.ts';
 /** Values variant B needs that the variant-A tree does not hold. */
 export interface VariantBExtras {
   timbral: TimbralScores;
-  loopable: boolean;
   reverbness: boolean;
   singleEvent: boolean;
 }
@@ -33,6 +32,9 @@ const START_FRAME_SECONDS = 2048 / 44100;
 const meanVector = (tree: VariantATree, path: string): number[] =>
   (node(tree, path) as VectorStats).mean.map(round3);
 
+/** ac-audio-extractor's loop rule, as Freesound serves `loopable`: the loop confidence above 0.95. */
+export const isLoop = (bpmLoopConfidence: number): boolean => bpmLoopConfidence > 0.95;
+
 /**
  * A loop's tempo: the loop estimate's, in the beat tracker's octave. Freesound serves the estimate as it
  * is, and Percival's estimator often lands on half or twice the tempo (a 60 BPM click loop reads 120,
@@ -54,7 +56,8 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
   const bpmRaw = num(tree, 'rhythm.bpm');
   const bpmLoop = num(tree, 'rhythm.bpm_loop');
   const loopConfidence = num(tree, 'rhythm.bpm_loop_confidence');
-  const useLoop = extras.loopable && bpmLoop > 0;
+  const loopable = isLoop(loopConfidence);
+  const useLoop = loopable && bpmLoop > 0;
   const chords = node(tree, 'tonal.chords_progression') as string[];
   const onsetTimes = node(tree, 'rhythm.onset_times') as number[];
   const beats = node(tree, 'rhythm.beats_position') as number[];
@@ -86,7 +89,7 @@ export function buildVariantB(tree: VariantATree, extras: VariantBExtras): Varia
     hpcp_entropy: round3(mean(tree, 'tonal.hpcp_entropy')),
     inharmonicity: round3(mean(tree, 'sfx.inharmonicity')),
     log_attack_time: round3(num(tree, 'sfx.logattacktime')),
-    loopable: extras.loopable,
+    loopable,
     loudness: round3(num(tree, 'lowlevel.loudness_ebu128.integrated')),
     mfcc: meanVector(tree, 'lowlevel.mfcc'),
     note_confidence: round3(statistic(tree, 'lowlevel.pitch_instantaneous_confidence', 'median')),

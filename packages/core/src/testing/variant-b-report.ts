@@ -10,6 +10,7 @@
 import { midiToNoteName } from '@earshot/common/notes';
 import { frequencyToMidi } from '../descriptors/pitch.ts';
 import type { VariantB } from '../descriptors/types.ts';
+import { isLoop } from '../descriptors/variant-b.ts';
 import { PARITY_TARGETS, valueAt as valueAtPath } from './parity-report.ts';
 import { type LeafRow, leafRow, numericLeaves } from './whole-tree-report.ts';
 
@@ -55,10 +56,10 @@ const readVector =
 /** The reference writes some keys with flats; the contract names the twelve notes with sharps. */
 const SHARP_OF: Readonly<Record<string, string>> = { Db: 'C#', Eb: 'D#', Gb: 'F#', Ab: 'G#', Bb: 'A#' };
 
-/** ac-audio-extractor's loop rule on the reference's loop estimate: confidence above 0.95. */
-const isLoop = (tree: Tree): boolean | undefined => {
+/** ac-audio-extractor's loop rule (variant-b.ts) on the reference's loop estimate. */
+const loopIn = (tree: Tree): boolean | undefined => {
   const confidence = scalar(tree, 'rhythm.bpm_loop_confidence');
-  return confidence === undefined ? undefined : confidence > 0.95;
+  return confidence === undefined ? undefined : isLoop(confidence);
 };
 
 /** The MIDI note of the reference pitch track's median (ac-audio-extractor's note), 0 without one. */
@@ -98,7 +99,7 @@ export const VARIANT_B_COUNTERPARTS: readonly Counterpart[] = [
     reads: ['rhythm.bpm', 'rhythm.bpm_loop', 'rhythm.bpm_loop_confidence'],
     how: 'round(`rhythm.bpm_loop`) for a loop (`bpm_loop_confidence` > 0.95), else round(`rhythm.bpm`)',
     value: (t) => {
-      const loop = isLoop(t);
+      const loop = loopIn(t);
       const v = scalar(t, loop ? 'rhythm.bpm_loop' : 'rhythm.bpm');
       return loop === undefined || v === undefined ? undefined : Math.round(v);
     },
@@ -109,7 +110,7 @@ export const VARIANT_B_COUNTERPARTS: readonly Counterpart[] = [
     reads: ['rhythm.bpm_confidence', 'rhythm.bpm_loop_confidence'],
     how: '`rhythm.bpm_loop_confidence` for a loop, else clip(`rhythm.bpm_confidence` / 5, 0, 1)',
     value: (t) => {
-      const loop = isLoop(t);
+      const loop = loopIn(t);
       const v = scalar(t, loop ? 'rhythm.bpm_loop_confidence' : 'rhythm.bpm_confidence');
       if (loop === undefined || v === undefined) return undefined;
       return round3(loop ? v : Math.min(1, Math.max(0, v / 5)));
@@ -173,7 +174,7 @@ export const VARIANT_B_COUNTERPARTS: readonly Counterpart[] = [
     kind: 'categorical',
     reads: ['rhythm.bpm_loop_confidence'],
     how: '`rhythm.bpm_loop_confidence` > 0.95',
-    value: isLoop,
+    value: loopIn,
   },
   {
     field: 'note_name',
