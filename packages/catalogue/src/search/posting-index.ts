@@ -193,25 +193,47 @@ export function singleLexemeRank(
   return f(f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1)))) / 1.64493406685);
 }
 
-/** Ascending intersection of ascending id lists (smallest first, galloping into the larger). */
+/** Ascending intersection of ascending id lists (smallest first, each step by intersectTwo). */
 export function intersect(lists: readonly Uint32Array[]): Uint32Array {
   if (!lists.length) return new Uint32Array(0);
   const sorted = [...lists].sort((a, b) => a.length - b.length);
   let acc = sorted[0];
-  for (let l = 1; l < sorted.length && acc.length; l++) {
-    const other = sorted[l];
-    const out = new Uint32Array(acc.length);
-    let n = 0;
-    let lo = 0;
-    for (let i = 0; i < acc.length; i++) {
-      const v = acc[i];
-      lo = seek(other, v, lo);
-      if (lo >= other.length) break;
-      if (other[lo] === v) out[n++] = v;
-    }
-    acc = out.subarray(0, n);
-  }
+  for (let l = 1; l < sorted.length && acc.length; l++) acc = intersectTwo(acc, sorted[l]);
   return acc;
+}
+
+/**
+ * Below this ratio of lengths two lists are merged; above it the shorter gallops into the longer
+ * (a merge step costs a few comparisons, a gallop a few more and a binary search).
+ */
+const MERGE_RATIO = 8;
+
+/** Ascending intersection of two ascending lists, `short` no longer than `long`. */
+function intersectTwo(short: Uint32Array, long: Uint32Array): Uint32Array {
+  const out = new Uint32Array(short.length);
+  let n = 0;
+  if (long.length < short.length * MERGE_RATIO) {
+    let i = 0;
+    let j = 0;
+    // Without branches on the ids (which way the merge steps is a coin toss the CPU mispredicts).
+    while (i < short.length && j < long.length) {
+      const a = short[i];
+      const b = long[j];
+      out[n] = a;
+      n += +(a === b);
+      i += +(a <= b);
+      j += +(a >= b);
+    }
+  } else {
+    let lo = 0;
+    for (let i = 0; i < short.length; i++) {
+      const v = short[i];
+      lo = seek(long, v, lo);
+      if (lo >= long.length) break;
+      if (long[lo] === v) out[n++] = v;
+    }
+  }
+  return out.subarray(0, n);
 }
 
 /** Filters the index evaluates from its columns; any other filter leaves the search to PostgreSQL. */
@@ -326,13 +348,38 @@ function compileFilter(index: PostingIndexData, node: FilterNode): Predicate {
 /** A comparison of two matches in the requested order (negative: `a` first). */
 type Order = (a: number, b: number) => number;
 
-function orderOf(sort: PreparedSearch['sort'], c: SoundColumns, score: Float64Array | null): Order {
+/**
+ * The requested order as a number per match where it can be: `sign * column[id]` ascending orders
+ * the matches as `order` does, except between equal numbers (and NaN), which `order` decides. The
+ * selections below compare these numbers in their loops and call `order` only on a tie: a call
+ * per match through a closure cost more than the rest of a large search.
+ */
+interface Ordering {
+  readonly order: Order;
+  /** null: every match ties (the order is the ids'). */
+  readonly column: ArrayLike<number> | null;
+  readonly sign: 1 | -1;
+  /** Whether equal numbers are ordered by id alone (not so for the rating, whose ties go to its count first). */
+  readonly tiesById: boolean;
+}
+
+function orderingOf(sort: PreparedSearch['sort'], c: SoundColumns, score: Float64Array | null): Ordering {
   const byId = (a: number, b: number) => a - b;
-  const desc = (col: ArrayLike<number>) => (a: number, b: number) => col[b] - col[a] || a - b;
-  const asc = (col: ArrayLike<number>) => (a: number, b: number) => col[a] - col[b] || a - b;
+  const desc = (column: ArrayLike<number>): Ordering => ({
+    order: (a, b) => column[b] - column[a] || a - b,
+    column,
+    sign: -1,
+    tiesById: true,
+  });
+  const asc = (column: ArrayLike<number>): Ordering => ({
+    order: (a, b) => column[a] - column[b] || a - b,
+    column,
+    sign: 1,
+    tiesById: true,
+  });
   switch (sort) {
     case 'score':
-      return score ? (a, b) => score[b] - score[a] || a - b : byId;
+      return score ? desc(score) : { order: byId, column: null, sign: 1, tiesById: true };
     case 'duration_desc':
       return desc(c.duration);
     case 'duration_asc':
@@ -346,23 +393,63 @@ function orderOf(sort: PreparedSearch['sort'], c: SoundColumns, score: Float64Ar
     case 'downloads_asc':
       return asc(c.downloads);
     case 'rating_desc':
-      return (a, b) => c.rating[b] - c.rating[a] || c.numRatings[b] - c.numRatings[a] || a - b;
+      return {
+        order: (a, b) => c.rating[b] - c.rating[a] || c.numRatings[b] - c.numRatings[a] || a - b,
+        column: c.rating,
+        sign: -1,
+        tiesById: false,
+      };
     case 'rating_asc':
-      return (a, b) => c.rating[a] - c.rating[b] || c.numRatings[b] - c.numRatings[a] || a - b;
+      return {
+        order: (a, b) => c.rating[a] - c.rating[b] || c.numRatings[b] - c.numRatings[a] || a - b,
+        column: c.rating,
+        sign: 1,
+        tiesById: false,
+      };
   }
+}
+
+/** Whether `a` comes before `b` in `ordering` (its number first, `order` on a tie). */
+function before(ordering: Ordering, a: number, b: number): boolean {
+  const { column, sign } = ordering;
+  if (column) {
+    const ka = sign * column[a];
+    const kb = sign * column[b];
+    if (ka < kb) return true;
+    if (ka > kb) return false;
+  }
+  return ordering.order(a, b) < 0;
 }
 
 /** The first `k` of `items` in `order` (a bounded binary heap: O(n log k)). */
 export function topK(items: ArrayLike<number>, k: number, order: Order): number[] {
+  return topKBy(items, k, { order, column: null, sign: 1, tiesById: false });
+}
+
+/**
+ * topK in an Ordering: the heap keeps each item's number beside it, and most items are turned away
+ * by one comparison. Items that ascend (the matches) in an order whose ties go by id need no call
+ * of `order` at all: an item tied with the worst kept one comes after it.
+ */
+function topKBy(items: ArrayLike<number>, k: number, ordering: Ordering, ascending = false): number[] {
   if (k <= 0) return [];
-  // Max-heap on `order`: the root is the worst kept item.
+  const { order, column, sign } = ordering;
+  const tieLoses = ascending && ordering.tiesById;
+  // Max-heap: the root is the worst kept item.
   const heap: number[] = [];
-  const worse = (a: number, b: number) => order(a, b) > 0;
+  const keys: number[] = [];
+  const byId = ordering.tiesById;
+  const worse = (i: number, j: number) =>
+    keys[i] > keys[j] || (!(keys[i] < keys[j]) && (byId ? heap[i] > heap[j] : order(heap[i], heap[j]) > 0));
+  const swap = (i: number, j: number) => {
+    [heap[i], heap[j]] = [heap[j], heap[i]];
+    [keys[i], keys[j]] = [keys[j], keys[i]];
+  };
   const up = (i: number) => {
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!worse(heap[i], heap[p])) break;
-      [heap[i], heap[p]] = [heap[p], heap[i]];
+      if (!worse(i, p)) break;
+      swap(i, p);
       i = p;
     }
   };
@@ -371,20 +458,23 @@ export function topK(items: ArrayLike<number>, k: number, order: Order): number[
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < heap.length && worse(heap[l], heap[m])) m = l;
-      if (r < heap.length && worse(heap[r], heap[m])) m = r;
+      if (l < heap.length && worse(l, m)) m = l;
+      if (r < heap.length && worse(r, m)) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
+      swap(i, m);
       i = m;
     }
   };
   for (let i = 0; i < items.length; i++) {
     const v = items[i];
+    const key = column ? sign * column[v] : 0;
     if (heap.length < k) {
       heap.push(v);
+      keys.push(key);
       up(heap.length - 1);
-    } else if (order(v, heap[0]) < 0) {
+    } else if (key < keys[0] || (!(key > keys[0]) && !tieLoses && order(v, heap[0]) < 0)) {
       heap[0] = v;
+      keys[0] = key;
       down(0);
     }
   }
@@ -495,7 +585,7 @@ export function searchPostingIndex(
     if (ranker && exact) ranker.rankInto(matches, score);
     else addOwnScores(score, matches, lists);
   }
-  const order = orderOf(search.sort, c, score);
+  const ordering = orderingOf(search.sort, c, score);
   const end = search.offset + search.limit;
   const scoresOf = (page: number[]): number[] => {
     if (score && exact) return page.map((id) => score[id]);
@@ -508,18 +598,18 @@ export function searchPostingIndex(
   try {
     if (search.groupByPack)
       return {
-        ...grouped(index, search, matches, order, scoresOf),
+        ...grouped(index, search, matches, ordering, scoresOf),
         ...(ranked && !exact ? { approximate: true } : {}),
         ...facets,
       };
     if (ranked && !exact && score) {
       // The best by the summed scores, ranked exactly; the page is their best.
-      const pool = Uint32Array.from(topK(matches, Math.max(RERANK_POOL, end), order)).sort();
+      const pool = Uint32Array.from(topKBy(matches, Math.max(RERANK_POOL, end), ordering, true)).sort();
       (ranker as DocumentPositions).rankInto(pool, score);
-      const page = topK(pool, end, order).slice(search.offset);
+      const page = topKBy(pool, end, ordering, true).slice(search.offset);
       return { count: matches.length, ids: page, scores: scoresOf(page), approximate: true, ...facets };
     }
-    const page = topK(matches, end, order).slice(search.offset);
+    const page = topKBy(matches, end, ordering, true).slice(search.offset);
     return { count: matches.length, ids: page, scores: scoresOf(page), ...facets };
   } finally {
     // The scratch scores are zero between searches (a search runs to its end: nothing awaits here).
@@ -591,12 +681,14 @@ function oneWordPage(
 function addOwnScores(score: Float64Array, matches: Uint32Array, lists: Scored): void {
   const masked = lists.masked;
   for (const [k, list] of lists.base.entries()) {
-    // Both lists ascend: one merge pass adds the list's scores of the matches.
+    // Both lists ascend: one pass adds the list's scores of the matches, merging or galloping as intersectTwo.
     let j = 0;
+    const gallop = list !== undefined && list.ids.length >= matches.length * MERGE_RATIO;
     if (list)
       for (const id of matches) {
         if (masked && masked[id] === 1) continue;
-        while (list.ids[j] < id) j++;
+        if (gallop) j = seek(list.ids, id, j);
+        else while (list.ids[j] < id) j++;
         score[id] += list.scores[j];
       }
     const changed = lists.overlay[k];
@@ -724,7 +816,7 @@ function grouped(
   index: PostingIndexData,
   search: PreparedSearch,
   matches: Uint32Array,
-  order: Order,
+  ordering: Ordering,
   scoresOf: (page: number[]) => number[],
 ): PostingAnswer {
   const c = index.columns;
@@ -741,10 +833,10 @@ function grouped(
     if (best[pack] < 0) {
       best[pack] = id;
       packs.push(pack);
-    } else if (order(id, best[pack]) < 0) best[pack] = id;
+    } else if (before(ordering, id, best[pack])) best[pack] = id;
   }
   for (const pack of packs) representatives.push(best[pack]);
-  const page = topK(representatives, search.offset + search.limit, order).slice(search.offset);
+  const page = topKBy(representatives, search.offset + search.limit, ordering).slice(search.offset);
   const packGroups = page.map((id) =>
     c.packId[id] ? { packId: c.packId[id], count: inPack[c.packId[id]] } : null,
   );
