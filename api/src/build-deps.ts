@@ -22,6 +22,7 @@ import {
   SoundFeedback,
   searchIndexSnapshotStore,
   similaritySnapshotDir,
+  ThreadedTextIndex,
 } from '@earshot/services';
 import { bearerTokenCheck } from './adapters/bearer-tokens.ts';
 import { catalogueReader } from './adapters/catalogue-reader.ts';
@@ -79,6 +80,11 @@ export interface BuildAppDepsOptions {
    * `<dataDir>/search-index` when there is one (and `similaritySnapshots` is not false).
    */
   searchIndex?: boolean;
+  /**
+   * On a PostgreSQL server, keep and search that index in a worker thread (default true), so a
+   * search over many matches holds up no other request; false keeps it on the event loop.
+   */
+  searchIndexThread?: boolean;
   /** Worker threads analyzing `audio_file` clips (default: CLIP_THREADS, else defaultClipThreads()). */
   clipThreads?: number;
   /** Nice steps the clip threads run below the event loop (default: CLIP_THREAD_NICENESS, else the pool's). */
@@ -145,15 +151,22 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
   timer?.unref();
   const snapshotTimer = startSnapshotWriter(similarity, logger, options);
   const changes: ChangeVersion = await followChanges(options);
+  // The similarity snapshots' switch: tests and one-off processes leave the data folder alone.
+  const snapshotDir = options.similaritySnapshots === false ? undefined : config.dataDir;
   const textIndex =
     options.searchIndex === false
       ? undefined
-      : new LiveSearchIndex(db, scopedChangeVersion(changes), {
-          logger,
-          // The similarity snapshots' switch: tests and one-off processes leave the data folder alone.
-          snapshots:
-            options.similaritySnapshots === false ? undefined : searchIndexSnapshotStore(config.dataDir),
-        }).start();
+      : config.DATABASE_URL && options.searchIndexThread !== false
+        ? // On a server the index runs in a thread of its own (the embedded database has one connection).
+          new ThreadedTextIndex(scopedChangeVersion(changes), {
+            databaseUrl: config.DATABASE_URL,
+            ...(snapshotDir ? { snapshotDir } : {}),
+            logger,
+          }).start()
+        : new LiveSearchIndex(db, scopedChangeVersion(changes), {
+            logger,
+            snapshots: snapshotDir === undefined ? undefined : searchIndexSnapshotStore(snapshotDir),
+          }).start();
   const now = options.now ?? (() => new Date());
   // With a feed, a change also brings the similarity state up to date soon (at most once a second)
   // instead of at the next periodic refresh.
@@ -247,7 +260,7 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       if (timer) clearInterval(timer);
       if (snapshotTimer) clearInterval(snapshotTimer);
       if (soon) clearTimeout(soon);
-      textIndex?.close();
+      await textIndex?.close();
       await changes.close();
       await similarity.close();
       await clips.close();

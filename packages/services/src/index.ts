@@ -158,6 +158,7 @@ export {
   similaritySnapshotDir,
 } from './search/similarity-state.ts';
 export { SUGGESTION_LIMITS, type Suggestions, suggestCompletions } from './search/suggestions.ts';
+export { ThreadedTextIndex, type ThreadedTextIndexOptions } from './search/threaded-text-index.ts';
 export { BookmarkCategories } from './social/bookmark-categories.ts';
 export {
   BOOKMARK_NAME_MAX,

@@ -1,0 +1,27 @@
+import type { PreparedSearch, SearchResult } from '@earshot/catalogue';
+
+/** What the text index's thread is started with (text-index.worker.ts). */
+export interface TextIndexThreadData {
+  /** The catalogue's PostgreSQL server (the embedded database cannot be opened by a second thread). */
+  readonly databaseUrl: string;
+  /** The data folder whose `search-index/` holds the snapshot; absent = no snapshot is read or written. */
+  readonly snapshotDir?: string;
+  readonly logLevel: string;
+}
+
+/** To the thread: a search, with the catalogue change version the caller has waited for. */
+export interface TextIndexQuestion {
+  readonly id: number;
+  readonly search: PreparedSearch;
+  /** undefined: the version cannot be told (the index catches up before answering). */
+  readonly version: number | undefined;
+  readonly budgetMs: number | undefined;
+}
+
+/** From the thread. */
+export type TextIndexMessage =
+  | { readonly kind: 'answer'; readonly id: number; readonly result: SearchResult | undefined }
+  | { readonly kind: 'failed'; readonly id: number; readonly message: string }
+  | { readonly kind: 'ready' }
+  /** A log line of the thread's logger (pino's JSON), for the process's own logger. */
+  | { readonly kind: 'log'; readonly line: string };

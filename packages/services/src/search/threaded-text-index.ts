@@ -1,0 +1,156 @@
+import type { Worker } from 'node:worker_threads';
+import {
+  type ChangeVersion,
+  type PreparedSearch,
+  postingIndexAnswers,
+  type SearchLimits,
+  type SearchResult,
+} from '@earshot/catalogue';
+import type { Logger } from '@earshot/common';
+import { createModuleWorker } from '@earshot/common/module-worker';
+import type { TextIndex } from './search-engine.ts';
+import type { TextIndexMessage, TextIndexQuestion, TextIndexThreadData } from './text-index-protocol.ts';
+
+export interface ThreadedTextIndexOptions {
+  /** The catalogue's PostgreSQL server. */
+  databaseUrl: string;
+  /** The data folder whose snapshot the index starts from and writes; absent = none. */
+  snapshotDir?: string;
+  logger: Logger;
+  /** Wait before a thread that stopped is started again (default 5 s). */
+  restartMs?: number;
+}
+
+const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
+/**
+ * The posting index (LiveSearchIndex) in a worker thread of its own, for a catalogue on a
+ * PostgreSQL server. A search over a few hundred thousand matches takes tens of milliseconds of
+ * CPU; on the event loop every request behind it waited that long, a page from the cache as much
+ * as another search. Here only the searches wait for each other. The thread builds the index (or
+ * reads its snapshot) and keeps it current itself; each search is sent with the change version the
+ * caller has waited for, so an answer sees every change committed before the request, as before.
+ * Until the thread is ready, and when it fails, searches answer undefined (PostgreSQL answers them).
+ */
+export class ThreadedTextIndex implements TextIndex {
+  private worker: Worker | undefined;
+  private ready = false;
+  private closed = false;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (result: SearchResult | undefined) => void>();
+  private restart: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly changes: ChangeVersion,
+    private readonly options: ThreadedTextIndexOptions,
+  ) {}
+
+  start(): this {
+    if (this.closed || this.worker) return this;
+    const data: TextIndexThreadData = {
+      databaseUrl: this.options.databaseUrl,
+      ...(this.options.snapshotDir ? { snapshotDir: this.options.snapshotDir } : {}),
+      logLevel: this.options.logger.level,
+    };
+    const worker = createModuleWorker(new URL('./text-index.worker.ts', import.meta.url), {
+      workerData: data,
+    });
+    worker.on('message', (message: TextIndexMessage) => this.received(message));
+    worker.on('error', (err) => this.options.logger.error({ err }, 'search index thread failed'));
+    worker.on('exit', () => this.stopped(worker));
+    // Idle, the thread does not keep the process alive; a search under way does (see search).
+    worker.unref();
+    this.worker = worker;
+    return this;
+  }
+
+  isReady(): boolean {
+    return this.ready;
+  }
+
+  async search(search: PreparedSearch, limits: SearchLimits = {}): Promise<SearchResult | undefined> {
+    const worker = this.worker;
+    if (!this.ready || !worker || !postingIndexAnswers(search)) return undefined;
+    const version = await this.changes.current();
+    const id = this.nextId++;
+    const question: TextIndexQuestion = { id, search, version, budgetMs: limits.budgetMs };
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      if (this.waiting.size === 1) worker.ref();
+      worker.postMessage(question);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.restart) clearTimeout(this.restart);
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('close');
+    const timer = setTimeout(() => void worker.terminate(), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private received(message: TextIndexMessage): void {
+    switch (message.kind) {
+      case 'ready':
+        this.ready = true;
+        return;
+      case 'log':
+        this.log(message.line);
+        return;
+      case 'answer':
+        this.answer(message.id, message.result);
+        return;
+      case 'failed':
+        // The search runs again in PostgreSQL, which reports what is wrong in its own terms.
+        this.options.logger.warn({ reason: message.message }, 'search index thread: search failed');
+        this.answer(message.id, undefined);
+        return;
+    }
+  }
+
+  private answer(id: number, result: SearchResult | undefined): void {
+    const resolve = this.waiting.get(id);
+    if (!resolve) return;
+    this.waiting.delete(id);
+    if (this.waiting.size === 0) this.worker?.unref();
+    resolve(result);
+  }
+
+  /** A line of the thread's logger, passed to this process's logger at its level. */
+  private log(line: string): void {
+    try {
+      const { level, msg, time: _t, pid: _p, name: _n, hostname: _h, ...fields } = JSON.parse(line);
+      const method = LEVELS[level as number] ?? 'info';
+      this.options.logger[method](fields, msg);
+    } catch {
+      this.options.logger.info(line);
+    }
+  }
+
+  /** The thread ended: its pending searches go to PostgreSQL, and a new thread starts unless closing. */
+  private stopped(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.ready = false;
+    for (const resolve of this.waiting.values()) resolve(undefined);
+    this.waiting.clear();
+    if (this.closed) return;
+    this.options.logger.warn('search index thread stopped; searches run in PostgreSQL until it is back');
+    this.restart = setTimeout(() => {
+      this.restart = undefined;
+      this.start();
+    }, this.options.restartMs ?? 5_000);
+    this.restart.unref();
+  }
+}
