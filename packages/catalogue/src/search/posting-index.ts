@@ -1,5 +1,12 @@
 import type { FilterNode } from './filter-ast.ts';
-import { type PhraseChain, type Positions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
+import {
+  NO_POSITIONS,
+  type PhraseChain,
+  POSITION_MASK,
+  type Positions,
+  RankScratch,
+  rankOrder,
+} from './multi-lexeme-rank.ts';
 import type { PreparedSearch } from './prepare.ts';
 
 /**
@@ -540,8 +547,20 @@ export function searchPostingIndex(
       };
   }
   // The base lists' matches (minus the changed documents) and the changed documents' matches.
-  const baseMatches =
-    empty || baseLists.some((l) => !l)
+  // Two words ranked by their summed scores, nothing changed and nothing to filter: the sums are
+  // added while the lists are intersected, instead of in a pass over each list afterwards.
+  const summed =
+    lexemes.length === 2 &&
+    search.sort === 'score' &&
+    !search.filter &&
+    !phrases.length &&
+    baseLists[0] !== undefined &&
+    baseLists[1] !== undefined &&
+    (overlay === undefined || overlay.maskedIds().length === 0) &&
+    overlayLists.every((l) => l === undefined);
+  const baseMatches = summed
+    ? intersectSummed(baseLists[0] as PostingList, baseLists[1] as PostingList, scratchOf(index).score)
+    : empty || baseLists.some((l) => !l)
       ? NO_IDS
       : unmasked(intersect(baseLists.map((l) => (l as PostingList).ids)), overlay);
   const overlayMatches =
@@ -583,7 +602,7 @@ export function searchPostingIndex(
   if (ranked && !empty && matches.length) {
     score = scratchOf(index).score;
     if (ranker && exact) ranker.rankInto(matches, score);
-    else addOwnScores(score, matches, lists);
+    else if (!summed) addOwnScores(score, matches, lists);
   }
   const ordering = orderingOf(search.sort, c, score);
   const end = search.offset + search.limit;
@@ -677,6 +696,42 @@ function oneWordPage(
   };
 }
 
+/**
+ * The ids both lists hold, ascending, with `score[id]` set to the sum of the two lists' scores
+ * there (`a`'s first, as addOwnScores adds them). Merged or galloped as intersectTwo.
+ */
+function intersectSummed(a: PostingList, b: PostingList, score: Float64Array): Uint32Array {
+  const [short, long] = a.ids.length <= b.ids.length ? [a, b] : [b, a];
+  const out = new Uint32Array(short.ids.length);
+  let n = 0;
+  const add = (id: number, i: number, j: number) => {
+    // i in `short`, j in `long`: back in the lexemes' order for the sum.
+    score[id] = short === a ? a.scores[i] + b.scores[j] : a.scores[j] + b.scores[i];
+    out[n++] = id;
+  };
+  const s = short.ids;
+  const l = long.ids;
+  if (l.length < s.length * MERGE_RATIO) {
+    let i = 0;
+    let j = 0;
+    while (i < s.length && j < l.length) {
+      const x = s[i];
+      const y = l[j];
+      if (x === y) add(x, i++, j++);
+      else if (x < y) i++;
+      else j++;
+    }
+  } else {
+    let lo = 0;
+    for (let i = 0; i < s.length; i++) {
+      lo = seek(l, s[i], lo);
+      if (lo >= l.length) break;
+      if (l[lo] === s[i]) add(s[i], i, lo);
+    }
+  }
+  return out.subarray(0, n);
+}
+
 /** Adds each lexeme's own score of every match (the order a large several-word relevance page is taken in). */
 function addOwnScores(score: Float64Array, matches: Uint32Array, lists: Scored): void {
   const masked = lists.masked;
@@ -684,7 +739,10 @@ function addOwnScores(score: Float64Array, matches: Uint32Array, lists: Scored):
     // Both lists ascend: one pass adds the list's scores of the matches, merging or galloping as intersectTwo.
     let j = 0;
     const gallop = list !== undefined && list.ids.length >= matches.length * MERGE_RATIO;
-    if (list)
+    if (list && list.ids === matches) {
+      // One word's own list, whole: its scores in the same places.
+      for (let i = 0; i < matches.length; i++) score[matches[i]] += list.scores[i];
+    } else if (list)
       for (const id of matches) {
         if (masked && masked[id] === 1) continue;
         if (gallop) j = seek(list.ids, id, j);
@@ -742,12 +800,33 @@ class DocumentPositions {
       slots: p.lexemes.map((l) => this.slotOf.get(l) as number),
       distances: p.distances,
     }));
-    const at = new Int32Array(this.lists.base.length);
+    const { base, masked } = this.lists;
+    const at = new Int32Array(base.length);
+    // Each slot's one position in the document, when every lexeme stands there once (most documents).
+    const single = new Uint32Array(base.length);
     const out = new Uint32Array(ids.length);
     let n = 0;
     for (const id of ids) {
-      this.load(id, at);
-      if (chains.every((c) => this.scratch.phrase(c.slots, c.distances))) out[n++] = id;
+      let holds: boolean;
+      if (masked?.[id] === 1) {
+        this.load(id, at);
+        holds = chains.every((c) => this.scratch.phrase(c.slots, c.distances));
+      } else {
+        let once = true;
+        for (let k = 0; k < base.length; k++) {
+          const list = base[k] as PostingList;
+          at[k] = seek(list.ids, id, at[k]);
+          single[this.slots[k]] = list.positions.first[at[k]];
+          once &&= single[this.slots[k]] < NO_POSITIONS;
+        }
+        if (!once)
+          for (let k = 0; k < base.length; k++)
+            this.scratch.load(this.slots[k], (base[k] as PostingList).positions, at[k]);
+        holds = once
+          ? chains.every((c) => singlePhrase(single, c.slots, c.distances))
+          : chains.every((c) => this.scratch.phrase(c.slots, c.distances));
+      }
+      if (holds) out[n++] = id;
     }
     return out.subarray(0, n);
   }
@@ -781,6 +860,22 @@ class DocumentPositions {
       this.scratch.load(this.slots[k], list.positions, j);
     }
   }
+}
+
+/**
+ * RankScratch.phrase for a document where each lexeme stands once (`position[slot]`, a WordEntryPos):
+ * each next lexeme must stand its distance after the one before, positions compared without their
+ * weight class.
+ */
+function singlePhrase(
+  position: Uint32Array,
+  slots: readonly number[],
+  distances: readonly number[],
+): boolean {
+  for (let s = 1; s < slots.length; s++)
+    if ((position[slots[s]] & POSITION_MASK) !== (position[slots[s - 1]] & POSITION_MASK) + distances[s - 1])
+      return false;
+  return true;
 }
 
 /** Per-index work arrays, reset after each search: a search touches its matches only, not every sound. */
