@@ -37,6 +37,7 @@ import {
 import { arg } from './args.ts';
 import { loadAverage as load, quantile } from './load-and-quantiles.ts';
 import {
+  firstAsked,
   realisticSearches,
   searchParams,
   searchRequest,
@@ -160,13 +161,7 @@ async function main() {
     const distinct = await realisticSearches(dbUrl, 10_000, random);
     const stream = searchStream(distinct, 200_000, random);
     // The timed requests: the stream's distinct requests in the order it first asks them.
-    const seen = new Set<TextSearch>();
-    const timed: TextSearch[] = [];
-    for (const q of stream) {
-      if (seen.has(q)) continue;
-      seen.add(q);
-      if (timed.push(q) >= requests) break;
-    }
+    const timed = firstAsked(stream, requests);
     const started = performance.now();
     const index = await loadPostingIndex(catalogue.db, (n, total) =>
       process.stdout.write(`\r  posting index: ${n}/${total} sounds`),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  firstAsked,
   searchStream,
   seededRandom,
   streamShape,
@@ -11,6 +12,13 @@ import {
 const VOCABULARY = Array.from({ length: 400 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${i}`);
 
 describe('the realistic workload', () => {
+  it("lists a stream's first distinct searches in the order it first asks them", () => {
+    const [a, b, c] = [{ query: 'a' }, { query: 'b' }, { query: 'c' }];
+    expect(firstAsked([b, b, a, b, c, a], 2)).toEqual([b, a]);
+    expect(firstAsked([b, b, a, b, c, a], 10)).toEqual([b, a, c]);
+    expect(firstAsked([], 3)).toEqual([]);
+  });
+
   it('draws ranks with Zipf s = 1: rank 1 twice as often as rank 2, ten times rank 10', () => {
     const draw = zipfSampler(1000, 1, seededRandom(1));
     const counts = new Array(1000).fill(0);

@@ -185,6 +185,16 @@ export function searchParams(q: TextSearch): Record<string, string> {
   return out;
 }
 
+/** The first `count` distinct searches of a stream, in the order it first asks them. */
+export function firstAsked(stream: readonly TextSearch[], count: number): TextSearch[] {
+  const seen = new Set<TextSearch>();
+  for (const q of stream) {
+    if (seen.size >= count) break;
+    seen.add(q);
+  }
+  return [...seen];
+}
+
 /** `count` requests drawn from `searches` with Zipf (s = 1) over their rank. */
 export function searchStream(searches: TextSearch[], count: number, random: () => number): TextSearch[] {
   const rank = zipfSampler(searches.length, 1, random);

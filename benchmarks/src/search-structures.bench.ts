@@ -35,6 +35,7 @@ import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue
 import { arg } from './args.ts';
 import { loadAverage as load, quantile } from './load-and-quantiles.ts';
 import {
+  firstAsked,
   realisticSearches,
   searchRequest,
   searchStream,
@@ -266,8 +267,7 @@ async function main() {
     for (const q of stream) frequency.set(q, (frequency.get(q) ?? 0) + 1);
     const byFrequency = [...frequency.entries()].sort((a, b) => b[1] - a[1]).map(([q]) => q);
     // The timed requests: the stream's distinct requests in the order it first asks them.
-    const timed: TextSearch[] = [];
-    for (const q of stream) if (!timed.includes(q) && timed.push(q) >= requests) break;
+    const timed = firstAsked(stream, requests);
 
     console.log(`\n## Search structures, ${sounds} sounds (${new Date().toISOString()}, load ${load()})\n`);
     liveStartRows();

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import {
+  firstAsked,
   realisticSearches,
   searchRequest,
   searchStream,
@@ -39,14 +40,7 @@ async function coldSearches(): Promise<{ timed: TextSearch[]; warmUp: TextSearch
   const random = seededRandom(18);
   const distinct = await realisticSearches(dbUrl, 10_000, random);
   const stream = searchStream(distinct, 200_000, random);
-  const seen = new Set<TextSearch>();
-  const out: TextSearch[] = [];
-  for (const q of stream) {
-    if (seen.has(q)) continue;
-    seen.add(q);
-    out.push(q);
-    if (out.length >= 2 * count) break;
-  }
+  const out = firstAsked(stream, 2 * count);
   return { timed: out.slice(0, count), warmUp: out.slice(count) };
 }
 

@@ -47,6 +47,7 @@ export {
   searchPostingIndex,
 } from './posting-index.ts';
 export { loadPostingIndex } from './posting-index-load.ts';
+export { decodePostingIndex } from './posting-index-snapshot.ts';
 export { type ClauseMemo, postingSearch } from './posting-search.ts';
 export {
   MAX_PAGE_SIZE,
