@@ -43,7 +43,7 @@ export function rankOrder(lexemes: readonly string[]): string[] {
 
 /** PostgreSQL caps a lexeme's positions in one document at 256 (MAXNUMPOS). */
 const MAX_POSITIONS = 256;
-export const POSITION_MASK = 0x3fff;
+const POSITION_MASK = 0x3fff;
 const MAX_ENTRY_POS = 1 << 14;
 
 /** `word_distance`: the weight of two positions `dist` apart, as float4. */

@@ -1,12 +1,5 @@
 import type { FilterNode } from './filter-ast.ts';
-import {
-  NO_POSITIONS,
-  type PhraseChain,
-  POSITION_MASK,
-  type Positions,
-  RankScratch,
-  rankOrder,
-} from './multi-lexeme-rank.ts';
+import { type PhraseChain, type Positions, RankScratch, rankOrder } from './multi-lexeme-rank.ts';
 import type { PreparedSearch } from './prepare.ts';
 
 /**
@@ -800,33 +793,12 @@ class DocumentPositions {
       slots: p.lexemes.map((l) => this.slotOf.get(l) as number),
       distances: p.distances,
     }));
-    const { base, masked } = this.lists;
-    const at = new Int32Array(base.length);
-    // Each slot's one position in the document, when every lexeme stands there once (most documents).
-    const single = new Uint32Array(base.length);
+    const at = new Int32Array(this.lists.base.length);
     const out = new Uint32Array(ids.length);
     let n = 0;
     for (const id of ids) {
-      let holds: boolean;
-      if (masked?.[id] === 1) {
-        this.load(id, at);
-        holds = chains.every((c) => this.scratch.phrase(c.slots, c.distances));
-      } else {
-        let once = true;
-        for (let k = 0; k < base.length; k++) {
-          const list = base[k] as PostingList;
-          at[k] = seek(list.ids, id, at[k]);
-          single[this.slots[k]] = list.positions.first[at[k]];
-          once &&= single[this.slots[k]] < NO_POSITIONS;
-        }
-        if (!once)
-          for (let k = 0; k < base.length; k++)
-            this.scratch.load(this.slots[k], (base[k] as PostingList).positions, at[k]);
-        holds = once
-          ? chains.every((c) => singlePhrase(single, c.slots, c.distances))
-          : chains.every((c) => this.scratch.phrase(c.slots, c.distances));
-      }
-      if (holds) out[n++] = id;
+      this.load(id, at);
+      if (chains.every((c) => this.scratch.phrase(c.slots, c.distances))) out[n++] = id;
     }
     return out.subarray(0, n);
   }
@@ -860,22 +832,6 @@ class DocumentPositions {
       this.scratch.load(this.slots[k], list.positions, j);
     }
   }
-}
-
-/**
- * RankScratch.phrase for a document where each lexeme stands once (`position[slot]`, a WordEntryPos):
- * each next lexeme must stand its distance after the one before, positions compared without their
- * weight class.
- */
-function singlePhrase(
-  position: Uint32Array,
-  slots: readonly number[],
-  distances: readonly number[],
-): boolean {
-  for (let s = 1; s < slots.length; s++)
-    if ((position[slots[s]] & POSITION_MASK) !== (position[slots[s - 1]] & POSITION_MASK) + distances[s - 1])
-      return false;
-  return true;
 }
 
 /** Per-index work arrays, reset after each search: a search touches its matches only, not every sound. */
