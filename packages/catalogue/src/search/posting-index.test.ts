@@ -124,6 +124,72 @@ describe('posting index parts', () => {
     expect(deep.ids).toEqual(current.slice(3000, 3015).map((p) => p.id));
   });
 
+  it('ranks two words of more than RERANK_ALL matches alike whether their sums are added while intersecting or after', () => {
+    // 60,000 documents hold `alpha`, the odd ids up to 90,000 `beta`: 30,000 hold both, so the page
+    // comes from the best 2,000 by summed scores. An all-passing filter takes the path that adds the
+    // sums after the intersection; the answers must not differ.
+    let seed = 11;
+    const random = () => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const size = 100_000;
+    const list = (ids: Uint32Array, spread: number): PostingList => ({
+      ids,
+      scores: Float32Array.from(ids, () => Math.fround(Math.floor(random() * 8) / 8)),
+      positions: {
+        first: Uint32Array.from(ids, () => 1 + Math.floor(random() * spread)),
+        more: new Uint16Array(0),
+      },
+    });
+    const alpha = list(
+      Uint32Array.from({ length: 60_000 }, (_, i) => i + 1),
+      30,
+    );
+    const beta = list(
+      Uint32Array.from({ length: 45_000 }, (_, i) => 2 * i + 1),
+      30,
+    );
+    const index: PostingIndexData = {
+      lexemes: new Map([
+        ['alpha', alpha],
+        ['beta', beta],
+      ]),
+      tags: new Map(),
+      columns: emptyColumns(size),
+      keywords: [],
+      maxPackId: 0,
+      facetValues: {
+        category: [''],
+        subcategory: [''],
+        username: [''],
+        pack: [''],
+        samplerate: [''],
+        channels: [''],
+        bitdepth: [''],
+      },
+      tagNames: [],
+      tagsBySound: { starts: new Uint32Array(size + 1), tags: new Uint32Array(0) },
+    };
+    for (const offset of [0, 45]) {
+      const plain = searchPostingIndex(index, prepareSearch({ query: 'alpha beta', offset }), [
+        ['alpha'],
+        ['beta'],
+      ]);
+      const filtered = searchPostingIndex(
+        index,
+        prepareSearch({ query: 'alpha beta', offset, filter: 'duration:[0 TO *]' }),
+        [['alpha'], ['beta']],
+      );
+      expect(plain.count).toBe(30_000);
+      expect(plain.approximate).toBe(true);
+      expect(plain.ids).toHaveLength(15);
+      expect(filtered.count).toBe(plain.count);
+      expect(filtered.ids, `offset ${offset}`).toEqual(plain.ids);
+      expect(filtered.scores).toEqual(plain.scores);
+    }
+  });
+
   it('keeps the first k in order, ties as the order says', () => {
     const values = [5, 1, 9, 3, 9, 2, 8];
     expect(topK(values, 3, (x, y) => y - x)).toEqual([9, 9, 8]);

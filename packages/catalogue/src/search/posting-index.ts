@@ -351,8 +351,8 @@ type Order = (a: number, b: number) => number;
 /**
  * The requested order as a number per match where it can be: `sign * column[id]` ascending orders
  * the matches as `order` does, except between equal numbers (and NaN), which `order` decides. The
- * selections below compare these numbers in their loops and call `order` only on a tie: a call
- * per match through a closure cost more than the rest of a large search.
+ * selections below compare these numbers in their loops and call `order` only on a tie, not once
+ * per match through a closure.
  */
 interface Ordering {
   readonly order: Order;
