@@ -84,7 +84,13 @@ export class ThreadedTextIndex implements TextIndex {
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       if (this.waiting.size === 1) worker.ref();
-      worker.postMessage(question);
+      try {
+        worker.postMessage(question);
+      } catch (err) {
+        // A search the thread cannot be sent (not cloneable) is PostgreSQL's to answer.
+        this.options.logger.warn({ err }, 'search index thread: search not sent');
+        this.answer(id, undefined);
+      }
     });
   }
 
