@@ -19,6 +19,28 @@ import { prepareSearch, type SearchRequest } from './prepare.ts';
 
 const postgresUrl = await testService('postgres');
 
+/** An index of `size` ids made by hand from its lexemes' lists: no tags, packs or facet values. */
+function handIndex(size: number, lexemes: Map<string, PostingList>): PostingIndexData {
+  return {
+    lexemes,
+    tags: new Map(),
+    columns: emptyColumns(size),
+    keywords: [],
+    maxPackId: 0,
+    facetValues: {
+      category: [''],
+      subcategory: [''],
+      username: [''],
+      pack: [''],
+      samplerate: [''],
+      channels: [''],
+      bitdepth: [''],
+    },
+    tagNames: [],
+    tagsBySound: { starts: new Uint32Array(size + 1), tags: new Uint32Array(0) },
+  };
+}
+
 describe('posting index parts', () => {
   it('reads a tsvector text with positions, weights, quotes and stripped positions', () => {
     const seen: [string, number[], boolean][] = [];
@@ -68,22 +90,7 @@ describe('posting index parts', () => {
     const changedIds = Uint32Array.from([...changedBefore.slice(0, 25), 19_000, 19_003]).sort();
     const changedScores = Float32Array.from(changedIds, () => Math.fround(random()));
     const index: PostingIndexData = {
-      lexemes: new Map([['dog', list(ids, scores)]]),
-      tags: new Map(),
-      columns: emptyColumns(size),
-      keywords: [],
-      maxPackId: 0,
-      facetValues: {
-        category: [''],
-        subcategory: [''],
-        username: [''],
-        pack: [''],
-        samplerate: [''],
-        channels: [''],
-        bitdepth: [''],
-      },
-      tagNames: [],
-      tagsBySound: { starts: new Uint32Array(size + 1), tags: new Uint32Array(0) },
+      ...handIndex(size, new Map([['dog', list(ids, scores)]])),
       overlay: {
         masked,
         maskedIds: () => maskedIds,
@@ -150,27 +157,13 @@ describe('posting index parts', () => {
       Uint32Array.from({ length: 45_000 }, (_, i) => 2 * i + 1),
       30,
     );
-    const index: PostingIndexData = {
-      lexemes: new Map([
+    const index = handIndex(
+      size,
+      new Map([
         ['alpha', alpha],
         ['beta', beta],
       ]),
-      tags: new Map(),
-      columns: emptyColumns(size),
-      keywords: [],
-      maxPackId: 0,
-      facetValues: {
-        category: [''],
-        subcategory: [''],
-        username: [''],
-        pack: [''],
-        samplerate: [''],
-        channels: [''],
-        bitdepth: [''],
-      },
-      tagNames: [],
-      tagsBySound: { starts: new Uint32Array(size + 1), tags: new Uint32Array(0) },
-    };
+    );
     for (const offset of [0, 45]) {
       const plain = searchPostingIndex(index, prepareSearch({ query: 'alpha beta', offset }), [
         ['alpha'],
