@@ -1,11 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { SnapshotStore } from '@earshot/catalogue';
 
 /**
  * The text search index's snapshot in a data folder (`<dataDir>/search-index/posting-index.bin`):
  * read whole at start, written beside and renamed over the old one, so a reader never sees half a
- * file and processes sharing the folder may write in turn.
+ * file and processes (and threads) sharing the folder may write in turn.
  */
 export function searchIndexSnapshotStore(dataDir: string): SnapshotStore {
   const dir = path.join(dataDir, 'search-index');
@@ -21,7 +22,8 @@ export function searchIndexSnapshotStore(dataDir: string): SnapshotStore {
     },
     async write(parts) {
       await fs.mkdir(dir, { recursive: true });
-      const temporary = `${file}.${process.pid}.tmp`;
+      // Threads of one process may write in turn too: each its own temporary file.
+      const temporary = `${file}.${process.pid}.${threadId}.tmp`;
       const handle = await fs.open(temporary, 'w');
       try {
         for (const part of parts) await handle.write(part);

@@ -34,10 +34,10 @@ function handVersion(): ChangeVersion & { bump(): void } {
 }
 
 /**
- * The posting index in its own thread on the PostgreSQL server: its answers are the engine's exact
+ * The posting index in two threads on the PostgreSQL server: their answers are the engine's exact
  * ones (pages, scores, counts, groups), a change committed before a search whose version moved is in
- * its answer, the searches it does not take are left to PostgreSQL, and it starts from the snapshot
- * it wrote.
+ * every thread's answer, the searches they do not take are left to PostgreSQL, and they start from
+ * the snapshot the first wrote.
  */
 describe.skipIf(!postgresUrl)('the text index in a worker thread', () => {
   let t: TestCatalogue;
@@ -67,11 +67,18 @@ describe.skipIf(!postgresUrl)('the text index in a worker thread', () => {
 
   it('answers as the engine, follows changes under a moved version, and starts again from its snapshot', async () => {
     const changes = handVersion();
-    const index = new ThreadedTextIndex(changes, { databaseUrl: t.location, snapshotDir, logger }).start();
+    const index = new ThreadedTextIndex(changes, {
+      databaseUrl: t.location,
+      snapshotDir,
+      logger,
+      threads: 2,
+    }).start();
     try {
-      await until(() => index.isReady());
-      for (const request of requests) {
-        const mine = await index.search(prepareSearch(request));
+      await until(() => index.readyThreads === 2);
+      // Asked at once, the searches are shared between the threads (the one with fewer waiting).
+      const answers = await Promise.all(requests.map((request) => index.search(prepareSearch(request))));
+      for (const [i, request] of requests.entries()) {
+        const mine = answers[i];
         const exact = await exactly(request);
         const label = JSON.stringify(request);
         expect(mine, label).toBeDefined();
@@ -90,9 +97,13 @@ describe.skipIf(!postgresUrl)('the text index in a worker thread', () => {
       ).rows;
       await sql`update sounds set tags = array['zzthreaded'] where id = ${id}`.execute(t.catalogue.db);
       changes.bump();
-      const found = await index.search(prepareSearch({ query: 'zzthreaded' }));
-      expect(found?.count).toBe(1);
-      expect(found?.ids).toEqual([id]);
+      // Every thread catches up to the moved version before it answers.
+      for (const found of await Promise.all(
+        [1, 2, 3, 4].map(() => index.search(prepareSearch({ query: 'zzthreaded' }))),
+      )) {
+        expect(found?.count).toBe(1);
+        expect(found?.ids).toEqual([id]);
+      }
     } finally {
       await index.close();
     }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import {
   type ChangeVersion,
@@ -19,6 +20,11 @@ export interface ThreadedTextIndexOptions {
   logger: Logger;
   /** Wait before a thread that stopped is started again (default 5 s). */
   restartMs?: number;
+  /**
+   * Threads each holding the whole index (default 2, at most the cores): a search waits only for the
+   * searches ahead of it in its own thread. Each costs the index's memory again.
+   */
+  threads?: number;
 }
 
 const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
@@ -40,6 +46,57 @@ const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fa
  * Until the thread is ready, and when it fails, searches answer undefined (PostgreSQL answers them).
  */
 export class ThreadedTextIndex implements TextIndex {
+  private readonly threads: IndexThread[];
+  private started = false;
+
+  constructor(
+    private readonly changes: ChangeVersion,
+    options: ThreadedTextIndexOptions,
+  ) {
+    const count = Math.max(1, Math.min(options.threads ?? 2, os.availableParallelism()));
+    // The first thread builds (or reads the snapshot); the others start once it is ready, from the
+    // snapshot it wrote rather than each reading the whole catalogue at once.
+    const others = () => {
+      for (const thread of this.threads.slice(1)) thread.start();
+    };
+    this.threads = Array.from(
+      { length: count },
+      (_, i) => new IndexThread(options, i === 0 ? others : () => {}),
+    );
+  }
+
+  start(): this {
+    if (!this.started) this.threads[0].start();
+    this.started = true;
+    return this;
+  }
+
+  isReady(): boolean {
+    return this.threads.some((t) => t.isReady());
+  }
+
+  /** Threads answering searches now. */
+  get readyThreads(): number {
+    return this.threads.filter((t) => t.isReady()).length;
+  }
+
+  async search(search: PreparedSearch, limits: SearchLimits = {}): Promise<SearchResult | undefined> {
+    if (!this.isReady() || !postingIndexAnswers(search)) return undefined;
+    const version = await this.changes.current();
+    // The ready thread with the fewest searches waiting.
+    let best: IndexThread | undefined;
+    for (const thread of this.threads)
+      if (thread.isReady() && (!best || thread.pending < best.pending)) best = thread;
+    return best ? best.ask(search, version, limits.budgetMs) : undefined;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.close()));
+  }
+}
+
+/** One thread holding the index. */
+class IndexThread {
   private worker: Worker | undefined;
   private ready = false;
   private closed = false;
@@ -48,8 +105,8 @@ export class ThreadedTextIndex implements TextIndex {
   private restart: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly changes: ChangeVersion,
     private readonly options: ThreadedTextIndexOptions,
+    private readonly onReady: () => void,
   ) {}
 
   start(): this {
@@ -75,12 +132,20 @@ export class ThreadedTextIndex implements TextIndex {
     return this.ready;
   }
 
-  async search(search: PreparedSearch, limits: SearchLimits = {}): Promise<SearchResult | undefined> {
+  /** Searches sent and not answered yet. */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  ask(
+    search: PreparedSearch,
+    version: number | undefined,
+    budgetMs: number | undefined,
+  ): Promise<SearchResult | undefined> {
     const worker = this.worker;
-    if (!this.ready || !worker || !postingIndexAnswers(search)) return undefined;
-    const version = await this.changes.current();
+    if (!this.ready || !worker) return Promise.resolve(undefined);
     const id = this.nextId++;
-    const question: TextIndexQuestion = { id, search, version, budgetMs: limits.budgetMs };
+    const question: TextIndexQuestion = { id, search, version, budgetMs };
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       if (this.waiting.size === 1) worker.ref();
@@ -110,6 +175,7 @@ export class ThreadedTextIndex implements TextIndex {
     switch (message.kind) {
       case 'ready':
         this.ready = true;
+        this.onReady();
         return;
       case 'log':
         this.log(message.line);
