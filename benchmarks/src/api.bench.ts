@@ -39,9 +39,8 @@ import { arg } from './args.ts';
 import { cpuMicros } from './processes.ts';
 import {
   combinedSearches,
-  realisticSearches,
+  queryLog,
   searchParams,
-  searchStream,
   seededRandom,
   streamShape,
   type TextSearch,
@@ -479,9 +478,7 @@ interface RealisticWork {
 
 /** Draws every realistic request up front (seeded), so the API and its floor are asked the same. */
 async function realisticWork(): Promise<RealisticWork> {
-  const random = seededRandom(18);
-  const distinct = await realisticSearches(dbUrl, 10_000, random);
-  const searches = searchStream(distinct, 200_000, random);
+  const { distinct, stream: searches, random } = await queryLog(dbUrl);
   const shape = streamShape(searches);
   console.log(
     `  ${distinct.length} distinct searches; the stream of ${searches.length} holds ${shape.distinct} of them, the most common is ${(shape.topShare * 100).toFixed(1)}% of it`,

@@ -36,15 +36,7 @@ import {
 } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { loadAverage as load, quantile } from './load-and-quantiles.ts';
-import {
-  firstAsked,
-  realisticSearches,
-  searchParams,
-  searchRequest,
-  searchStream,
-  seededRandom,
-  type TextSearch,
-} from './realistic-workload.ts';
+import { firstAsked, queryLog, searchParams, searchRequest, type TextSearch } from './realistic-workload.ts';
 
 const sounds = Number(arg('sounds', '100000'));
 const requests = Number(arg('requests', '400'));
@@ -157,9 +149,7 @@ async function main() {
     console.log(line);
   };
   try {
-    const random = seededRandom(36);
-    const distinct = await realisticSearches(dbUrl, 10_000, random);
-    const stream = searchStream(distinct, 200_000, random);
+    const { stream } = await queryLog(dbUrl, 36);
     // The timed requests: the stream's distinct requests in the order it first asks them.
     const timed = firstAsked(stream, requests);
     const started = performance.now();

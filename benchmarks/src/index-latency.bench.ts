@@ -8,7 +8,6 @@
 // catalogue when there is none). `--answers FILE` writes every answer (count, ids, scores, groups),
 // so two trees can be checked to answer alike.
 import fs from 'node:fs';
-import path from 'node:path';
 import {
   type ClauseMemo,
   decodePostingIndex,
@@ -19,17 +18,11 @@ import {
   prepareSearch,
 } from '@earshot/catalogue';
 import { createLogger, loadConfig } from '@earshot/common';
+import { searchIndexSnapshotStore } from '@earshot/services';
 import { apiBenchDatabase, apiBenchDataDir } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { loadAverage, quantile } from './load-and-quantiles.ts';
-import {
-  firstAsked,
-  realisticSearches,
-  searchRequest,
-  searchStream,
-  seededRandom,
-  type TextSearch,
-} from './realistic-workload.ts';
+import { firstAsked, queryLog, searchRequest, type TextSearch } from './realistic-workload.ts';
 
 const sounds = Number(arg('sounds', '1000000'));
 const requests = Number(arg('requests', '3000'));
@@ -57,15 +50,11 @@ async function main(): Promise<void> {
     migrate: false,
   });
   try {
-    const random = seededRandom(18);
-    const distinct = await realisticSearches(dbUrl, 10_000, random);
-    const stream = searchStream(distinct, 200_000, random);
+    const { stream } = await queryLog(dbUrl);
     const timed = firstAsked(stream, requests);
-    const snapshot = path.join(apiBenchDataDir(dbUrl), 'search-index', 'posting-index.bin');
     const started = performance.now();
-    let index: PostingIndexData | undefined = fs.existsSync(snapshot)
-      ? decodePostingIndex(fs.readFileSync(snapshot))?.index
-      : undefined;
+    const snapshot = await searchIndexSnapshotStore(apiBenchDataDir(dbUrl)).read();
+    let index: PostingIndexData | undefined = snapshot && decodePostingIndex(snapshot)?.index;
     const source = index ? 'its snapshot' : 'the catalogue';
     index ??= await loadPostingIndex(catalogue.db, (n, total) =>
       process.stdout.write(`\r  building the posting index: ${n}/${total} sounds`),

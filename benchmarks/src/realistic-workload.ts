@@ -162,6 +162,20 @@ export async function realisticSearches(
   return textSearches(words, distinct, random, tags);
 }
 
+/**
+ * The benchmarks' query log of record, drawn from `seed`: its 10,000 distinct searches and the
+ * 200,000 requests of its Zipf stream over them, with the generator left where they left it (a
+ * bench that draws more of its requests goes on from there).
+ */
+export async function queryLog(
+  dbUrl: string,
+  seed = 18,
+): Promise<{ distinct: TextSearch[]; stream: TextSearch[]; random: () => number }> {
+  const random = seededRandom(seed);
+  const distinct = await realisticSearches(dbUrl, 10_000, random);
+  return { distinct, stream: searchStream(distinct, 200_000, random), random };
+}
+
 /** A drawn text search as the catalogue's search request (15 a page). */
 export function searchRequest(q: TextSearch) {
   return {

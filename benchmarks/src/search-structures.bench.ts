@@ -34,14 +34,7 @@ import { sql } from 'kysely';
 import { apiBenchDatabase, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { loadAverage as load, quantile } from './load-and-quantiles.ts';
-import {
-  firstAsked,
-  realisticSearches,
-  searchRequest,
-  searchStream,
-  seededRandom,
-  type TextSearch,
-} from './realistic-workload.ts';
+import { firstAsked, queryLog, searchRequest, type TextSearch } from './realistic-workload.ts';
 
 const sounds = Number(arg('sounds', '1000000'));
 const requests = Number(arg('requests', '600'));
@@ -260,9 +253,7 @@ async function main() {
     migrate: false,
   });
   try {
-    const random = seededRandom(18);
-    const distinct = await realisticSearches(dbUrl, 10_000, random);
-    const stream = searchStream(distinct, 200_000, random);
+    const { stream } = await queryLog(dbUrl);
     const frequency = new Map<TextSearch, number>();
     for (const q of stream) frequency.set(q, (frequency.get(q) ?? 0) + 1);
     const byFrequency = [...frequency.entries()].sort((a, b) => b[1] - a[1]).map(([q]) => q);

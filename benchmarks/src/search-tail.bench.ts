@@ -14,14 +14,7 @@ import { createLogger, loadConfig } from '@earshot/common';
 import pg from 'pg';
 import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
-import {
-  firstAsked,
-  realisticSearches,
-  searchRequest,
-  searchStream,
-  seededRandom,
-  type TextSearch,
-} from './realistic-workload.ts';
+import { firstAsked, queryLog, searchRequest, type TextSearch } from './realistic-workload.ts';
 
 const sounds = Number(arg('sounds', '100000'));
 const count = Number(arg('count', '3000'));
@@ -37,9 +30,7 @@ const logger = createLogger('warn');
  * way): the first `count` to time, then the next `count` to warm the server's buffers with.
  */
 async function coldSearches(): Promise<{ timed: TextSearch[]; warmUp: TextSearch[] }> {
-  const random = seededRandom(18);
-  const distinct = await realisticSearches(dbUrl, 10_000, random);
-  const stream = searchStream(distinct, 200_000, random);
+  const { stream } = await queryLog(dbUrl);
   const out = firstAsked(stream, 2 * count);
   return { timed: out.slice(0, count), warmUp: out.slice(count) };
 }

@@ -12,6 +12,8 @@ import { createModuleWorker } from '@earshot/common/module-worker';
 import type { TextIndex } from './search-engine.ts';
 import type { TextIndexMessage, TextIndexQuestion, TextIndexThreadData } from './text-index-protocol.ts';
 
+type LogMethod = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
 export interface ThreadedTextIndexOptions {
   /** The catalogue's PostgreSQL server. */
   databaseUrl: string;
@@ -26,15 +28,6 @@ export interface ThreadedTextIndexOptions {
    */
   threads?: number;
 }
-
-const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
-  10: 'trace',
-  20: 'debug',
-  30: 'info',
-  40: 'warn',
-  50: 'error',
-  60: 'fatal',
-};
 
 /**
  * The posting index (LiveSearchIndex) in a worker thread of its own, for a catalogue on a
@@ -203,8 +196,8 @@ class IndexThread {
   private log(line: string): void {
     try {
       const { level, msg, time: _t, pid: _p, name: _n, hostname: _h, ...fields } = JSON.parse(line);
-      const method = LEVELS[level as number] ?? 'info';
-      this.options.logger[method](fields, msg);
+      const logger = this.options.logger;
+      logger[(logger.levels.labels[level] ?? 'info') as LogMethod](fields, msg);
     } catch {
       this.options.logger.info(line);
     }
