@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Catalogue,
   CatalogueChangeFeed,
@@ -109,6 +110,11 @@ export interface BuildAppDepsOptions {
 export interface WiredAppDeps extends AppDeps {
   similarity: SimilarityState;
   metrics: Metrics;
+  /**
+   * Resolves once the text index has started in every thread it runs in (at once without one):
+   * from then on it reads the catalogue only to follow changes. Rejects after `timeoutMs`.
+   */
+  searchIndexStarted: (timeoutMs?: number) => Promise<void>;
   /** Stops the refresh timer and frees the similarity state (the catalogue is the caller's). */
   dispose: () => Promise<void>;
 }
@@ -254,6 +260,13 @@ export async function buildAppDeps(options: BuildAppDepsOptions): Promise<WiredA
       ...(textIndex ? { searchIndex: () => textIndex.isReady() } : {}),
     },
     similarity,
+    searchIndexStarted: (timeoutMs = 60_000) =>
+      until(
+        () =>
+          !textIndex || (textIndex instanceof ThreadedTextIndex ? textIndex.allReady() : textIndex.isReady()),
+        timeoutMs,
+        'the search index did not start',
+      ),
     dispose: async () => {
       await web.close();
       await limits.close();
@@ -343,4 +356,13 @@ async function followChanges(options: BuildAppDepsOptions): Promise<ChangeVersio
   if (options.changeFeed === false) return NO_CHANGE_FEED;
   if (catalogue.kind !== 'postgres') return new CatalogueVersionPoll(catalogue.db);
   return config.DATABASE_URL ? CatalogueChangeFeed.start(config.DATABASE_URL, logger) : NO_CHANGE_FEED;
+}
+
+/** Resolves once `done()` holds, checked every 20 ms; rejects with `failure` after `timeoutMs`. */
+async function until(done: () => boolean, timeoutMs: number, failure: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error(`${failure} within ${timeoutMs / 1000} s`);
+    await sleep(20);
+  }
 }

@@ -48,6 +48,9 @@ export async function startTestServer(
     signInKeyPrefix: namespace,
     queue: options.queue,
   });
+  // A test's view of the database (statements under way, locks) is its own only once the search
+  // index has stopped reading the whole catalogue to start.
+  await deps.searchIndexStarted();
   const server = await startServer(deps);
   return {
     ...server,

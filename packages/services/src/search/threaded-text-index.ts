@@ -73,6 +73,11 @@ export class ThreadedTextIndex implements TextIndex {
     return this.threads.filter((t) => t.isReady()).length;
   }
 
+  /** Every thread answers searches: none is still reading the catalogue to start. */
+  allReady(): boolean {
+    return this.threads.every((t) => t.isReady());
+  }
+
   async search(search: PreparedSearch, limits: SearchLimits = {}): Promise<SearchResult | undefined> {
     if (!this.isReady() || !postingIndexAnswers(search)) return undefined;
     const version = await this.changes.current();
