@@ -124,6 +124,42 @@ describe.each(testBackends(postgresUrl))('the live search index follows the cata
     index.close();
   });
 
+  it('shares its lists: an index that adopts them answers the same, writes only its own columns, and takes each rebuild', async () => {
+    const db = t.catalogue.db;
+    const offered: Uint8Array[] = [];
+    const leader = new LiveSearchIndex(db, NO_CHANGE_FEED, {
+      share: (bytes) => offered.push(bytes),
+      rebuildAtLeast: 5,
+      rebuildShare: 0,
+    }).start();
+    await until(() => leader.isReady());
+    expect(offered).toHaveLength(1);
+    expect(offered[0].buffer).toBeInstanceOf(SharedArrayBuffer);
+    const follower = new LiveSearchIndex(db, NO_CHANGE_FEED, { rebuilds: false }).adopt(offered[0]);
+    await until(() => follower.isReady());
+    await compareAll(follower);
+
+    // A counter and a text edit reach the follower alone (the leader is not asked): the lists'
+    // bytes, which both read, are left as they were.
+    const before = Buffer.from(offered[0]).toString('base64');
+    await sql`update sounds set num_downloads = num_downloads + 1000 where id in
+      (select id from sounds where moderation_state = 'ok' order by id limit 30)`.execute(db);
+    await sql`update sounds set description = description || ' zzlive qqword'
+      where id in (select id from sounds where moderation_state = 'ok' order by id desc limit 20)`.execute(db);
+    await compareAll(follower);
+    expect(Buffer.from(offered[0]).toString('base64')).toBe(before);
+    // Past the overlay's bound the follower waits for the leader's rebuild rather than make its own.
+    expect(follower.stats()?.overlay).toBe(20);
+
+    await compareAll(leader); // its catch-up finds the 20 over its bound of 5: it rebuilds and offers them
+    await until(() => offered.length === 2);
+    follower.adopt(offered[1]);
+    await until(() => follower.stats()?.overlay === 0);
+    await compareAll(follower);
+    leader.close();
+    follower.close();
+  });
+
   it('starts from its snapshot and catches up with the changes made since it was written', async () => {
     const db = t.catalogue.db;
     let stored: Uint8Array | undefined;

@@ -11,7 +11,7 @@ import {
   loadPostingIndexSince,
   readDocuments,
 } from './posting-index-load.ts';
-import { decodePostingIndex, encodePostingIndex } from './posting-index-snapshot.ts';
+import { decodePostingIndex, encodePostingIndex, inSharedMemory } from './posting-index-snapshot.ts';
 import { type ClauseMemo, postingSearch } from './posting-search.ts';
 import { isPrepared, type PreparedSearch, prepareSearch, type SearchRequest } from './prepare.ts';
 import { readSearchChanges } from './search-changes.ts';
@@ -32,6 +32,17 @@ export interface LiveSearchIndexOptions {
    * can (then catches up from search_changes), and every build from the catalogue writes them.
    */
   snapshots?: SnapshotStore;
+  /**
+   * Keep the lists in shared memory and hand their bytes here each time new ones are in place (the
+   * first build or snapshot read, and each rebuild): indexes in other threads adopt them (`adopt`)
+   * instead of holding a copy of their own.
+   */
+  share?: (bytes: Uint8Array) => void;
+  /**
+   * Rebuild when the overlay grows (default true). False for an index that adopts the lists of
+   * another that shares them: it waits for that one's rebuild instead of making a copy of its own.
+   */
+  rebuilds?: boolean;
 }
 
 /** A place for one snapshot of the index (a file, in the services' adapter). */
@@ -62,6 +73,8 @@ export class LiveSearchIndex {
   private rebuilding = false;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
+  /** Lists another index shares, to be put in place of these at the next rebuild. */
+  private adopting: Uint8Array | undefined;
   private readonly clauseMemo: ClauseMemo = new Map();
   private readonly catchUp = sharedRoundTrips(() => this.applyChanges());
 
@@ -73,6 +86,17 @@ export class LiveSearchIndex {
 
   /** Starts the first build in the background (searches run in PostgreSQL until it is done). */
   start(): this {
+    void this.rebuild();
+    return this;
+  }
+
+  /**
+   * Starts from, or moves to, the lists another index shares (its `share` bytes) instead of
+   * building: decoded where they are, caught up, and put in place as a rebuild's would be. Bytes
+   * that do not decode, or are of another catalogue, mean a build of its own.
+   */
+  adopt(bytes: Uint8Array): this {
+    this.adopting = bytes;
     void this.rebuild();
     return this;
   }
@@ -129,7 +153,7 @@ export class LiveSearchIndex {
     await applyTo(this.db, live, changed.ids);
     if (this.live !== live) return; // rebuilt meanwhile: the new index caught up on its own
     this.snapshot = changed.snapshot;
-    if (live.overlaySize > this.rebuildAbove(live)) void this.rebuild();
+    if (this.options.rebuilds !== false && live.overlaySize > this.rebuildAbove(live)) void this.rebuild();
   }
 
   private rebuildAbove(live: LivePostingIndex): number {
@@ -138,53 +162,81 @@ export class LiveSearchIndex {
   }
 
   /** The lists of the last snapshot, when there is a readable one. */
-  private async fromSnapshot(): Promise<LoadedPostingIndex | undefined> {
+  private async fromSnapshot(): Promise<Lists | undefined> {
     const store = this.options.snapshots;
     if (!store) return undefined;
     try {
-      const bytes = await store.read();
-      const loaded = bytes && decodePostingIndex(bytes);
-      if (!loaded) return undefined;
-      if (!(await catalogueSnapshot(this.db, loaded))) {
-        this.options.logger?.warn(
-          'search index: the snapshot is of another catalogue; building from the catalogue',
-        );
-        return undefined;
-      }
-      this.options.logger?.info('search index: loaded from its snapshot');
-      return loaded;
+      const read = await store.read();
+      if (!read) return undefined;
+      const bytes = this.options.share && !isShared(read) ? inSharedMemory([read]) : read;
+      const lists = await this.decoded(bytes, 'the snapshot');
+      if (lists) this.options.logger?.info('search index: loaded from its snapshot');
+      return lists;
     } catch (err) {
       this.options.logger?.warn({ err }, 'search index: snapshot unreadable; building from the catalogue');
       return undefined;
     }
   }
 
-  /** The lists read from the catalogue, written as the next start's snapshot (before any change is applied). */
-  private async build(): Promise<LoadedPostingIndex> {
+  /** The lists in `bytes` when they decode and are of this catalogue (`what` names them in the log). */
+  private async decoded(bytes: Uint8Array, what: string): Promise<Lists | undefined> {
+    let loaded: LoadedPostingIndex | undefined;
+    try {
+      loaded = decodePostingIndex(bytes);
+    } catch (err) {
+      this.options.logger?.warn({ err }, `search index: ${what} unreadable; building from the catalogue`);
+      return undefined;
+    }
+    if (!loaded) {
+      this.options.logger?.warn(`search index: ${what} is not of this format; building from the catalogue`);
+      return undefined;
+    }
+    if (!(await catalogueSnapshot(this.db, loaded))) {
+      this.options.logger?.warn(`search index: ${what} is of another catalogue; building from the catalogue`);
+      return undefined;
+    }
+    return { loaded, shared: isShared(bytes) ? bytes : undefined };
+  }
+
+  /**
+   * The lists read from the catalogue, written as the next start's snapshot (before any change is
+   * applied). Shared, they are used from the snapshot's bytes, and the built arrays let go.
+   */
+  private async build(): Promise<Lists> {
     const logger = this.options.logger;
     let logged = 0;
-    const loaded = await loadPostingIndexSince(this.db, (read, total) => {
+    const built = await loadPostingIndexSince(this.db, (read, total) => {
       if (read - logged >= 250_000) {
         logged = read;
         logger?.info({ read, total }, 'search index: building');
       }
     });
+    const parts = encodePostingIndex(built);
+    const shared = this.options.share ? inSharedMemory(parts) : undefined;
     const store = this.options.snapshots;
     if (store)
       await store
-        .write(encodePostingIndex(loaded))
+        .write(shared ? [shared] : parts)
         .catch((err) => logger?.warn({ err }, 'search index: snapshot not written'));
-    return loaded;
+    return { loaded: (shared && decodePostingIndex(shared)) || built, shared };
   }
 
-  /** Builds the lists afresh, catches them up, and puts them in place of the current ones. */
+  /**
+   * Puts new lists in place of the current ones, caught up: another index's when one is being
+   * adopted, else the snapshot's at the first start, else built afresh.
+   */
   private async rebuild(): Promise<void> {
     if (this.rebuilding || this.closed) return;
     this.rebuilding = true;
     const logger = this.options.logger;
     const started = performance.now();
     try {
-      const loaded = (!this.live && (await this.fromSnapshot())) || (await this.build());
+      const adopting = this.adopting;
+      this.adopting = undefined;
+      const { loaded, shared } =
+        (adopting && (await this.decoded(adopting, "the other index's lists"))) ||
+        (!this.live && (await this.fromSnapshot())) ||
+        (await this.build());
       const live = new LivePostingIndex(loaded);
       let snapshot = loaded.snapshot;
       // Caught up twice: the first pass may take long after a long build; the second is short.
@@ -199,9 +251,14 @@ export class LiveSearchIndex {
       // Changes the old index had applied may be newer than this one's last read.
       this.appliedVersion = undefined;
       logger?.info(
-        { sounds: live.size, seconds: Math.round((performance.now() - started) / 100) / 10 },
+        {
+          sounds: live.size,
+          seconds: Math.round((performance.now() - started) / 100) / 10,
+          ...(adopting ? { adopted: true } : {}),
+        },
         'search index: ready',
       );
+      if (shared) this.options.share?.(shared);
     } catch (err) {
       logger?.error({ err }, 'search index: build failed; searches run in PostgreSQL until a retry succeeds');
       if (!this.closed) {
@@ -214,7 +271,19 @@ export class LiveSearchIndex {
     } finally {
       this.rebuilding = false;
     }
+    // Lists offered while this rebuild ran replace its own.
+    if (this.adopting && !this.closed) void this.rebuild();
   }
+}
+
+/** Lists to put in place, and the shared bytes they are views of (when they are). */
+interface Lists {
+  loaded: LoadedPostingIndex;
+  shared: Uint8Array | undefined;
+}
+
+function isShared(bytes: Uint8Array): boolean {
+  return bytes.buffer instanceof SharedArrayBuffer;
 }
 
 /** Reads the current documents of the changed sounds and applies them, a batch at a time. */

@@ -7,7 +7,9 @@ import { GrowingUint16, type LoadedPostingIndex } from './posting-index-load.ts'
  * text hashes as they are in memory, with the catalogue snapshot the load started from, so that a
  * process starting from it catches up from `search_changes` like one that built it. The names and
  * the layout are a JSON header; the arrays follow, each at a multiple of 8 bytes, read back as
- * views of the buffer (no copy).
+ * views of the buffer (no copy). Bytes in shared memory can back the indexes of several threads:
+ * the lists are only read, so each reader views them where they are, and the per-sound columns and
+ * hashes, which a live index writes in place, are copied for each.
  */
 
 const MAGIC = 'ESPI';
@@ -156,10 +158,12 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
   const tags = new Map<string, Uint32Array>();
   for (const [i, name] of header.tags.entries())
     tags.set(name, tagIds.subarray(tagOffsets[i], tagOffsets[i + 1]));
+  const shared = data.buffer instanceof SharedArrayBuffer;
+  const own = <T extends Typed>(array: T): T => (shared ? (array.slice() as T) : array);
   const columns = {} as Record<keyof SoundColumns, Typed>;
   for (const [key, Type] of Object.entries(COLUMN_TYPES))
-    columns[key as keyof SoundColumns] = take(Type as Constructor<Typed>, header.size);
-  const hashes = take(Uint32Array, header.size);
+    columns[key as keyof SoundColumns] = own(take(Type as Constructor<Typed>, header.size));
+  const hashes = own(take(Uint32Array, header.size));
   const tagStarts = take(Uint32Array, header.size + 1);
   const soundTags = take(Uint32Array, header.soundTags);
   if (at > data.byteLength) return undefined;
@@ -178,6 +182,17 @@ export function decodePostingIndex(bytes: Uint8Array): LoadedPostingIndex | unde
     database: header.database,
     hashes,
   };
+}
+
+/** A snapshot's pieces (or any bytes) as one array in shared memory, for decodePostingIndex in several threads. */
+export function inSharedMemory(parts: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(new SharedArrayBuffer(parts.reduce((n, part) => n + part.length, 0)));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }
 
 /**
