@@ -145,7 +145,9 @@ describe.each(testBackends(postgresUrl))('the live search index follows the cata
     await sql`update sounds set num_downloads = num_downloads + 1000 where id in
       (select id from sounds where moderation_state = 'ok' order by id limit 30)`.execute(db);
     await sql`update sounds set description = description || ' zzlive qqword'
-      where id in (select id from sounds where moderation_state = 'ok' order by id desc limit 20)`.execute(db);
+      where id in (select id from sounds where moderation_state = 'ok' order by id desc limit 20)`.execute(
+      db,
+    );
     await compareAll(follower);
     expect(Buffer.from(offered[0]).toString('base64')).toBe(before);
     // Past the overlay's bound the follower waits for the leader's rebuild rather than make its own.

@@ -6,15 +6,19 @@ import type { SnapshotStore } from '@earshot/catalogue';
 /**
  * The text search index's snapshot in a data folder (`<dataDir>/search-index/posting-index.bin`):
  * read whole at start, written beside and renamed over the old one, so a reader never sees half a
- * file and processes (and threads) sharing the folder may write in turn.
+ * file and processes (and threads) sharing the folder may write in turn. `sharedMemory` reads it
+ * into shared memory, for an index whose lists other threads adopt.
  */
-export function searchIndexSnapshotStore(dataDir: string): SnapshotStore {
+export function searchIndexSnapshotStore(
+  dataDir: string,
+  options: { sharedMemory?: boolean } = {},
+): SnapshotStore {
   const dir = path.join(dataDir, 'search-index');
   const file = path.join(dir, 'posting-index.bin');
   return {
     async read() {
       try {
-        return await fs.readFile(file);
+        return options.sharedMemory ? await readShared(file) : await fs.readFile(file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
@@ -33,4 +37,21 @@ export function searchIndexSnapshotStore(dataDir: string): SnapshotStore {
       await fs.rename(temporary, file);
     },
   };
+}
+
+/** A whole file in shared memory. */
+async function readShared(file: string): Promise<Uint8Array> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (bytesRead === 0) throw new Error(`${file} ended at ${at} of ${size} bytes`);
+      at += bytesRead;
+    }
+    return bytes;
+  } finally {
+    await handle.close();
+  }
 }

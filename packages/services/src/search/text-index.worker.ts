@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { type ChangeVersion, LiveSearchIndex, openCatalogue } from '@earshot/catalogue';
 import { createLogger } from '@earshot/common';
 import { searchIndexSnapshotStore } from './search-index-snapshot.ts';
-import type { TextIndexMessage, TextIndexQuestion, TextIndexThreadData } from './text-index-protocol.ts';
+import type { TextIndexMessage, TextIndexRequest, TextIndexThreadData } from './text-index-protocol.ts';
 
 const data = workerData as TextIndexThreadData;
 const post = (message: TextIndexMessage) => parentPort?.postMessage(message);
@@ -31,10 +31,20 @@ const catalogue = await openCatalogue({
   // Catch-up reads and the terms of new words: a few at a time.
   poolSize: 3,
 });
-const index = new LiveSearchIndex(catalogue.db, changes, {
-  logger,
-  ...(data.snapshotDir ? { snapshots: searchIndexSnapshotStore(data.snapshotDir) } : {}),
-}).start();
+// One thread builds or reads the lists and shares them; the others adopt them, each then
+// holding only its own columns and the maps of the lists' names.
+const snapshots = data.snapshotDir
+  ? { snapshots: searchIndexSnapshotStore(data.snapshotDir, { sharedMemory: !data.base }) }
+  : {};
+const index = data.base
+  ? new LiveSearchIndex(catalogue.db, changes, { logger, ...snapshots, rebuilds: false }).adopt(data.base)
+  : new LiveSearchIndex(catalogue.db, changes, {
+      logger,
+      ...snapshots,
+      share: (bytes) => post({ kind: 'base', bytes }),
+      ...(data.rebuildShare === undefined ? {} : { rebuildShare: data.rebuildShare }),
+      ...(data.rebuildAtLeast === undefined ? {} : { rebuildAtLeast: data.rebuildAtLeast }),
+    }).start();
 
 // Ready is told once: the index stays ready through its background rebuilds.
 const waitReady = setInterval(() => {
@@ -43,12 +53,16 @@ const waitReady = setInterval(() => {
   post({ kind: 'ready' });
 }, 100);
 
-parentPort?.on('message', (question: TextIndexQuestion | 'close') => {
+parentPort?.on('message', (question: TextIndexRequest) => {
   if (question === 'close') {
     clearInterval(waitReady);
     index.close();
     // The thread ends once nothing holds it: the pool's connections closed, no timer left.
     void catalogue.close().then(() => parentPort?.close());
+    return;
+  }
+  if ('kind' in question) {
+    index.adopt(question.bytes);
     return;
   }
   asked

@@ -42,7 +42,11 @@ function handVersion(): ChangeVersion & { bump(): void } {
 describe.skipIf(!postgresUrl)('the text index in a worker thread', () => {
   let t: TestCatalogue;
   const snapshotDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earshot-threaded-index-'));
-  const logger = createLogger('silent');
+  const lines: string[] = [];
+  const logger = createLogger('info', 'earshot', { write: (line: string) => lines.push(line) });
+  /** The threads' "ready" lines that put lists of the other thread in place. */
+  const adoptions = () =>
+    lines.filter((l) => l.includes('search index: ready') && l.includes('"adopted":true'));
   const words = syntheticVocabulary(50_000).slice(0, 8);
   const requests: SearchRequest[] = [
     { query: words[0] },
@@ -75,6 +79,8 @@ describe.skipIf(!postgresUrl)('the text index in a worker thread', () => {
     }).start();
     try {
       await until(() => index.readyThreads === 2);
+      // The second started from the lists the first shares, not a copy of its own.
+      expect(adoptions()).toHaveLength(1);
       // Asked at once, the searches are shared between the threads (the one with fewer waiting).
       const answers = await Promise.all(requests.map((request) => index.search(prepareSearch(request))));
       for (const [i, request] of requests.entries()) {
@@ -111,16 +117,31 @@ describe.skipIf(!postgresUrl)('the text index in a worker thread', () => {
     expect(fs.existsSync(path.join(snapshotDir, 'search-index', 'posting-index.bin'))).toBe(true);
 
     // A second start reads the snapshot and catches up from search_changes (the edit above included).
-    const again = new ThreadedTextIndex(handVersion(), {
+    const version = handVersion();
+    const again = new ThreadedTextIndex(version, {
       databaseUrl: t.location,
       snapshotDir,
       logger,
+      threads: 2,
+      rebuildAtLeast: 3,
+      rebuildShare: 0,
     }).start();
     try {
-      await until(() => again.isReady());
+      await until(() => again.readyThreads === 2);
+      expect(adoptions()).toHaveLength(2);
       expect((await again.search(prepareSearch({ query: 'zzthreaded' })))?.count).toBe(1);
       const exact = await exactly(requests[1]);
       expect((await again.search(prepareSearch(requests[1])))?.ids).toEqual(exact.ids);
+
+      // Past its overlay's bound the first thread rebuilds its lists; the second takes them.
+      await sql`update sounds set tags = tags || array['zzrebuilt'] where id in
+        (select id from sounds where moderation_state = 'ok' order by id limit 5)`.execute(t.catalogue.db);
+      version.bump();
+      expect((await again.search(prepareSearch({ query: 'zzrebuilt' })))?.count).toBe(5);
+      await until(() => adoptions().length === 3);
+      const after = await Promise.all([1, 2, 3, 4].map(() => again.search(prepareSearch(requests[1]))));
+      const exactAfter = await exactly(requests[1]);
+      for (const found of after) expect(found?.ids).toEqual(exactAfter.ids);
     } finally {
       await again.close();
     }

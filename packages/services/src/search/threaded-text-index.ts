@@ -10,7 +10,12 @@ import {
 import type { Logger } from '@earshot/common';
 import { createModuleWorker } from '@earshot/common/module-worker';
 import type { TextIndex } from './search-engine.ts';
-import type { TextIndexMessage, TextIndexQuestion, TextIndexThreadData } from './text-index-protocol.ts';
+import type {
+  TextIndexAdopt,
+  TextIndexMessage,
+  TextIndexQuestion,
+  TextIndexThreadData,
+} from './text-index-protocol.ts';
 
 type LogMethod = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
@@ -23,10 +28,14 @@ export interface ThreadedTextIndexOptions {
   /** Wait before a thread that stopped is started again (default 5 s). */
   restartMs?: number;
   /**
-   * Threads each holding the whole index (default 2, at most the cores): a search waits only for the
-   * searches ahead of it in its own thread. Each costs the index's memory again.
+   * Threads searching the index (default 2, at most the cores): a search waits only for the
+   * searches ahead of it in its own thread. The lists are held once, in shared memory; each thread
+   * costs its own per-sound columns and the maps of the lists' names.
    */
   threads?: number;
+  /** When the lists are rebuilt to empty the overlay of changed documents (LiveSearchIndexOptions). */
+  rebuildShare?: number;
+  rebuildAtLeast?: number;
 }
 
 /**
@@ -41,21 +50,30 @@ export interface ThreadedTextIndexOptions {
 export class ThreadedTextIndex implements TextIndex {
   private readonly threads: IndexThread[];
   private started = false;
+  /** The lists the first thread shares, in shared memory: the others' own come from here. */
+  private base: Uint8Array | undefined;
 
   constructor(
     private readonly changes: ChangeVersion,
     options: ThreadedTextIndexOptions,
   ) {
     const count = Math.max(1, Math.min(options.threads ?? 2, os.availableParallelism()));
-    // The first thread builds (or reads the snapshot); the others start once it is ready, from the
-    // snapshot it wrote rather than each reading the whole catalogue at once.
-    const others = () => {
-      for (const thread of this.threads.slice(1)) thread.start();
-    };
-    this.threads = Array.from(
-      { length: count },
-      (_, i) => new IndexThread(options, i === 0 ? others : () => {}),
+    // The first thread builds (or reads the snapshot) and shares its lists; the others start once
+    // it is ready, from those lists, and take each rebuild of them: one copy of the lists for all.
+    const followers = Array.from(
+      { length: count - 1 },
+      () => new IndexThread(options, { base: () => this.base }),
     );
+    const leader = new IndexThread(options, {
+      onReady: () => {
+        for (const thread of followers) thread.start();
+      },
+      onBase: (bytes) => {
+        this.base = bytes;
+        for (const thread of followers) thread.adopt(bytes);
+      },
+    });
+    this.threads = [leader, ...followers];
   }
 
   start(): this {
@@ -93,6 +111,16 @@ export class ThreadedTextIndex implements TextIndex {
   }
 }
 
+/**
+ * What a thread is to the others: the one that shares its lists (told when it is ready and of each
+ * new lists), or one that starts from the shared lists (`base`).
+ */
+interface IndexThreadRole {
+  onReady?: () => void;
+  onBase?: (bytes: Uint8Array) => void;
+  base?: () => Uint8Array | undefined;
+}
+
 /** One thread holding the index. */
 class IndexThread {
   private worker: Worker | undefined;
@@ -104,15 +132,19 @@ class IndexThread {
 
   constructor(
     private readonly options: ThreadedTextIndexOptions,
-    private readonly onReady: () => void,
+    private readonly role: IndexThreadRole,
   ) {}
 
   start(): this {
     if (this.closed || this.worker) return this;
+    const base = this.role.base?.();
     const data: TextIndexThreadData = {
       databaseUrl: this.options.databaseUrl,
       ...(this.options.snapshotDir ? { snapshotDir: this.options.snapshotDir } : {}),
       logLevel: this.options.logger.level,
+      ...(base ? { base } : {}),
+      ...(this.options.rebuildShare === undefined ? {} : { rebuildShare: this.options.rebuildShare }),
+      ...(this.options.rebuildAtLeast === undefined ? {} : { rebuildAtLeast: this.options.rebuildAtLeast }),
     };
     const worker = createModuleWorker(new URL('./text-index.worker.ts', import.meta.url), {
       workerData: data,
@@ -157,6 +189,12 @@ class IndexThread {
     });
   }
 
+  /** New lists of the sharing thread, for this one to put in place of its own. */
+  adopt(bytes: Uint8Array): void {
+    const request: TextIndexAdopt = { kind: 'adopt', bytes };
+    this.worker?.postMessage(request);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.restart) clearTimeout(this.restart);
@@ -173,7 +211,10 @@ class IndexThread {
     switch (message.kind) {
       case 'ready':
         this.ready = true;
-        this.onReady();
+        this.role.onReady?.();
+        return;
+      case 'base':
+        this.role.onBase?.(message.bytes);
         return;
       case 'log':
         this.log(message.line);
