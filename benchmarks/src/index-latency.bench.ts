@@ -3,10 +3,11 @@
 // in this process (no HTTP, no record reads, no cache), after a pass that fills the clause terms.
 // A search on the API's event loop held every request behind it this long; in its thread it holds
 // the searches behind it.
-//   npx earshot bench index-latency [--sounds 1000000] [--requests 3000] [--slowest 10] [--answers FILE]
+//   npx earshot bench index-latency [--sounds 1000000] [--requests 3000] [--slowest 10] [--answers FILE] [--shared-memory]
 // The index is read from the snapshot the API bench's server wrote in its data folder (built from the
 // catalogue when there is none). `--answers FILE` writes every answer (count, ids, scores, groups),
-// so two trees can be checked to answer alike.
+// so two trees can be checked to answer alike. `--shared-memory` reads the snapshot into shared
+// memory, as the API's index threads hold it.
 import fs from 'node:fs';
 import {
   type ClauseMemo,
@@ -28,6 +29,7 @@ const sounds = Number(arg('sounds', '1000000'));
 const requests = Number(arg('requests', '3000'));
 const slowest = Number(arg('slowest', '10'));
 const answersFile = arg('answers', '');
+const sharedMemory = process.argv.includes('--shared-memory');
 const { dbUrl } = apiBenchDatabase(sounds);
 
 const kindOf = (q: TextSearch) =>
@@ -53,9 +55,9 @@ async function main(): Promise<void> {
     const { stream } = await queryLog(dbUrl);
     const timed = firstAsked(stream, requests);
     const started = performance.now();
-    const snapshot = await searchIndexSnapshotStore(apiBenchDataDir(dbUrl)).read();
+    const snapshot = await searchIndexSnapshotStore(apiBenchDataDir(dbUrl), { sharedMemory }).read();
     let index: PostingIndexData | undefined = snapshot && decodePostingIndex(snapshot)?.index;
-    const source = index ? 'its snapshot' : 'the catalogue';
+    const source = index ? `its snapshot${sharedMemory ? ', in shared memory' : ''}` : 'the catalogue';
     index ??= await loadPostingIndex(catalogue.db, (n, total) =>
       process.stdout.write(`\r  building the posting index: ${n}/${total} sounds`),
     );

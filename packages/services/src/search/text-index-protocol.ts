@@ -9,9 +9,15 @@ export interface TextIndexThreadData {
   readonly logLevel: string;
   /**
    * The lists another thread shares (its `base` message), to start from instead of reading the
-   * snapshot or the catalogue. A thread started without them builds or reads them and shares them.
+   * snapshot or the catalogue. A thread started without them builds or reads them (and shares them
+   * when `shares`).
    */
   readonly base?: Uint8Array;
+  /**
+   * Keep the lists in shared memory and send them (`base`) for other threads to adopt. Alone, a
+   * thread keeps them in its own memory: shared, the columns it copies out stay in the shared bytes.
+   */
+  readonly shares?: boolean;
   /** When the sharing thread rebuilds its lists (LiveSearchIndexOptions; default theirs). */
   readonly rebuildShare?: number;
   readonly rebuildAtLeast?: number;

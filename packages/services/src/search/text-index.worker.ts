@@ -33,15 +33,16 @@ const catalogue = await openCatalogue({
 });
 // One thread builds or reads the lists and shares them; the others adopt them, each then
 // holding only its own columns and the maps of the lists' names.
+const shares = data.shares === true;
 const snapshots = data.snapshotDir
-  ? { snapshots: searchIndexSnapshotStore(data.snapshotDir, { sharedMemory: !data.base }) }
+  ? { snapshots: searchIndexSnapshotStore(data.snapshotDir, { sharedMemory: shares }) }
   : {};
 const index = data.base
   ? new LiveSearchIndex(catalogue.db, changes, { logger, ...snapshots, rebuilds: false }).adopt(data.base)
   : new LiveSearchIndex(catalogue.db, changes, {
       logger,
       ...snapshots,
-      share: (bytes) => post({ kind: 'base', bytes }),
+      ...(shares ? { share: (bytes: Uint8Array) => post({ kind: 'base', bytes }) } : {}),
       ...(data.rebuildShare === undefined ? {} : { rebuildShare: data.rebuildShare }),
       ...(data.rebuildAtLeast === undefined ? {} : { rebuildAtLeast: data.rebuildAtLeast }),
     }).start();

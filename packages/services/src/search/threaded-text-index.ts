@@ -65,6 +65,7 @@ export class ThreadedTextIndex implements TextIndex {
       () => new IndexThread(options, { base: () => this.base }),
     );
     const leader = new IndexThread(options, {
+      shares: followers.length > 0,
       onReady: () => {
         for (const thread of followers) thread.start();
       },
@@ -116,6 +117,7 @@ export class ThreadedTextIndex implements TextIndex {
  * new lists), or one that starts from the shared lists (`base`).
  */
 interface IndexThreadRole {
+  shares?: boolean;
   onReady?: () => void;
   onBase?: (bytes: Uint8Array) => void;
   base?: () => Uint8Array | undefined;
@@ -143,6 +145,7 @@ class IndexThread {
       ...(this.options.snapshotDir ? { snapshotDir: this.options.snapshotDir } : {}),
       logLevel: this.options.logger.level,
       ...(base ? { base } : {}),
+      ...(this.role.shares ? { shares: true } : {}),
       ...(this.options.rebuildShare === undefined ? {} : { rebuildShare: this.options.rebuildShare }),
       ...(this.options.rebuildAtLeast === undefined ? {} : { rebuildAtLeast: this.options.rebuildAtLeast }),
     };
