@@ -35,16 +35,16 @@ const catalogue = await openCatalogue({
 // holding only its own columns and the maps of the lists' names.
 const shares = data.shares === true;
 const snapshots = data.snapshotDir
-  ? { snapshots: searchIndexSnapshotStore(data.snapshotDir, { sharedMemory: shares }) }
-  : {};
+  ? searchIndexSnapshotStore(data.snapshotDir, { sharedMemory: shares })
+  : undefined;
 const index = data.base
-  ? new LiveSearchIndex(catalogue.db, changes, { logger, ...snapshots, rebuilds: false }).adopt(data.base)
+  ? new LiveSearchIndex(catalogue.db, changes, { logger, snapshots, rebuilds: false }).adopt(data.base)
   : new LiveSearchIndex(catalogue.db, changes, {
       logger,
-      ...snapshots,
-      ...(shares ? { share: (bytes: Uint8Array) => post({ kind: 'base', bytes }) } : {}),
-      ...(data.rebuildShare === undefined ? {} : { rebuildShare: data.rebuildShare }),
-      ...(data.rebuildAtLeast === undefined ? {} : { rebuildAtLeast: data.rebuildAtLeast }),
+      snapshots,
+      share: shares ? (bytes) => post({ kind: 'base', bytes }) : undefined,
+      rebuildShare: data.rebuildShare,
+      rebuildAtLeast: data.rebuildAtLeast,
     }).start();
 
 // Ready is told once: the index stays ready through its background rebuilds.

@@ -139,15 +139,14 @@ class IndexThread {
 
   start(): this {
     if (this.closed || this.worker) return this;
-    const base = this.role.base?.();
     const data: TextIndexThreadData = {
       databaseUrl: this.options.databaseUrl,
-      ...(this.options.snapshotDir ? { snapshotDir: this.options.snapshotDir } : {}),
+      snapshotDir: this.options.snapshotDir,
       logLevel: this.options.logger.level,
-      ...(base ? { base } : {}),
-      ...(this.role.shares ? { shares: true } : {}),
-      ...(this.options.rebuildShare === undefined ? {} : { rebuildShare: this.options.rebuildShare }),
-      ...(this.options.rebuildAtLeast === undefined ? {} : { rebuildAtLeast: this.options.rebuildAtLeast }),
+      base: this.role.base?.(),
+      shares: this.role.shares,
+      rebuildShare: this.options.rebuildShare,
+      rebuildAtLeast: this.options.rebuildAtLeast,
     };
     const worker = createModuleWorker(new URL('./text-index.worker.ts', import.meta.url), {
       workerData: data,
