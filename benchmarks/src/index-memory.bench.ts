@@ -14,6 +14,7 @@ import { ThreadedTextIndex } from '@earshot/services';
 import { apiBenchDatabase, apiBenchDataDir, ensureApiBenchCatalogue } from './api-bench-catalogue.ts';
 import { arg } from './args.ts';
 import { loadAverage } from './load-and-quantiles.ts';
+import { processStats } from './processes.ts';
 import { firstAsked, queryLog, searchRequest } from './realistic-workload.ts';
 
 const sounds = Number(arg('sounds', '1000000'));
@@ -34,16 +35,10 @@ interface Measured {
   answered: number;
 }
 
-/** Resident memory of this process, its threads included (VmRSS). */
-function rss(): number {
-  const line = fs.readFileSync('/proc/self/status', 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
-  return line ? Number(line[1]) * 1024 : process.memoryUsage().rss;
-}
-
 async function measure(threads: number): Promise<Measured> {
   const { stream } = await queryLog(dbUrl);
   const asked = firstAsked(stream, searches).map((q) => prepareSearch(searchRequest(q)));
-  const before = rss();
+  const before = processStats(process.pid).rss;
   const started = performance.now();
   const index = new ThreadedTextIndex(NO_CHANGE_FEED, {
     databaseUrl: dbUrl,
@@ -53,14 +48,14 @@ async function measure(threads: number): Promise<Measured> {
   }).start();
   while (!index.allReady()) await new Promise((resolve) => setTimeout(resolve, 50));
   const readySeconds = (performance.now() - started) / 1000;
-  const ready = rss();
+  const ready = processStats(process.pid).rss;
   let answered = 0;
   // Four at a time, as a loaded API sends them: every thread searches and holds its scratch arrays.
   for (let i = 0; i < asked.length; i += 4) {
     const answers = await Promise.all(asked.slice(i, i + 4).map((search) => index.search(search)));
     answered += answers.filter(Boolean).length;
   }
-  const afterSearches = rss();
+  const afterSearches = processStats(process.pid).rss;
   await index.close();
   return { threads, before, ready, afterSearches, readySeconds, answered };
 }

@@ -1,4 +1,5 @@
 import { testService } from '@earshot/common/testing';
+import { seededRandom } from '@earshot/core/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { testBackends, useSearchCatalogue } from '../testing/index.ts';
@@ -24,14 +25,6 @@ const WORDS = [
   'metal',
   'wood',
 ];
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** A scratch holding the positions of `lexemes` (slots in rankOrder) in the document whose tsvector text is `tsv`; undefined when one is missing. */
 function loaded(
@@ -99,7 +92,7 @@ describe.each(testBackends(postgresUrl))('ts_rank of several lexemes equals Post
   const t = useSearchCatalogue(backend, postgresUrl, async () => {});
 
   it('for weighted documents of every length, repeated words, far words and stripped positions', async () => {
-    const random = seeded(33);
+    const random = seededRandom(33);
     const pick = () => WORDS[Math.floor(random() * WORDS.length)];
     const text = (n: number) => Array.from({ length: n }, pick).join(' ');
     const cases: { parts: string[]; strip: boolean; query: string[] }[] = [];
@@ -157,7 +150,7 @@ describe.each(testBackends(postgresUrl))('phrases match and rank as PostgreSQL o
   };
 
   it('for stopwords inside, repeated words, words far apart, field boundaries and stripped positions', async () => {
-    const random = seeded(39);
+    const random = seededRandom(39);
     const pick = () =>
       random() < 0.25 ? STOPWORDS[Math.floor(random() * STOPWORDS.length)] : WORDS[Math.floor(random() * 6)];
     const text = (n: number) => Array.from({ length: n }, pick).join(' ');

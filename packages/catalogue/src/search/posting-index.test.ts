@@ -1,4 +1,5 @@
 import { testService } from '@earshot/common/testing';
+import { seededRandom } from '@earshot/core/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { testBackends, useSearchCatalogue } from '../testing/index.ts';
@@ -68,11 +69,7 @@ describe('posting index parts', () => {
   it("pages one long word's list from its best postings, changed documents skipped and their new postings merged", () => {
     // 6,000 documents of one word, scores with many ties; 40 changed (masked), 25 of them still
     // holding it, and two new ones (masked too: the live index masks every changed id).
-    let seed = 7;
-    const random = () => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 2 ** 32;
-    };
+    const random = seededRandom(7);
     const size = 20_000;
     const ids = Uint32Array.from({ length: 6000 }, (_, i) => 1 + i * 3);
     const scores = Float32Array.from(ids, () => Math.fround(Math.floor(random() * 20) / 20));
@@ -135,11 +132,7 @@ describe('posting index parts', () => {
     // 60,000 documents hold `alpha`, the odd ids up to 90,000 `beta`: 30,000 hold both, so the page
     // comes from the best 2,000 by summed scores. An all-passing filter takes the path that adds the
     // sums after the intersection; the answers must not differ.
-    let seed = 11;
-    const random = () => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 2 ** 32;
-    };
+    const random = seededRandom(11);
     const size = 100_000;
     const list = (ids: Uint32Array, spread: number): PostingList => ({
       ids,
